@@ -1,0 +1,87 @@
+// The record behind `future.then(f)`: waits attached to its source, then runs as a task.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+
+namespace heddle::detail {
+
+template <class T, class F>
+struct continuation_result {
+  using type = std::remove_cvref_t<std::invoke_result_t<F, T&&>>;
+};
+template <class F>
+struct continuation_result<void, F> {
+  using type = std::remove_cvref_t<std::invoke_result_t<F>>;
+};
+template <class T, class F>
+using continuation_result_t = typename continuation_result<T, F>::type;
+
+template <class U, class T, class F>
+class then_state final : public future_state<U>, public continuation {
+ public:
+  template <class G>
+  then_state(future_state<T>* src, G&& g, runtime_core* home)
+      : future_state<U>(&vtable), continuation{&on_source_ready}, src_(src), home_(home) {
+    ::new (static_cast<void*>(std::addressof(fn_))) F(std::forward<G>(g));
+  }
+  ~then_state() {}
+
+  // Called once, right after construction: runs when the source is (or already was) ready.
+  void start() {
+    if (!src_->attach(this)) schedule(home_, this);
+  }
+
+ private:
+  static void on_source_ready(continuation* c) noexcept {
+    auto* self = static_cast<then_state*>(c);
+    schedule(self->home_, self);
+  }
+
+  static void run(task_base* t) noexcept {
+    auto* s = static_cast<then_state*>(t);
+    if (const std::exception_ptr* e = s->src_->error()) {
+      s->set_error(*e);
+    } else {
+      try {
+        if constexpr (std::is_void_v<T>)
+          s->set_value_from([s]() -> decltype(auto) { return std::invoke(std::move(s->fn_)); });
+        else
+          s->set_value_from([s]() -> decltype(auto) {
+            return std::invoke(std::move(s->fn_), std::move(s->src_->value_ref()));
+          });
+      } catch (...) {
+        s->set_error(std::current_exception());
+      }
+    }
+    s->fn_.~F();
+    s->src_->fvt()->destroy(s->src_);
+  }
+  static void execute(task_base* t) noexcept {
+    run(t);
+    static_cast<then_state*>(t)->complete();
+  }
+  static void discard(task_base* t) noexcept {
+    auto* s = static_cast<then_state*>(t);
+    s->fn_.~F();
+    s->src_->fvt()->destroy(s->src_);
+    s->set_error(shutdown_error());
+    s->complete();
+  }
+  static void destroy(future_state_base* b) noexcept { free_record(static_cast<then_state*>(b)); }
+
+  static constexpr future_vtable vtable{{&execute, &discard}, &run, &destroy};
+
+  future_state<T>* src_;
+  runtime_core* home_;
+  union {
+    F fn_;
+  };
+};
+
+}  // namespace heddle::detail

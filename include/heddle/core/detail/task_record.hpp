@@ -1,0 +1,40 @@
+// The unit the scheduler moves around: a task record. Everything that runs on a worker (a spawned
+// future's body, a task_group member, a continuation, later an async successor) starts with this header.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace heddle::detail {
+
+struct worker;
+struct task_base;
+
+// Per-type operations. One static table per record type keeps the header at four words.
+struct task_vtable {
+  // Runs the task and publishes its completion. The record may be freed before it returns,
+  // so the caller must not touch it afterwards.
+  void (*execute)(task_base*) noexcept;
+  // The runtime is stopping and will never run it: complete it as cancelled (or free it).
+  void (*discard)(task_base*) noexcept;
+};
+
+struct task_base {
+  const task_vtable* vt;
+  task_base* next = nullptr;  // intrusive link for the injection and express queues
+  // Written by a worker that steals the record. A waiter on this task then steals only from that
+  // worker (leapfrogging), which bounds how deep helping can nest the stack.
+  std::atomic<worker*> thief{nullptr};
+  // Reserved for per-task tracing (a timestamp or a label id); the header stays 32 bytes.
+  std::uint64_t trace_tag = 0;
+
+  explicit task_base(const task_vtable* v) noexcept : vt(v) {}
+};
+
+// Something to run when a future becomes ready: a `then` successor, a when_all slot, or a waiter
+// asleep on it. Stored as a tagged pointer in the future's state word, hence the alignment.
+struct alignas(16) continuation {
+  void (*ready)(continuation*) noexcept;
+};
+
+}  // namespace heddle::detail

@@ -1,0 +1,97 @@
+// What task-creating code inlined into user programs needs to know about the calling worker:
+// its deque, its block cache and whether anybody is asleep. The scheduling loop is in src/core.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <new>
+
+#include "heddle/core/detail/block_cache.hpp"
+#include "heddle/core/detail/task_record.hpp"
+#include "heddle/core/detail/work_stealing_deque.hpp"
+
+namespace heddle::detail {
+
+class runtime_core;
+
+// Written only by the owning worker, read by stats() from any thread: relaxed load+store, no RMW.
+class counter {
+ public:
+  void bump() noexcept { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  std::uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> v_{0};
+};
+
+struct worker_counters {
+  counter spawned, executed, steals, failed_steals, parks;
+};
+
+struct worker;
+
+// The continuation a waiting worker attaches to a future: completion wakes the worker.
+struct worker_wake_node : continuation {
+  worker* owner = nullptr;
+};
+
+struct worker {
+  work_stealing_deque deque;
+  block_cache cache;
+  runtime_core* core = nullptr;
+  const std::atomic<std::uint32_t>* sleepers = nullptr;  // how many workers of `core` are parked
+  unsigned index = 0;
+  // How many tasks that are not descendants of what this worker waits for are nested on its stack.
+  unsigned unrelated_depth = 0;
+  // Below this stack address the worker takes no unrelated work while it waits.
+  std::uintptr_t stack_limit = 0;
+  alignas(64) std::atomic<std::uint32_t> wake_word{0};  // the futex word this worker parks on
+  worker_wake_node waiter;  // attached to a future this worker sleeps on
+  worker_counters stats;
+};
+
+// The worker running on this thread, or nullptr on threads the runtime does not own.
+inline thread_local worker* current_worker [[gnu::tls_model("initial-exec")]] = nullptr;
+
+void wake_one_sleeper(runtime_core* core) noexcept;
+
+// Pushes a ready task onto the calling worker's own deque; wakes a parked worker if there is one.
+// The sleeper check is a plain load: a spawn racing with a worker falling asleep may miss it, and
+// the parking protocol (src/core/parking_lot.cpp) bounds what such a miss can cost.
+inline void spawn_local(worker* w, task_base* t) {
+  w->deque.push(t);
+  w->stats.spawned.bump();
+  if (w->sleepers->load(std::memory_order_relaxed) != 0) [[unlikely]] wake_one_sleeper(w->core);
+}
+
+// Task records live in the calling worker's block cache when they fit one of its size classes.
+template <class T>
+void* allocate_record() {
+  constexpr std::size_t cls = size_class_of(sizeof(T));
+  if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
+    if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
+    return ::operator new(class_bytes(cls), std::align_val_t{block_align});
+  } else {
+    return ::operator new(sizeof(T), std::align_val_t{std::max(alignof(T), block_align)});
+  }
+}
+
+template <class T>
+void deallocate_record(void* p) noexcept {
+  constexpr std::size_t cls = size_class_of(sizeof(T));
+  if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
+    if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
+    ::operator delete(p, std::align_val_t{block_align});
+  } else {
+    ::operator delete(p, std::align_val_t{std::max(alignof(T), block_align)});
+  }
+}
+
+template <class T>
+void free_record(T* p) noexcept {
+  p->~T();
+  deallocate_record<T>(p);
+}
+
+}  // namespace heddle::detail

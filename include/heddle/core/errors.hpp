@@ -1,0 +1,26 @@
+// Errors the core runtime reports through futures, groups and its own calls.
+#pragma once
+
+#include <stdexcept>
+
+namespace heddle {
+
+// A task that never ran: its task_group was cancelled, or its runtime stopped before starting it.
+class task_cancelled : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// get(), wait(), then() and friends on a future that holds no state (default-constructed or moved from).
+class invalid_future : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// A bad runtime setting, such as HEDDLE_NUM_THREADS=abc or zero threads.
+class configuration_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace heddle

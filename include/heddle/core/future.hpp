@@ -1,0 +1,119 @@
+// heddle::future<T>: the handle to a value that a task, a continuation or a promise will produce.
+//
+// Forcing a future (`*f`, `f.get()`, `f.wait()`) on a worker runs other tasks until the value is
+// there: first the tasks on the worker's own deque, then, if the awaited task was stolen, tasks
+// stolen back from its thief (leapfrogging), so helping never nests unrelated work deeply on the
+// stack. On any other thread it sleeps in the kernel. Futures are move-only; any thread may force
+// one, one thread at a time.
+#pragma once
+
+#include <exception>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/detail/continuation_state.hpp"
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/errors.hpp"
+
+namespace heddle {
+
+template <class T>
+class future;
+
+namespace detail {
+
+struct adopt_t {
+  explicit adopt_t() = default;
+};
+inline constexpr adopt_t adopt{};
+
+template <class T>
+class future_base {
+ public:
+  using value_type = T;
+
+  future_base() noexcept = default;
+  future_base(adopt_t, future_state<T>* s) noexcept : s_(s) {}
+  future_base(future_base&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  future_base& operator=(future_base&& o) noexcept {
+    if (this != &o) {
+      reset();
+      s_ = std::exchange(o.s_, nullptr);
+    }
+    return *this;
+  }
+  ~future_base() { reset(); }
+
+  // True while the future refers to a state (not default-constructed, moved from or consumed by then).
+  bool valid() const noexcept { return s_ != nullptr; }
+  // True once the value or the exception is there; never waits.
+  bool is_ready() const noexcept { return s_ && s_->is_done(); }
+  // Waits (helping on a worker) until ready. Does not throw the task's exception.
+  void wait() const {
+    check();
+    force(s_);
+  }
+
+  // Returns a future of f(value) (f() for future<void>), run as a task once this one is ready.
+  // An exception stored here skips f and is passed on. Consumes this future.
+  template <class F>
+  auto then(F&& f) && {
+    check();
+    using U = continuation_result_t<T, std::decay_t<F>>;
+    using C = then_state<U, T, std::decay_t<F>>;
+    C* c = make_record<C>(s_, std::forward<F>(f), current_core());
+    s_ = nullptr;
+    c->start();
+    return future<U>(adopt, c);
+  }
+
+  // The state, for layers built on futures (when_all, async engines). Leaves the future empty.
+  future_state<T>* release_state() noexcept { return std::exchange(s_, nullptr); }
+
+ protected:
+  void check() const {
+    if (!s_) [[unlikely]] throw invalid_future("heddle::future: no state (default-constructed, moved from, or consumed by then)");
+  }
+  future_state<T>* ready_state() const {
+    wait();
+    return s_;
+  }
+  void reset() noexcept {
+    if (s_) std::exchange(s_, nullptr)->release();
+  }
+
+  future_state<T>* s_ = nullptr;
+};
+
+}  // namespace detail
+
+template <class T>
+class future : public detail::future_base<T> {
+ public:
+  using detail::future_base<T>::future_base;
+
+  // The value; rethrows the task's exception. The reference lives as long as the future.
+  T& get() & { return this->ready_state()->value_ref(); }
+  const T& get() const& { return this->ready_state()->value_ref(); }
+  // Moves the value out of a future about to be discarded.
+  T get() && { return std::move(this->ready_state()->value_ref()); }
+
+  T& operator*() & { return get(); }
+  const T& operator*() const& { return get(); }
+  T operator*() && { return std::move(*this).get(); }
+  T* operator->() { return &get(); }
+  const T* operator->() const { return &get(); }
+};
+
+template <>
+class future<void> : public detail::future_base<void> {
+ public:
+  using detail::future_base<void>::future_base;
+  // Waits, then rethrows the task's exception if it threw.
+  void get() const { ready_state()->value_ref(); }
+  void operator*() const { get(); }
+};
+
+}  // namespace heddle

@@ -1,0 +1,96 @@
+// heddle::runtime: a pool of workers with work-stealing deques, an injection queue for submissions
+// from other threads, and an express lane that every worker looks at between tasks.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/stats.hpp"
+
+namespace heddle {
+
+struct runtime_options {
+  // Workers; 0 means default_thread_count().
+  unsigned threads = 0;
+  // How long an idle worker keeps looking for work before it sleeps in the kernel. Waking a
+  // sleeping thread costs ~15 µs on a VM, so a short spin pays for bursts of submissions.
+  std::chrono::nanoseconds spin_before_park = std::chrono::microseconds(50);
+  // Stack of each worker thread. Helping while waiting never takes unrelated work when less than
+  // a quarter of it is left.
+  std::size_t stack_bytes = std::size_t{8} << 20;
+};
+
+// HEDDLE_NUM_THREADS if set (a positive integer, else configuration_error), or the number of cores.
+unsigned default_thread_count();
+
+class runtime {
+ public:
+  runtime() : runtime(runtime_options{}) {}
+  explicit runtime(unsigned threads) : runtime(runtime_options{.threads = threads}) {}
+  explicit runtime(const runtime_options& options);
+  // Stops the workers once the tasks they are running return. Tasks that never started are
+  // discarded: their futures fail with task_cancelled. Never waits for queued work.
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  // Runs std::invoke(f, args...) as a task on this runtime; arguments are copied or moved in.
+  template <class F, class... A>
+  auto task(F&& f, A&&... args);
+
+  unsigned num_threads() const noexcept;
+  runtime_stats stats() const;
+
+  // For the layers built on the core.
+  detail::runtime_core* core() const noexcept { return core_.get(); }
+
+ private:
+  struct core_deleter {
+    void operator()(detail::runtime_core*) const noexcept;
+  };
+  std::unique_ptr<detail::runtime_core, core_deleter> core_;
+};
+
+// The runtime that heddle::task and friends use outside any worker; started on first use with
+// default_thread_count() workers and stopped at exit.
+runtime& default_runtime();
+
+namespace detail {
+
+template <class F, class... A>
+using task_value_t = std::remove_cvref_t<std::invoke_result_t<std::decay_t<F>, std::decay_t<A>...>>;
+
+template <class F, class... A>
+auto make_task(F&& f, A&&... args) {
+  using T = task_value_t<F, A...>;
+  using S = task_state<T, std::decay_t<F>, std::decay_t<A>...>;
+  return make_record<S>(std::forward<F>(f), std::forward<A>(args)...);
+}
+
+}  // namespace detail
+
+template <class F, class... A>
+auto runtime::task(F&& f, A&&... args) {
+  auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
+  detail::schedule(core(), s);
+  return future<detail::task_value_t<F, A...>>(detail::adopt, s);
+}
+
+// Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the default
+// runtime from any other thread. A member function takes the object pointer first, as in
+// heddle::task(&matrix::row_sum, &m, i).
+template <class F, class... A>
+auto task(F&& f, A&&... args) {
+  auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
+  if (detail::worker* w = detail::current_worker) [[likely]] detail::spawn_local(w, s);
+  else detail::inject(detail::default_core(), s);
+  return future<detail::task_value_t<F, A...>>(detail::adopt, s);
+}
+
+}  // namespace heddle

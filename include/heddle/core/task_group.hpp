@@ -1,0 +1,133 @@
+// heddle::task_group: run a set of tasks, wait for all of them, get the first exception.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/cancellation.hpp"
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/runtime.hpp"
+
+namespace heddle {
+
+enum class task_group_status { complete, canceled };
+
+class task_group;
+
+namespace detail {
+void group_wait(task_group& g);
+template <class F>
+class group_task;
+}  // namespace detail
+
+class task_group {
+ public:
+  // Runs its tasks on the calling worker's runtime, or on the default runtime.
+  task_group() noexcept : core_(detail::current_core()) {}
+  explicit task_group(runtime& rt) noexcept : core_(rt.core()) {}
+  // Waits for the tasks still running; an exception that no wait() collected is dropped.
+  ~task_group();
+  task_group(const task_group&) = delete;
+  task_group& operator=(const task_group&) = delete;
+
+  // Runs f() as a task of this group. Once the group is cancelled, tasks not yet started are skipped.
+  template <class F>
+  void run(F&& f);
+
+  // Waits until every task of the group has finished, helping on a worker and sleeping elsewhere.
+  // Rethrows the first exception a task threw (which also cancelled the group). The group can be
+  // reused afterwards: its cancellation and error are reset.
+  task_group_status wait();
+
+  // Tasks that have not started are skipped; running ones can poll is_canceling() or a token.
+  void cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
+  bool is_canceling() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
+  cancellation_token token() const noexcept { return {&cancelled_, nullptr}; }
+
+ private:
+  template <class F>
+  friend class detail::group_task;
+  friend void detail::group_wait(task_group&);
+
+  void finish_one() noexcept {
+    // The last task to finish while a waiter sleeps reads the waiter's node and wakes it. The group
+    // stays alive until then: a waiter that set the sleeping bit returns only once woken.
+    if (state_.fetch_sub(2, std::memory_order_acq_rel) == 3) {
+      detail::continuation* w = waiter_.load(std::memory_order_acquire);
+      w->ready(w);
+    }
+  }
+  void record_error(std::exception_ptr e) noexcept {
+    if (!failed_.exchange(true, std::memory_order_acq_rel)) error_ = std::move(e);
+    cancel();
+  }
+
+  detail::runtime_core* core_;
+  std::atomic<std::uint64_t> state_{0};  // 2 × unfinished tasks, plus 1 while a waiter sleeps
+  std::atomic<detail::continuation*> waiter_{nullptr};
+  std::atomic<bool> cancelled_{false};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+};
+
+namespace detail {
+
+template <class F>
+class group_task final : public task_base {
+ public:
+  template <class G>
+  group_task(task_group* g, G&& f) : task_base(&vtable), group_(g) {
+    ::new (static_cast<void*>(std::addressof(fn_))) F(std::forward<G>(f));
+  }
+  ~group_task() { fn_.~F(); }
+
+ private:
+  static void execute(task_base* t) noexcept {
+    auto* self = static_cast<group_task*>(t);
+    task_group* g = self->group_;
+    if (!g->is_canceling()) {
+      try {
+        std::invoke(std::move(self->fn_));
+      } catch (...) {
+        g->record_error(std::current_exception());
+      }
+    }
+    free_record(self);
+    g->finish_one();
+  }
+  static void discard(task_base* t) noexcept {
+    auto* self = static_cast<group_task*>(t);
+    task_group* g = self->group_;
+    free_record(self);
+    g->record_error(shutdown_error());
+    g->finish_one();
+  }
+  static constexpr task_vtable vtable{&execute, &discard};
+
+  task_group* group_;
+  union {
+    F fn_;
+  };
+};
+
+}  // namespace detail
+
+template <class F>
+void task_group::run(F&& f) {
+  state_.fetch_add(2, std::memory_order_relaxed);
+  detail::task_base* t;
+  try {
+    t = detail::make_record<detail::group_task<std::decay_t<F>>>(this, std::forward<F>(f));
+  } catch (...) {
+    finish_one();
+    throw;
+  }
+  detail::schedule(core_, t);
+}
+
+}  // namespace heddle

@@ -1,0 +1,30 @@
+// when_all: one future for the values of several. Waits for every input; if any failed, the result
+// carries the exception of the first failed input (in argument order) and the values are dropped.
+#pragma once
+
+#include <tuple>
+#include <vector>
+
+#include "heddle/core/detail/when_all_state.hpp"
+#include "heddle/core/future.hpp"
+
+namespace heddle {
+
+// future<tuple<A, B, ...>> from future<A>, future<B>, ... (a future<void> gives std::monostate).
+template <class... T>
+future<std::tuple<detail::slot_value_t<T>...>> when_all(future<T>&&... inputs) {
+  if (!(inputs.valid() && ...)) throw invalid_future("heddle::when_all: an input future has no state");
+  using S = detail::when_all_state<T...>;
+  return {detail::adopt, detail::make_record<S>(inputs...)};
+}
+
+// future<vector<T>> from a vector of futures, in order.
+template <class T>
+future<std::vector<detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& inputs) {
+  for (auto& f : inputs)
+    if (!f.valid()) throw invalid_future("heddle::when_all: an input future has no state");
+  using S = detail::when_all_range_state<T>;
+  return {detail::adopt, detail::make_record<S>(inputs)};
+}
+
+}  // namespace heddle

@@ -1,0 +1,4 @@
+// heddle: a task-parallel runtime. This header brings in every public layer.
+#pragma once
+
+#include "heddle/core.hpp"

@@ -1,0 +1,80 @@
+#include "heddle/core/runtime.hpp"
+
+#include <pthread.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "heddle/core/errors.hpp"
+#include "runtime_core.hpp"
+
+namespace heddle {
+
+namespace {
+
+unsigned parse_thread_count(const char* text) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v < 1 || v > 4096)
+    throw configuration_error(std::string("heddle: HEDDLE_NUM_THREADS='") + text +
+                              "' is not a whole number of threads from 1 to 4096");
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+unsigned default_thread_count() {
+  if (const char* env = std::getenv("HEDDLE_NUM_THREADS"); env && *env) return parse_thread_count(env);
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+runtime::runtime(const runtime_options& options) {
+  runtime_options o = options;
+  if (o.threads == 0) o.threads = default_thread_count();
+  if (o.threads > 4096) throw configuration_error("heddle::runtime: more than 4096 threads requested");
+  if (o.stack_bytes < (std::size_t{64} << 10))
+    throw configuration_error("heddle::runtime: stack_bytes below 64 KiB");
+  core_.reset(new detail::runtime_core(o));
+}
+
+runtime::~runtime() = default;
+
+void runtime::core_deleter::operator()(detail::runtime_core* c) const noexcept { delete c; }
+
+unsigned runtime::num_threads() const noexcept { return core_->size(); }
+
+runtime_stats runtime::stats() const { return core_->stats(); }
+
+runtime& default_runtime() {
+  static runtime rt;
+  return rt;
+}
+
+namespace detail {
+
+runtime_core* default_core() { return default_runtime().core(); }
+
+void inject(runtime_core* core, task_base* t) { core->inject(t); }
+void submit_express(runtime_core* core, task_base* t) { core->submit_express(t); }
+
+void wake_one_sleeper(runtime_core* core) noexcept { core->lot().wake_one(); }
+
+unsigned current_concurrency() noexcept {
+  if (worker* w = current_worker) return w->core->size();
+  return default_runtime().num_threads();
+}
+
+std::exception_ptr shutdown_error() {
+  return std::make_exception_ptr(task_cancelled("heddle: the runtime stopped before this task started"));
+}
+
+}  // namespace detail
+}  // namespace heddle

@@ -1,0 +1,211 @@
+// Starting and stopping workers, the shared queues, and the idle loop of a worker.
+#include "runtime_core.hpp"
+
+#include <pthread.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <system_error>
+
+#include "heddle/core/detail/futex.hpp"
+
+namespace heddle::detail {
+
+namespace {
+
+// Marsaglia's xorshift: victim selection needs speed, not quality.
+std::uint32_t next_random(std::uint32_t& s) noexcept {
+  s ^= s << 13;
+  s ^= s >> 17;
+  s ^= s << 5;
+  return s;
+}
+
+thread_local std::uint32_t random_state = 0x9e3779b9u;
+
+}  // namespace
+
+runtime_core::runtime_core(const runtime_options& options) : options_(options), lot_(options.threads) {
+  workers_.reserve(options.threads);
+  for (unsigned i = 0; i < options.threads; ++i) {
+    auto w = std::make_unique<worker>();
+    w->core = this;
+    w->sleepers = &lot_.sleepers;
+    w->index = i;
+    w->waiter.owner = w.get();
+    w->waiter.ready = [](continuation* c) noexcept {
+      parking_lot::wake(static_cast<worker_wake_node*>(c)->owner);
+    };
+    workers_.push_back(std::move(w));
+  }
+  threads_.reserve(options.threads);
+  try {
+    for (auto& w : workers_) start_thread(w.get());
+  } catch (...) {
+    stopping_.store(true, std::memory_order_release);
+    lot_.wake_all();
+    for (pthread_t t : threads_) pthread_join(t, nullptr);
+    throw;
+  }
+}
+
+void runtime_core::start_thread(worker* w) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, options_.stack_bytes);
+  pthread_t t;
+  const int rc = pthread_create(&t, &attr, &thread_entry, w);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) throw std::system_error(rc, std::generic_category(), "heddle: cannot start a worker thread");
+  threads_.push_back(t);
+}
+
+void* runtime_core::thread_entry(void* arg) {
+  auto* w = static_cast<worker*>(arg);
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* lowest = nullptr;
+    std::size_t size = 0;
+    pthread_attr_getstack(&attr, &lowest, &size);
+    pthread_attr_destroy(&attr);
+    w->stack_limit = reinterpret_cast<std::uintptr_t>(lowest) + size / 4;
+  }
+  random_state = 0x9e3779b9u * (w->index + 1);
+  current_worker = w;
+  w->core->worker_main(w);
+  current_worker = nullptr;
+  return nullptr;
+}
+
+runtime_core::~runtime_core() {
+  if (worker* w = current_worker; w && w->core == this) {
+    std::fputs("heddle: a runtime cannot be destroyed by one of its own tasks\n", stderr);
+    std::terminate();
+  }
+  stopping_.store(true, std::memory_order_seq_cst);
+  lot_.wake_all();
+  for (pthread_t t : threads_) pthread_join(t, nullptr);
+  drain_discarding();
+}
+
+// After the workers are gone: every record still queued completes as cancelled. Discarding can
+// queue more (a continuation of a discarded task), hence the loop.
+void runtime_core::drain_discarding() noexcept {
+  for (;;) {
+    task_base* t = express_.pop();
+    if (!t) t = injected_.pop();
+    for (std::size_t i = 0; !t && i < workers_.size(); ++i) t = workers_[i]->deque.pop();
+    if (!t) break;
+    t->vt->discard(t);
+  }
+  drained_.store(true, std::memory_order_release);
+}
+
+void runtime_core::inject(task_base* t) {
+  if (drained_.load(std::memory_order_acquire)) [[unlikely]] {
+    t->vt->discard(t);
+    return;
+  }
+  injected_.push(t);
+  injected_count_.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // against a worker registering as a sleeper
+  lot_.wake_one();
+}
+
+void runtime_core::submit_express(task_base* t) {
+  if (drained_.load(std::memory_order_acquire)) [[unlikely]] {
+    t->vt->discard(t);
+    return;
+  }
+  express_.push(t);
+  express_count_.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  lot_.wake_one();
+}
+
+task_base* runtime_core::steal_from(worker* w, worker* victim) {
+  task_base* t = nullptr;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto r = victim->deque.steal(t);
+    if (r == work_stealing_deque::steal_result::success) {
+      t->thief.store(w, std::memory_order_relaxed);
+      w->stats.steals.bump();
+      return t;
+    }
+    w->stats.failed_steals.bump();
+    if (r == work_stealing_deque::steal_result::empty) break;
+  }
+  return nullptr;
+}
+
+task_base* runtime_core::steal_any(worker* w) {
+  const auto n = static_cast<std::uint32_t>(workers_.size());
+  if (n < 2) return nullptr;
+  const std::uint32_t start = next_random(random_state) % n;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    worker* v = workers_[(start + k) % n].get();
+    if (v == w || v->deque.looks_empty()) continue;
+    if (task_base* t = steal_from(w, v)) return t;
+  }
+  return nullptr;
+}
+
+task_base* runtime_core::find_work(worker* w) {
+  if (express_.maybe_nonempty())
+    if (task_base* t = express_.pop()) return t;
+  if (task_base* t = w->deque.pop()) return t;
+  if (task_base* t = injected_.pop()) return t;
+  return steal_any(w);
+}
+
+bool runtime_core::work_visible(const worker* w) const noexcept {
+  if (express_.maybe_nonempty() || injected_.maybe_nonempty() || !w->deque.looks_empty()) return true;
+  for (auto& v : workers_)
+    if (!v->deque.looks_empty()) return true;
+  return false;
+}
+
+void runtime_core::worker_main(worker* w) {
+  using clock = std::chrono::steady_clock;
+  for (;;) {
+    if (task_base* t = find_work(w)) {
+      // Stopping: what no running task waits for is discarded, never run.
+      if (stopping()) [[unlikely]] t->vt->discard(t);
+      else execute(w, t);
+      continue;
+    }
+    if (stopping()) return;
+    // Spin a little before sleeping: waking a sleeping thread costs far more than a short spin.
+    task_base* found = nullptr;
+    const auto deadline = clock::now() + options_.spin_before_park;
+    do {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+      if (work_visible(w)) found = find_work(w);
+    } while (!found && !stopping() && clock::now() < deadline);
+    if (found) {
+      if (stopping()) found->vt->discard(found);
+      else execute(w, found);
+      continue;
+    }
+    lot_.park(w, [&] { return stopping() || work_visible(w); });
+  }
+}
+
+runtime_stats runtime_core::stats() const {
+  runtime_stats s;
+  s.workers = size();
+  for (auto& w : workers_) {
+    s.spawned += w->stats.spawned.get();
+    s.executed += w->stats.executed.get();
+    s.steals += w->stats.steals.get();
+    s.failed_steals += w->stats.failed_steals.get();
+    s.parks += w->stats.parks.get();
+  }
+  s.wakeups = lot_.wakeups.load(std::memory_order_relaxed);
+  s.injected = injected_count_.load(std::memory_order_relaxed);
+  s.express = express_count_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace heddle::detail

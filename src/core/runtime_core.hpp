@@ -1,0 +1,65 @@
+// The runtime's internals: workers and their threads, the shared queues, the parking lot.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "heddle/core/detail/worker.hpp"
+#include "heddle/core/runtime.hpp"
+#include "parking_lot.hpp"
+#include "task_queue.hpp"
+
+namespace heddle::detail {
+
+class runtime_core {
+ public:
+  explicit runtime_core(const runtime_options& options);
+  ~runtime_core();
+
+  unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  runtime_stats stats() const;
+
+  void inject(task_base* t);
+  void submit_express(task_base* t);
+
+  // Scheduling, for the worker loop and for waiters (src/core/worker_loop.cpp, waiting.cpp).
+  task_base* find_work(worker* w);       // express, own deque, injection, then stealing
+  task_base* steal_from(worker* w, worker* victim);
+  task_base* steal_any(worker* w);
+  task_base* take_express() { return express_.pop(); }
+  task_base* take_injected() { return injected_.pop(); }
+  bool work_visible(const worker* w) const noexcept;  // a racy look at every queue
+  bool express_pending() const noexcept { return express_.maybe_nonempty(); }
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+  parking_lot& lot() noexcept { return lot_; }
+  const runtime_options& options() const noexcept { return options_; }
+
+  // Runs a task on w, or discards it while the runtime stops.
+  void execute(worker* w, task_base* t) noexcept {
+    w->stats.executed.bump();
+    t->vt->execute(t);
+  }
+
+ private:
+  void worker_main(worker* w);
+  static void* thread_entry(void* arg);
+  void start_thread(worker* w);
+  void drain_discarding() noexcept;
+
+  runtime_options options_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<pthread_t> threads_;
+  task_queue injected_;
+  task_queue express_;
+  parking_lot lot_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> drained_{false};
+  std::atomic<std::uint64_t> injected_count_{0};
+  std::atomic<std::uint64_t> express_count_{0};
+};
+
+}  // namespace heddle::detail

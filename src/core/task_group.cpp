@@ -1,0 +1,21 @@
+#include "heddle/core/task_group.hpp"
+
+namespace heddle {
+
+task_group::~task_group() {
+  if (state_.load(std::memory_order_acquire) != 0) detail::group_wait(*this);
+}
+
+task_group_status task_group::wait() {
+  detail::group_wait(*this);
+  const bool was_cancelled = cancelled_.exchange(false, std::memory_order_relaxed);
+  if (failed_.load(std::memory_order_acquire)) {
+    std::exception_ptr e = std::move(error_);
+    error_ = nullptr;
+    failed_.store(false, std::memory_order_relaxed);
+    std::rethrow_exception(e);
+  }
+  return was_cancelled ? task_group_status::canceled : task_group_status::complete;
+}
+
+}  // namespace heddle

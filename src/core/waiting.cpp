@@ -1,0 +1,185 @@
+// Waiting for a future or a task group: helping on a worker, sleeping elsewhere.
+//
+// The helping policy, which bounds how deep waits nest on a worker's stack:
+//  1. tasks on the worker's own deque (in fork-join code: the awaited task's siblings and children);
+//  2. the express lane, whose tasks are short by contract;
+//  3. if the awaited task was stolen, tasks stolen back from its thief only (leapfrogging): those
+//     are the awaited task's descendants, so nesting is bounded by the depth of the task tree;
+//  4. otherwise other work (injected or stolen anywhere), but only while fewer than
+//     max_unrelated_depth such tasks are nested on this worker and at least a quarter of its stack
+//     is left. Beyond that the worker sleeps until the awaited work is done or new work for it
+//     appears. Without such a cap a waiting worker can nest unrelated waits without bound and
+//     overflow its stack.
+#include <chrono>
+
+#include "heddle/core/detail/futex.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/task_group.hpp"
+#include "runtime_core.hpp"
+
+namespace heddle::detail {
+
+namespace {
+
+constexpr unsigned max_unrelated_depth = 8;
+constexpr auto worker_spin = std::chrono::microseconds(20);
+constexpr auto foreign_spin = std::chrono::microseconds(10);
+
+// What a waiter waits for.
+struct wait_target {
+  virtual bool done() const noexcept = 0;
+  // The worker that stole the awaited task, if any.
+  virtual worker* thief() const noexcept { return nullptr; }
+  // Arranges for completion to wake the waiter; false if already complete.
+  virtual bool arm(worker* w) noexcept = 0;
+
+ protected:
+  ~wait_target() = default;
+};
+
+bool may_take_unrelated(const worker* w) noexcept {
+  const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  return w->unrelated_depth < max_unrelated_depth && sp > w->stack_limit;
+}
+
+// A task the waiter may run now under the policy above, or nullptr.
+task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& target, bool& unrelated) {
+  unrelated = false;
+  if (task_base* t = w->deque.pop()) return t;
+  if (core.express_pending())
+    if (task_base* t = core.take_express()) return t;
+  worker* thief = target.thief();
+  if (thief && thief->core == &core && thief != w)
+    if (task_base* t = core.steal_from(w, thief)) return t;
+  if (!may_take_unrelated(w)) return nullptr;
+  task_base* t = core.take_injected();
+  if (!t) t = core.steal_any(w);
+  unrelated = t != nullptr;
+  return t;
+}
+
+bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
+  if (target.done() || core.stopping() || !w->deque.looks_empty() || core.express_pending()) return true;
+  if (worker* thief = target.thief(); thief && thief->core == &core && !thief->deque.looks_empty())
+    return true;
+  return may_take_unrelated(w) && core.work_visible(w);
+}
+
+void help(worker* w, wait_target& target) {
+  using clock = std::chrono::steady_clock;
+  runtime_core& core = *w->core;
+  clock::time_point spin_deadline{};
+  for (;;) {
+    if (target.done()) return;
+    bool unrelated;
+    if (task_base* t = work_for_waiter(core, w, target, unrelated)) {
+      w->unrelated_depth += unrelated;
+      core.execute(w, t);
+      w->unrelated_depth -= unrelated;
+      spin_deadline = {};
+      continue;
+    }
+    const auto now = clock::now();
+    if (spin_deadline == clock::time_point{}) spin_deadline = now + worker_spin;
+    if (now < spin_deadline) {
+      for (int i = 0; i < 32; ++i) cpu_relax();
+      continue;
+    }
+    if (!target.arm(w)) return;
+    core.lot().park(w, [&] { return waiter_has_work(core, w, target); });
+    spin_deadline = {};
+  }
+}
+
+struct future_target final : wait_target {
+  explicit future_target(future_state_base* s) : s(s) {}
+  bool done() const noexcept override { return s->is_done(); }
+  worker* thief() const noexcept override { return s->thief.load(std::memory_order_relaxed); }
+  bool arm(worker* w) noexcept override { return s->attach_waiter(&w->waiter); }
+  future_state_base* s;
+};
+
+template <class Done>
+void spin_briefly(Done&& done) {
+  const auto deadline = std::chrono::steady_clock::now() + foreign_spin;
+  while (!done() && std::chrono::steady_clock::now() < deadline)
+    for (int i = 0; i < 32; ++i) cpu_relax();
+}
+
+// A thread outside the runtime sleeping on one completion. ready() reads what it needs before it
+// sets `signalled`: the waiter (and this node, on its stack) may be gone right after.
+struct sleeping_waiter : continuation {
+  explicit sleeping_waiter(worker* w) : helper(w) { ready = &on_ready; }
+  static void on_ready(continuation* c) noexcept {
+    auto* self = static_cast<sleeping_waiter*>(c);
+    worker* w = self->helper;
+    self->signalled.store(1, std::memory_order_release);
+    if (w) parking_lot::wake(w);
+    else futex_wake(self->signalled, 1);
+  }
+  void sleep() noexcept {
+    while (signalled.load(std::memory_order_acquire) == 0) futex_wait(signalled, 0);
+  }
+  worker* helper;  // a worker that helps while it waits, or nullptr
+  std::atomic<std::uint32_t> signalled{0};
+};
+
+}  // namespace
+
+void help_until_ready(worker* w, future_state_base* s) {
+  future_target target(s);
+  help(w, target);
+}
+
+void block_until_ready(future_state_base* s) {
+  spin_briefly([s] { return s->is_done(); });
+  if (s->is_done()) return;
+  sleeping_waiter node(nullptr);
+  if (!s->attach_waiter(&node)) return;
+  node.sleep();
+}
+
+// A group's waiter sets bit 0 of the state once it sleeps; from then on the finisher of the last
+// task wakes it through the node and the waiter must not return before that (the finisher still
+// reads the group). Without the bit, no finisher touches the group after its decrement.
+void group_wait(task_group& g) {
+  auto& state = g.state_;
+  if (state.load(std::memory_order_acquire) == 0) return;
+  worker* w = current_worker;
+  sleeping_waiter node(w);
+  g.waiter_.store(&node, std::memory_order_release);
+  auto arm_group = [&]() noexcept {
+    std::uint64_t s = state.load(std::memory_order_acquire);
+    while (s != 0)
+      if (state.compare_exchange_weak(s, s | 1, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+    return false;
+  };
+  bool armed = false;
+  if (w) {
+    struct group_target final : wait_target {
+      group_target(std::atomic<std::uint64_t>& st, sleeping_waiter& n, bool& a, decltype(arm_group)& f)
+          : state(st), node(n), armed(a), arm_fn(f) {}
+      bool done() const noexcept override {
+        return armed ? node.signalled.load(std::memory_order_acquire) != 0
+                     : state.load(std::memory_order_acquire) == 0;
+      }
+      bool arm(worker*) noexcept override {
+        if (armed) return true;
+        armed = arm_fn();
+        return armed;
+      }
+      std::atomic<std::uint64_t>& state;
+      sleeping_waiter& node;
+      bool& armed;
+      decltype(arm_group)& arm_fn;
+    } target(state, node, armed, arm_group);
+    help(w, target);
+  } else {
+    spin_briefly([&] { return state.load(std::memory_order_acquire) == 0; });
+    armed = arm_group();
+    if (armed) node.sleep();
+  }
+  if (armed) state.fetch_and(~std::uint64_t{1}, std::memory_order_acq_rel);
+}
+
+}  // namespace heddle::detail
