@@ -2,15 +2,21 @@
 // and only then sleeps on its own futex word; a waker takes a registered sleeper off the list
 // before waking it, so a burst of submissions costs one wake-up, not one per submission.
 //
+// Two kinds of sleepers: idle workers (in the scheduling loop, they take any work) and waiting
+// workers (forcing a future or a group, they take only work the helping policy allows). A wake-up
+// goes to an idle worker when there is one, so it is never spent on a waiter that may not take
+// the new work.
+//
 // Lost wake-ups: submissions from outside the runtime (injection, express) fence between queuing
 // and reading the sleeper count, against the sleeper's registration, so one of the two always sees
 // the other. A worker's own spawns skip that fence on the hot path; a worker that sleeps while
-// another is still running therefore sleeps with a timeout (`watch_interval`), so a spawn that
-// raced with its registration waits at most that long for a thief. A worker that is the last one
-// awake sleeps without timeout: with all workers asleep nothing can be spawned, and an idle
-// runtime uses no CPU.
+// another is still awake therefore sleeps with a timeout (1 ms, doubling to 64 ms while nothing
+// wakes it), so a spawn that raced with its registration waits a bounded time for a thief. The
+// last worker to fall asleep sleeps without timeout: with every worker asleep nothing can be
+// spawned, and an idle runtime uses no CPU.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -23,41 +29,52 @@ namespace heddle::detail {
 
 class parking_lot {
  public:
-  static constexpr std::int64_t watch_interval_ns = 2'000'000;
+  enum class sleeper_kind { idle, waiting };
+  enum class wake_reason { woken, timed_out, not_parked };
 
-  explicit parking_lot(unsigned workers) : workers_(workers) { sleepers_list_.reserve(workers); }
+  explicit parking_lot(unsigned workers) : workers_(workers) {
+    idle_.reserve(workers);
+    waiting_.reserve(workers);
+  }
 
-  // Sleeps unless has_work() is true once w is registered. Returns when woken, on timeout, or at once.
+  // Sleeps unless has_work() is true once w is registered.
   template <class HasWork>
-  void park(worker* w, HasWork&& has_work) {
+  wake_reason park(worker* w, sleeper_kind kind, HasWork&& has_work) {
     w->wake_word.store(0, std::memory_order_relaxed);
     std::uint32_t others_awake;
     {
       std::lock_guard lock(m_);
-      sleepers_list_.push_back(w);
-      others_awake = workers_ - static_cast<std::uint32_t>(sleepers_list_.size());
+      (kind == sleeper_kind::idle ? idle_ : waiting_).push_back(w);
+      others_awake = workers_ - static_cast<std::uint32_t>(idle_.size() + waiting_.size());
       sleepers.fetch_add(1, std::memory_order_seq_cst);
     }
+    wake_reason reason = wake_reason::not_parked;
     if (!has_work()) {
       w->stats.parks.bump();
-      const std::int64_t timeout = others_awake > 0 ? watch_interval_ns : -1;
-      while (w->wake_word.load(std::memory_order_acquire) == 0) {
-        futex_wait(w->wake_word, 0, timeout);
-        if (timeout >= 0) break;
+      if (others_awake == 0) {
+        while (w->wake_word.load(std::memory_order_acquire) == 0) futex_wait(w->wake_word, 0);
+        reason = wake_reason::woken;
+      } else {
+        futex_wait(w->wake_word, 0, w->watch_timeout_ns);
+        reason = w->wake_word.load(std::memory_order_acquire) ? wake_reason::woken : wake_reason::timed_out;
       }
+      w->watch_timeout_ns = reason == wake_reason::timed_out ? std::min(w->watch_timeout_ns * 2, max_watch_ns)
+                                                              : min_watch_ns;
     }
     unregister(w);
+    return reason;
   }
 
-  // Wakes one sleeper if there is any. The caller fences before if it must not miss one.
+  // Wakes one sleeper, preferring an idle one. The caller fences before if it must not miss one.
   bool wake_one() noexcept {
     if (sleepers.load(std::memory_order_relaxed) == 0) return false;
     worker* v;
     {
       std::lock_guard lock(m_);
-      if (sleepers_list_.empty()) return false;
-      v = sleepers_list_.back();
-      sleepers_list_.pop_back();
+      auto& list = !idle_.empty() ? idle_ : waiting_;
+      if (list.empty()) return false;
+      v = list.back();  // the most recently parked: its cache is the warmest
+      list.pop_back();
       sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
     wakeups.fetch_add(1, std::memory_order_relaxed);
@@ -66,14 +83,12 @@ class parking_lot {
   }
 
   void wake_all() noexcept {
-    std::vector<worker*> all;
-    {
-      std::lock_guard lock(m_);
-      all.swap(sleepers_list_);
-      sleepers_list_.reserve(workers_);
-      sleepers.store(0, std::memory_order_relaxed);
-    }
-    for (worker* v : all) wake(v);
+    std::lock_guard lock(m_);
+    for (worker* v : idle_) wake(v);
+    for (worker* v : waiting_) wake(v);
+    idle_.clear();
+    waiting_.clear();
+    sleepers.store(0, std::memory_order_relaxed);
   }
 
   static void wake(worker* v) noexcept {
@@ -81,23 +96,29 @@ class parking_lot {
     futex_wake(v->wake_word, 1);
   }
 
+  static constexpr std::int64_t min_watch_ns = 1'000'000;
+  static constexpr std::int64_t max_watch_ns = 64'000'000;
+
   std::atomic<std::uint32_t> sleepers{0};
-  std::atomic<std::uint64_t> wakeups{0};  // sleepers taken off the list by wake_one
+  std::atomic<std::uint64_t> wakeups{0};  // sleepers taken off a list by wake_one
 
  private:
   void unregister(worker* w) noexcept {
     std::lock_guard lock(m_);
-    for (auto it = sleepers_list_.begin(); it != sleepers_list_.end(); ++it)
-      if (*it == w) {
-        sleepers_list_.erase(it);
+    for (auto* list : {&idle_, &waiting_}) {
+      auto it = std::find(list->begin(), list->end(), w);
+      if (it != list->end()) {
+        list->erase(it);
         sleepers.fetch_sub(1, std::memory_order_relaxed);
         return;
       }
+    }
   }
 
   const std::uint32_t workers_;
   std::mutex m_;
-  std::vector<worker*> sleepers_list_;
+  std::vector<worker*> idle_;
+  std::vector<worker*> waiting_;
 };
 
 }  // namespace heddle::detail

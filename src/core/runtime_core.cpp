@@ -168,27 +168,28 @@ bool runtime_core::work_visible(const worker* w) const noexcept {
 
 void runtime_core::worker_main(worker* w) {
   using clock = std::chrono::steady_clock;
+  bool spin = true;
   for (;;) {
-    if (task_base* t = find_work(w)) {
+    task_base* t = find_work(w);
+    if (!t && !stopping() && spin) {
+      // Spin a little before sleeping: waking a sleeping thread costs far more than a short spin.
+      const auto deadline = clock::now() + options_.spin_before_park;
+      do {
+        for (int i = 0; i < 64; ++i) cpu_relax();
+        if (work_visible(w)) t = find_work(w);
+      } while (!t && !stopping() && clock::now() < deadline);
+    }
+    if (t) {
       // Stopping: what no running task waits for is discarded, never run.
       if (stopping()) [[unlikely]] t->vt->discard(t);
       else execute(w, t);
+      spin = true;
       continue;
     }
     if (stopping()) return;
-    // Spin a little before sleeping: waking a sleeping thread costs far more than a short spin.
-    task_base* found = nullptr;
-    const auto deadline = clock::now() + options_.spin_before_park;
-    do {
-      for (int i = 0; i < 64; ++i) cpu_relax();
-      if (work_visible(w)) found = find_work(w);
-    } while (!found && !stopping() && clock::now() < deadline);
-    if (found) {
-      if (stopping()) found->vt->discard(found);
-      else execute(w, found);
-      continue;
-    }
-    lot_.park(w, [&] { return stopping() || work_visible(w); });
+    // After a sleep that timed out with nothing to do, sleep again without spinning first.
+    spin = lot_.park(w, parking_lot::sleeper_kind::idle, [&] { return stopping() || work_visible(w); }) !=
+           parking_lot::wake_reason::timed_out;
   }
 }
 

@@ -59,7 +59,7 @@ task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& tar
 }
 
 bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
-  if (target.done() || core.stopping() || !w->deque.looks_empty() || core.express_pending()) return true;
+  if (target.done() || !w->deque.looks_empty() || core.express_pending()) return true;
   if (worker* thief = target.thief(); thief && thief->core == &core && !thief->deque.looks_empty())
     return true;
   return may_take_unrelated(w) && core.work_visible(w);
@@ -86,7 +86,7 @@ void help(worker* w, wait_target& target) {
       continue;
     }
     if (!target.arm(w)) return;
-    core.lot().park(w, [&] { return waiter_has_work(core, w, target); });
+    core.lot().park(w, parking_lot::sleeper_kind::waiting, [&] { return waiter_has_work(core, w, target); });
     spin_deadline = {};
   }
 }

@@ -46,6 +46,7 @@ struct worker {
   unsigned unrelated_depth = 0;
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
+  std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep while others run
   alignas(64) std::atomic<std::uint32_t> wake_word{0};  // the futex word this worker parks on
   worker_wake_node waiter;  // attached to a future this worker sleeps on
   worker_counters stats;
