@@ -6,7 +6,7 @@
 //  3. if the awaited task was stolen, tasks stolen back from its thief only (leapfrogging): those
 //     are the awaited task's descendants, so nesting is bounded by the depth of the task tree;
 //  4. otherwise other work (injected or stolen anywhere), but only while fewer than
-//     max_unrelated_depth such tasks are nested on this worker and at least a quarter of its stack
+//     max_unrelated_depth (64) such tasks are nested on this worker and at least a quarter of its stack
 //     is left. Beyond that the worker sleeps until the awaited work is done or new work for it
 //     appears. Without such a cap a waiting worker can nest unrelated waits without bound and
 //     overflow its stack.
@@ -21,7 +21,7 @@ namespace heddle::detail {
 
 namespace {
 
-constexpr unsigned max_unrelated_depth = 8;
+constexpr unsigned max_unrelated_depth = 64;
 constexpr auto worker_spin = std::chrono::microseconds(20);
 constexpr auto foreign_spin = std::chrono::microseconds(10);
 
