@@ -38,7 +38,7 @@ class runtime_core {
   parking_lot& lot() noexcept { return lot_; }
   const runtime_options& options() const noexcept { return options_; }
 
-  // Runs a task on w, or discards it while the runtime stops.
+  // Runs a task on w and counts it.
   void execute(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     t->vt->execute(t);
