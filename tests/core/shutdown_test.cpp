@@ -1,0 +1,175 @@
+// Shutdown with work pending: destroying a runtime never hangs, lets running tasks finish, and
+// completes every queued task's future with its value or heddle::task_cancelled (and frees it:
+// the ASan build checks for leaks).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <heddle/heddle.hpp>
+#include <memory>
+#include <random>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using heddle_test::scaled;
+using heddle_test::serial_fib;
+using heddle_test::task_fib;
+using heddle_test::watchdog;
+
+// Forces f and classifies the outcome: 1 for the expected value, 0 for task_cancelled, -1 for
+// anything else.
+template <class T, class V>
+int outcome(heddle::future<T>& f, const V& expect) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      f.get();
+      return 1;
+    } else {
+      return f.get() == expect ? 1 : -1;
+    }
+  } catch (const heddle::task_cancelled&) {
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+TEST(Shutdown, QueuedTasksAreCancelledRunningOnesFinish) {
+  watchdog dog("Shutdown.QueuedTasksAreCancelledRunningOnesFinish", 60s);
+  auto rt = std::make_unique<heddle::runtime>(1);
+  std::atomic<bool> started{false}, release{false};
+  std::atomic<int> ran{0};
+  auto running = rt->task([&] {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+    ran++;
+    return -1;
+  });
+  while (!started.load()) std::this_thread::yield();
+  const int queued = 10000;
+  std::vector<heddle::future<int>> fs;
+  for (int i = 0; i < queued; ++i)
+    fs.push_back(rt->task([&ran, i] {
+      ran++;
+      return i;
+    }));
+  heddle::task_group g(*rt);
+  for (int i = 0; i < 100; ++i) g.run([&ran] { ran++; });
+  // Release the running task only once the destructor has begun: it must wait for it.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(50ms);
+    release = true;
+  });
+  rt.reset();
+  releaser.join();
+  EXPECT_EQ(*running, -1);
+  EXPECT_EQ(ran.load(), 1);
+  int cancelled = 0, other = 0;
+  for (auto& f : fs) {
+    EXPECT_TRUE(f.is_ready());
+    const int o = outcome(f, 0);
+    cancelled += o == 0;
+    other += o != 0;
+  }
+  EXPECT_EQ(cancelled, queued);
+  EXPECT_EQ(other, 0);
+  EXPECT_THROW(g.wait(), heddle::task_cancelled);
+}
+
+TEST(Shutdown, RandomShutdownsWithWorkInFlight) {
+  const int rounds = scaled(20, 6);
+  watchdog dog("Shutdown.RandomShutdownsWithWorkInFlight", 300s);
+  std::mt19937 rng(7);
+  long total_values = 0, total_cancelled = 0;
+  for (int round = 0; round < rounds; ++round) {
+    auto rt = std::make_unique<heddle::runtime>(2);
+    std::vector<std::pair<int, heddle::future<long>>> fs;
+    for (int i = 0; i < 2000; ++i) {
+      const int n = 5 + static_cast<int>(rng() % 11);
+      auto f = rt->task(task_fib, n);
+      if (i % 4 == 3) continue;  // dropped unread: freed by the runtime, done or discarded
+      fs.emplace_back(n, std::move(f));
+    }
+    // Continuations of tasks that may be discarded; made here, so they run on the default runtime.
+    std::vector<std::pair<int, heddle::future<long>>> thens;
+    for (int i = 0; i < 200; ++i) {
+      const int n = static_cast<int>(rng() % 15);
+      thens.emplace_back(n, rt->task(task_fib, n).then([](long v) { return v + 1; }));
+    }
+    heddle::task_group g(*rt);
+    std::atomic<int> group_ran{0};
+    for (int i = 0; i < 500; ++i)
+      g.run([&group_ran] {
+        heddle_test::spin_work(1000);
+        group_ran++;
+      });
+    // Outside threads blocked on futures while the runtime goes away.
+    std::vector<std::pair<int, heddle::future<long>>> waited;
+    for (int i = 0; i < 4; ++i) waited.emplace_back(14, rt->task(task_fib, 14));
+    std::atomic<int> waited_ok{0};
+    std::vector<std::thread> waiters;
+    for (auto& w : waited)
+      waiters.emplace_back([&waited_ok, &w] {
+        if (outcome(w.second, serial_fib(w.first)) >= 0) waited_ok++;
+      });
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
+    rt.reset();
+    for (auto& t : waiters) t.join();
+    EXPECT_EQ(waited_ok.load(), 4);
+    for (auto& [n, f] : fs) {
+      ASSERT_TRUE(f.is_ready());
+      const int o = outcome(f, serial_fib(n));
+      ASSERT_GE(o, 0) << "fib(" << n << ") neither its value nor task_cancelled";
+      (o ? total_values : total_cancelled)++;
+    }
+    for (auto& [n, f] : thens) ASSERT_GE(outcome(f, serial_fib(n) + 1), 0);
+    try {
+      EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
+      EXPECT_EQ(group_ran.load(), 500);
+    } catch (const heddle::task_cancelled&) {
+      EXPECT_LT(group_ran.load(), 500);
+    }
+  }
+  std::printf("[ info     ] %ld values, %ld cancelled\n", total_values, total_cancelled);
+  EXPECT_GT(total_cancelled, 0);  // the runtime really went away with work queued
+  EXPECT_EQ(total_values + total_cancelled, rounds * 1500L);
+}
+
+TEST(Shutdown, SubmissionsAfterShutdownBeganAreCancelledOrRun) {
+  // A running task keeps submitting to its own runtime while the runtime stops.
+  watchdog dog("Shutdown.SubmissionsAfterShutdownBeganAreCancelledOrRun", 60s);
+  for (int round = 0; round < scaled(20, 5); ++round) {
+    auto rt = std::make_unique<heddle::runtime>(2);
+    std::atomic<bool> started{false};
+    auto spawner = rt->task([&started] {
+      started = true;
+      long ok = 0;
+      for (int i = 0; i < 2000; ++i) {
+        auto f = heddle::task([i] { return i; });
+        try {
+          ok += *f == i;
+        } catch (const heddle::task_cancelled&) {
+        }
+      }
+      return ok;
+    });
+    while (!started.load()) std::this_thread::yield();
+    rt.reset();
+    // The spawner was running, so it finished: every child either ran (and gave its own value)
+    // or was cancelled, never lost, and the spawner returned normally.
+    long ok = -1;
+    EXPECT_NO_THROW(ok = *spawner);
+    EXPECT_GE(ok, 0);
+    EXPECT_LE(ok, 2000);
+  }
+}
+
+}  // namespace
