@@ -62,30 +62,39 @@ TEST(Shutdown, QueuedTasksAreCancelledRunningOnesFinish) {
       return i;
     }));
   heddle::task_group g(*rt);
-  for (int i = 0; i < 100; ++i) g.run([&ran] { ran++; });
-  // Release the running task only once the destructor has begun: it must wait for it.
+  std::atomic<int> group_ran{0};
+  for (int i = 0; i < 100; ++i) g.run([&group_ran] { group_ran++; });
+  // Release the running task once the destructor has (almost certainly) begun: it must wait for
+  // it. Should this thread be held up past the release, the worker may run some queued tasks
+  // first; the checks below allow for that but not for anything lost or run twice.
+  std::atomic<bool> destroying{false};
   std::thread releaser([&] {
+    while (!destroying.load()) std::this_thread::yield();
     std::this_thread::sleep_for(50ms);
     release = true;
   });
+  destroying = true;
   rt.reset();
   releaser.join();
   EXPECT_EQ(*running, -1);
-  EXPECT_EQ(ran.load(), 1);
-  int cancelled = 0, other = 0;
-  for (auto& f : fs) {
-    EXPECT_TRUE(f.is_ready());
-    const int o = outcome(f, 0);
+  int values = 0, cancelled = 0, other = 0;
+  for (int i = 0; i < queued; ++i) {
+    EXPECT_TRUE(fs[i].is_ready());
+    const int o = outcome(fs[i], i);
+    values += o == 1;
     cancelled += o == 0;
-    other += o != 0;
+    other += o < 0;
   }
-  EXPECT_EQ(cancelled, queued);
   EXPECT_EQ(other, 0);
-  EXPECT_THROW(g.wait(), heddle::task_cancelled);
+  EXPECT_EQ(values + cancelled, queued);
+  EXPECT_EQ(ran.load(), 1 + values);  // a task ran if and only if its future has its value
+  EXPECT_GT(cancelled, queued / 2);   // in practice all of them: the worker stops after `running`
+  if (group_ran.load() < 100) EXPECT_THROW(g.wait(), heddle::task_cancelled);
+  else EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
 }
 
 TEST(Shutdown, RandomShutdownsWithWorkInFlight) {
-  const int rounds = scaled(20, 6);
+  const int rounds = scaled(20, 10);
   watchdog dog("Shutdown.RandomShutdownsWithWorkInFlight", 300s);
   std::mt19937 rng(7);
   long total_values = 0, total_cancelled = 0;
@@ -146,7 +155,7 @@ TEST(Shutdown, RandomShutdownsWithWorkInFlight) {
 TEST(Shutdown, SubmissionsAfterShutdownBeganAreCancelledOrRun) {
   // A running task keeps submitting to its own runtime while the runtime stops.
   watchdog dog("Shutdown.SubmissionsAfterShutdownBeganAreCancelledOrRun", 60s);
-  for (int round = 0; round < scaled(20, 5); ++round) {
+  for (int round = 0; round < scaled(20, 10); ++round) {
     auto rt = std::make_unique<heddle::runtime>(2);
     std::atomic<bool> started{false};
     auto spawner = rt->task([&started] {

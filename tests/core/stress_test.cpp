@@ -78,7 +78,7 @@ std::uint64_t split_range(run_counts& runs, std::uint64_t lo, std::uint64_t hi) 
 }
 
 TEST(Stress, TenMillionTasksSpawnedFromInsideTasks) {
-  const std::uint64_t n = scaled<std::uint64_t>(10'000'000, 1'000'000);
+  const std::uint64_t n = scaled<std::uint64_t>(10'000'000, 3'000'000);
   watchdog dog("Stress.TenMillionTasksSpawnedFromInsideTasks", 300s);
   heddle::runtime rt(2);
   run_counts runs(n);
@@ -93,7 +93,7 @@ TEST(Stress, TenMillionTasksSpawnedFromInsideTasks) {
 
 TEST(Stress, MillionsOfGroupTasksAndDroppedFuturesFromInsideTasks) {
   // Fire-and-forget shapes: task_group members and futures dropped unread, made inside tasks.
-  const std::size_t chunks = scaled<std::size_t>(1000, 100), per_chunk = 2000;
+  const std::size_t chunks = scaled<std::size_t>(1000, 300), per_chunk = 2000;
   const std::size_t n = chunks * per_chunk;
   watchdog dog("Stress.MillionsOfGroupTasksAndDroppedFuturesFromInsideTasks", 300s);
   heddle::runtime rt(2);
@@ -125,7 +125,7 @@ TEST(Stress, MillionsOfGroupTasksAndDroppedFuturesFromInsideTasks) {
 }
 
 TEST(Stress, TenMillionTasksFromFourOutsideThreads) {
-  const std::size_t n = scaled<std::size_t>(10'000'000, 1'000'000);
+  const std::size_t n = scaled<std::size_t>(10'000'000, 2'000'000);
   constexpr int submitters = 4;
   const std::size_t per_thread = n / submitters;
   constexpr std::size_t batch = 4096;
@@ -276,7 +276,7 @@ tree_result parallel_tree(std::uint64_t seed, int depth) {
 
 TEST(Stress, RandomSpawnTreesMatchSerial) {
   watchdog dog("Stress.RandomSpawnTreesMatchSerial", 300s);
-  const int seeds = scaled(12, 4);
+  const int seeds = scaled(12, 6);
   std::uint64_t total_nodes = 0;
   for (unsigned workers : {1u, 2u, 3u}) {
     heddle::runtime rt(workers);
@@ -306,7 +306,7 @@ TEST(Stress, FuturesForcedFromForeignThreads) {
   watchdog dog("Stress.FuturesForcedFromForeignThreads", 300s);
   heddle::runtime rt(2);
   constexpr int producers = 3, consumers = 3;
-  const int per_producer = scaled(3000, 600);
+  const int per_producer = scaled(3000, 1500);
   // Producers make futures and hand them to consumers through a queue; consumers force them.
   std::mutex m;
   std::deque<std::pair<int, heddle::future<long>>> queue;
@@ -359,7 +359,7 @@ TEST(Stress, ForeignThreadsForceFuturesMadeInsideTasks) {
   // workers may still be running them.
   watchdog dog("Stress.ForeignThreadsForceFuturesMadeInsideTasks", 300s);
   heddle::runtime rt(2);
-  const int rounds = scaled(300, 60);
+  const int rounds = scaled(300, 150);
   std::atomic<int> bad{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)

@@ -307,7 +307,7 @@ TEST(TaskGroup, TasksAddToTheirOwnGroup) {
       for (int k = 0; k < 3; ++k) g.run([&g, &leaves, depth] { grow(g, leaves, depth - 1); });
     }
   };
-  const int depth = heddle_test::scaled(10, 8);
+  const int depth = heddle_test::scaled(10, 9);
   long expect = 1;
   for (int i = 0; i < depth; ++i) expect *= 3;
   {

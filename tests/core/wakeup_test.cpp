@@ -112,16 +112,16 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
               std::chrono::duration<double, std::milli>(max_round).count());
 }
 
-TEST(LostWakeups, OneWorker) { lost_wakeup_rounds(1, scaled(3000, 600)); }
-TEST(LostWakeups, TwoWorkers) { lost_wakeup_rounds(2, scaled(3000, 600)); }
-TEST(LostWakeups, FourWorkers) { lost_wakeup_rounds(4, scaled(2000, 400)); }
+TEST(LostWakeups, OneWorker) { lost_wakeup_rounds(1, scaled(3000, 1500)); }
+TEST(LostWakeups, TwoWorkers) { lost_wakeup_rounds(2, scaled(3000, 1500)); }
+TEST(LostWakeups, FourWorkers) { lost_wakeup_rounds(4, scaled(2000, 1000)); }
 
 TEST(LostWakeups, WhileAWorkerWaits) {
   // One worker waits on a slow task while bursts arrive: the wake-up must reach the worker
   // that can take the new work, not be spent on the waiting one.
   progress_watchdog dog("LostWakeups.WhileAWorkerWaits", 30s);
   heddle::runtime a(2), b(1);
-  const int rounds = scaled(500, 100);
+  const int rounds = scaled(500, 250);
   for (int round = 0; round < rounds; ++round) {
     std::atomic<bool> release{false};
     auto slow = b.task([&] {
