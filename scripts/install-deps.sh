@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs the Debian packages heddle needs, and only those that are missing.
+#
+# Idempotent and quiet: when everything is present it makes one dpkg-query call and exits (well
+# under a second, no network). When something is missing it runs `apt-get update` once, then
+# installs just the missing packages. Uses sudo only when not root.
+#
+# Usage: scripts/install-deps.sh [-n|--dry-run]   (-n: list what is missing, install nothing)
+set -euo pipefail
+
+packages=(
+  build-essential g++ clang cmake ninja-build pkg-config make  # toolchain (g++ 12, clang 14)
+  libgtest-dev libgmock-dev                                     # tests
+  libtbb-dev libbenchmark-dev                                   # peers and micro-benchmarks
+  libopenmpi-dev openmpi-bin                                    # am layer over MPI
+  liburing-dev libhwloc-dev                                     # async engines, topology
+  nlohmann-json3-dev libcli11-dev                               # configs and command lines
+  python3-matplotlib                                            # benchmark plots
+  valgrind                                                      # callgrind instruction counts
+)
+
+dry_run=0
+case "${1:-}" in
+  -n | --dry-run) dry_run=1 ;;
+  "") ;;
+  *) echo "usage: $0 [-n|--dry-run]" >&2; exit 2 ;;
+esac
+
+die() {
+  echo "install-deps: error: $*" >&2
+  exit 1
+}
+
+command -v dpkg-query >/dev/null 2>&1 || die "dpkg-query not found: this script is for Debian (12) and its derivatives"
+
+# One dpkg-query for all packages. Unknown names print nothing on stdout (an error on stderr),
+# so a package counts as installed only when dpkg reports it as "ii" (installed, no error).
+# Prints the names among "$@" that dpkg does not report as installed ("ii"), one a line.
+not_installed() {
+  local -A ok=()
+  local name status
+  while read -r name status; do
+    [[ $status == ii* ]] && ok[${name%%:*}]=1  # libfoo:amd64 counts as libfoo
+  done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null || true)
+  for name in "$@"; do
+    [[ -n ${ok[$name]:-} ]] || echo "$name"
+  done
+}
+
+mapfile -t missing < <(not_installed "${packages[@]}")
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $dry_run -eq 1 ]]; then
+  echo "install-deps: missing: ${missing[*]}"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null 2>&1 || die "not root and sudo is not available; as root run: apt-get install ${missing[*]}"
+  sudo=(sudo)
+fi
+command -v apt-get >/dev/null 2>&1 || die "apt-get not found"
+
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$log" 2>&1; then
+  cat "$log" >&2
+  die "'apt-get update' failed (see above): check the network and /etc/apt/sources.list*"
+fi
+if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+  cat "$log" >&2
+  die "'apt-get install ${missing[*]}' failed (see above)"
+fi
+
+# apt-get can succeed without installing a name it resolved to something else: check again.
+mapfile -t still < <(not_installed "${missing[@]}")
+[[ ${#still[@]} -eq 0 ]] || die "still not installed after apt-get: ${still[*]}"
+echo "install-deps: done" >&2
