@@ -17,5 +17,22 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddleConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
 
+# heddle.pc finds its prefix from where it lies (pkg-config's ${pcfiledir}), so that
+# `cmake --install build --prefix P` (or DESTDIR, or moving the tree) gives a .pc pointing into P,
+# not at the CMAKE_INSTALL_PREFIX of configure time.
+foreach(kind LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
+    set(HEDDLE_PC_${kind} "${CMAKE_INSTALL_${kind}}")
+  else()
+    set(HEDDLE_PC_${kind} "\${prefix}/${CMAKE_INSTALL_${kind}}")
+  endif()
+endforeach()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(HEDDLE_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH heddle_pc_up "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" heddle_pc_up "${heddle_pc_up}")
+  set(HEDDLE_PC_PREFIX "\${pcfiledir}/${heddle_pc_up}")
+endif()
 configure_file(cmake/heddle.pc.in ${CMAKE_CURRENT_BINARY_DIR}/heddle.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddle.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
