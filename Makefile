@@ -1,0 +1,56 @@
+# heddle: the everyday commands, over CMake + Ninja. The work is done by scripts/ (build.sh for one
+# build flavour, test.sh for the suite), so CI and people run the same thing.
+#
+#   make deps      install the missing Debian packages (scripts/install-deps.sh)
+#   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
+#   make demo      deps + build, then run build/bin/heddle-demo
+#   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer+UBSan, clang 14;
+#                  ends with the line "N passed, N failed"
+#   make test-release | test-tsan | test-asan | test-clang    one phase only
+#   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)
+#   make install   cmake --install build --prefix $(PREFIX)   (PREFIX=/usr/local)
+#   make clean     remove the build folders and results/
+#
+# Settings: PREFIX, and the environment variables scripts/test.sh and scripts/build.sh read
+# (HEDDLE_CTEST_JOBS, HEDDLE_CTEST_ARGS, HEDDLE_BUILD_JOBS, HEDDLE_CMAKE_ARGS, *SAN_OPTIONS).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+# The phases share the machine's two cores and some share folders: one recipe at a time.
+.NOTPARALLEL:
+
+PREFIX ?= /usr/local
+BUILD_DIR := build
+BIN := $(BUILD_DIR)/bin
+RESULTS := results
+
+.PHONY: deps build demo test test-release test-tsan test-asan test-clang bench install clean help
+
+help:
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@scripts/build.sh release
+
+demo: build
+	$(BIN)/heddle-demo
+
+test: deps
+	@scripts/test.sh
+
+test-release test-tsan test-asan test-clang: deps
+	@scripts/test.sh $(@:test-%=%)
+
+bench: build
+	@mkdir -p $(RESULTS)
+	$(BIN)/heddle-bench all --quick --json $(RESULTS)/bench.json --plot $(RESULTS)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+clean:
+	rm -rf build build-tsan build-asan build-clang $(RESULTS)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Configures (CMake + Ninja) and builds one flavour of heddle in its own folder.
+#
+#   scripts/build.sh release   build/        Release, everything (tests, examples, bench, tools)
+#   scripts/build.sh tsan      build-tsan/   ThreadSanitizer, core + tests (no peers, no examples)
+#   scripts/build.sh asan      build-asan/   AddressSanitizer + UBSan, core + tests
+#   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release, core + tests
+#
+# `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
+# in HEDDLE_CMAKE_ARGS; the build's parallelism in HEDDLE_BUILD_JOBS (default: Ninja's own).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+print_dir=0
+if [[ ${1:-} == --dir ]]; then
+  print_dir=1
+  shift
+fi
+flavour=${1:?usage: scripts/build.sh [--dir] release|tsan|asan|clang}
+
+common=(-G Ninja -DHEDDLE_BUILD_TESTS=ON)
+case "$flavour" in
+  release)
+    dir=build
+    args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_BENCH=ON -DHEDDLE_BUILD_EXAMPLES=ON)
+    ;;
+  tsan | asan)
+    dir=build-$flavour
+    sanitizer=thread
+    [[ $flavour == asan ]] && sanitizer=address
+    # -O2 -g: the sanitizers add -g and frame pointers; -O2 keeps the stress tests quick.
+    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DHEDDLE_SANITIZE=$sanitizer"
+          -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
+    ;;
+  clang)
+    dir=build-clang
+    clangxx=$(command -v clang++-14 || command -v clang++ || true)
+    [[ -n $clangxx ]] || { echo "build.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
+    args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$clangxx" -DHEDDLE_SANITIZE=
+          -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
+    ;;
+  *)
+    echo "build.sh: unknown flavour '$flavour' (release, tsan, asan or clang)" >&2
+    exit 2
+    ;;
+esac
+
+if [[ $print_dir -eq 1 ]]; then
+  echo "$dir"
+  exit 0
+fi
+
+cd "$root"
+
+# A folder configured by another generator (or another compiler) cannot be reconfigured in
+# place: start it afresh rather than fail with CMake's "does not match the generator" error.
+cache=$dir/CMakeCache.txt
+if [[ -f $cache ]]; then
+  gen=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache")
+  cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$cache")
+  want_cxx=
+  [[ $flavour == clang ]] && want_cxx=$clangxx
+  if [[ $gen != Ninja ]] || { [[ -n $want_cxx ]] && [[ $cxx != "$want_cxx" ]]; } ||
+     { [[ -z $want_cxx ]] && [[ $cxx == *clang* ]]; }; then
+    echo "build.sh: $dir was configured with '$gen' / '$cxx': configuring it afresh" >&2
+    rm -rf "$cache" "$dir/CMakeFiles"
+  fi
+fi
+
+mkdir -p "$dir"
+log=$dir/configure.log
+# Configure quietly; show CMake's warnings and heddle's own status lines, the whole log on failure.
+# shellcheck disable=SC2086  # HEDDLE_CMAKE_ARGS is a list of words on purpose
+if ! cmake -S . -B "$dir" "${common[@]}" "${args[@]}" ${HEDDLE_CMAKE_ARGS:-} >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "build.sh: configuring $dir failed (log above, also in $log)" >&2
+  exit 1
+fi
+grep -E -A4 '^CMake (Warning|Deprecation)' "$log" >&2 || true
+grep -E '^-- heddle' "$log" || true
+
+jobs=()
+[[ -n ${HEDDLE_BUILD_JOBS:-} ]] && jobs=(--parallel "$HEDDLE_BUILD_JOBS")
+cmake --build "$dir" "${jobs[@]}"
