@@ -52,6 +52,10 @@ pc=$(find "$prefix" -name heddle.pc -print -quit)
 [[ -n $lib ]] || fail "libheddle.a is not installed"
 [[ -n $config ]] || fail "heddleConfig.cmake is not installed"
 [[ -n $pc ]] || fail "heddle.pc is not installed"
+targets=$(dirname "$config")/heddleTargets.cmake
+# shellcheck disable=SC2016  # ${_IMPORT_PREFIX} is literal text in the file
+grep -q 'INTERFACE_INCLUDE_DIRECTORIES "${_IMPORT_PREFIX}/' "$targets" ||
+  fail "heddle::heddle carries no installed include folder (INTERFACE_INCLUDE_DIRECTORIES in $targets)"
 # Nothing from the build or source tree may leak into the installed package.
 if grep -rlE "$build|$(cd "$here/../.." && pwd)/(include|src)" "$(dirname "$config")" "$pc"; then
   fail "the installed package refers to the build or source tree (files above)"
