@@ -67,7 +67,7 @@ void submit_express(runtime_core* core, task_base* t) { core->submit_express(t);
 
 void wake_one_sleeper(runtime_core* core) noexcept { core->lot().wake_one(); }
 
-unsigned current_concurrency() noexcept {
+unsigned current_concurrency() {
   if (worker* w = current_worker) return w->core->size();
   return default_runtime().num_threads();
 }

@@ -5,12 +5,13 @@
 //  2. the express lane, whose tasks are short by contract;
 //  3. if the awaited task was stolen, tasks stolen back from its thief only (leapfrogging): those
 //     are the awaited task's descendants, so nesting is bounded by the depth of the task tree;
-//  4. otherwise other work (injected or stolen anywhere), but only while fewer than
-//     max_unrelated_depth (64) such tasks are nested on this worker and at least a quarter of its stack
-//     is left. Beyond that the worker sleeps until the awaited work is done or new work for it
-//     appears. Without such a cap a waiting worker can nest unrelated waits without bound and
-//     overflow its stack.
+//  4. otherwise other work (injected or stolen anywhere), but only while at least a quarter of the
+//     worker's stack is left. Beyond that the worker sleeps until the awaited work is done or work it
+//     may take appears (and says so once on stderr): without such a bound a waiting worker can nest
+//     unrelated waits until its stack overflows. A count of nested tasks would be no substitute: a
+//     program whose waits depend on injected work deadlocks at any fixed count.
 #include <chrono>
+#include <cstdio>
 
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
@@ -21,7 +22,6 @@ namespace heddle::detail {
 
 namespace {
 
-constexpr unsigned max_unrelated_depth = 64;
 constexpr auto worker_spin = std::chrono::microseconds(20);
 constexpr auto foreign_spin = std::chrono::microseconds(10);
 
@@ -38,24 +38,32 @@ struct wait_target {
 };
 
 bool may_take_unrelated(const worker* w) noexcept {
-  const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  return w->unrelated_depth < max_unrelated_depth && sp > w->stack_limit;
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) > w->stack_limit;
+}
+
+void warn_stack_budget_once() noexcept {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true, std::memory_order_relaxed))
+    std::fputs("heddle: a waiting worker has used three quarters of its stack helping other tasks; it now "
+               "sleeps instead of taking unrelated work (raise runtime_options::stack_bytes if this "
+               "program nests waits this deeply)\n",
+               stderr);
 }
 
 // A task the waiter may run now under the policy above, or nullptr.
-task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& target, bool& unrelated) {
-  unrelated = false;
+task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& target) {
   if (task_base* t = w->deque.pop()) return t;
   if (core.express_pending())
     if (task_base* t = core.take_express()) return t;
   worker* thief = target.thief();
   if (thief && thief->core == &core && thief != w)
     if (task_base* t = core.steal_from(w, thief)) return t;
-  if (!may_take_unrelated(w)) return nullptr;
-  task_base* t = core.take_injected();
-  if (!t) t = core.steal_any(w);
-  unrelated = t != nullptr;
-  return t;
+  if (!may_take_unrelated(w)) {
+    if (core.work_visible(w)) warn_stack_budget_once();
+    return nullptr;
+  }
+  if (task_base* t = core.take_injected()) return t;
+  return core.steal_any(w);
 }
 
 bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
@@ -71,11 +79,8 @@ void help(worker* w, wait_target& target) {
   clock::time_point spin_deadline{};
   for (;;) {
     if (target.done()) return;
-    bool unrelated;
-    if (task_base* t = work_for_waiter(core, w, target, unrelated)) {
-      w->unrelated_depth += unrelated;
+    if (task_base* t = work_for_waiter(core, w, target)) {
       core.execute(w, t);
-      w->unrelated_depth -= unrelated;
       spin_deadline = {};
       continue;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "heddle/core/runtime.hpp"
@@ -14,18 +15,22 @@ namespace heddle {
 
 namespace detail {
 
+// Sizes and midpoints are computed in the unsigned type of the same width, so a range wider than
+// the signed index type can count (say [INT_MIN, INT_MAX)) splits without overflow.
 template <class I, class F>
-void split_and_run(task_group& g, I lo, I hi, I grain, const F& f) {
-  while (hi - lo > grain) {
+void split_and_run(task_group& g, I lo, I hi, std::make_unsigned_t<I> grain, const F& f) {
+  using U = std::make_unsigned_t<I>;
+  while (static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) > grain) {
     if (g.is_canceling()) return;
-    I mid = lo + (hi - lo) / 2;
+    const U half = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) / 2;
+    const I mid = static_cast<I>(static_cast<U>(lo) + half);
     g.run([&g, mid, hi, grain, &f] { split_and_run(g, mid, hi, grain, f); });
     hi = mid;
   }
-  for (I i = lo; i < hi && !g.is_canceling(); ++i) f(i);
+  for (I i = lo; i != hi && !g.is_canceling(); ++i) f(i);
 }
 
-unsigned current_concurrency() noexcept;
+unsigned current_concurrency();
 
 }  // namespace detail
 
@@ -35,14 +40,25 @@ unsigned current_concurrency() noexcept;
 template <std::integral I, std::integral J, class F>
 void parallel_for(I first, J last, F&& f, std::size_t grain = 0) {
   using index = std::common_type_t<I, J>;
+  using U = std::make_unsigned_t<index>;
   const index lo = static_cast<index>(first), hi = static_cast<index>(last);
   if (!(lo < hi)) return;
-  const auto n = static_cast<std::size_t>(hi - lo);
+  const U n = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
   if (grain == 0) grain = std::max<std::size_t>(1, n / (8 * std::size_t{detail::current_concurrency()}));
-  const auto g = static_cast<index>(std::min(grain, n));
+  const U g = static_cast<U>(std::min<std::uintmax_t>(grain, n));
   task_group group;
   if (detail::current_worker) {
-    detail::split_and_run(group, lo, hi, g, f);
+    // This worker runs the lowest piece itself; if that piece throws, the others must stop too.
+    try {
+      detail::split_and_run(group, lo, hi, g, f);
+    } catch (...) {
+      group.cancel();
+      try {
+        group.wait();
+      } catch (...) {  // the caller's own exception came first
+      }
+      throw;
+    }
   } else {
     // From a thread outside the runtime all pieces go to the workers; this thread only sleeps.
     group.run([&] { detail::split_and_run(group, lo, hi, g, f); });

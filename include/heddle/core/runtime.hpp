@@ -87,9 +87,13 @@ auto runtime::task(F&& f, A&&... args) {
 // heddle::task(&matrix::row_sum, &m, i).
 template <class F, class... A>
 auto task(F&& f, A&&... args) {
+  detail::worker* w = detail::current_worker;
+  // Outside the workers, find (or start) the default runtime before making the record: starting
+  // it may fail (a bad HEDDLE_NUM_THREADS), and then nothing must have been allocated.
+  detail::runtime_core* outside = w ? nullptr : detail::default_core();
   auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
-  if (detail::worker* w = detail::current_worker) [[likely]] detail::spawn_local(w, s);
-  else detail::inject(detail::default_core(), s);
+  if (w) [[likely]] detail::spawn_local(w, s);
+  else detail::inject(outside, s);
   return future<detail::task_value_t<F, A...>>(detail::adopt, s);
 }
 

@@ -27,8 +27,9 @@ class group_task;
 
 class task_group {
  public:
-  // Runs its tasks on the calling worker's runtime, or on the default runtime.
-  task_group() noexcept : core_(detail::current_core()) {}
+  // Runs its tasks on the calling worker's runtime, or on the default runtime (which may throw
+  // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad).
+  task_group() : core_(detail::current_core()) {}
   explicit task_group(runtime& rt) noexcept : core_(rt.core()) {}
   // Waits for the tasks still running; an exception that no wait() collected is dropped.
   ~task_group();

@@ -42,8 +42,6 @@ struct worker {
   runtime_core* core = nullptr;
   const std::atomic<std::uint32_t>* sleepers = nullptr;  // how many workers of `core` are parked
   unsigned index = 0;
-  // How many tasks that are not descendants of what this worker waits for are nested on its stack.
-  unsigned unrelated_depth = 0;
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
   std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep while others run
