@@ -46,6 +46,7 @@ test-release test-tsan test-asan test-clang: deps
 	@scripts/test.sh $(@:test-%=%)
 
 bench: build
+	@test -x $(BIN)/heddle-bench || { echo "make bench: $(BIN)/heddle-bench was not built (tools/, bench/)" >&2; exit 1; }
 	@mkdir -p $(RESULTS)
 	$(BIN)/heddle-bench all --quick --json $(RESULTS)/bench.json --plot $(RESULTS)
 
