@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -13,6 +12,8 @@
 #include <type_traits>
 #include <variant>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 

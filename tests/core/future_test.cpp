@@ -5,13 +5,14 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 

@@ -1,14 +1,16 @@
 // An idle runtime uses no CPU: after its workers settle, the process's CPU time over one second
-// stays under 50 ms. The one timed assertion of the core suite.
+// stays under 50 ms; so do workers and outside threads waiting on work that sleeps elsewhere.
+// The only timed assertions of the core suite.
 #include <gtest/gtest.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdio>
-#include <heddle/heddle.hpp>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 
@@ -69,6 +71,48 @@ TEST(Idle, DefaultRuntimeAfterForeignFuturesUsesNoCpu) {
   for (int i = 0; i < 100; ++i) fs.push_back(heddle::task(heddle_test::task_fib, 15));
   for (auto& f : fs) ASSERT_EQ(*f, heddle_test::serial_fib(15));
   EXPECT_LT(idle_cpu_ms_over_one_second(), limit_ms);
+}
+
+// Waiting is not spinning: while the awaited work sleeps elsewhere, the waiters use no CPU.
+
+TEST(Idle, WorkerWaitingOnASlowFutureUsesNoCpu) {
+  heddle_test::watchdog dog("Idle.WorkerWaitingOnASlowFutureUsesNoCpu", 60s);
+  heddle::runtime a(2), b(2);
+  // b's tasks sleep through the measurement; both of a's workers wait on it, one through a
+  // future and one through a task group.
+  auto slow = b.task([] {
+    std::this_thread::sleep_for(1600ms);
+    return 5;
+  });
+  auto waiter = a.task([&slow] { return *slow; });
+  auto group_waiter = a.task([&b] {
+    heddle::task_group g(b);
+    g.run([] { std::this_thread::sleep_for(1600ms); });
+    return g.wait();
+  });
+  EXPECT_LT(idle_cpu_ms_over_one_second(), limit_ms);
+  EXPECT_EQ(*waiter, 5);
+  EXPECT_EQ(*group_waiter, heddle::task_group_status::complete);
+}
+
+TEST(Idle, ForeignThreadsBlockedOnFuturesUseNoCpu) {
+  heddle_test::watchdog dog("Idle.ForeignThreadsBlockedOnFuturesUseNoCpu", 60s);
+  heddle::runtime rt(2);
+  auto slow = rt.task([] {
+    std::this_thread::sleep_for(1600ms);
+    return 6;
+  });
+  heddle::task_group g(rt);
+  g.run([] { std::this_thread::sleep_for(1600ms); });
+  int got = 0;
+  heddle::task_group_status status{};
+  std::thread forcer([&] { got = *slow; });
+  std::thread group_waiter([&] { status = g.wait(); });
+  EXPECT_LT(idle_cpu_ms_over_one_second(), limit_ms);
+  forcer.join();
+  group_waiter.join();
+  EXPECT_EQ(got, 6);
+  EXPECT_EQ(status, heddle::task_group_status::complete);
 }
 
 }  // namespace

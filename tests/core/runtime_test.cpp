@@ -4,11 +4,12 @@
 // each other.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 
@@ -249,10 +252,11 @@ TEST_F(RuntimeEnvDeathTest, DefaultRuntimeWithBadVariable) {
 
 TEST_F(RuntimeEnvDeathTest, TaskWithBadVariable) {
 #if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "BUG: heddle::task (runtime.hpp, the foreign-thread branch) allocates the task "
-                  "record before detail::default_core() throws configuration_error, and nothing "
-                  "frees it (observed: LeakSanitizer, 'Direct leak ... in allocate_record' from "
-                  "make_task in heddle::task)";
+  HEDDLE_KNOWN_BUG(
+      "heddle::task (runtime.hpp, the foreign-thread branch) allocates the task "
+      "record before detail::default_core() throws configuration_error, and nothing "
+      "frees it (observed: LeakSanitizer, 'Direct leak ... in allocate_record' from "
+      "make_task in heddle::task)");
 #endif
   // Also checks (under ASan) that the task record made before the runtime failed is not leaked.
   EXPECT_EXIT(exit_with_configuration_error_check([] { (void)heddle::task([] { return std::string(100, 'x'); }); }),
@@ -260,9 +264,10 @@ TEST_F(RuntimeEnvDeathTest, TaskWithBadVariable) {
 }
 
 TEST_F(RuntimeEnvDeathTest, TaskGroupWithBadVariable) {
-  GTEST_SKIP() << "BUG: with HEDDLE_NUM_THREADS=abc, heddle::task_group's default constructor is noexcept but calls "
-                  "detail::current_core() -> default_runtime(), which throws configuration_error: std::terminate "
-                  "(observed: 'terminate called after throwing an instance of heddle::configuration_error')";
+  HEDDLE_KNOWN_BUG(
+      "with HEDDLE_NUM_THREADS=abc, heddle::task_group's default constructor is noexcept but calls "
+      "detail::current_core() -> default_runtime(), which throws configuration_error: std::terminate "
+      "(observed: 'terminate called after throwing an instance of heddle::configuration_error')");
   EXPECT_EXIT(exit_with_configuration_error_check([] {
                 heddle::task_group g;
                 g.run([] {});
@@ -272,10 +277,11 @@ TEST_F(RuntimeEnvDeathTest, TaskGroupWithBadVariable) {
 }
 
 TEST_F(RuntimeEnvDeathTest, ParallelForWithBadVariable) {
-  GTEST_SKIP()
-      << "BUG: with HEDDLE_NUM_THREADS=abc, detail::current_concurrency() is noexcept but calls default_runtime(), "
-         "which throws configuration_error (and task_group() is noexcept too): std::terminate (observed: 'terminate "
-         "called after throwing an instance of heddle::configuration_error')";
+  HEDDLE_KNOWN_BUG(
+      "with HEDDLE_NUM_THREADS=abc, detail::current_concurrency() is noexcept but calls "
+      "default_runtime(), which throws configuration_error (and task_group() is noexcept too): "
+      "std::terminate (observed: 'terminate called after throwing an instance of "
+      "heddle::configuration_error')");
   EXPECT_EXIT(exit_with_configuration_error_check([] { heddle::parallel_for(0, 100, [](int) {}); }),
               ::testing::ExitedWithCode(0), "");
 }
@@ -388,24 +394,45 @@ TEST(RuntimeRecursion, DeepChainOfNestedForces) {
 
 thread_local int injected_nesting = 0;
 
-TEST(RuntimeRecursion, UnrelatedNestingWhileWaitingIsBounded) {
+// How many bytes of the calling thread's stack are left below the caller's frame.
+std::size_t stack_left() {
+  thread_local std::uintptr_t lowest = [] {
+    pthread_attr_t attr;
+    void* low = nullptr;
+    std::size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      pthread_attr_getstack(&attr, &low, &size);
+      pthread_attr_destroy(&attr);
+    }
+    return reinterpret_cast<std::uintptr_t>(low);
+  }();
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) - lowest;
+}
+
+TEST(RuntimeRecursion, UnrelatedNestingStaysWithinTheStackBudget) {
   // Many tasks from outside, each waiting on a slow task of another runtime: while it waits, a
   // worker picks up the next outside task (unrelated work), which waits in turn, nesting them on
-  // its stack. The policy bounds that nesting (a cap and a stack budget), here on small stacks.
-  watchdog dog("RuntimeRecursion.UnrelatedNestingWhileWaitingIsBounded", 120s);
+  // its stack. docs/core.md: a waiter takes unrelated work only while a quarter of its stack is
+  // left, so on small stacks the nesting stops there instead of overflowing.
+  watchdog dog("RuntimeRecursion.UnrelatedNestingStaysWithinTheStackBudget", 120s);
   heddle::runtime_options o;
   o.threads = 2;
   o.stack_bytes = 256 << 10;
   heddle::runtime a(o), b(2);
   std::atomic<int> max_nesting{0};
-  const int n = scaled(400, 200);
+  std::atomic<std::size_t> min_left{o.stack_bytes};
+  const int n = scaled(600, 300);
   std::vector<heddle::future<long>> fs;
   fs.reserve(n);
   for (int i = 0; i < n; ++i)
-    fs.push_back(a.task([i, &b, &max_nesting] {
+    fs.push_back(a.task([i, &b, &max_nesting, &min_left] {
       const int depth = ++injected_nesting;
       int seen = max_nesting.load();
       while (depth > seen && !max_nesting.compare_exchange_weak(seen, depth)) {
+      }
+      const std::size_t left = stack_left();
+      std::size_t low = min_left.load();
+      while (left < low && !min_left.compare_exchange_weak(low, left)) {
       }
       auto slow = b.task([i] {
         std::this_thread::sleep_for(100us);
@@ -419,17 +446,19 @@ TEST(RuntimeRecursion, UnrelatedNestingWhileWaitingIsBounded) {
   long sum = 0;
   for (auto& f : fs) sum += *f;
   EXPECT_EQ(sum, 3L * n * (n - 1) / 2);
-  std::printf("[ info     ] outside tasks nested up to %d deep on one worker\n", max_nesting.load());
+  std::printf("[ info     ] outside tasks nested up to %d deep on one worker; least stack left %zu KiB of %zu\n",
+              max_nesting.load(), min_left.load() >> 10, o.stack_bytes >> 10);
   EXPECT_GE(max_nesting.load(), 1);
-  // docs/core.md: at most 64 unrelated tasks nested under the one the worker started with.
-  EXPECT_LE(max_nesting.load(), 1 + 64) << "unrelated tasks nest without bound while waiting";
+  // A quarter of the stack, less the few frames between the waiter's check and the next task.
+  EXPECT_GE(min_left.load(), o.stack_bytes / 4 - (32 << 10)) << "helping ate into the last quarter of the stack";
 }
 
 TEST(RuntimeRecursion, WaitersAtTheNestingCapStillReachInjectedWork) {
-  GTEST_SKIP() << "BUG: deadlock. A waiting worker at the unrelated-nesting cap (64) never takes "
-                  "injected work (waiting.cpp work_for_waiter/waiter_has_work), so a continuation "
-                  "injected from another runtime's worker that it waits for is never run when all "
-                  "of a runtime's workers are at the cap (observed: hangs, watchdog at 60 s)";
+  HEDDLE_KNOWN_BUG(
+      "deadlock. A waiting worker at the unrelated-nesting cap (64) never takes "
+      "injected work (waiting.cpp work_for_waiter/waiter_has_work), so a continuation "
+      "injected from another runtime's worker that it waits for is never run when all "
+      "of a runtime's workers are at the cap (observed: hangs, watchdog at 60 s)");
   // Tasks on `a` each wait on a continuation that will run on `a` once a task on `b` is done:
   // the continuation reaches `a` through its injection queue, from b's worker. A waiting worker
   // that may no longer take unrelated work (the nesting cap) must still let that work run;

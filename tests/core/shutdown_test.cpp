@@ -6,13 +6,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <random>
 #include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 
@@ -89,8 +90,44 @@ TEST(Shutdown, QueuedTasksAreCancelledRunningOnesFinish) {
   EXPECT_EQ(values + cancelled, queued);
   EXPECT_EQ(ran.load(), 1 + values);  // a task ran if and only if its future has its value
   EXPECT_GT(cancelled, queued / 2);   // in practice all of them: the worker stops after `running`
-  if (group_ran.load() < 100) EXPECT_THROW(g.wait(), heddle::task_cancelled);
-  else EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
+  if (group_ran.load() < 100)
+    EXPECT_THROW(g.wait(), heddle::task_cancelled);
+  else
+    EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
+}
+
+TEST(Shutdown, ExpressAndContinuationsAreCancelledToo) {
+  watchdog dog("Shutdown.ExpressAndContinuationsAreCancelledToo", 60s);
+  auto rt = std::make_unique<heddle::runtime>(1);
+  std::atomic<bool> started{false}, release{false};
+  auto blocker = rt->task([&] {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+    // Queued behind the blocker on rt itself: a continuation homed on rt and a spawned child
+    // that nobody forces.
+    auto src = heddle::task([] { return 1; });
+    auto cont = std::move(src).then([](int v) { return v + 1; });
+    (void)heddle::task([] { return 2; });
+    return cont;
+  });
+  while (!started.load()) std::this_thread::yield();
+  std::vector<heddle::future<int>> express;
+  for (int i = 0; i < 100; ++i) {
+    auto* s = heddle::detail::make_task([i] { return i; });
+    heddle::detail::submit_express(rt->core(), s);
+    express.emplace_back(heddle::detail::adopt, s);
+  }
+  // The express tasks run before the runtime stops (the worker takes them at its next task
+  // boundary) or are cancelled; the blocker finishes.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(20ms);
+    release = true;
+  });
+  rt.reset();
+  releaser.join();
+  heddle::future<int> cont = std::move(blocker).get();
+  EXPECT_GE(outcome(cont, 2), 0);
+  for (int i = 0; i < 100; ++i) EXPECT_GE(outcome(express[i], i), 0) << i;
 }
 
 TEST(Shutdown, RandomShutdownsWithWorkInFlight) {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -17,6 +16,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 
@@ -191,6 +192,58 @@ TEST(Stress, TenMillionTasksFromFourOutsideThreads) {
   EXPECT_EQ(runs.check(), "");
   const auto s1 = rt.stats();
   EXPECT_EQ(s1.injected - s0.injected, std::uint64_t{per_thread} * submitters);
+}
+
+TEST(Stress, DequeGrowsWhileThievesSteal) {
+  // One task spawns far more children than a deque holds at first, without forcing any until all
+  // are spawned: its deque grows again and again while the other workers steal from it.
+  const std::size_t n = scaled<std::size_t>(300'000, 100'000);
+  watchdog dog("Stress.DequeGrowsWhileThievesSteal", 300s);
+  heddle::runtime rt(3);
+  run_counts runs(n);
+  auto root = rt.task([&runs, n] {
+    std::vector<heddle::future<std::size_t>> fs;
+    fs.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      fs.push_back(heddle::task([&runs, i] {
+        runs.hit(i);
+        return i;
+      }));
+    std::size_t bad = 0;
+    for (std::size_t i = n; i-- > 0;) bad += *fs[i] != i;  // forced from the end: mostly own pops
+    return bad;
+  });
+  EXPECT_EQ(*root, 0u);
+  EXPECT_EQ(runs.check(), "");
+  EXPECT_GT(rt.stats().steals, 0u);
+}
+
+TEST(Stress, StatsReadWhileWorkRuns) {
+  // stats() from another thread during a storm of spawns: counters only grow, and at the end they
+  // add up.
+  watchdog dog("Stress.StatsReadWhileWorkRuns", 300s);
+  heddle::runtime rt(2);
+  std::atomic<bool> done{false};
+  std::atomic<int> backwards{0};
+  std::thread poller([&] {
+    heddle::runtime_stats last = rt.stats();
+    while (!done.load()) {
+      const heddle::runtime_stats s = rt.stats();
+      if (s.spawned < last.spawned || s.executed < last.executed || s.steals < last.steals || s.parks < last.parks ||
+          s.wakeups < last.wakeups || s.injected < last.injected)
+        backwards++;
+      last = s;
+      std::this_thread::sleep_for(100us);
+    }
+  });
+  const int n = scaled(27, 24);
+  auto r = rt.task(task_fib, n);
+  EXPECT_EQ(*r, serial_fib(n));
+  done = true;
+  poller.join();
+  EXPECT_EQ(backwards.load(), 0);
+  const auto s = rt.stats();
+  EXPECT_EQ(s.executed, s.spawned + s.injected + s.express);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,13 +4,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <heddle/heddle.hpp>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 

@@ -7,11 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <heddle/heddle.hpp>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
 
@@ -30,7 +31,7 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
   auto max_round = std::chrono::nanoseconds::zero();
   for (int round = 0; round < rounds; ++round) {
     const auto t0 = std::chrono::steady_clock::now();
-    switch (round % 7) {
+    switch (round % 8) {
       case 0: {  // one task from outside, forced from outside
         auto f = rt.task([round] { return round; });
         ASSERT_EQ(*f, round);
@@ -72,6 +73,13 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
         for (int i = 0; i < k; ++i) g.run([&] { n++; });
         ASSERT_EQ(g.wait(), heddle::task_group_status::complete);
         ASSERT_EQ(n.load(), k);
+        break;
+      }
+      case 7: {  // the express lane, from outside
+        auto* s = heddle::detail::make_task([round] { return round * 2; });
+        heddle::detail::submit_express(rt.core(), s);
+        heddle::future<int> f(heddle::detail::adopt, s);
+        ASSERT_EQ(*f, round * 2);
         break;
       }
       case 6:
