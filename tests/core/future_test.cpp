@@ -154,7 +154,8 @@ TEST(Future, MovedFromIsInvalid) {
   auto e = heddle::task([] { return 9; });
   d = std::move(e);
   EXPECT_EQ(*d, 9);
-  d = std::move(d);  // self-move keeps the state
+  heddle::future<int>& alias = d;
+  d = std::move(alias);  // self-move keeps the state
   EXPECT_TRUE(d.valid());
   EXPECT_EQ(*d, 9);
 }

@@ -135,11 +135,6 @@ TEST(ParallelFor, NarrowIndexTypesAtTheirLimits) {
 }
 
 TEST(ParallelFor, RangeWiderThanItsSignedIndexType) {
-  HEDDLE_KNOWN_BUG(
-      "parallel_for computes hi - lo in the index type (parallel_for.hpp:40, and "
-      "hi - lo in detail::split_and_run): signed overflow, undefined behaviour, for "
-      "ranges wider than the type's maximum (observed under UBSan: 'signed integer "
-      "overflow: 2147483647 - -2147483648 cannot be represented in type int')");
   // [INT_MIN, INT_MAX) has more elements than int can count: computing its size or its halves in
   // int overflows (undefined behaviour, which UBSan reports). The first call throws, so the test
   // stays short: the loop is cancelled and the exception comes back.
@@ -279,11 +274,6 @@ TEST(ParallelFor, ExceptionStopsPiecesNotYetStarted) {
 }
 
 TEST(ParallelFor, ExceptionInTheCallersOwnPieceStopsTheOthers) {
-  HEDDLE_KNOWN_BUG(
-      "on a worker, parallel_for runs the lowest piece inline through "
-      "detail::split_and_run outside any group task; an exception from that piece is "
-      "not recorded in the group (no cancel), so every other piece still runs in full "
-      "(observed: 100000 of 100000 calls) before the exception comes back");
   // Called on a worker, parallel_for runs the lowest piece itself. When that piece throws, the
   // pieces not yet started must be skipped just as when any other piece throws.
   heddle::runtime rt(1);

@@ -197,11 +197,11 @@ TEST(Stress, TenMillionTasksFromFourOutsideThreads) {
 TEST(Stress, DequeGrowsWhileThievesSteal) {
   // One task spawns far more children than a deque holds at first, without forcing any until all
   // are spawned: its deque grows again and again while the other workers steal from it.
-  const std::size_t n = scaled<std::size_t>(300'000, 100'000);
+  constexpr std::size_t n = scaled<std::size_t>(300'000, 100'000);
   watchdog dog("Stress.DequeGrowsWhileThievesSteal", 300s);
   heddle::runtime rt(3);
   run_counts runs(n);
-  auto root = rt.task([&runs, n] {
+  auto root = rt.task([&runs] {
     std::vector<heddle::future<std::size_t>> fs;
     fs.reserve(n);
     for (std::size_t i = 0; i < n; ++i)

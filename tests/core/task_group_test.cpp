@@ -308,7 +308,7 @@ TEST(TaskGroup, TasksAddToTheirOwnGroup) {
       for (int k = 0; k < 3; ++k) g.run([&g, &leaves, depth] { grow(g, leaves, depth - 1); });
     }
   };
-  const int depth = heddle_test::scaled(10, 9);
+  constexpr int depth = heddle_test::scaled(10, 9);
   long expect = 1;
   for (int i = 0; i < depth; ++i) expect *= 3;
   {
@@ -318,7 +318,7 @@ TEST(TaskGroup, TasksAddToTheirOwnGroup) {
     EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
     EXPECT_EQ(leaves.load(), expect);
   }
-  auto inside = heddle::task([depth] {
+  auto inside = heddle::task([] {
     heddle::task_group g;
     std::atomic<long> leaves{0};
     tree::grow(g, leaves, depth);
