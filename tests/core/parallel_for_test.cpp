@@ -125,6 +125,13 @@ TEST(ParallelFor, NarrowIndexTypesAtTheirLimits) {
     EXPECT_EQ(c.first_bad(), 255u);
   }
   {
+    constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+    coverage c(777);
+    heddle::parallel_for(
+        top - 777, top, [&](std::uint64_t i) { c.hit(static_cast<std::size_t>(i - (top - 777))); }, 1);
+    EXPECT_EQ(c.first_bad(), 777u);
+  }
+  {
     // A range near the top of the type: the halving must not overflow.
     constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
     coverage c(1000);
