@@ -109,8 +109,7 @@ void runtime_core::inject(task_base* t) {
   }
   injected_.push(t);
   injected_count_.fetch_add(1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // against a worker registering as a sleeper
-  lot_.wake_one();
+  lot_.wake_one(/*published=*/true);
 }
 
 void runtime_core::submit_express(task_base* t) {
@@ -120,8 +119,7 @@ void runtime_core::submit_express(task_base* t) {
   }
   express_.push(t);
   express_count_.fetch_add(1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  lot_.wake_one();
+  lot_.wake_one(/*published=*/true);
 }
 
 task_base* runtime_core::steal_from(worker* w, worker* victim) {
