@@ -1,49 +1,72 @@
-// The benchmark harness: runs several variants interleaved (A B C A B C ...), so that the phases of
-// a noisy VM hit every variant alike, and reports medians with min–max.
+// The benchmark harness: runs several variants interleaved (A B C A B C ...), so that the fast and
+// slow phases of a noisy VM hit every variant alike, and reports medians with min–max.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace heddle::bench {
 
+// What the command line asks of a suite.
 struct options {
-  bool quick = false;
-  bool full = false;
+  bool quick = false;             // small inputs: every suite in well under a minute
+  bool full = false;              // paper-sized inputs
   std::vector<unsigned> threads;  // empty: the suite's default
-  int reps = 5;
+  int reps = 5;                   // interleaved repetitions per variant, at least 5
+
+  std::vector<unsigned> threads_or(std::vector<unsigned> fallback) const {
+    return threads.empty() ? fallback : threads;
+  }
 };
 
 // One thing to time. run() does the work once and returns its wall time in seconds; it throws
-// std::runtime_error if the result is wrong.
+// std::runtime_error when the result is wrong (heddle-bench then exits with status 1).
 struct variant {
-  std::string name;
+  std::string name;    // the runtime and the way it is used: "heddle", "oneTBB task_group"
   unsigned threads = 1;
+  std::string config;  // the input or the parameter that varies within a suite; may be empty
   std::function<double()> run;
 };
 
 struct result {
   std::string name;
   unsigned threads = 1;
-  std::vector<double> samples;  // seconds
+  std::string config;
+  std::vector<double> samples;  // seconds, in the order they were taken
   double median() const;
   double min() const;
   double max() const;
 };
 
-// One warm-up run of each variant, then `reps` interleaved rounds.
+// One warm-up run of each variant (pools, caches, thread start-up), then `reps` rounds in each of
+// which every variant runs once, in the order given.
 std::vector<result> run_interleaved(std::vector<variant>& variants, int reps);
 
-const result& find(const std::vector<result>& rs, const std::string& name, unsigned threads);
+// The result of `name` at `threads` (and `config`); std::logic_error if there is none.
+const result& find(const std::vector<result>& rs, const std::string& name, unsigned threads,
+                   const std::string& config = {});
 
-// A markdown table: variant, threads, median ms, min–max ms, and the ratio to a reference variant
-// with the same thread count (empty: no ratio column).
-std::string markdown_table(const std::vector<result>& rs, const std::string& reference);
+// Wall time of f() in seconds; check(value) throws if the value is wrong. The check runs outside
+// the timed region.
+template <class F, class Check>
+double timed(F&& f, Check&& check) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto value = f();
+  const auto t1 = std::chrono::steady_clock::now();
+  check(value);
+  return std::chrono::duration<double>(t1 - t0).count();
+}
 
-nlohmann::json to_json(const std::vector<result>& rs);
-nlohmann::json machine_json();
+// A check for timed(): the value must equal `expected`.
+template <class T>
+auto expect_equal(T expected, std::string what) {
+  return [expected, what = std::move(what)](const T& got) {
+    if (got != expected)
+      throw std::runtime_error(what + " computed " + std::to_string(got) + ", expected " + std::to_string(expected));
+  };
+}
 
 }  // namespace heddle::bench

@@ -4,6 +4,7 @@
 
 namespace heddle::bench::spawn {
 
+// The spelling: both children are futures, forced in order (forcing helps while it waits).
 long fib_heddle(int n) {
   if (n < 2) return n;
   auto a = heddle::task(fib_heddle, n - 1);
@@ -11,6 +12,7 @@ long fib_heddle(int n) {
   return *a + *b;
 }
 
+// The oneTBB shape (tbb.cpp), on heddle's task_group.
 long fib_heddle_group(int n) {
   if (n < 2) return n;
   long x = 0, y = 0;

@@ -1,91 +1,123 @@
-// The spawn suite: fib(n) with a task per call, heddle against oneTBB and serial, 1 and 2 threads.
-#include <tbb/task_arena.h>
-
+// The spawn suite: fib(n) with a task per call, heddle against oneTBB and serial, interleaved in one
+// process. Measures what a spawn costs: (T_1 thread − T_serial) / tasks.
 #include <heddle/heddle.hpp>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <map>
-#include <memory>
-#include <stdexcept>
 #include <string>
 
-#include "../common/suite.hpp"
 #include "fib.hpp"
+#include "harness.hpp"
+#include "heddle_runtimes.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "table.hpp"
+#include "tbb_arenas.hpp"
 
 namespace heddle::bench::spawn {
 
 namespace {
 
-long fib_value(int n) {
-  long a = 0, b = 1;
-  for (int i = 0; i < n; ++i) {
-    const long next = a + b;
-    a = b;
-    b = next;
+constexpr const char* tbb_name = "oneTBB task_group";
+
+// heddle's counters summed over every run of one variant: taken around each run, outside its timing.
+struct counted {
+  heddle::runtime_stats sum{};
+  int runs = 0;
+  template <class F>
+  double operator()(heddle::runtime& rt, F&& timed_run) {
+    const auto before = rt.stats();
+    const double s = timed_run();
+    const auto after = rt.stats();
+    sum.executed += after.executed - before.executed;
+    sum.steals += after.steals - before.steals;
+    sum.failed_steals += after.failed_steals - before.failed_steals;
+    sum.parks += after.parks - before.parks;
+    sum.wakeups += after.wakeups - before.wakeups;
+    ++runs;
+    return s;
   }
-  return a;
-}
-
-template <class F>
-double timed(long expected, const char* what, F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const long v = f();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (v != expected)
-    throw std::runtime_error(std::string("spawn: ") + what + " computed " + std::to_string(v) + ", expected " +
-                             std::to_string(expected));
-  return s;
-}
-
-}  // namespace
+  nlohmann::json per_run() const {
+    auto avg = [&](std::uint64_t v) { return runs ? double(v) / runs : 0.0; };
+    return {{"executed", avg(sum.executed)},      {"steals", avg(sum.steals)}, {"failed_steals", avg(sum.failed_steals)},
+            {"parks", avg(sum.parks)},            {"wakeups", avg(sum.wakeups)}};
+  }
+};
 
 void run(const options& opt, nlohmann::json& report) {
   const int n = opt.full ? 32 : opt.quick ? 27 : 30;
   const long expected = fib_value(n);
-  const double tasks = 2.0 * double(fib_value(n + 1)) - 2.0;  // calls minus the root
-  const auto threads = opt.threads.empty() ? std::vector<unsigned>{1, 2} : opt.threads;
-  std::printf("## spawn: fib(%d), a task per call (%.0f tasks), %d interleaved repetitions%s\n\n", n, tasks,
-              opt.reps, opt.quick ? " (--quick: n = 27)" : "");
+  const long tasks = fib_tasks(n);
+  const auto threads = opt.threads_or({1, 2});
+  std::printf("## spawn: fib(%d), a task per call (%ld tasks), %d interleaved repetitions after a warm-up%s\n\n", n,
+              tasks, opt.reps, opt.quick ? " — --quick: n = 27, not the default 30" : opt.full ? " — --full: n = 32" : "");
 
-  std::map<unsigned, std::unique_ptr<heddle::runtime>> runtimes;
-  std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
+  heddle_runtimes runtimes(threads);  // created once per thread count, outside the timed region
+  tbb_arenas arenas(threads);
+  std::map<std::string, counted> counters;  // "<variant> <threads>t"
+
   std::vector<variant> vs;
-  vs.push_back({"serial", 1, [=] { return timed(expected, "serial", [=] { return fib_serial(n); }); }});
+  vs.push_back({"serial", 1, {}, [=] { return timed([=] { return fib_serial(n); }, expect_equal(expected, "serial")); }});
   for (unsigned t : threads) {
-    auto* rt = (runtimes[t] = std::make_unique<heddle::runtime>(t)).get();
-    auto* arena = (arenas[t] = std::make_unique<tbb::task_arena>(int(t))).get();
-    vs.push_back({"heddle", t, [=] { return timed(expected, "heddle", [=] { return *rt->task(fib_heddle, n); }); }});
-    vs.push_back({"heddle task_group", t, [=] {
-                    return timed(expected, "heddle task_group", [=] { return *rt->task(fib_heddle_group, n); });
-                  }});
-    vs.push_back({"oneTBB task_group", t, [=] {
-                    return timed(expected, "oneTBB", [=] {
-                      long v = 0;
-                      arena->execute([&] { v = fib_tbb(n); });
-                      return v;
+    auto& rt = runtimes[t];
+    auto& arena = arenas[t];
+    auto& futures = counters["heddle " + std::to_string(t) + "t"];
+    auto& group = counters["heddle task_group " + std::to_string(t) + "t"];
+    vs.push_back({"heddle", t, {}, [=, &rt, &futures] {
+                    return futures(rt, [&] {
+                      return timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, "heddle"));
                     });
                   }});
+    vs.push_back({"heddle task_group", t, {}, [=, &rt, &group] {
+                    return group(rt, [&] {
+                      return timed([&] { return *rt.task(fib_heddle_group, n); },
+                                   expect_equal(expected, "heddle task_group"));
+                    });
+                  }});
+    vs.push_back({tbb_name, t, {}, [=, &arena] {
+                    return timed(
+                        [&] {
+                          long v = 0;
+                          arena.execute([&] { v = fib_tbb(n); });
+                          return v;
+                        },
+                        expect_equal(expected, tbb_name));
+                  }});
   }
-  auto rs = run_interleaved(vs, opt.reps);
-  std::printf("%s\n", markdown_table(rs, "oneTBB task_group").c_str());
+  const auto rs = run_interleaved(vs, opt.reps);
+  std::printf("%s\n", markdown_table(rs, tbb_name).c_str());
 
-  auto& ratios = report["ratios"];
-  const double serial = find(rs, "serial", 1).median();
   for (unsigned t : threads) {
-    const double r = find(rs, "heddle", t).median() / find(rs, "oneTBB task_group", t).median();
-    ratios["fib_" + std::to_string(t) + "t_vs_tbb"] = r;
-    std::printf("fib_%ut_vs_tbb = %.3f (heddle / oneTBB, medians)\n", t, r);
+    const auto ts = std::to_string(t);
+    add_ratio(report, "fib_" + ts + "t_vs_tbb", find(rs, "heddle", t).median() / find(rs, tbb_name, t).median(),
+              "heddle futures / oneTBB task_group, medians, " + ts + " thread" + (t == 1 ? "" : "s"));
   }
-  if (runtimes.count(1)) {
-    const double h = (find(rs, "heddle", 1).median() - serial) / tasks * 1e9;
-    const double b = (find(rs, "oneTBB task_group", 1).median() - serial) / tasks * 1e9;
-    ratios["spawn_ns_1t"] = h;
-    ratios["spawn_ns_1t_tbb"] = b;
-    std::printf("spawn_ns_1t = %.1f ns per task (oneTBB: %.1f)\n", h, b);
+  if (std::find(threads.begin(), threads.end(), 1u) != threads.end()) {
+    const double serial = find(rs, "serial", 1).median();
+    auto per_spawn = [&](const char* v) { return (find(rs, v, 1).median() - serial) / double(tasks) * 1e9; };
+    add_ratio(report, "spawn_ns_1t", per_spawn("heddle"), "ns per task, heddle futures: (T_1t - T_serial) / tasks");
+    add_ratio(report, "spawn_ns_1t_group", per_spawn("heddle task_group"), "ns per task, heddle task_group");
+    add_ratio(report, "spawn_ns_1t_tbb", per_spawn(tbb_name), "ns per task, oneTBB task_group");
+  }
+
+  nlohmann::json stats = nlohmann::json::object();
+  std::printf("\nheddle counters per run (warm-up included):\n");
+  for (auto& [name, c] : counters) {
+    stats[name] = c.per_run();
+    std::printf("  %-24s executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f\n", name.c_str(),
+                double(c.sum.executed) / c.runs, double(c.sum.steals) / c.runs, double(c.sum.failed_steals) / c.runs,
+                double(c.sum.parks) / c.runs, double(c.sum.wakeups) / c.runs);
   }
   std::printf("\n");
-  report["suites"]["spawn"] = {{"n", n}, {"tasks", tasks}, {"rows", to_json(rs)}};
+  add_suite(report, "spawn", rs,
+            {{"n", n}, {"tasks", tasks}, {"reps", opt.reps}, {"serial", "fib_serial built at -O1: both calls kept"},
+             {"heddle_counters_per_run", stats}});
 }
+
+const registration reg{{"spawn", 0, "fib(n) with a task per call: heddle futures and task_group, oneTBB task_group, serial",
+                        &run}};
+
+}  // namespace
 
 }  // namespace heddle::bench::spawn

@@ -1,5 +1,7 @@
-// heddle-bench: heddle against its peers, suite by suite, in one process.
+// heddle-bench: heddle against its peers, suite by suite, interleaved in one process.
 //   heddle-bench <suite>|all [--quick|--full] [--threads LIST] [--reps N] [--json FILE] [--plot DIR]
+// Exit status: 0 done; 1 a wrong result or a failure while running; 2 bad usage (an unknown suite,
+// an option CLI11 rejects, an output file that cannot be written).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -8,48 +10,72 @@
 #include <string>
 
 #include "harness.hpp"
-#include "suite.hpp"
+#include "registry.hpp"
+#include "report.hpp"
 
 int main(int argc, char** argv) {
   using namespace heddle::bench;
-  CLI::App app{"heddle-bench: heddle and its peers side by side, medians of interleaved runs"};
+  const auto suites = all_suites();
+  std::string known, list;
+  for (auto& s : suites) {
+    known += (known.empty() ? "" : ", ") + s.name;
+    list += "\n  " + s.name + std::string(s.name.size() < 10 ? 10 - s.name.size() : 1, ' ') + s.summary;
+  }
+
+  CLI::App app{"heddle-bench: heddle and its peers side by side; medians and min–max of interleaved runs"};
+  app.footer("Suites:" + list + "\n  all       every suite in turn\n");
   std::string which, json_file, plot_dir;
   options opt;
-  std::string known;
-  for (auto& s : all_suites()) known += (known.empty() ? "" : ", ") + s.name;
-  app.add_option("suite", which, "a suite (" + known + ") or all")->required();
-  auto* quick = app.add_flag("--quick", opt.quick, "small inputs: every suite in under a minute");
+  app.add_option("suite", which, "a suite (" + known + ") or all");
+  auto* quick = app.add_flag("--quick", opt.quick, "small inputs: every suite in under a minute (the suite says which)");
   app.add_flag("--full", opt.full, "paper-sized inputs")->excludes(quick);
-  app.add_option("--threads", opt.threads, "thread counts, e.g. --threads 1 2 4")->check(CLI::Range(1u, 4096u));
-  app.add_option("--reps", opt.reps, "interleaved repetitions per variant (at least 5)")->check(CLI::Range(5, 1000));
-  app.add_option("--json", json_file, "write the results and ratios as JSON");
-  app.add_option("--plot", plot_dir, "write CSV tables for plotting into this folder");
+  app.add_option("--threads", opt.threads, "thread counts: --threads 1,2,4 or --threads 1 2 4 (default 1,2)")
+      ->delimiter(',')
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--reps", opt.reps, "interleaved repetitions per variant, after a warm-up (default 5, at least 5)")
+      ->check(CLI::Range(5, 100000));
+  app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
+  app.add_option("--plot", plot_dir, "write DIR/<suite>.csv for plotting");
   CLI11_PARSE(app, argc, argv);
 
-  nlohmann::json report{{"machine", machine_json()}, {"suites", nlohmann::json::object()},
-                        {"ratios", nlohmann::json::object()}};
-  bool matched = false;
+  std::vector<const suite*> chosen;
+  for (auto& s : suites)
+    if (which == "all" || which == s.name) chosen.push_back(&s);
+  if (chosen.empty()) {
+    if (which.empty()) std::fprintf(stderr, "heddle-bench: which suite? known: %s, all\n", known.c_str());
+    else std::fprintf(stderr, "heddle-bench: unknown suite '%s'; known: %s, all\n", which.c_str(), known.c_str());
+    return 2;
+  }
+  // Fail on an unwritable output before spending minutes measuring.
+  std::ofstream json_out;
+  if (!json_file.empty()) {
+    const auto parent = std::filesystem::path(json_file).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    json_out.open(json_file);
+    if (!json_out) {
+      std::fprintf(stderr, "heddle-bench: cannot write %s\n", json_file.c_str());
+      return 2;
+    }
+  }
+
+  auto report = new_report();
   try {
-    for (auto& s : all_suites())
-      if (which == "all" || which == s.name) {
-        matched = true;
-        s.run(opt, report);
-      }
+    for (auto* s : chosen) {
+      s->run(opt, report);
+      std::fflush(stdout);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-bench: %s\n", e.what());
     return 1;
   }
-  if (!matched) {
-    std::fprintf(stderr, "heddle-bench: unknown suite '%s'; known: %s, all\n", which.c_str(), known.c_str());
-    return 2;
-  }
-  if (!json_file.empty()) {
-    std::ofstream out(json_file);
-    if (!out) {
+  if (json_out.is_open()) {
+    json_out << report.dump(2) << "\n";
+    if (!json_out.flush()) {
       std::fprintf(stderr, "heddle-bench: cannot write %s\n", json_file.c_str());
-      return 2;
+      return 1;
     }
-    out << report.dump(2) << "\n";
+    std::printf("json: %s\n", json_file.c_str());
   }
   if (!plot_dir.empty()) {
     std::filesystem::create_directories(plot_dir);
@@ -57,8 +83,8 @@ int main(int argc, char** argv) {
       std::ofstream csv(std::filesystem::path(plot_dir) / (name + ".csv"));
       csv << "variant,threads,median_s,min_s,max_s\n";
       for (auto& r : suite["rows"])
-        csv << r["variant"].get<std::string>() << "," << r["threads"] << "," << r["median_s"] << "," << r["min_s"]
-            << "," << r["max_s"] << "\n";
+        csv << r["variant"].get<std::string>() << "," << r["threads"] << "," << r["median"] << "," << r["min"] << ","
+            << r["max"] << "\n";
     }
   }
   return 0;
