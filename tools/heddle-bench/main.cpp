@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness.hpp"
+#include "plot.hpp"
 #include "registry.hpp"
 #include "report.hpp"
 
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("--reps", opt.reps, "interleaved repetitions per variant, after a warm-up (default 5, at least 5)")
       ->check(CLI::Range(5, 100000));
   app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
-  app.add_option("--plot", plot_dir, "write DIR/<suite>.csv for plotting");
+  app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<const suite*> chosen;
@@ -78,13 +79,11 @@ int main(int argc, char** argv) {
     std::printf("json: %s\n", json_file.c_str());
   }
   if (!plot_dir.empty()) {
-    std::filesystem::create_directories(plot_dir);
-    for (auto& [name, suite] : report["suites"].items()) {
-      std::ofstream csv(std::filesystem::path(plot_dir) / (name + ".csv"));
-      csv << "variant,threads,median_s,min_s,max_s\n";
-      for (auto& r : suite["rows"])
-        csv << r["variant"].get<std::string>() << "," << r["threads"] << "," << r["median"] << "," << r["min"] << ","
-            << r["max"] << "\n";
+    try {
+      plot_csv(write_csv(report, plot_dir), plot_dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "heddle-bench: %s\n", e.what());
+      return 1;
     }
   }
   return 0;

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Plots for heddle-bench --plot DIR: one PNG per suite CSV (written by bench/common/plot.cpp).
+
+Left: median time per variant and thread count, with min-max bars (log scale when the medians span
+more than a factor of 20, as serial against task versions does). Right, when a suite ran at more
+than one thread count: each variant's speed-up over its own time at the fewest threads, the shape of
+TaskMan's speed-up figures. One row of panels per config.
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(f"plot.py: {sys.executable} cannot import matplotlib "
+             "(apt-get install python3-matplotlib, or set HEDDLE_BENCH_PYTHON to a python3 that has it)")
+
+
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["threads"] = int(r["threads"])
+        for k in ("median_s", "min_s", "max_s"):
+            r[k] = float(r[k])
+    return rows
+
+
+def plot_suite(path, out_dir):
+    rows = load(path)
+    if not rows:
+        return None
+    suite = rows[0]["suite"]
+    configs = list(dict.fromkeys(r["config"] for r in rows))
+    threads = sorted({r["threads"] for r in rows})
+    speedup = len(threads) > 1
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {v: palette[i % len(palette)] for i, v in enumerate(dict.fromkeys(r["variant"] for r in rows))}
+    fig, axes = plt.subplots(len(configs), 2 if speedup else 1, squeeze=False,
+                             figsize=(11 if speedup else 6, 4 * len(configs)))
+    for row_axes, config in zip(axes, configs):
+        by_variant = defaultdict(dict)
+        for r in rows:
+            if r["config"] == config:
+                by_variant[r["variant"]][r["threads"]] = r
+        variants = list(by_variant)
+        ax = row_axes[0]
+        width = 0.8 / len(variants)
+        for i, v in enumerate(variants):
+            pts = [by_variant[v][t] for t in threads if t in by_variant[v]]
+            xs = [threads.index(p["threads"]) + (i - (len(variants) - 1) / 2) * width for p in pts]
+            med = [p["median_s"] * 1e3 for p in pts]
+            err = [[p["median_s"] * 1e3 - p["min_s"] * 1e3 for p in pts],
+                   [p["max_s"] * 1e3 - p["median_s"] * 1e3 for p in pts]]
+            ax.bar(xs, med, width, yerr=err, capsize=3, label=v, color=colour[v])
+        meds = [r["median_s"] for r in rows if r["config"] == config]
+        if min(meds) > 0 and max(meds) / min(meds) > 20:
+            ax.set_yscale("log")
+        ax.set_xticks(range(len(threads)), [str(t) for t in threads])
+        ax.set_xlabel("threads")
+        ax.set_ylabel("median time (ms), min-max bars")
+        ax.set_title(f"{suite}{': ' + config if config else ''}")
+        ax.legend(fontsize="small")
+        if speedup:
+            ax = row_axes[1]
+            for v in variants:
+                ts = [t for t in threads if t in by_variant[v]]
+                if len(ts) < 2:
+                    continue
+                base = by_variant[v][ts[0]]["median_s"]
+                ax.plot(ts, [base / by_variant[v][t]["median_s"] for t in ts], marker="o", label=v,
+                        color=colour[v])
+            ax.plot(threads, [t / threads[0] for t in threads], linestyle=":", color="grey", label="linear")
+            ax.set_xticks(threads)
+            ax.set_xlabel("threads")
+            ax.set_ylabel(f"speed-up over {threads[0]} thread(s)")
+            ax.set_title(f"{suite}: speed-up")
+            ax.legend(fontsize="small")
+    fig.tight_layout()
+    png = os.path.join(out_dir, f"{suite}.png")
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--out", required=True, help="folder for the PNGs")
+    p.add_argument("csv", nargs="+")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    for path in a.csv:
+        png = plot_suite(path, a.out)
+        if png:
+            print(f"plot: {png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
