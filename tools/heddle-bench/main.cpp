@@ -68,6 +68,11 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-bench: %s\n", e.what());
+    if (json_out.is_open()) {  // no half-finished report where a good one is expected
+      json_out.close();
+      std::error_code ec;
+      std::filesystem::remove(json_file, ec);
+    }
     return 1;
   }
   if (json_out.is_open()) {
