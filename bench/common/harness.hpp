@@ -12,14 +12,23 @@ namespace heddle::bench {
 
 // What the command line asks of a suite.
 struct options {
+  bool check = false;             // tiny inputs, one run of each variant: the results are verified, the
+                                  // times mean nothing (ctest runs every suite this way)
   bool quick = false;             // small inputs: every suite in well under a minute
   bool full = false;              // paper-sized inputs
   std::vector<unsigned> threads;  // empty: the suite's default
-  int reps = 5;                   // interleaved repetitions per variant, at least 5
+  int reps = 5;                   // interleaved repetitions per variant, at least 5 (1 with check)
 
   std::vector<unsigned> threads_or(std::vector<unsigned> fallback) const {
     return threads.empty() ? fallback : threads;
   }
+  // The input size (or any setting) for the chosen scale: --check, --quick, neither, --full.
+  template <class T>
+  T pick(T check_value, T quick_value, T standard_value, T full_value) const {
+    return check ? check_value : quick ? quick_value : full ? full_value : standard_value;
+  }
+  // "--check", "--quick", "--full" or "" (the standard sizes): for the suite's heading.
+  const char* scale_name() const { return check ? "--check" : quick ? "--quick" : full ? "--full" : ""; }
 };
 
 // One thing to time. run() does the work once and returns its wall time in seconds; it throws
@@ -42,7 +51,7 @@ struct result {
 };
 
 // One warm-up run of each variant (pools, caches, thread start-up), then `reps` rounds in each of
-// which every variant runs once, in the order given.
+// which every variant runs once, in the order given. Every run checks its result.
 std::vector<result> run_interleaved(std::vector<variant>& variants, int reps);
 
 // The result of `name` at `threads` (and `config`); std::logic_error if there is none.

@@ -46,12 +46,12 @@ struct counted {
 };
 
 void run(const options& opt, nlohmann::json& report) {
-  const int n = opt.full ? 32 : opt.quick ? 27 : 30;
+  const int n = opt.pick(18, 27, 30, 32);
   const long expected = fib_value(n);
   const long tasks = fib_tasks(n);
   const auto threads = opt.threads_or({1, 2});
-  std::printf("## spawn: fib(%d), a task per call (%ld tasks), %d interleaved repetitions after a warm-up%s\n\n", n,
-              tasks, opt.reps, opt.quick ? " — --quick: n = 27, not the default 30" : opt.full ? " — --full: n = 32" : "");
+  std::printf("## spawn: fib(%d), a task per call (%ld tasks), %d interleaved repetitions after a warm-up %s\n\n", n,
+              tasks, opt.reps, opt.scale_name());
 
   heddle_runtimes runtimes(threads);  // created once per thread count, outside the timed region
   tbb_arenas arenas(threads);

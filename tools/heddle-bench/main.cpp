@@ -1,5 +1,5 @@
 // heddle-bench: heddle against its peers, suite by suite, interleaved in one process.
-//   heddle-bench <suite>|all [--quick|--full] [--threads LIST] [--reps N] [--json FILE] [--plot DIR]
+//   heddle-bench <suite>|all [--check|--quick|--full] [--threads LIST] [--reps N] [--json FILE] [--plot DIR]
 // Exit status: 0 done; 1 a wrong result or a failure while running; 2 bad usage (an unknown suite,
 // an option CLI11 rejects, an output file that cannot be written).
 #include <CLI/CLI.hpp>
@@ -29,7 +29,10 @@ int main(int argc, char** argv) {
   options opt;
   app.add_option("suite", which, "a suite (" + known + ") or all");
   auto* quick = app.add_flag("--quick", opt.quick, "small inputs: every suite in under a minute (the suite says which)");
-  app.add_flag("--full", opt.full, "paper-sized inputs")->excludes(quick);
+  auto* full = app.add_flag("--full", opt.full, "paper-sized inputs")->excludes(quick);
+  app.add_flag("--check", opt.check, "tiny inputs, each variant run once: verifies every result, times mean nothing")
+      ->excludes(quick)
+      ->excludes(full);
   app.add_option("--threads", opt.threads, "thread counts: --threads 1,2,4 or --threads 1 2 4 (default 1,2)")
       ->delimiter(',')
       ->check(CLI::Range(1u, 1024u));
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
   app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
   CLI11_PARSE(app, argc, argv);
+  if (opt.check) opt.reps = 1;
 
   std::vector<const suite*> chosen;
   for (auto& s : suites)
