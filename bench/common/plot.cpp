@@ -21,6 +21,31 @@ std::string csv_field(const std::string& s) {
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
+std::string csv_value(const nlohmann::json& v) {
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+// DIR/<suite>_<table>.csv: the columns are the keys of the first row, with the suite's name first.
+std::filesystem::path write_table(const std::filesystem::path& dir, const std::string& suite, const std::string& table,
+                                  const nlohmann::json& rows) {
+  auto path = dir / (suite + "_" + table + ".csv");
+  std::ofstream csv(path);
+  csv << "suite";
+  std::vector<std::string> columns;
+  if (!rows.empty())
+    for (auto& [key, value] : rows.front().items()) columns.push_back(key), csv << ',' << csv_field(key);
+  csv << '\n';
+  for (auto& row : rows) {
+    csv << csv_field(suite);
+    for (auto& c : columns) csv << ',' << csv_value(row.value(c, nlohmann::json()));
+    csv << '\n';
+  }
+  if (!csv.flush()) throw std::runtime_error("cannot write " + path.string());
+  return path;
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> write_csv(const nlohmann::json& report, const std::filesystem::path& dir) {
@@ -38,7 +63,9 @@ std::vector<std::filesystem::path> write_csv(const nlohmann::json& report, const
           << ',' << csv_field(r.value("config", std::string{})) << ',' << r.at("median").get<double>() << ','
           << r.at("min").get<double>() << ',' << r.at("max").get<double>() << '\n';
     if (!csv.flush()) throw std::runtime_error("cannot write " + path.string());
-    files.push_back(std::move(path));
+    if (suite.value("plot_rows", true)) files.push_back(std::move(path));
+    if (suite.contains("tables"))
+      for (auto& [table, rows] : suite["tables"].items()) files.push_back(write_table(dir, name, table, rows));
   }
   return files;
 }

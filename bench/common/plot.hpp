@@ -10,8 +10,10 @@
 namespace heddle::bench {
 
 // Writes DIR/<suite>.csv for each suite in report["suites"] (columns: suite, variant, threads,
-// config, median_s, min_s, max_s) and returns their paths. Throws std::runtime_error if a file
-// cannot be written.
+// config, median_s, min_s, max_s), and DIR/<suite>_<table>.csv for each array of flat objects in
+// the suite's "tables" (columns: suite, then the keys of the first object). Returns the paths to
+// plot: every table, and each suite's rows unless the suite says "plot_rows": false. Throws
+// std::runtime_error if a file cannot be written.
 std::vector<std::filesystem::path> write_csv(const nlohmann::json& report, const std::filesystem::path& dir);
 
 // Runs plot.py on the CSVs, writing the PNGs into `dir`. The script is the one in the source tree

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Plots for heddle-bench --plot DIR: one PNG per suite CSV (written by bench/common/plot.cpp).
+"""Plots for heddle-bench --plot DIR: a PNG per CSV written by bench/common/plot.cpp.
 
 Left: median time per variant and thread count, with min-max bars (log scale when the medians span
 more than a factor of 20, as serial against task versions does). Right, when a suite ran at more
 than one thread count: each variant's speed-up over its own time at the fewest threads, the shape of
 TaskMan's speed-up figures. One row of panels per config.
+
+A table with an "overhead" column (the stats suite's) is drawn as overhead against mean task length
+instead, one PNG per thread count.
 """
 import argparse
 import csv
@@ -89,6 +92,47 @@ def plot_suite(path, out_dir):
     return png
 
 
+def plot_overhead(path, out_dir):
+    """TaskMan's Figures 5-6: overhead against mean task length, a panel per shape and distribution,
+    a line per runtime; one PNG per thread count."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return []
+    suite = rows[0]["suite"]
+    shapes = list(dict.fromkeys(r["shape"] for r in rows))
+    dists = list(dict.fromkeys(r["distribution"] for r in rows))
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    pngs = []
+    for threads in sorted({int(r["threads"]) for r in rows}):
+        fig, axes = plt.subplots(len(shapes), len(dists), squeeze=False, sharex=True,
+                                 figsize=(5 * len(dists), 3.8 * len(shapes)))
+        for i, shape in enumerate(shapes):
+            for j, dist in enumerate(dists):
+                ax = axes[i][j]
+                for k, v in enumerate(variants):
+                    pts = sorted((float(r["mean_us"]), float(r["overhead"]) * 100) for r in rows
+                                 if r["shape"] == shape and r["distribution"] == dist and r["variant"] == v
+                                 and int(r["threads"]) == threads and r["overhead"] != "")
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=v,
+                                color=palette[k % len(palette)], linestyle=":" if v == "serial" else "-")
+                ax.set_xscale("log")
+                ax.set_yscale("symlog", linthresh=1)
+                ax.axhline(0, color="grey", linewidth=0.5)
+                ax.set_title(f"{suite}: {shape}, {dist}, {threads} thread{'s' if threads > 1 else ''}")
+                ax.set_xlabel("mean task length (µs)")
+                ax.set_ylabel("overhead (%), (T - T_ideal) / T_ideal")
+                ax.legend(fontsize="small")
+        fig.tight_layout()
+        png = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(path))[0]}_{threads}t.png")
+        fig.savefig(png, dpi=110)
+        plt.close(fig)
+        pngs.append(png)
+    return pngs
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", required=True, help="folder for the PNGs")
@@ -96,9 +140,12 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for path in a.csv:
-        png = plot_suite(path, a.out)
-        if png:
-            print(f"plot: {png}")
+        with open(path, newline="") as f:
+            columns = next(csv.reader(f), [])
+        pngs = plot_overhead(path, a.out) if "overhead" in columns else [plot_suite(path, a.out)]
+        for png in pngs:
+            if png:
+                print(f"plot: {png}")
     return 0
 
 

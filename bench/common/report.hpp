@@ -2,6 +2,8 @@
 //   { "machine": { "cores", "cpu", "date" },
 //     "suites":  { "<suite>": { "unit": "s", "rows": [ { "variant", "threads", ["config",]
 //                                                        "median", "min", "max", "samples" } ],
+//                               ["tables": { "<table>": [ { flat row }, ... ] },]  (plotted too)
+//                               ["plot_rows": false,]  (no time-bar plot of the rows)
 //                               ... what else the suite records (its input size, counters) } },
 //     "ratios":  { "<name>": number, ... } }
 // Ratio names say what they compare: fib_1t_vs_tbb is heddle's time over oneTBB's at 1 thread.
