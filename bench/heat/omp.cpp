@@ -1,0 +1,32 @@
+#include "heat.hpp"
+
+namespace heddle::bench::heat {
+
+namespace {
+
+void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
+  if (ub - lb > p.leaf_rows) {
+    const int mid = lb + (ub - lb) / 2;
+#pragma omp task firstprivate(next, cur, lb, mid, decay) shared(p)
+    divide(p, next, cur, lb, mid, decay);
+    divide(p, next, cur, mid, ub, decay);
+#pragma omp taskwait
+  } else {
+    step_rows(p, next, cur, lb, ub, decay);
+  }
+}
+
+}  // namespace
+
+double* heat_omp(const problem& p, double* u0, double* u1, unsigned threads) {
+  double* result = nullptr;
+  // One team for the whole run; one thread walks the time steps and the others take the tasks.
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+  result = time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
+    divide(p, next, cur, 0, p.nx, decay);
+  });
+  return result;
+}
+
+}  // namespace heddle::bench::heat

@@ -1,0 +1,29 @@
+#include <tbb/task_group.h>
+
+#include "heat.hpp"
+
+namespace heddle::bench::heat {
+
+namespace {
+
+void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
+  if (ub - lb > p.leaf_rows) {
+    const int mid = lb + (ub - lb) / 2;
+    tbb::task_group g;
+    g.run([&p, next, cur, lb, mid, decay] { divide(p, next, cur, lb, mid, decay); });
+    divide(p, next, cur, mid, ub, decay);
+    g.wait();
+  } else {
+    step_rows(p, next, cur, lb, ub, decay);
+  }
+}
+
+}  // namespace
+
+double* heat_tbb(const problem& p, double* u0, double* u1) {
+  return time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
+    divide(p, next, cur, 0, p.nx, decay);
+  });
+}
+
+}  // namespace heddle::bench::heat
