@@ -40,7 +40,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(5, 100000));
   app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
   app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints --help, or the error and a hint
+    return rc == 0 ? 0 : 2;      // CLI11's own codes (105, 108...) say nothing to a script
+  }
   if (opt.check) opt.reps = 1;
 
   std::vector<const suite*> chosen;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# heddle-bench as a user meets it: bad usage fails with a clear message and exit status 2, a good
+# run writes a JSON report with its ratios, CSV tables and PNG plots.
+#   tests/tools/heddle_bench_cli.sh BUILD_BIN_DIR PYTHON
+set -uo pipefail
+bin=${1:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}/heddle-bench
+python=${2:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect_usage_error "what" "message part" args...: exit status 2 and the message on stderr.
+expect_usage_error() {
+  local what=$1 message=$2
+  shift 2
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "$what: exit status $rc, expected 2"
+  grep -qi -- "$message" "$tmp/err" || fail "$what: stderr lacks '$message': $(cat "$tmp/err")"
+}
+
+expect_usage_error "unknown suite" "unknown suite 'nosuch'" nosuch --check
+expect_usage_error "no suite" "which suite" --check
+expect_usage_error "zero threads" "threads" spawn --check --threads 0
+expect_usage_error "--quick with --full" "excludes" spawn --quick --full
+expect_usage_error "--check with --quick" "excludes" spawn --check --quick
+expect_usage_error "too few repetitions" "reps" spawn --reps 2
+expect_usage_error "unwritable --json" "cannot write /dev/null/r.json" spawn --check --json /dev/null/r.json
+
+# A good run: every result checked, JSON with machine, suites and the named ratios; CSV and PNG.
+if ! "$bin" spawn --check --threads 1,2 --json "$tmp/r.json" --plot "$tmp/plots" >"$tmp/out" 2>"$tmp/err"; then
+  fail "spawn --check --json --plot failed: $(cat "$tmp/err")"
+else
+  "$python" - "$tmp/r.json" <<'PY' || fail "the JSON report is not as documented"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["machine"]["cores"] >= 1, r["machine"]
+rows = r["suites"]["spawn"]["rows"]
+assert {row["variant"] for row in rows} >= {"serial", "heddle", "oneTBB task_group"}, rows
+for row in rows:
+    assert row["min"] <= row["median"] <= row["max"] and len(row["samples"]) == 1, row
+for name in ("fib_1t_vs_tbb", "fib_2t_vs_tbb", "spawn_ns_1t"):
+    assert isinstance(r["ratios"][name], float), name
+PY
+  [[ -s $tmp/plots/spawn.csv ]] || fail "no spawn.csv"
+  [[ -s $tmp/plots/spawn.png ]] || fail "no spawn.png"
+fi
+
+# The stats suite's overhead table becomes a CSV and one overhead plot per thread count.
+if ! "$bin" stats --check --threads 1,2 --json "$tmp/s.json" --plot "$tmp/plots" >"$tmp/out" 2>"$tmp/err"; then
+  fail "stats --check --plot failed: $(cat "$tmp/err")"
+else
+  for f in stats_overhead.csv stats_overhead_1t.png stats_overhead_2t.png; do
+    [[ -s $tmp/plots/$f ]] || fail "no $f"
+  done
+  "$python" - "$tmp/s.json" <<'PY' || fail "the stats ratios are not as documented"
+import json, sys
+r = json.load(open(sys.argv[1]))["ratios"]
+for dist in ("exp", "pareto"):
+    for shape in ("loop", "tree"):
+        for mean in ("250ns", "1us", "10us", "100us"):
+            for peer in ("tbb", "omp"):
+                for t in ("", "1t_", "2t_"):
+                    assert f"stats_{dist}_{shape}_{mean}_{t}overhead_vs_{peer}" in r, (dist, shape, mean, t, peer)
+PY
+fi
+
+echo "heddle-bench CLI: $failures failure(s)"
+[[ $failures -eq 0 ]]
