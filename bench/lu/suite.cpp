@@ -92,13 +92,12 @@ void run(const options& opt, nlohmann::json& report) {
   p.omp = [&](unsigned t) { lu_omp(M, t); };
   // The same operations in the same order on every element: bitwise equal.
   p.check = [&](const std::string& who) {
-    identical &= cilk::compare("lu", who, work.data(), want.data(), n * n, 1e-12, "blocked index",
-                               [](std::size_t k) {
-                                 char where[96];
-                                 std::snprintf(where, sizeof where, "%zu (block %zu, element %zu, %zu)", k,
-                                               k / block_elems, k % block_elems / block, k % block);
-                                 return std::string(where);
-                               });
+    identical &= cilk::compare("lu", who, work.data(), want.data(), n * n, 1e-12, "element", [nb](std::size_t k) {
+      const std::size_t b = k / block_elems, e = k % block_elems;
+      char where[64];
+      std::snprintf(where, sizeof where, "[%zu][%zu]", b / nb * block + e / block, b % nb * block + e % block);
+      return std::string(where);
+    });
   };
 
   std::map<std::string, cilk::heddle_counters> counters;
