@@ -56,7 +56,8 @@ task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& tar
   if (core.express_pending())
     if (task_base* t = core.take_express()) return t;
   worker* thief = target.thief();
-  if (thief && thief->core == &core && thief != w)
+  // Look before stealing back: a busy thief's deque is often empty, and a steal attempt writes.
+  if (thief && thief->core == &core && thief != w && !thief->deque.looks_empty())
     if (task_base* t = core.steal_from(w, thief)) return t;
   if (!may_take_unrelated(w)) {
     if (core.work_visible(w)) warn_stack_budget_once();

@@ -64,13 +64,14 @@ inline void spawn_local(worker* w, task_base* t) {
   if (w->sleepers->load(std::memory_order_relaxed) != 0) [[unlikely]] wake_one_sleeper(w->core);
 }
 
-// Task records live in the calling worker's block cache when they fit one of its size classes.
+// Task records live in blocks (block_cache.hpp) when they fit one of the size classes: the calling
+// worker's cache, or the depot on threads outside the runtime.
 template <class T>
 void* allocate_record() {
   constexpr std::size_t cls = size_class_of(sizeof(T));
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
     if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
-    return ::operator new(class_bytes(cls), std::align_val_t{block_align});
+    return depot_allocate_one(cls);
   } else {
     return ::operator new(sizeof(T), std::align_val_t{std::max(alignof(T), block_align)});
   }
@@ -81,7 +82,7 @@ void deallocate_record(void* p) noexcept {
   constexpr std::size_t cls = size_class_of(sizeof(T));
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
     if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
-    ::operator delete(p, std::align_val_t{block_align});
+    depot_free_one(cls, p);
   } else {
     ::operator delete(p, std::align_val_t{std::max(alignof(T), block_align)});
   }
