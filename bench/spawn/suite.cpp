@@ -9,6 +9,7 @@
 
 #include "fib.hpp"
 #include "harness.hpp"
+#include "heddle_counters.hpp"
 #include "heddle_runtimes.hpp"
 #include "registry.hpp"
 #include "report.hpp"
@@ -21,30 +22,6 @@ namespace {
 
 constexpr const char* tbb_name = "oneTBB task_group";
 
-// heddle's counters summed over every run of one variant: taken around each run, outside its timing.
-struct counted {
-  heddle::runtime_stats sum{};
-  int runs = 0;
-  template <class F>
-  double operator()(heddle::runtime& rt, F&& timed_run) {
-    const auto before = rt.stats();
-    const double s = timed_run();
-    const auto after = rt.stats();
-    sum.executed += after.executed - before.executed;
-    sum.steals += after.steals - before.steals;
-    sum.failed_steals += after.failed_steals - before.failed_steals;
-    sum.parks += after.parks - before.parks;
-    sum.wakeups += after.wakeups - before.wakeups;
-    ++runs;
-    return s;
-  }
-  nlohmann::json per_run() const {
-    auto avg = [&](std::uint64_t v) { return runs ? double(v) / runs : 0.0; };
-    return {{"executed", avg(sum.executed)},      {"steals", avg(sum.steals)}, {"failed_steals", avg(sum.failed_steals)},
-            {"parks", avg(sum.parks)},            {"wakeups", avg(sum.wakeups)}};
-  }
-};
-
 void run(const options& opt, nlohmann::json& report) {
   const int n = opt.pick(18, 27, 30, 32);
   const long expected = fib_value(n);
@@ -55,7 +32,7 @@ void run(const options& opt, nlohmann::json& report) {
 
   heddle_runtimes runtimes(threads);  // created once per thread count, outside the timed region
   tbb_arenas arenas(threads);
-  std::map<std::string, counted> counters;  // "<variant> <threads>t"
+  std::map<std::string, heddle_counters> counters;  // "<variant> <threads>t"
 
   std::vector<variant> vs;
   vs.push_back({"serial", 1, {}, [=] { return timed([=] { return fib_serial(n); }, expect_equal(expected, "serial")); }});
@@ -104,10 +81,8 @@ void run(const options& opt, nlohmann::json& report) {
   nlohmann::json stats = nlohmann::json::object();
   std::printf("\nheddle counters per run (warm-up included):\n");
   for (auto& [name, c] : counters) {
-    stats[name] = c.per_run();
-    std::printf("  %-24s executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f\n", name.c_str(),
-                double(c.sum.executed) / c.runs, double(c.sum.steals) / c.runs, double(c.sum.failed_steals) / c.runs,
-                double(c.sum.parks) / c.runs, double(c.sum.wakeups) / c.runs);
+    stats[name] = c.json();
+    std::printf("  %-24s %s\n", name.c_str(), c.line().c_str());
   }
   std::printf("\n");
   add_suite(report, "spawn", rs,

@@ -4,6 +4,7 @@
 // four mean task lengths. A serial run of the same tasks shows the floor: what spinning on the clock
 // and counting each task cost without any runtime.
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "heddle_counters.hpp"
 #include "heddle_runtimes.hpp"
 #include "registry.hpp"
 #include "report.hpp"
@@ -66,6 +68,7 @@ void run(const options& opt, nlohmann::json& report) {
 
   heddle_runtimes runtimes(threads);
   tbb_arenas arenas(threads);
+  std::map<std::pair<std::string, unsigned>, heddle_counters> counters;  // (config, threads)
   std::vector<variant> vs;
   for (auto& lp : loads) {
     workload* w = lp.get();
@@ -78,7 +81,10 @@ void run(const options& opt, nlohmann::json& report) {
     for (unsigned t : threads) {
       auto* rt = &runtimes[t];
       auto* arena = &arenas[t];
-      vs.push_back({heddle_name, t, config, [=] { return timed_run(heddle_name, [=] { run_heddle(*rt, *w); }); }});
+      auto* count = &counters[{config, t}];
+      vs.push_back({heddle_name, t, config, [=] {
+                      return (*count)(*rt, [=] { return timed_run(heddle_name, [=] { run_heddle(*rt, *w); }); });
+                    }});
       vs.push_back({tbb_name, t, config, [=] { return timed_run(tbb_name, [=] { run_tbb(*arena, *w); }); }});
       vs.push_back({omp_name, t, config, [=] { return timed_run(omp_name, [=] { run_omp(t, *w); }); }});
     }
@@ -121,6 +127,14 @@ void run(const options& opt, nlohmann::json& report) {
               "thread%s; n/a where the peer's overhead is not positive) are in the JSON report.\n\n",
               main_threads, main_threads == 1 ? "" : "s");
 
+  std::printf("heddle counters per run (warm-up included):\n");
+  nlohmann::json counts = nlohmann::json::object();
+  for (auto& [key, c] : counters) {
+    std::printf("  %-20s %ut  %s\n", key.first.c_str(), key.second, c.line().c_str());
+    counts[key.first + " " + std::to_string(key.second) + "t"] = c.json();
+  }
+  std::printf("\n");
+
   nlohmann::json sizes = nlohmann::json::object();
   for (auto& lp : loads)
     sizes[lp->name()] = {{"tasks", lp->size()}, {"total_work_s", double(lp->total_ns) * 1e-9}, {"tree_depth", lp->depth()}};
@@ -128,6 +142,7 @@ void run(const options& opt, nlohmann::json& report) {
             {{"reps", opt.reps},
              {"pareto_alpha", pareto_alpha},
              {"workloads", sizes},
+             {"heddle_counters_per_run", counts},
              {"plot_rows", false},  // 16 configurations: the overhead plot tells more than the time bars
              {"tables", {{"overhead", table}}}});
 }

@@ -1,0 +1,53 @@
+// heddle's scheduler counters (runtime_stats) summed over every run of one variant, read around each
+// run outside its timing: how many tasks ran, were stolen, how often workers slept and were woken.
+// Header-only: only suites that link heddle::heddle include it.
+#pragma once
+
+#include <heddle/heddle.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace heddle::bench {
+
+struct heddle_counters {
+  heddle::runtime_stats sum{};
+  int runs = 0;
+
+  // Runs timed_run() (which returns seconds) and adds what the runtime counted meanwhile.
+  template <class F>
+  double operator()(heddle::runtime& rt, F&& timed_run) {
+    const auto before = rt.stats();
+    const double s = timed_run();
+    const auto after = rt.stats();
+    sum.executed += after.executed - before.executed;
+    sum.steals += after.steals - before.steals;
+    sum.failed_steals += after.failed_steals - before.failed_steals;
+    sum.parks += after.parks - before.parks;
+    sum.wakeups += after.wakeups - before.wakeups;
+    ++runs;
+    return s;
+  }
+
+  double per_run(std::uint64_t v) const { return runs ? double(v) / runs : 0.0; }
+
+  nlohmann::json json() const {
+    return {{"executed", per_run(sum.executed)}, {"steals", per_run(sum.steals)},
+            {"failed_steals", per_run(sum.failed_steals)}, {"parks", per_run(sum.parks)},
+            {"wakeups", per_run(sum.wakeups)}};
+  }
+
+  // "executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2" (per run)
+  std::string line() const {
+    char s[160];
+    std::snprintf(s, sizeof s, "executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f",
+                  per_run(sum.executed), per_run(sum.steals), per_run(sum.failed_steals), per_run(sum.parks),
+                  per_run(sum.wakeups));
+    return s;
+  }
+};
+
+}  // namespace heddle::bench
