@@ -6,13 +6,15 @@ namespace heddle::bench::heat {
 
 namespace {
 
-// The lower half is a task, the upper half runs here: Cilk's spawn / call / sync.
+// Cilk's spawn / call / sync. The upper half is the task and the lower half runs here, so that one
+// worker alone sweeps the rows upwards as the serial loop (and Cilk, which runs the spawned lower
+// half first) does: the hardware prefetcher follows the stream across leaves.
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
   if (ub - lb > p.leaf_rows) {
     const int mid = lb + (ub - lb) / 2;
-    auto lower = heddle::task(divide, std::cref(p), next, cur, lb, mid, decay);
-    divide(p, next, cur, mid, ub, decay);
-    *lower;
+    auto upper = heddle::task(divide, std::cref(p), next, cur, mid, ub, decay);
+    divide(p, next, cur, lb, mid, decay);
+    *upper;
   } else {
     step_rows(p, next, cur, lb, ub, decay);
   }

@@ -7,9 +7,9 @@ namespace {
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
   if (ub - lb > p.leaf_rows) {
     const int mid = lb + (ub - lb) / 2;
-#pragma omp task firstprivate(next, cur, lb, mid, decay) shared(p)
-    divide(p, next, cur, lb, mid, decay);
+#pragma omp task firstprivate(next, cur, mid, ub, decay) shared(p)  // the upper half, as in heddle.cpp
     divide(p, next, cur, mid, ub, decay);
+    divide(p, next, cur, lb, mid, decay);
 #pragma omp taskwait
   } else {
     step_rows(p, next, cur, lb, ub, decay);

@@ -9,9 +9,9 @@ namespace {
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
   if (ub - lb > p.leaf_rows) {
     const int mid = lb + (ub - lb) / 2;
-    tbb::task_group g;
-    g.run([&p, next, cur, lb, mid, decay] { divide(p, next, cur, lb, mid, decay); });
-    divide(p, next, cur, mid, ub, decay);
+    tbb::task_group g;  // the upper half is the task, as in heddle.cpp
+    g.run([&p, next, cur, mid, ub, decay] { divide(p, next, cur, mid, ub, decay); });
+    divide(p, next, cur, lb, mid, decay);
     g.wait();
   } else {
     step_rows(p, next, cur, lb, ub, decay);

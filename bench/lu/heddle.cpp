@@ -6,18 +6,19 @@ namespace heddle::bench::lu {
 
 namespace {
 
-// Where Cilk spawns, a task; the last call of a parallel group runs here; forcing the futures is
-// Cilk's sync (and runs the tasks nobody stole, from this worker's deque).
+// Where Cilk spawns a group of calls, the first call runs here and the others are tasks, pushed
+// last first: a worker left alone pops them in the serial order, a thief takes the last one. Forcing
+// the futures is Cilk's sync (and runs the tasks nobody stole, from this worker's deque).
 void schur(blocks M, blocks V, blocks W) {
   if (M.nb == 1) return block_schur(M.p, V.p, W.p);
   for (std::size_t r = 0; r < 2; ++r) {
-    auto a = heddle::task(schur, M.q(0, 0), V.q(0, r), W.q(r, 0));
-    auto b = heddle::task(schur, M.q(0, 1), V.q(0, r), W.q(r, 1));
-    auto c = heddle::task(schur, M.q(1, 0), V.q(1, r), W.q(r, 0));
-    schur(M.q(1, 1), V.q(1, r), W.q(r, 1));
-    *a;
-    *b;
-    *c;
+    auto m11 = heddle::task(schur, M.q(1, 1), V.q(1, r), W.q(r, 1));
+    auto m10 = heddle::task(schur, M.q(1, 0), V.q(1, r), W.q(r, 0));
+    auto m01 = heddle::task(schur, M.q(0, 1), V.q(0, r), W.q(r, 1));
+    schur(M.q(0, 0), V.q(0, r), W.q(r, 0));
+    *m01;
+    *m10;
+    *m11;
   }
 }
 
@@ -32,9 +33,9 @@ void lower_column(blocks Ma, blocks Mb, blocks L) {
 
 void lower_solve(blocks M, blocks L) {
   if (M.nb == 1) return block_lower_solve(M.p, L.p);
-  auto left = heddle::task(lower_column, M.q(0, 0), M.q(1, 0), L);
-  lower_column(M.q(0, 1), M.q(1, 1), L);
-  *left;
+  auto right = heddle::task(lower_column, M.q(0, 1), M.q(1, 1), L);
+  lower_column(M.q(0, 0), M.q(1, 0), L);
+  *right;
 }
 
 void upper_row(blocks Ma, blocks Mb, blocks U) {
@@ -45,9 +46,9 @@ void upper_row(blocks Ma, blocks Mb, blocks U) {
 
 void upper_solve(blocks M, blocks U) {
   if (M.nb == 1) return block_upper_solve(M.p, U.p);
-  auto top = heddle::task(upper_row, M.q(0, 0), M.q(0, 1), U);
-  upper_row(M.q(1, 0), M.q(1, 1), U);
-  *top;
+  auto bottom = heddle::task(upper_row, M.q(1, 0), M.q(1, 1), U);
+  upper_row(M.q(0, 0), M.q(0, 1), U);
+  *bottom;
 }
 
 }  // namespace
@@ -55,9 +56,9 @@ void upper_solve(blocks M, blocks U) {
 void lu_heddle(blocks M) {
   if (M.nb == 1) return block_lu(M.p);
   lu_heddle(M.q(0, 0));
-  auto right = heddle::task(lower_solve, M.q(0, 1), M.q(0, 0));
-  upper_solve(M.q(1, 0), M.q(0, 0));
-  *right;
+  auto below = heddle::task(upper_solve, M.q(1, 0), M.q(0, 0));
+  lower_solve(M.q(0, 1), M.q(0, 0));
+  *below;
   schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
   lu_heddle(M.q(1, 1));
 }

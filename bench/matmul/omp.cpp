@@ -9,12 +9,13 @@ void multiply_tasks(double* C, const double* A, const double* B, std::size_t n, 
   const std::size_t h = n / 2;
   for (int round = 0; round < 2; ++round) {
     const auto p = round_products(C, A, B, h, ld, round);
-    for (int i = 0; i < 3; ++i) {
+    // Products 3, 2, 1 are tasks, product 0 runs here, as in heddle.cpp and tbb.cpp.
+    for (int i = 3; i >= 1; --i) {
       const product q = p[i];
 #pragma omp task firstprivate(q, h, ld)
       multiply_tasks(q.c, q.a, q.b, h, ld);
     }
-    multiply_tasks(p[3].c, p[3].a, p[3].b, h, ld);
+    multiply_tasks(p[0].c, p[0].a, p[0].b, h, ld);
 #pragma omp taskwait
   }
 }
