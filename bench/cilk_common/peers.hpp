@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "heddle_counters.hpp"
 #include "heddle_runtimes.hpp"
 #include "report.hpp"
 #include "tbb_arenas.hpp"
@@ -40,26 +41,6 @@ struct program {
   std::function<void()> tbb;             // runs inside arena.execute(...)
   std::function<void(unsigned)> omp;     // makes its own team of that many threads
   std::function<void(const std::string& who)> check;  // throws std::runtime_error naming `who`
-};
-
-// heddle's counters summed over every run of one variant, taken around each run outside its timing.
-struct heddle_counters {
-  heddle::runtime_stats sum{};
-  int runs = 0;
-  void add(const heddle::runtime_stats& before, const heddle::runtime_stats& after) {
-    sum.spawned += after.spawned - before.spawned;
-    sum.executed += after.executed - before.executed;
-    sum.steals += after.steals - before.steals;
-    sum.failed_steals += after.failed_steals - before.failed_steals;
-    sum.parks += after.parks - before.parks;
-    sum.wakeups += after.wakeups - before.wakeups;
-    ++runs;
-  }
-  double avg(std::uint64_t v) const { return runs ? double(v) / runs : 0.0; }
-  nlohmann::json per_run() const {
-    return {{"spawned", avg(sum.spawned)}, {"executed", avg(sum.executed)}, {"steals", avg(sum.steals)},
-            {"failed_steals", avg(sum.failed_steals)}, {"parks", avg(sum.parks)}, {"wakeups", avg(sum.wakeups)}};
-  }
 };
 
 // Serial once, then heddle, oneTBB and OpenMP at each thread count; `reps` interleaved rounds after
@@ -86,10 +67,7 @@ inline std::vector<result> run_peers(const options& opt, const std::vector<unsig
     auto& c = counters[heddle_name + ts];
     vs.push_back({heddle_name, t, {}, [&p, &c, once, runtimes, t, ts] {
                     auto& rt = (*runtimes)[t];
-                    const auto before = rt.stats();
-                    const double s = once(heddle_name + ts, [&] { rt.task([&] { p.heddle(); }).get(); });
-                    c.add(before, rt.stats());
-                    return s;
+                    return c(rt, [&] { return once(heddle_name + ts, [&] { rt.task([&] { p.heddle(); }).get(); }); });
                   }});
     vs.push_back({tbb_name, t, {}, [&p, once, arenas, t, ts] {
                     auto& arena = (*arenas)[t];
@@ -134,10 +112,8 @@ inline nlohmann::json print_counters(const std::map<std::string, heddle_counters
   nlohmann::json stats = nlohmann::json::object();
   std::printf("\nheddle counters per run (warm-up included):\n");
   for (auto& [name, c] : counters) {
-    stats[name] = c.per_run();
-    std::printf("  %-10s spawned %.0f, executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f\n",
-                name.c_str(), c.avg(c.sum.spawned), c.avg(c.sum.executed), c.avg(c.sum.steals),
-                c.avg(c.sum.failed_steals), c.avg(c.sum.parks), c.avg(c.sum.wakeups));
+    stats[name] = c.json();
+    std::printf("  %-10s %s\n", name.c_str(), c.line().c_str());
   }
   std::printf("\n");
   return stats;

@@ -64,7 +64,7 @@ void run(const options& opt, nlohmann::json& report) {
     });
   };
 
-  std::map<std::string, cilk::heddle_counters> counters;
+  std::map<std::string, heddle_counters> counters;
   const auto rs = cilk::run_peers(opt, threads, p, counters);
   std::printf("%s\n", markdown_table(rs, cilk::tbb_name).c_str());
   cilk::add_peer_ratios(report, rs, "heat", threads);
