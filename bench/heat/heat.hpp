@@ -2,7 +2,8 @@
 // iteration). An nx×ny grid of doubles, two buffers; each of the nt time steps computes the next
 // grid from the current one with the five-point stencil, and the boundary from the exact solution
 // exp(−2t)·sin x·sin y at the step's time. A step divides the x range (rows) recursively in halves
-// down to `leaf_rows` rows, each half a task; the steps run one after another. The rows kernel
+// down to `leaf_rows` rows, the upper half a task and the lower half run by the caller (as Cilk
+// spawns one and calls the other); the steps run one after another. The rows kernel
 // (kernel.cpp) is the same machine code in every runtime, so every runtime computes bitwise the
 // same grid. One file per runtime: heddle.cpp, tbb.cpp, omp.cpp, serial.cpp; suite.cpp times them.
 #pragma once
