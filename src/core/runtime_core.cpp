@@ -2,11 +2,13 @@
 #include "runtime_core.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <system_error>
+#include <thread>
 
 #include "heddle/core/detail/futex.hpp"
 
@@ -24,9 +26,18 @@ std::uint32_t next_random(std::uint32_t& s) noexcept {
 
 thread_local std::uint32_t random_state = 0x9e3779b9u;
 
+// The CPUs this process may run on (its affinity mask), or the machine's count if unknown.
+unsigned usable_cpus() noexcept {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
 }  // namespace
 
-runtime_core::runtime_core(const runtime_options& options) : options_(options), lot_(options.threads) {
+runtime_core::runtime_core(const runtime_options& options)
+    : options_(options), oversubscribed_(options.threads > usable_cpus()), lot_(options.threads) {
   workers_.reserve(options.threads);
   for (unsigned i = 0; i < options.threads; ++i) {
     auto w = std::make_unique<worker>();
@@ -173,7 +184,9 @@ void runtime_core::worker_main(worker* w) {
       // Spin a little before sleeping: waking a sleeping thread costs far more than a short spin.
       const auto deadline = clock::now() + options_.spin_before_park;
       do {
-        for (int i = 0; i < 64; ++i) cpu_relax();
+        // Measured with 4 workers on 2 cores (heat 4096x1024x100): 207 ms spinning, 178 ms yielding.
+        if (oversubscribed_) sched_yield();
+        else for (int i = 0; i < 64; ++i) cpu_relax();
         if (work_visible(w)) t = find_work(w);
       } while (!t && !stopping() && clock::now() < deadline);
     }

@@ -51,6 +51,9 @@ class runtime_core {
   void drain_discarding() noexcept;
 
   runtime_options options_;
+  // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
+  // the worker holding the work may be waiting for it.
+  bool oversubscribed_ = false;
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<pthread_t> threads_;
   task_queue injected_;
