@@ -3,8 +3,8 @@
 
 Left: median time per variant and thread count, with min-max bars (log scale when the medians span
 more than a factor of 20, as serial against task versions does). Right, when a suite ran at more
-than one thread count: each variant's speed-up over its own time at the fewest threads, the shape of
-TaskMan's speed-up figures. One row of panels per config.
+than one thread count: each variant's speed-up over the serial program (or, without one, over its own
+time at the fewest threads), the shape of TaskMan's speed-up figures. One row of panels per config.
 
 A table with an "overhead" column (the stats suite's) is drawn as overhead against mean task length
 instead, one PNG per thread count.
@@ -72,17 +72,20 @@ def plot_suite(path, out_dir):
         ax.legend(fontsize="small")
         if speedup:
             ax = row_axes[1]
+            # TaskMan's measure: speed-up over the serial program where the suite has one, else over
+            # each variant's own time at the fewest threads.
+            serial = by_variant.get("serial", {}).get(1)
             for v in variants:
                 ts = [t for t in threads if t in by_variant[v]]
                 if len(ts) < 2:
                     continue
-                base = by_variant[v][ts[0]]["median_s"]
+                base = serial["median_s"] if serial else by_variant[v][ts[0]]["median_s"]
                 ax.plot(ts, [base / by_variant[v][t]["median_s"] for t in ts], marker="o", label=v,
                         color=colour[v])
             ax.plot(threads, [t / threads[0] for t in threads], linestyle=":", color="grey", label="linear")
             ax.set_xticks(threads)
             ax.set_xlabel("threads")
-            ax.set_ylabel(f"speed-up over {threads[0]} thread(s)")
+            ax.set_ylabel("speed-up over serial" if serial else f"speed-up over {threads[0]} thread(s)")
             ax.set_title(f"{suite}: speed-up")
             ax.legend(fontsize="small")
     fig.tight_layout()
@@ -120,6 +123,8 @@ def plot_overhead(path, out_dir):
                                 color=palette[k % len(palette)], linestyle=":" if v == "serial" else "-")
                 ax.set_xscale("log")
                 ax.set_yscale("symlog", linthresh=1)
+                if all(float(r["overhead"]) >= 0 for r in rows if r["overhead"] != ""):
+                    ax.set_ylim(bottom=0)
                 ax.axhline(0, color="grey", linewidth=0.5)
                 ax.set_title(f"{suite}: {shape}, {dist}, {threads} thread{'s' if threads > 1 else ''}")
                 ax.set_xlabel("mean task length (µs)")
