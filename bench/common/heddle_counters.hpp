@@ -23,6 +23,7 @@ struct heddle_counters {
     const auto before = rt.stats();
     const double s = timed_run();
     const auto after = rt.stats();
+    sum.spawned += after.spawned - before.spawned;
     sum.executed += after.executed - before.executed;
     sum.steals += after.steals - before.steals;
     sum.failed_steals += after.failed_steals - before.failed_steals;
@@ -35,17 +36,17 @@ struct heddle_counters {
   double per_run(std::uint64_t v) const { return runs ? double(v) / runs : 0.0; }
 
   nlohmann::json json() const {
-    return {{"executed", per_run(sum.executed)}, {"steals", per_run(sum.steals)},
+    return {{"spawned", per_run(sum.spawned)}, {"executed", per_run(sum.executed)}, {"steals", per_run(sum.steals)},
             {"failed_steals", per_run(sum.failed_steals)}, {"parks", per_run(sum.parks)},
             {"wakeups", per_run(sum.wakeups)}};
   }
 
-  // "executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2" (per run)
+  // "spawned 2692536, executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2" (per run)
   std::string line() const {
-    char s[160];
-    std::snprintf(s, sizeof s, "executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f",
-                  per_run(sum.executed), per_run(sum.steals), per_run(sum.failed_steals), per_run(sum.parks),
-                  per_run(sum.wakeups));
+    char s[200];
+    std::snprintf(s, sizeof s, "spawned %.0f, executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f",
+                  per_run(sum.spawned), per_run(sum.executed), per_run(sum.steals), per_run(sum.failed_steals),
+                  per_run(sum.parks), per_run(sum.wakeups));
     return s;
   }
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "heddle_counters.hpp"
 #include "heddle_runtimes.hpp"
 #include "registry.hpp"
 #include "report.hpp"
@@ -44,31 +45,6 @@ std::vector<position> positions(int n) {
   }
   return ps;
 }
-
-// heddle's counters summed over every run of one variant: taken around each run, outside its timing.
-struct counted {
-  heddle::runtime_stats sum{};
-  int runs = 0;
-  template <class F>
-  double operator()(heddle::runtime& rt, F&& timed_run) {
-    const auto before = rt.stats();
-    const double s = timed_run();
-    const auto after = rt.stats();
-    sum.spawned += after.spawned - before.spawned;
-    sum.executed += after.executed - before.executed;
-    sum.steals += after.steals - before.steals;
-    sum.failed_steals += after.failed_steals - before.failed_steals;
-    sum.parks += after.parks - before.parks;
-    sum.wakeups += after.wakeups - before.wakeups;
-    ++runs;
-    return s;
-  }
-  double avg(std::uint64_t v) const { return runs ? double(v) / runs : 0.0; }
-  nlohmann::json per_run() const {
-    return {{"spawned", avg(sum.spawned)},   {"executed", avg(sum.executed)}, {"steals", avg(sum.steals)},
-            {"failed_steals", avg(sum.failed_steals)}, {"parks", avg(sum.parks)},    {"wakeups", avg(sum.wakeups)}};
-  }
-};
 
 std::string describe(const move_score& r) {
   return square_name(r.move) + " (score " + std::to_string(r.score) + ")";
@@ -143,7 +119,7 @@ void run(const options& opt, nlohmann::json& report) {
 
   heddle_runtimes runtimes(threads);  // created once per thread count, outside the timed region
   tbb_arenas arenas(threads);
-  std::map<std::string, counted> counters;  // "<variant> <threads>t <config>"
+  std::map<std::string, heddle_counters> counters;  // "<variant> <threads>t <config>"
 
   std::vector<variant> vs;
   for (const auto& s : settings) {
@@ -231,10 +207,8 @@ void run(const options& opt, nlohmann::json& report) {
   nlohmann::json stats = nlohmann::json::object();
   std::printf("\nheddle counters per run (warm-up included):\n");
   for (auto& [name, c] : counters) {
-    stats[name] = c.per_run();
-    std::printf("  %-40s spawned %.0f, executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f\n",
-                name.c_str(), c.avg(c.sum.spawned), c.avg(c.sum.executed), c.avg(c.sum.steals),
-                c.avg(c.sum.failed_steals), c.avg(c.sum.parks), c.avg(c.sum.wakeups));
+    stats[name] = c.json();
+    std::printf("  %-40s %s\n", name.c_str(), c.line().c_str());
   }
   std::printf("\n");
   add_suite(report, "othello", rs,
