@@ -108,18 +108,6 @@ inline void add_peer_ratios(nlohmann::json& report, const std::vector<result>& r
   }
 }
 
-// Prints heddle's counters per run and returns them for the JSON report.
-inline nlohmann::json print_counters(const std::map<std::string, heddle_counters>& counters) {
-  nlohmann::json stats = nlohmann::json::object();
-  std::printf("\nheddle counters per run (warm-up included):\n");
-  for (auto& [name, c] : counters) {
-    stats[name] = c.json();
-    std::printf("  %-10s %s\n", name.c_str(), c.line().c_str());
-  }
-  std::printf("\n");
-  return stats;
-}
-
 // Compares n values with the serial reference: each must be within tol·max(1, |want|) of it.
 // Throws std::runtime_error naming the suite, the variant, the first index that differs and both
 // values. Returns whether every value was bitwise equal (the programs do the same operations in the

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 
 namespace heddle::bench {
@@ -50,5 +51,18 @@ struct heddle_counters {
     return s;
   }
 };
+
+// Prints each variant's counters per run under a heading and returns them as a JSON object (for
+// the suite's "heddle_counters_per_run").
+inline nlohmann::json print_counters(const std::map<std::string, heddle_counters>& counters) {
+  nlohmann::json stats = nlohmann::json::object();
+  std::printf("\nheddle counters per run (warm-up included):\n");
+  for (auto& [name, c] : counters) {
+    stats[name] = c.json();
+    std::printf("  %-30s %s\n", name.c_str(), c.line().c_str());
+  }
+  std::printf("\n");
+  return stats;
+}
 
 }  // namespace heddle::bench

@@ -72,7 +72,7 @@ void run(const options& opt, nlohmann::json& report) {
   std::printf("serial: %.2f ns per cell and step; max error against the exact solution %.3g; every result %s the "
               "serial one\n",
               serial / (double(pb.cells()) * nt) * 1e9, max_error, identical ? "bitwise equal to" : "within 1e-12 of");
-  const auto stats = cilk::print_counters(counters);
+  const auto stats = print_counters(counters);
   add_suite(report, "heat", rs,
             {{"nx", nx}, {"ny", ny}, {"nt", nt}, {"leaf_rows", leaf_rows}, {"reps", opt.reps},
              {"max_error_vs_exact", max_error}, {"bitwise_equal_to_serial", identical},

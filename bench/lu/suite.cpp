@@ -108,7 +108,7 @@ void run(const options& opt, nlohmann::json& report) {
   std::printf("serial: %.2f GFLOP/s; ", gflop / find(rs, cilk::serial_name, 1).median());
   if (res >= 0) std::printf("max |A - L·U| / max |A| = %.3g; ", res);
   std::printf("every result %s the serial one\n", identical ? "bitwise equal to" : "within 1e-12 of");
-  const auto stats = cilk::print_counters(counters);
+  const auto stats = print_counters(counters);
   nlohmann::json extra{{"n", n}, {"block", block}, {"gflop", gflop}, {"reps", opt.reps},
                        {"bitwise_equal_to_serial", identical}, {"heddle_counters_per_run", stats}};
   if (res >= 0) extra["residual"] = res;

@@ -79,7 +79,7 @@ void run(const options& opt, nlohmann::json& report) {
   const double gflop = 2.0 * double(n) * double(n) * double(n) / 1e9;
   std::printf("serial: %.2f GFLOP/s; every result %s the serial one\n", gflop / find(rs, cilk::serial_name, 1).median(),
               identical ? "bitwise equal to" : "within 1e-12 (relative) of");
-  const auto stats = cilk::print_counters(counters);
+  const auto stats = print_counters(counters);
   add_suite(report, "matmul", rs,
             {{"n", n}, {"leaf", leaf}, {"gflop", gflop}, {"reps", opt.reps}, {"bitwise_equal_to_serial", identical},
              {"heddle_counters_per_run", stats}});

@@ -204,13 +204,7 @@ void run(const options& opt, nlohmann::json& report) {
                     (t == 1 ? "" : "s"));
   }
 
-  nlohmann::json stats = nlohmann::json::object();
-  std::printf("\nheddle counters per run (warm-up included):\n");
-  for (auto& [name, c] : counters) {
-    stats[name] = c.json();
-    std::printf("  %-40s %s\n", name.c_str(), c.line().c_str());
-  }
-  std::printf("\n");
+  const nlohmann::json stats = print_counters(counters);
   add_suite(report, "othello", rs,
             {{"depths", depths},
              {"positions", n_positions},

@@ -78,13 +78,7 @@ void run(const options& opt, nlohmann::json& report) {
     add_ratio(report, "spawn_ns_1t_tbb", per_spawn(tbb_name), "ns per task, oneTBB task_group");
   }
 
-  nlohmann::json stats = nlohmann::json::object();
-  std::printf("\nheddle counters per run (warm-up included):\n");
-  for (auto& [name, c] : counters) {
-    stats[name] = c.json();
-    std::printf("  %-24s %s\n", name.c_str(), c.line().c_str());
-  }
-  std::printf("\n");
+  const nlohmann::json stats = print_counters(counters);
   add_suite(report, "spawn", rs,
             {{"n", n}, {"tasks", tasks}, {"reps", opt.reps}, {"serial", "fib_serial built at -O1: both calls kept"},
              {"heddle_counters_per_run", stats}});

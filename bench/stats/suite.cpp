@@ -68,7 +68,7 @@ void run(const options& opt, nlohmann::json& report) {
 
   heddle_runtimes runtimes(threads);
   tbb_arenas arenas(threads);
-  std::map<std::pair<std::string, unsigned>, heddle_counters> counters;  // (config, threads)
+  std::map<std::string, heddle_counters> counters;  // "<config> <threads>t"
   std::vector<variant> vs;
   for (auto& lp : loads) {
     workload* w = lp.get();
@@ -81,7 +81,7 @@ void run(const options& opt, nlohmann::json& report) {
     for (unsigned t : threads) {
       auto* rt = &runtimes[t];
       auto* arena = &arenas[t];
-      auto* count = &counters[{config, t}];
+      auto* count = &counters[config + " " + std::to_string(t) + "t"];
       vs.push_back({heddle_name, t, config, [=] {
                       return (*count)(*rt, [=] { return timed_run(heddle_name, [=] { run_heddle(*rt, *w); }); });
                     }});
@@ -127,13 +127,7 @@ void run(const options& opt, nlohmann::json& report) {
               "thread%s; n/a where the peer's overhead is not positive) are in the JSON report.\n\n",
               main_threads, main_threads == 1 ? "" : "s");
 
-  std::printf("heddle counters per run (warm-up included):\n");
-  nlohmann::json counts = nlohmann::json::object();
-  for (auto& [key, c] : counters) {
-    std::printf("  %-20s %ut  %s\n", key.first.c_str(), key.second, c.line().c_str());
-    counts[key.first + " " + std::to_string(key.second) + "t"] = c.json();
-  }
-  std::printf("\n");
+  const nlohmann::json counts = print_counters(counters);
 
   nlohmann::json sizes = nlohmann::json::object();
   for (auto& lp : loads)
