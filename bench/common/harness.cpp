@@ -1,6 +1,9 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <random>
+#include <thread>
 
 namespace heddle::bench {
 
@@ -19,8 +22,22 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps) {
     v.run();
     rs.push_back({v.name, v.threads, v.config, {}});
   }
-  for (int r = 0; r < reps; ++r)
-    for (std::size_t i = 0; i < variants.size(); ++i) rs[i].samples.push_back(variants[i].run());
+  // A runtime's threads stay busy for a while after its run ends (oneTBB's idle workers spin and
+  // yield, libgomp's spin), and slow down whatever runs next: in a fixed order one variant always
+  // pays for its predecessor (measured: a 2x swing in the stats suite's 2-thread ratios when heddle
+  // and oneTBB swapped places). So each round runs the variants in a new order (a seeded shuffle,
+  // the same on every run of the program), each after a short pause that lets the previous one's
+  // threads go idle.
+  std::vector<std::size_t> order(variants.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937_64 rng(20261123);
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    for (std::size_t i : order) {
+      std::this_thread::sleep_for(settle_time);
+      rs[i].samples.push_back(variants[i].run());
+    }
+  }
   return rs;
 }
 

@@ -1,5 +1,5 @@
-// The benchmark harness: runs several variants interleaved (A B C A B C ...), so that the fast and
-// slow phases of a noisy VM hit every variant alike, and reports medians with min–max.
+// The benchmark harness: runs several variants interleaved (A B C, C A B, ...), so that the fast
+// and slow phases of a noisy VM hit every variant alike, and reports medians with min–max.
 #pragma once
 
 #include <chrono>
@@ -50,8 +50,12 @@ struct result {
   double max() const;
 };
 
+// The pause before each timed run, in which the threads of the previous run go idle.
+inline constexpr std::chrono::milliseconds settle_time{5};
+
 // One warm-up run of each variant (pools, caches, thread start-up), then `reps` rounds in each of
-// which every variant runs once, in the order given. Every run checks its result.
+// which every variant runs once, in a shuffled order (a new one each round, the same sequence of
+// orders on every run of the program), each after settle_time. Every run checks its result.
 std::vector<result> run_interleaved(std::vector<variant>& variants, int reps);
 
 // The result of `name` at `threads` (and `config`); std::logic_error if there is none.
