@@ -15,7 +15,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -78,16 +77,6 @@ inline std::vector<result> run_peers(const options& opt, const std::vector<unsig
   }
   auto rs = run_interleaved(vs, opt.reps);
   return rs;
-}
-
-// The thread count of the headline ratios: the largest one in the list the machine has cores for
-// (std::thread::hardware_concurrency), else the smallest in the list.
-inline unsigned headline_threads(const std::vector<unsigned>& threads) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  unsigned best = 0;
-  for (unsigned t : threads)
-    if (t <= cores) best = std::max(best, t);
-  return best ? best : *std::min_element(threads.begin(), threads.end());
 }
 
 // <suite>_vs_tbb and <suite>_vs_omp at headline_threads(), and <suite>_<t>t_vs_tbb / _vs_omp at each

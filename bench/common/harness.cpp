@@ -41,6 +41,14 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps) {
   return rs;
 }
 
+unsigned headline_threads(const std::vector<unsigned>& threads) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned best = 0;
+  for (unsigned t : threads)
+    if (t <= cores) best = std::max(best, t);
+  return best ? best : *std::min_element(threads.begin(), threads.end());
+}
+
 const result& find(const std::vector<result>& rs, const std::string& name, unsigned threads,
                    const std::string& config) {
   for (auto& r : rs)

@@ -31,6 +31,10 @@ struct options {
   const char* scale_name() const { return check ? "--check" : quick ? "--quick" : full ? "--full" : ""; }
 };
 
+// The thread count of a suite's headline ratios (matmul_vs_tbb, ...): the largest in `threads` that
+// does not oversubscribe the machine (std::thread::hardware_concurrency), else the smallest.
+unsigned headline_threads(const std::vector<unsigned>& threads);
+
 // One thing to time. run() does the work once and returns its wall time in seconds; it throws
 // std::runtime_error when the result is wrong (heddle-bench then exits with status 1).
 struct variant {

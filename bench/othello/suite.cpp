@@ -10,7 +10,6 @@
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness.hpp"
@@ -62,15 +61,6 @@ auto expect_results(const std::vector<move_score>& expected, const std::vector<p
                                  std::to_string(pos[i].seed) + "): expected " + describe(expected[i]) + ", got " +
                                  describe(got[i]));
   };
-}
-
-// The thread count of the headline ratios: the most threads that do not oversubscribe the cores.
-unsigned headline_threads(const std::vector<unsigned>& threads) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  unsigned best = 0;
-  for (unsigned t : threads)
-    if (t <= cores && t > best) best = t;
-  return best ? best : *std::min_element(threads.begin(), threads.end());
 }
 
 struct setting {

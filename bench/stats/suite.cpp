@@ -3,13 +3,11 @@
 // OpenMP, two distributions (exponential, Pareto with the same mean), two shapes (loop, tree) and
 // four mean task lengths. A serial run of the same tasks shows the floor: what spinning on the clock
 // and counting each task cost without any runtime.
-#include <algorithm>
 #include <map>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "harness.hpp"
 #include "heddle_counters.hpp"
@@ -53,8 +51,7 @@ void run(const options& opt, nlohmann::json& report) {
   // Total work per configuration; the task count follows from the mean length.
   const double work_s = opt.pick(0.002, 0.04, 0.2, 1.0);
   const auto threads = opt.threads_or({1, 2});
-  const unsigned main_threads =
-      std::min(*std::max_element(threads.begin(), threads.end()), std::max(1u, std::thread::hardware_concurrency()));
+  const unsigned main_threads = headline_threads(threads);
   std::printf("## stats: null tasks spinning for random durations, %.0f ms of work per configuration, "
               "%d interleaved repetitions after a warm-up %s\n\n",
               work_s * 1e3, opt.reps, opt.scale_name());
