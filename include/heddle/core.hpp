@@ -7,5 +7,6 @@
 #include "heddle/core/parallel_for.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/core/stats.hpp"
+#include "heddle/core/strategy.hpp"
 #include "heddle/core/task_group.hpp"
 #include "heddle/core/when_all.hpp"

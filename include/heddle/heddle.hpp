@@ -1,4 +1,5 @@
 // heddle: a task-parallel runtime. This header brings in every public layer.
 #pragma once
 
+#include "heddle/async.hpp"
 #include "heddle/core.hpp"

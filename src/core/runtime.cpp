@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -53,6 +55,8 @@ unsigned runtime::num_threads() const noexcept { return core_->size(); }
 
 runtime_stats runtime::stats() const { return core_->stats(); }
 
+runtime_stats stats() { return detail::current_core()->stats(); }
+
 runtime& default_runtime() {
   static runtime rt;
   return rt;
@@ -66,6 +70,17 @@ void inject(runtime_core* core, task_base* t) { core->inject(t); }
 void submit_express(runtime_core* core, task_base* t) { core->submit_express(t); }
 
 void wake_one_sleeper(runtime_core* core) noexcept { core->lot().wake_one(); }
+
+unsigned new_service_id() {
+  static std::atomic<unsigned> next{0};
+  const unsigned id = next.fetch_add(1, std::memory_order_relaxed);
+  if (id >= runtime_core::max_services) throw std::logic_error("heddle: more kinds of runtime service than slots");
+  return id;
+}
+
+runtime_service& service(runtime_core* core, unsigned id, service_factory make) { return core->service(id, make); }
+
+bool core_stopping(const runtime_core* core) noexcept { return core->stopping(); }
 
 unsigned current_concurrency() {
   if (worker* w = current_worker) return w->core->size();

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "heddle/core/detail/futex.hpp"
+#include "heddle/core/errors.hpp"
 
 namespace heddle::detail {
 
@@ -37,7 +38,10 @@ unsigned usable_cpus() noexcept {
 }  // namespace
 
 runtime_core::runtime_core(const runtime_options& options)
-    : options_(options), oversubscribed_(options.threads > usable_cpus()), lot_(options.threads) {
+    : options_(options),
+      oversubscribed_(options.threads > usable_cpus()),
+      lot_(options.threads),
+      worker_latency_(new latency_set[options.threads]) {
   workers_.reserve(options.threads);
   for (unsigned i = 0; i < options.threads; ++i) {
     auto w = std::make_unique<worker>();
@@ -97,7 +101,38 @@ runtime_core::~runtime_core() {
   stopping_.store(true, std::memory_order_seq_cst);
   lot_.wake_all();
   for (pthread_t t : threads_) pthread_join(t, nullptr);
+  stop_services();
   drain_discarding();
+}
+
+// With the workers gone: the engines cancel what is pending (successors then land in the queues
+// and are discarded below), and the asap pool exits.
+void runtime_core::stop_services() noexcept {
+  std::lock_guard lock(services_m_);
+  for (auto it = service_order_.rbegin(); it != service_order_.rend(); ++it) (*it)->stop();
+  if (asap_owner_) asap_owner_->stop();
+}
+
+runtime_service& runtime_core::service(unsigned id, service_factory make) {
+  if (id >= max_services) std::terminate();  // new_service_id() hands out at most max_services
+  if (runtime_service* s = services_[id].load(std::memory_order_acquire)) [[likely]] return *s;
+  std::lock_guard lock(services_m_);
+  if (runtime_service* s = services_[id].load(std::memory_order_acquire)) return *s;
+  if (stopping()) throw task_cancelled("heddle: the runtime is stopping; it starts no more operations");
+  std::unique_ptr<runtime_service> made = make(this);
+  runtime_service* s = made.get();
+  service_order_.push_back(std::move(made));
+  services_[id].store(s, std::memory_order_release);
+  return *s;
+}
+
+asap_pool& runtime_core::asap() {
+  if (asap_pool* p = asap_.load(std::memory_order_acquire)) [[likely]] return *p;
+  std::lock_guard lock(services_m_);
+  if (asap_pool* p = asap_.load(std::memory_order_acquire)) return *p;
+  asap_owner_ = std::make_unique<asap_pool>(this, std::max(1u, options_.asap_threads), options_.stack_bytes);
+  asap_.store(asap_owner_.get(), std::memory_order_release);
+  return *asap_owner_;
 }
 
 // After the workers are gone: every record still queued completes as cancelled. Discarding can
@@ -217,6 +252,14 @@ runtime_stats runtime_core::stats() const {
   s.wakeups = lot_.wakeups.load(std::memory_order_relaxed);
   s.injected = injected_count_.load(std::memory_order_relaxed);
   s.express = express_count_.load(std::memory_order_relaxed);
+  s.asap_by_pool = asap_by_pool_.load(std::memory_order_relaxed);
+  s.asap_by_workers = asap_by_workers_.load(std::memory_order_relaxed);
+  for (std::size_t k = 0; k < strategy_count; ++k) {
+    latency_histogram::merged m;
+    for (unsigned i = 0; i < size(); ++i) m.add(worker_latency_[i][k]);
+    m.add(other_latency_[k]);
+    s.successor_latency[k] = m.summary();
+  }
   return s;
 }
 

@@ -3,13 +3,18 @@
 
 #include <pthread.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
+#include "asap_pool.hpp"
+#include "heddle/core/detail/service.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/runtime.hpp"
+#include "latency_histogram.hpp"
 #include "parking_lot.hpp"
 #include "task_queue.hpp"
 
@@ -44,11 +49,26 @@ class runtime_core {
     t->vt->execute(t);
   }
 
+  // The services of the layers above (service.hpp), made on first use.
+  runtime_service& service(unsigned id, service_factory make);
+  // The auxiliary pool of strategy::asap, started on first use.
+  asap_pool& asap();
+  void count_asap(bool by_pool) noexcept {
+    (by_pool ? asap_by_pool_ : asap_by_workers_).fetch_add(1, std::memory_order_relaxed);
+  }
+  // Where a successor started on the calling thread records its latency.
+  latency_set& latency_of(const worker* w) noexcept {
+    return w && w->core == this ? worker_latency_[w->index] : other_latency_;
+  }
+
+  static constexpr unsigned max_services = 16;
+
  private:
   void worker_main(worker* w);
   static void* thread_entry(void* arg);
   void start_thread(worker* w);
   void drain_discarding() noexcept;
+  void stop_services() noexcept;
 
   runtime_options options_;
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
@@ -63,6 +83,16 @@ class runtime_core {
   std::atomic<bool> drained_{false};
   std::atomic<std::uint64_t> injected_count_{0};
   std::atomic<std::uint64_t> express_count_{0};
+
+  std::mutex services_m_;  // held while making a service or the pool
+  std::array<std::atomic<runtime_service*>, max_services> services_{};
+  std::vector<std::unique_ptr<runtime_service>> service_order_;  // in the order they were made
+  std::atomic<asap_pool*> asap_{nullptr};
+  std::unique_ptr<asap_pool> asap_owner_;
+  std::atomic<std::uint64_t> asap_by_pool_{0};
+  std::atomic<std::uint64_t> asap_by_workers_{0};
+  std::unique_ptr<latency_set[]> worker_latency_;
+  latency_set other_latency_;
 };
 
 }  // namespace heddle::detail

@@ -8,7 +8,8 @@ task_group::~task_group() {
 
 task_group_status task_group::wait() {
   detail::group_wait(*this);
-  const bool was_cancelled = cancelled_.exchange(false, std::memory_order_relaxed);
+  const bool was_cancelled = cancel_.cancelled();
+  cancel_.reset();
   if (failed_.load(std::memory_order_acquire)) {
     std::exception_ptr e = std::move(error_);
     error_ = nullptr;

@@ -1,37 +1,44 @@
-// Cooperative cancellation: a source says "stop", tokens let running tasks notice.
+// Cooperative cancellation: a source says "stop", tokens let running tasks notice and cancel the
+// pending operations (timers, socket reads...) that were started with them.
 #pragma once
 
-#include <atomic>
 #include <memory>
+
+#include "heddle/core/detail/cancel_state.hpp"
 
 namespace heddle {
 
-// A cheap view of a cancellation flag that a running task polls. Copies share the flag.
+// A cheap view of a cancellation flag that a running task polls, or that an async operation takes
+// to be cancellable. Copies share the flag.
 class cancellation_token {
  public:
   cancellation_token() noexcept = default;  // never cancelled
-  bool cancelled() const noexcept { return flag_ && flag_->load(std::memory_order_relaxed); }
+  bool cancelled() const noexcept { return state_ && state_->cancelled(); }
   explicit operator bool() const noexcept { return cancelled(); }
+
+  // For the layers that register cancel hooks; nullptr for a token that can never be cancelled.
+  detail::cancel_state* state() const noexcept { return state_; }
 
  private:
   friend class cancellation_source;
   friend class task_group;
-  cancellation_token(const std::atomic<bool>* flag, std::shared_ptr<const void> keep) noexcept
-      : flag_(flag), keep_(std::move(keep)) {}
-  const std::atomic<bool>* flag_ = nullptr;
-  std::shared_ptr<const void> keep_;  // keeps a source's flag alive; empty for a task_group's token
+  cancellation_token(detail::cancel_state* state, std::shared_ptr<const void> keep) noexcept
+      : state_(state), keep_(std::move(keep)) {}
+  detail::cancel_state* state_ = nullptr;
+  std::shared_ptr<const void> keep_;  // keeps a source's state alive; empty for a task_group's token
 };
 
-// Owns a flag; cancel() is seen by every token made from it, from any thread.
+// Owns a flag; cancel() is seen by every token made from it, from any thread, and cancels the
+// operations pending with those tokens (their futures fail with operation_cancelled).
 class cancellation_source {
  public:
-  cancellation_source() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
-  void cancel() noexcept { flag_->store(true, std::memory_order_relaxed); }
-  bool cancelled() const noexcept { return flag_->load(std::memory_order_relaxed); }
-  cancellation_token token() const noexcept { return {flag_.get(), flag_}; }
+  cancellation_source() : state_(std::make_shared<detail::cancel_state>()) {}
+  void cancel() noexcept { state_->cancel(); }
+  bool cancelled() const noexcept { return state_->cancelled(); }
+  cancellation_token token() const noexcept { return {state_.get(), state_}; }
 
  private:
-  std::shared_ptr<std::atomic<bool>> flag_;
+  std::shared_ptr<detail::cancel_state> state_;
 };
 
 }  // namespace heddle

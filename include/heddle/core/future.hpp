@@ -69,6 +69,20 @@ class future_base {
     return future<U>(adopt, c);
   }
 
+  // The same, started by `how` (strategy.hpp) once this future is ready, with its latency from
+  // completion to start recorded in the runtime's stats. For the successor of an async operation,
+  // a promise or a when_all over them.
+  template <class F>
+  auto then(strategy how, F&& f) && {
+    check();
+    using U = continuation_result_t<T, std::decay_t<F>>;
+    using C = then_state<U, T, std::decay_t<F>>;
+    C* c = make_record<C>(s_, std::forward<F>(f), current_core(), how, /*timed=*/true);
+    s_ = nullptr;
+    c->start();
+    return future<U>(adopt, c);
+  }
+
   // The state, for layers built on futures (when_all, async engines). Leaves the future empty.
   future_state<T>* release_state() noexcept { return std::exchange(s_, nullptr); }
 

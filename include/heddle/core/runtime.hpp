@@ -24,6 +24,9 @@ struct runtime_options {
   // Stack of each worker thread. Helping while waiting never takes unrelated work when less than
   // a quarter of it is left.
   std::size_t stack_bytes = std::size_t{8} << 20;
+  // Threads of the auxiliary pool that races the workers for strategy::asap successors; started
+  // on the first such successor.
+  unsigned asap_threads = 1;
 };
 
 // HEDDLE_NUM_THREADS if set (a positive integer, else configuration_error), or the number of cores.
@@ -90,10 +93,10 @@ auto task(F&& f, A&&... args) {
   detail::worker* w = detail::current_worker;
   // Outside the workers, find (or start) the default runtime before making the record: starting
   // it may fail (a bad HEDDLE_NUM_THREADS), and then nothing must have been allocated.
-  detail::runtime_core* outside = w ? nullptr : detail::default_core();
+  detail::runtime_core* outside = w ? nullptr : detail::current_core();
   auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
   if (w) [[likely]] detail::spawn_local(w, s);
-  else detail::inject(outside, s);
+  else detail::schedule(outside, s);
   return future<detail::task_value_t<F, A...>>(detail::adopt, s);
 }
 

@@ -45,10 +45,12 @@ class task_group {
   // reused afterwards: its cancellation and error are reset.
   task_group_status wait();
 
-  // Tasks that have not started are skipped; running ones can poll is_canceling() or a token.
-  void cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
-  bool is_canceling() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
-  cancellation_token token() const noexcept { return {&cancelled_, nullptr}; }
+  // Tasks that have not started are skipped; running ones can poll is_canceling() or a token, and
+  // operations started with token() are cancelled.
+  void cancel() noexcept { cancel_.cancel(); }
+  bool is_canceling() const noexcept { return cancel_.cancelled(); }
+  // Valid while the group lives.
+  cancellation_token token() const noexcept { return {&cancel_, nullptr}; }
 
  private:
   template <class F>
@@ -71,7 +73,7 @@ class task_group {
   detail::runtime_core* core_;
   std::atomic<std::uint64_t> state_{0};  // 2 × unfinished tasks, plus 1 while a waiter sleeps
   std::atomic<detail::continuation*> waiter_{nullptr};
-  std::atomic<bool> cancelled_{false};
+  mutable detail::cancel_state cancel_;
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
 };

@@ -1,6 +1,10 @@
-// The record behind `future.then(f)`: waits attached to its source, then runs as a task.
+// The record behind `future.then(f)` and `future.then(strategy, f)`: waits attached to its source,
+// then starts as its strategy says (strategy.hpp). Only the strategy form is timed: its latency
+// from the source's completion to its own start goes to the runtime's stats.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <type_traits>
@@ -8,6 +12,7 @@
 
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/strategy.hpp"
 
 namespace heddle::detail {
 
@@ -22,29 +27,38 @@ struct continuation_result<void, F> {
 template <class T, class F>
 using continuation_result_t = typename continuation_result<T, F>::type;
 
+inline std::int64_t steady_now_ns() noexcept {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
 template <class U, class T, class F>
 class then_state final : public future_state<U>, public continuation {
  public:
+  // `timed`: the then(strategy, f) form, whose latency is recorded.
   template <class G>
-  then_state(future_state<T>* src, G&& g, runtime_core* home)
-      : future_state<U>(&vtable), continuation{&on_source_ready}, src_(src), home_(home) {
+  then_state(future_state<T>* src, G&& g, runtime_core* home, strategy how = strategy::normal, bool timed = false)
+      : future_state<U>(&vtable), continuation{&on_source_ready}, src_(src), home_(home), how_(how), timed_(timed) {
     ::new (static_cast<void*>(std::addressof(fn_))) F(std::forward<G>(g));
   }
   ~then_state() {}
 
   // Called once, right after construction: runs when the source is (or already was) ready.
   void start() {
-    if (!src_->attach(this)) schedule(home_, this);
+    if (!src_->attach(this)) release_successor();
   }
 
  private:
-  static void on_source_ready(continuation* c) noexcept {
-    auto* self = static_cast<then_state*>(c);
-    schedule(self->home_, self);
+  static void on_source_ready(continuation* c) noexcept { static_cast<then_state*>(c)->release_successor(); }
+
+  void release_successor() noexcept {
+    if (timed_) ready_ns_ = steady_now_ns();
+    if (how_ == strategy::normal) schedule(home_, this);
+    else start_successor(home_, this, how_);
   }
 
   static void run(task_base* t) noexcept {
     auto* s = static_cast<then_state*>(t);
+    if (s->timed_) record_successor_latency(s->home_, s->how_, s->ready_ns_);
     if (const std::exception_ptr* e = s->src_->error()) {
       s->set_error(*e);
     } else {
@@ -79,6 +93,9 @@ class then_state final : public future_state<U>, public continuation {
 
   future_state<T>* src_;
   runtime_core* home_;
+  strategy how_;
+  bool timed_;
+  std::int64_t ready_ns_ = 0;
   union {
     F fn_;
   };

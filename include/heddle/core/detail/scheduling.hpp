@@ -5,6 +5,7 @@
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/core/strategy.hpp"
 
 namespace heddle::detail {
 
@@ -15,17 +16,30 @@ void submit_express(runtime_core* core, task_base* t);
 
 runtime_core* default_core();
 
+// Set while a thread that is not a worker runs a successor for a runtime (a service thread under
+// strategy::short_task, an auxiliary thread under strategy::asap): the tasks and continuations it
+// creates belong to that runtime and go out on its express lane.
+inline thread_local runtime_core* lending_core = nullptr;
+
 inline runtime_core* current_core() {
   worker* w = current_worker;
-  return w ? w->core : default_core();
+  if (w) return w->core;
+  if (runtime_core* c = lending_core) return c;
+  return default_core();
 }
 
 // Makes a ready record runnable on `core`: on the caller's own deque when it is one of its workers.
 inline void schedule(runtime_core* core, task_base* t) {
   worker* w = current_worker;
   if (w && w->core == core) spawn_local(w, t);
+  else if (core == lending_core) submit_express(core, t);
   else inject(core, t);
 }
+
+// Starts a successor whose strategy is not `normal` (src/core/successors.cpp).
+void start_successor(runtime_core* core, task_base* t, strategy how) noexcept;
+// Records a successor's completion-to-start latency; `ready_ns` is steady_clock's count at completion.
+void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept;
 
 void help_until_ready(worker* w, future_state_base* s);
 void block_until_ready(future_state_base* s);

@@ -1,0 +1,32 @@
+// Errors of the async layer. Failed system calls come out of futures as std::system_error with the
+// errno (std::generic_category()); the end of a stream as heddle::io::errc::end_of_file.
+#pragma once
+
+#include <string>
+#include <system_error>
+#include <type_traits>
+
+#include "heddle/core/errors.hpp"
+
+namespace heddle {
+
+// A pending operation whose cancellation token was cancelled before it completed.
+class operation_cancelled : public task_cancelled {
+ public:
+  using task_cancelled::task_cancelled;
+};
+
+namespace io {
+
+enum class errc {
+  end_of_file = 1,  // a read found the end of the stream (the peer closed, or past the end of a file)
+};
+
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
+
+}  // namespace io
+}  // namespace heddle
+
+template <>
+struct std::is_error_code_enum<heddle::io::errc> : std::true_type {};

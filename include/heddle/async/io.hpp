@@ -1,0 +1,109 @@
+// I/O as futures. No worker ever sleeps in a system call for these:
+//
+// - Streams (sockets, pipes, eventfds, terminals): read, write, accept and connect first try the
+//   operation without blocking on the calling thread; if it would block, the runtime's fd engine
+//   (one service thread over epoll) waits for readiness and performs it. The descriptor is switched
+//   to non-blocking mode (O_NONBLOCK) on first use. Operations on one descriptor and direction
+//   complete in the order they were started.
+// - Files: pread and pwrite go through the runtime's io_uring engine (one ring, one service thread
+//   reaping completions), or through a small pool of I/O threads where io_uring is unavailable or
+//   HEDDLE_FILE_IO=threads says so.
+//
+// Results: the number of bytes transferred (possibly fewer than asked, as with read(2)), the new
+// descriptor for accept. Errors: std::system_error with the errno (ECONNRESET, EBADF, EPIPE...);
+// a read at the end of the stream fails with io::errc::end_of_file. A token that is cancelled while
+// a stream operation waits completes it with operation_cancelled (file operations are not
+// cancellable). When the runtime stops, pending operations complete with task_cancelled.
+//
+// The buffer must stay alive and untouched until the future is ready. Cancel an operation (or let
+// it complete) before closing its descriptor: epoll forgets a closed descriptor silently.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "heddle/async/errors.hpp"
+#include "heddle/core/cancellation.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/runtime.hpp"
+
+namespace heddle::io {
+
+enum class file_backend { io_uring, threads };
+
+namespace detail_ops {
+using heddle::detail::future_state;
+using heddle::detail::runtime_core;
+future_state<std::size_t>* read(runtime_core* core, int fd, std::span<std::byte> buf, const cancellation_token& t);
+future_state<std::size_t>* write(runtime_core* core, int fd, std::span<const std::byte> buf,
+                                 const cancellation_token& t);
+future_state<int>* accept(runtime_core* core, int fd, const cancellation_token& t);
+future_state<void>* connect(runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
+                            const cancellation_token& t);
+future_state<std::size_t>* pread(runtime_core* core, int fd, std::span<std::byte> buf, std::uint64_t offset);
+future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const std::byte> buf, std::uint64_t offset);
+}  // namespace detail_ops
+
+
+// Reads up to buf.size() bytes (at least one, unless buf is empty).
+inline future<std::size_t> read(runtime& rt, int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::read(rt.core(), fd, buf, t)};
+}
+inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::read(heddle::detail::current_core(), fd, buf, t)};
+}
+
+// Writes up to buf.size() bytes (at least one, unless buf is empty). Never raises SIGPIPE: a
+// closed peer gives EPIPE.
+inline future<std::size_t> write(runtime& rt, int fd, std::span<const std::byte> buf,
+                                 const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::write(rt.core(), fd, buf, t)};
+}
+inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::write(heddle::detail::current_core(), fd, buf, t)};
+}
+
+// Accepts a connection on a listening socket: the new socket, non-blocking and close-on-exec.
+inline future<int> accept(runtime& rt, int listen_fd, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::accept(rt.core(), listen_fd, t)};
+}
+inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::accept(heddle::detail::current_core(), listen_fd, t)};
+}
+
+// Connects a socket; the address is copied before the call returns.
+inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t len,
+                            const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::connect(rt.core(), fd, addr, len, t)};
+}
+inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::connect(heddle::detail::current_core(), fd, addr, len, t)};
+}
+
+// Reads up to buf.size() bytes of a file at `offset`.
+inline future<std::size_t> pread(runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
+  return {heddle::detail::adopt, detail_ops::pread(rt.core(), fd, buf, offset)};
+}
+inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t offset) {
+  return {heddle::detail::adopt, detail_ops::pread(heddle::detail::current_core(), fd, buf, offset)};
+}
+
+// Writes up to buf.size() bytes of a file at `offset`.
+inline future<std::size_t> pwrite(runtime& rt, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
+  return {heddle::detail::adopt, detail_ops::pwrite(rt.core(), fd, buf, offset)};
+}
+inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::uint64_t offset) {
+  return {heddle::detail::adopt, detail_ops::pwrite(heddle::detail::current_core(), fd, buf, offset)};
+}
+
+// Chooses how `rt` serves pread/pwrite; before its first file operation, else std::logic_error.
+// io_uring where the kernel refuses a ring gives std::system_error.
+void use_file_backend(runtime& rt, file_backend backend);
+// The backend serving `rt` (chosen now if no file operation has run yet).
+file_backend file_backend_of(runtime& rt);
+
+}  // namespace heddle::io

@@ -1,0 +1,27 @@
+// Waiting for a child process as a future, through a pidfd: the runtime's process engine (one
+// service thread over epoll) reaps the child when it exits.
+#pragma once
+
+#include <sys/types.h>
+
+#include "heddle/async/errors.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/runtime.hpp"
+
+namespace heddle::io {
+
+namespace detail_ops {
+heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* core, pid_t pid);
+}  // namespace detail_ops
+
+// The child's wait status, encoded as waitpid(2) gives it (use WIFEXITED, WEXITSTATUS, WIFSIGNALED,
+// WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
+// std::system_error (ECHILD or ESRCH).
+inline future<int> wait_process(runtime& rt, pid_t pid) {
+  return {heddle::detail::adopt, detail_ops::wait_process(rt.core(), pid)};
+}
+inline future<int> wait_process(pid_t pid) {
+  return {heddle::detail::adopt, detail_ops::wait_process(heddle::detail::current_core(), pid)};
+}
+
+}  // namespace heddle::io

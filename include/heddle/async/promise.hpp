@@ -1,0 +1,120 @@
+// heddle::promise<T>: a future completed by code outside the task graph: another thread, a C
+// callback from a driver, an MPI or GPU completion handler. Whatever waits on the future (a `then`
+// successor with its strategy, a when_all, a forcing worker) starts when set_value is called.
+//
+// A promise is used by one thread at a time, but may be moved to any thread (or reached through a
+// pointer handed to a C callback) and completed there. Errors follow std::promise: std::future_error
+// with future_errc::promise_already_satisfied, future_already_retrieved or no_state; a promise
+// destroyed unfulfilled leaves its future failing with future_errc::broken_promise.
+//
+// Successors of a promise belong to a runtime (the one current where `then` was called); complete
+// the promise while that runtime lives.
+#pragma once
+
+#include <exception>
+#include <future>
+#include <utility>
+
+#include "heddle/core/future.hpp"
+
+namespace heddle {
+
+namespace detail {
+
+// The state of a promise's future; never queued as a task.
+template <class T>
+class promise_state final : public future_state<T> {
+ public:
+  promise_state() noexcept : future_state<T>(&vtable) {}
+
+ private:
+  static void never_queued(task_base*) noexcept { std::terminate(); }
+  static void destroy(future_state_base* b) noexcept { free_record(static_cast<promise_state*>(b)); }
+  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+};
+
+}  // namespace detail
+
+template <class T>
+class promise {
+ public:
+  promise() : s_(detail::make_record<detail::promise_state<T>>()) {}
+  promise(promise&& o) noexcept
+      : s_(std::exchange(o.s_, nullptr)), retrieved_(o.retrieved_), satisfied_(o.satisfied_) {}
+  promise& operator=(promise&& o) noexcept {
+    if (this != &o) {
+      abandon();
+      s_ = std::exchange(o.s_, nullptr);
+      retrieved_ = o.retrieved_;
+      satisfied_ = o.satisfied_;
+    }
+    return *this;
+  }
+  promise(const promise&) = delete;
+  promise& operator=(const promise&) = delete;
+  ~promise() { abandon(); }
+
+  bool valid() const noexcept { return s_ != nullptr; }
+
+  // The future of this promise; once.
+  future<T> get_future() {
+    check();
+    if (retrieved_) throw std::future_error(std::future_errc::future_already_retrieved);
+    retrieved_ = true;
+    future<T> f(detail::adopt, s_);
+    if (satisfied_) s_ = nullptr;  // already done: the future owns the record now
+    return f;
+  }
+
+  template <class... A>
+  void set_value(A&&... a) {
+    claim();
+    try {
+      s_->set_value(std::forward<A>(a)...);
+    } catch (...) {
+      s_->set_error(std::current_exception());
+    }
+    publish();
+  }
+  void set_exception(std::exception_ptr e) {
+    if (!e) throw std::invalid_argument("heddle::promise::set_exception: null exception_ptr");
+    claim();
+    s_->set_error(std::move(e));
+    publish();
+  }
+
+ private:
+  void check() const {
+    if (!s_) throw std::future_error(std::future_errc::no_state);
+  }
+  void claim() {
+    if (satisfied_) throw std::future_error(std::future_errc::promise_already_satisfied);
+    check();
+    satisfied_ = true;
+  }
+  // Hands the result to the future's side. Before get_future nobody can be attached: the state
+  // just becomes done, still owned by the promise until get_future or destruction.
+  void publish() noexcept {
+    if (retrieved_) {
+      std::exchange(s_, nullptr)->complete();  // the record belongs to the future now
+    } else {
+      s_->state.store(detail::future_state_base::done, std::memory_order_release);
+    }
+  }
+  void abandon() noexcept {
+    if (!s_) return;
+    detail::promise_state<T>* s = std::exchange(s_, nullptr);
+    if (!retrieved_) {
+      s->fvt()->destroy(s);  // nobody else ever saw it
+    } else if (!satisfied_) {
+      s->set_error(std::make_exception_ptr(std::future_error(std::future_errc::broken_promise)));
+      s->complete();
+    }
+  }
+
+  detail::promise_state<T>* s_;
+  bool retrieved_ = false;
+  bool satisfied_ = false;
+};
+
+}  // namespace heddle
