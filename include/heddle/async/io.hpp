@@ -51,53 +51,59 @@ future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const st
 
 // Reads up to buf.size() bytes (at least one, unless buf is empty).
 inline future<std::size_t> read(runtime& rt, int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::read(rt.core(), fd, buf, t)};
+  return {heddle::detail::adopt, detail_ops::read(rt.core(), fd, buf, t), rt.core()};
 }
 inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::read(heddle::detail::current_core(), fd, buf, t)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::read(core, fd, buf, t), core};
 }
 
 // Writes up to buf.size() bytes (at least one, unless buf is empty). Never raises SIGPIPE: a
 // closed peer gives EPIPE.
 inline future<std::size_t> write(runtime& rt, int fd, std::span<const std::byte> buf,
                                  const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::write(rt.core(), fd, buf, t)};
+  return {heddle::detail::adopt, detail_ops::write(rt.core(), fd, buf, t), rt.core()};
 }
 inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::write(heddle::detail::current_core(), fd, buf, t)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::write(core, fd, buf, t), core};
 }
 
 // Accepts a connection on a listening socket: the new socket, non-blocking and close-on-exec.
 inline future<int> accept(runtime& rt, int listen_fd, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::accept(rt.core(), listen_fd, t)};
+  return {heddle::detail::adopt, detail_ops::accept(rt.core(), listen_fd, t), rt.core()};
 }
 inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::accept(heddle::detail::current_core(), listen_fd, t)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::accept(core, listen_fd, t), core};
 }
 
 // Connects a socket; the address is copied before the call returns.
 inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t len,
                             const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::connect(rt.core(), fd, addr, len, t)};
+  return {heddle::detail::adopt, detail_ops::connect(rt.core(), fd, addr, len, t), rt.core()};
 }
 inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::connect(heddle::detail::current_core(), fd, addr, len, t)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::connect(core, fd, addr, len, t), core};
 }
 
 // Reads up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pread(runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pread(rt.core(), fd, buf, offset)};
+  return {heddle::detail::adopt, detail_ops::pread(rt.core(), fd, buf, offset), rt.core()};
 }
 inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pread(heddle::detail::current_core(), fd, buf, offset)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::pread(core, fd, buf, offset), core};
 }
 
 // Writes up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pwrite(runtime& rt, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pwrite(rt.core(), fd, buf, offset)};
+  return {heddle::detail::adopt, detail_ops::pwrite(rt.core(), fd, buf, offset), rt.core()};
 }
 inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pwrite(heddle::detail::current_core(), fd, buf, offset)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::pwrite(core, fd, buf, offset), core};
 }
 
 // Chooses how `rt` serves pread/pwrite; before its first file operation, else std::logic_error.

@@ -18,10 +18,11 @@ heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* co
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
 // std::system_error (ECHILD or ESRCH).
 inline future<int> wait_process(runtime& rt, pid_t pid) {
-  return {heddle::detail::adopt, detail_ops::wait_process(rt.core(), pid)};
+  return {heddle::detail::adopt, detail_ops::wait_process(rt.core(), pid), rt.core()};
 }
 inline future<int> wait_process(pid_t pid) {
-  return {heddle::detail::adopt, detail_ops::wait_process(heddle::detail::current_core(), pid)};
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::wait_process(core, pid), core};
 }
 
 }  // namespace heddle::io

@@ -28,10 +28,11 @@ future_state<void>* start_timer(runtime_core* core, std::chrono::steady_clock::t
 
 inline future<void> sleep_until(runtime& rt, std::chrono::steady_clock::time_point deadline,
                                 const cancellation_token& token = {}) {
-  return {detail::adopt, detail::start_timer(rt.core(), deadline, token)};
+  return {detail::adopt, detail::start_timer(rt.core(), deadline, token), rt.core()};
 }
 inline future<void> sleep_until(std::chrono::steady_clock::time_point deadline, const cancellation_token& token = {}) {
-  return {detail::adopt, detail::start_timer(detail::current_core(), deadline, token)};
+  detail::runtime_core* core = detail::current_core();
+  return {detail::adopt, detail::start_timer(core, deadline, token), core};
 }
 
 template <class Rep, class Period>

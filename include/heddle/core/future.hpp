@@ -5,6 +5,10 @@
 // stolen back from its thief (leapfrogging), so helping never nests unrelated work deeply on the
 // stack. On any other thread it sleeps in the kernel. Futures are move-only; any thread may force
 // one, one thread at a time.
+//
+// A future remembers the runtime it belongs to (the one its task or operation runs on); successors
+// made with `then` run there, whichever thread calls `then`. A promise's future belongs to no
+// runtime until `then` is called: its successors run on the caller's runtime.
 #pragma once
 
 #include <exception>
@@ -35,12 +39,13 @@ class future_base {
   using value_type = T;
 
   future_base() noexcept = default;
-  future_base(adopt_t, future_state<T>* s) noexcept : s_(s) {}
-  future_base(future_base&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  future_base(adopt_t, future_state<T>* s, runtime_core* home = nullptr) noexcept : s_(s), home_(home) {}
+  future_base(future_base&& o) noexcept : s_(std::exchange(o.s_, nullptr)), home_(o.home_) {}
   future_base& operator=(future_base&& o) noexcept {
     if (this != &o) {
       reset();
       s_ = std::exchange(o.s_, nullptr);
+      home_ = o.home_;
     }
     return *this;
   }
@@ -63,10 +68,11 @@ class future_base {
     check();
     using U = continuation_result_t<T, std::decay_t<F>>;
     using C = then_state<U, T, std::decay_t<F>>;
-    C* c = make_record<C>(s_, std::forward<F>(f), current_core());
+    runtime_core* home = successor_home();
+    C* c = make_record<C>(s_, std::forward<F>(f), home);
     s_ = nullptr;
     c->start();
-    return future<U>(adopt, c);
+    return future<U>(adopt, c, home);
   }
 
   // The same, started by `how` (strategy.hpp) once this future is ready, with its latency from
@@ -77,14 +83,17 @@ class future_base {
     check();
     using U = continuation_result_t<T, std::decay_t<F>>;
     using C = then_state<U, T, std::decay_t<F>>;
-    C* c = make_record<C>(s_, std::forward<F>(f), current_core(), how, /*timed=*/true);
+    runtime_core* home = successor_home();
+    C* c = make_record<C>(s_, std::forward<F>(f), home, how, /*timed=*/true);
     s_ = nullptr;
     c->start();
-    return future<U>(adopt, c);
+    return future<U>(adopt, c, home);
   }
 
   // The state, for layers built on futures (when_all, async engines). Leaves the future empty.
   future_state<T>* release_state() noexcept { return std::exchange(s_, nullptr); }
+  // The runtime this future belongs to, or nullptr (a promise's future).
+  runtime_core* home() const noexcept { return home_; }
 
  protected:
   void check() const {
@@ -98,7 +107,10 @@ class future_base {
     if (s_) std::exchange(s_, nullptr)->release();
   }
 
+  runtime_core* successor_home() const { return home_ ? home_ : current_core(); }
+
   future_state<T>* s_ = nullptr;
+  runtime_core* home_ = nullptr;
 };
 
 }  // namespace detail

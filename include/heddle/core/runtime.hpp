@@ -82,7 +82,7 @@ template <class F, class... A>
 auto runtime::task(F&& f, A&&... args) {
   auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
   detail::schedule(core(), s);
-  return future<detail::task_value_t<F, A...>>(detail::adopt, s);
+  return future<detail::task_value_t<F, A...>>(detail::adopt, s, core());
 }
 
 // Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the default
@@ -95,9 +95,12 @@ auto task(F&& f, A&&... args) {
   // it may fail (a bad HEDDLE_NUM_THREADS), and then nothing must have been allocated.
   detail::runtime_core* outside = w ? nullptr : detail::current_core();
   auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
-  if (w) [[likely]] detail::spawn_local(w, s);
-  else detail::schedule(outside, s);
-  return future<detail::task_value_t<F, A...>>(detail::adopt, s);
+  if (w) [[likely]] {
+    detail::spawn_local(w, s);
+    return future<detail::task_value_t<F, A...>>(detail::adopt, s, w->core);
+  }
+  detail::schedule(outside, s);
+  return future<detail::task_value_t<F, A...>>(detail::adopt, s, outside);
 }
 
 }  // namespace heddle

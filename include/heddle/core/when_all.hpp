@@ -1,5 +1,6 @@
 // when_all: one future for the values of several. Waits for every input; if any failed, the result
 // carries the exception of the first failed input (in argument order) and the values are dropped.
+// The result belongs to the runtime of the first input that has one.
 #pragma once
 
 #include <tuple>
@@ -15,7 +16,9 @@ template <class... T>
 future<std::tuple<detail::slot_value_t<T>...>> when_all(future<T>&&... inputs) {
   if (!(inputs.valid() && ...)) throw invalid_future("heddle::when_all: an input future has no state");
   using S = detail::when_all_state<T...>;
-  return {detail::adopt, detail::make_record<S>(inputs...)};
+  detail::runtime_core* home = nullptr;
+  ((home = home ? home : inputs.home()), ...);
+  return {detail::adopt, detail::make_record<S>(inputs...), home};
 }
 
 // future<vector<T>> from a vector of futures, in order.
@@ -24,7 +27,9 @@ future<std::vector<detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& i
   for (auto& f : inputs)
     if (!f.valid()) throw invalid_future("heddle::when_all: an input future has no state");
   using S = detail::when_all_range_state<T>;
-  return {detail::adopt, detail::make_record<S>(inputs)};
+  detail::runtime_core* home = nullptr;
+  for (auto& f : inputs) home = home ? home : f.home();
+  return {detail::adopt, detail::make_record<S>(inputs), home};
 }
 
 }  // namespace heddle

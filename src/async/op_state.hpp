@@ -1,0 +1,83 @@
+// What every async operation's record shares: it is the future's state itself (the future the
+// user holds points at it), is never queued as a task, and is completed once by whoever finishes
+// the operation: the calling thread when it needs no waiting, an engine's service thread, or a
+// thread cancelling it.
+#pragma once
+
+#include <exception>
+#include <utility>
+
+#include "heddle/async/errors.hpp"
+#include "heddle/core/detail/cancel_state.hpp"
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/service.hpp"
+
+namespace heddle::detail {
+
+template <class T>
+class op_state : public future_state<T> {
+ public:
+  template <class... A>
+  void succeed(A&&... a) noexcept {
+    try {
+      this->set_value(std::forward<A>(a)...);
+    } catch (...) {
+      this->set_error(std::current_exception());
+    }
+    this->complete();  // the record may be gone now
+  }
+  void fail(std::exception_ptr e) noexcept {
+    this->set_error(std::move(e));
+    this->complete();
+  }
+
+ protected:
+  explicit op_state(const future_vtable* vt) noexcept : future_state<T>(vt) {}
+  static void never_queued(task_base*) noexcept { std::terminate(); }
+};
+
+// The vtable of a concrete operation record Op (derived from op_state).
+template <class Op>
+struct op_vtable {
+  static void destroy(future_state_base* b) noexcept { free_record(static_cast<Op*>(b)); }
+  static void never_queued(task_base*) noexcept { std::terminate(); }
+  static constexpr future_vtable table{{&never_queued, &never_queued}, nullptr, &destroy};
+};
+
+// A cancel hook that knows its operation.
+template <class Op>
+struct op_cancel_hook : cancel_hook {
+  Op* op = nullptr;
+};
+
+// An operation that failed before it started (bad arguments, a stopping runtime): a ready future.
+template <class T>
+class failed_op final : public op_state<T> {
+ public:
+  failed_op() noexcept : op_state<T>(&op_vtable<failed_op>::table) {}
+};
+
+template <class T>
+future_state<T>* failed(std::exception_ptr e) {
+  auto* op = make_record<failed_op<T>>();
+  op->fail(std::move(e));
+  return op;
+}
+
+inline std::exception_ptr cancelled_error() {
+  return std::make_exception_ptr(operation_cancelled("heddle: the operation was cancelled"));
+}
+inline std::exception_ptr stopped_error() {
+  return std::make_exception_ptr(task_cancelled("heddle: the runtime stopped before the operation completed"));
+}
+
+// The engine of kind E for `core`, made on first use: E(runtime_core*) must be constructible.
+template <class E>
+E& engine_of(runtime_core* core) {
+  static const unsigned id = new_service_id();
+  return static_cast<E&>(service(core, id, [](runtime_core* c) -> std::unique_ptr<runtime_service> {
+    return std::make_unique<E>(c);
+  }));
+}
+
+}  // namespace heddle::detail

@@ -1,0 +1,53 @@
+// The timer engine of one runtime: every pending timer in a binary heap ordered by (deadline,
+// start order), and one service thread asleep in the kernel until the earliest deadline. Starting
+// or cancelling a timer is O(log n) under one mutex; the service thread wakes only when a timer
+// is due or a new one becomes the earliest.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "heddle/core/cancellation.hpp"
+#include "heddle/core/detail/service.hpp"
+#include "op_state.hpp"
+
+namespace heddle::detail {
+
+class timer_engine final : public runtime_service {
+ public:
+  explicit timer_engine(runtime_core* core);
+  ~timer_engine() override;
+
+  future_state<void>* start(std::chrono::steady_clock::time_point deadline, const cancellation_token& token);
+  void stop() noexcept override;
+
+ private:
+  struct timer_op;
+  static constexpr std::size_t unqueued = ~std::size_t{0};
+
+  void service_main();
+  static void on_cancel(cancel_hook* h) noexcept;
+  // Heap of timer_op*, each knowing its index (for O(log n) removal on cancellation).
+  void heap_push(timer_op* op);
+  timer_op* heap_pop();
+  void heap_erase(timer_op* op);
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  static bool earlier(const timer_op* a, const timer_op* b) noexcept;
+  void place(std::size_t i, timer_op* op) noexcept;
+  // Completes a timer the service thread took off the heap.
+  static void finish(timer_op* op, std::exception_ptr error) noexcept;
+
+  std::mutex m_;
+  std::condition_variable wake_;
+  std::vector<timer_op*> heap_;
+  std::uint64_t next_seq_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace heddle::detail
