@@ -270,15 +270,27 @@ TEST_F(RuntimeEnvDeathTest, ParallelForWithBadVariable) {
               ::testing::ExitedWithCode(0), "");
 }
 
+// A promise's future belongs to no runtime: `then` outside the workers picks the default one.
 TEST_F(RuntimeEnvDeathTest, ThenWithBadVariable) {
   EXPECT_EXIT(exit_with_configuration_error_check([] {
-                heddle::runtime rt(1);
-                auto f = rt.task([] { return 1; });
-                f.wait();
+                heddle::promise<int> p;
+                auto f = p.get_future();
+                p.set_value(1);
                 auto g = std::move(f).then([](int v) { return v; });  // home: the default runtime
                 (void)*g;
               }),
               ::testing::ExitedWithCode(0), "");
+}
+
+// A task's future belongs to its runtime: `then` from any thread runs the successor there.
+TEST(RuntimeHome, ThenFromOutsideRunsOnTheFuturesRuntime) {
+  heddle::runtime rt(1);
+  auto f = rt.task([] { return 1; });
+  f.wait();
+  const auto before = rt.stats().executed;
+  auto g = std::move(f).then([](int v) { return v + 1; });
+  EXPECT_EQ(*g, 2);
+  EXPECT_EQ(rt.stats().executed, before + 1);
 }
 
 TEST(RuntimeDeathTest, DestroyedByItsOwnTask) {
