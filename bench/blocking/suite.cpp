@@ -1,0 +1,289 @@
+// The blocking suite: Table I of "Improving Blocking Operation Support in Intel TBB" (Dokulil,
+// Benkner, Sandrieser). Compute chains of 8 CPU-bound tasks (16 chains per worker) and 4
+// communication chains of 4 light tasks (1 % of a compute task each), each light task allowed to
+// start only a fixed delay after its predecessor started. What a runtime does with that wait decides
+// both the total time (does the waiting hold a worker? does the wake-up preempt one?) and the
+// latency (how late after its allowed time a light task starts). Variants, in one run:
+//   noblock                  no waiting at all: the baseline time
+//   blocking                 a heddle task that std::this_thread::sleep_until's the start time
+//   normal, express,         heddle::sleep_until(rt, start + delay).then(strategy, light task): the
+//   short_task, asap         timer engine waits, no thread is held; the strategy starts the successor
+//   tbb_noblock              oneTBB's baseline
+//   tbb_blocking             a oneTBB task that sleeps until the start time
+//   tbb_async_node           flow graph: async_node hands its gateway to a timer thread that try_puts
+//   tbb_suspend              resumable tasks: tbb::task::suspend, the timer thread resumes
+// Latency = actual start of a light task − (its predecessor's start + delay), measured here with
+// steady_clock for every variant; heddle's own per-strategy latency (timer completion to successor
+// start, rt.stats().latency(strategy)) is printed beside it as a cross-check.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/global_control.h>
+
+#include "harness.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "runs.hpp"
+#include "workload.hpp"
+
+namespace heddle::bench::blocking {
+
+namespace {
+
+enum class runtime_kind { heddle, tbb };
+
+struct variant_def {
+  const char* key;  // the variant's name in the table, the JSON rows and the ratio names
+  const char* how;  // how a light task waits, for the table
+  runtime_kind kind;
+  heddle_mode hmode = heddle_mode::noblock;
+  heddle::strategy strat = heddle::strategy::normal;
+  tbb_mode tmode = tbb_mode::noblock;
+  bool waits = true;       // light tasks wait for their start time (false: the baselines)
+  const char* baseline;    // whose time this one's is compared with
+};
+
+const variant_def defs[] = {
+    {"noblock", "heddle: no wait (baseline)", runtime_kind::heddle, heddle_mode::noblock, {}, {}, false, "noblock"},
+    {"blocking", "heddle: std::this_thread::sleep_until in a task", runtime_kind::heddle, heddle_mode::blocking, {}, {},
+     true, "noblock"},
+    {"normal", "heddle: sleep_until(rt, t).then(normal, f)", runtime_kind::heddle, heddle_mode::timer,
+     heddle::strategy::normal, {}, true, "noblock"},
+    {"express", "heddle: sleep_until(rt, t).then(express, f)", runtime_kind::heddle, heddle_mode::timer,
+     heddle::strategy::express, {}, true, "noblock"},
+    {"short_task", "heddle: sleep_until(rt, t).then(short_task, f)", runtime_kind::heddle, heddle_mode::timer,
+     heddle::strategy::short_task, {}, true, "noblock"},
+    {"asap", "heddle: sleep_until(rt, t).then(asap, f)", runtime_kind::heddle, heddle_mode::timer,
+     heddle::strategy::asap, {}, true, "noblock"},
+    {"tbb_noblock", "oneTBB: no wait (oneTBB's baseline)", runtime_kind::tbb, {}, {}, tbb_mode::noblock, false,
+     "tbb_noblock"},
+    {"tbb_blocking", "oneTBB: std::this_thread::sleep_until in a task", runtime_kind::tbb, {}, {}, tbb_mode::blocking,
+     true, "tbb_noblock"},
+    {"tbb_async_node", "oneTBB: flow graph async_node + timer thread", runtime_kind::tbb, {}, {},
+     tbb_mode::async_node, true, "tbb_noblock"},
+    {"tbb_suspend", "oneTBB: tbb::task::suspend + timer thread resumes", runtime_kind::tbb, {}, {}, tbb_mode::suspend,
+     true, "tbb_noblock"},
+};
+
+// What the timed runs of one variant at one thread count measured besides their time.
+struct collected {
+  int calls = 0;                 // the first is run_interleaved's warm-up: not collected
+  std::vector<double> latency_ns;  // every light task's latency in every timed run
+  std::vector<heddle::latency_summary> engine;  // rt.stats().latency(strategy), per timed run
+  std::uint64_t engine_count_mismatches = 0;    // runs whose engine count was not latency_samples()
+};
+
+struct latency_stats {
+  std::size_t n = 0;
+  double mean = 0, p50 = 0, p99 = 0, max = 0;  // ns
+};
+
+// Nearest-rank percentiles of the pooled samples (p99 of a few dozen samples is their maximum).
+latency_stats summarise(std::vector<double> v) {
+  latency_stats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / double(v.size());
+  auto rank = [&](double q) { return v[std::size_t(std::max(1.0, std::ceil(q * double(v.size())))) - 1]; };
+  s.p50 = rank(0.50);
+  s.p99 = rank(0.99);
+  s.max = v.back();
+  return s;
+}
+
+std::string ms(double ns, int decimals = 2) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, ns * 1e-6);
+  return b;
+}
+
+void run(const options& opt, nlohmann::json& report) {
+  const double delay_s = opt.pick(0.004, 0.1, 0.25, 1.0);
+  const double compute_s = 6.7 * delay_s;  // the paper's 1 s delay against ~6.7 s of compute chains
+  const auto threads = opt.threads_or({std::max(1u, std::thread::hardware_concurrency())});
+  const unsigned main_threads = headline_threads(threads);
+  const double rate = calibrate_iters_per_us();
+
+  // oneTBB caps its workers at the number of cores; oversubscribed arenas need the cap raised.
+  std::unique_ptr<tbb::global_control> tbb_cap;
+  const unsigned most = *std::max_element(threads.begin(), threads.end());
+  if (most > std::thread::hardware_concurrency())
+    tbb_cap = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, most);
+
+  std::map<unsigned, params> ps;
+  for (unsigned t : threads) ps[t] = make_params(t, delay_s, compute_s, rate);
+  {
+    const params& p = ps[main_threads];
+    std::printf("## blocking: 16 compute chains per worker of %u tasks (%.2f ms each), %u communication chains of "
+                "%u light tasks (%.1f µs each), delay %.0f ms; compute part %.2f s at any thread count; "
+                "%d interleaved repetitions after a warm-up %s\n\n",
+                p.compute_length, double(p.compute_iters) / rate * 1e-3, p.comm_chains, p.comm_length,
+                double(p.light_iters) / rate, delay_s * 1e3, p.compute_seconds(rate), opt.reps, opt.scale_name());
+  }
+
+  std::map<std::string, collected> col;  // "<key> <threads>"
+  std::vector<variant> vs;
+  for (unsigned t : threads) {
+    const params p = ps[t];
+    const auto timeout = std::chrono::duration_cast<clock::duration>(
+        std::chrono::duration<double>(10 * (compute_s + delay_s * p.comm_length) + 10));
+    for (const variant_def& d : defs) {
+      collected* c = &col[std::string(d.key) + " " + std::to_string(t)];
+      vs.push_back({d.key, t, {}, [p, c, &d, timeout] {
+                      run_record r(p);
+                      heddle::latency_summary engine{};
+                      double s;
+                      if (d.kind == runtime_kind::heddle) {
+                        const heddle_outcome o = run_heddle(p, r, d.hmode, d.strat, timeout);
+                        s = o.seconds;
+                        engine = o.engine;
+                      } else {
+                        s = run_tbb(p, r, d.tmode);
+                      }
+                      r.check(std::string(d.key) + " at " + std::to_string(p.threads) + " threads", d.waits);
+                      if (c->calls++ > 0 && d.waits) {
+                        const auto l = r.latencies_ns();
+                        c->latency_ns.insert(c->latency_ns.end(), l.begin(), l.end());
+                        if (d.hmode == heddle_mode::timer) {
+                          c->engine.push_back(engine);
+                          if (engine.count != p.latency_samples()) ++c->engine_count_mismatches;
+                        }
+                      }
+                      return s;
+                    }});
+    }
+  }
+  const auto rs = run_interleaved(vs, opt.reps);
+
+  nlohmann::json lat_json = nlohmann::json::object();
+  nlohmann::json bar = nlohmann::json::array();
+  for (unsigned t : threads) {
+    const params& p = ps[t];
+    struct pending_ratio {
+      std::string name;
+      double value;
+      std::string meaning;
+    };
+    std::vector<pending_ratio> ratios;  // added (and printed) after the table
+    auto add_ratio = [&](nlohmann::json&, std::string name, double value, std::string meaning) {
+      ratios.push_back({std::move(name), value, std::move(meaning)});
+    };
+    std::printf("### %u thread%s\n\n", t, t == 1 ? "" : "s");
+    std::printf("| variant | how a light task waits | median ms | min–max ms | vs baseline | latency mean ms | "
+                "p50 ms | p99 ms | max ms | heddle stats mean / p50 / p99 ms |\n"
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (const variant_def& d : defs) {
+      const result& r = find(rs, d.key, t);
+      const double base = find(rs, d.baseline, t).median();
+      const collected& c = col[std::string(d.key) + " " + std::to_string(t)];
+      const latency_stats l = summarise(c.latency_ns);
+      std::string engine = "";
+      nlohmann::json ej = nullptr;
+      if (!c.engine.empty()) {
+        // Per-run summaries: the mean of the means, the median of the p50s, the largest p99.
+        double mean = 0;
+        std::vector<double> p50s;
+        double p99 = 0;
+        std::uint64_t count = 0;
+        for (auto& e : c.engine) {
+          mean += e.mean_ns * double(e.count);
+          count += e.count;
+          p50s.push_back(double(e.p50_ns));
+          p99 = std::max(p99, double(e.p99_ns));
+        }
+        mean = count ? mean / double(count) : 0;
+        std::sort(p50s.begin(), p50s.end());
+        const double p50 = p50s[p50s.size() / 2];
+        engine = ms(mean, 3) + " / " + ms(p50, 3) + " / " + ms(p99, 3) + " (" + std::to_string(count) + ")";
+        if (c.engine_count_mismatches)
+          engine += " **count ≠ " + std::to_string(p.latency_samples()) + " in " +
+                    std::to_string(c.engine_count_mismatches) + " runs**";
+        ej = {{"count", count}, {"mean_ms", mean * 1e-6}, {"median_p50_ms", p50 * 1e-6}, {"max_p99_ms", p99 * 1e-6},
+              {"runs_with_wrong_count", c.engine_count_mismatches}};
+      }
+      std::printf("| %s | %s | %.1f | %.1f–%.1f | %.3f | %s | %s | %s | %s | %s |\n", d.key, d.how, r.median() * 1e3,
+                  r.min() * 1e3, r.max() * 1e3, r.median() / base, d.waits ? ms(l.mean, 3).c_str() : "–",
+                  d.waits ? ms(l.p50, 3).c_str() : "–", d.waits ? ms(l.p99, 3).c_str() : "–",
+                  d.waits ? ms(l.max, 3).c_str() : "–", engine.c_str());
+      if (d.waits)
+        lat_json[std::string(d.key) + " " + std::to_string(t)] = {
+            {"variant", d.key},       {"threads", t},          {"samples", l.n},       {"mean_ms", l.mean * 1e-6},
+            {"p50_ms", l.p50 * 1e-6}, {"p99_ms", l.p99 * 1e-6}, {"max_ms", l.max * 1e-6}, {"heddle_stats", ej}};
+
+      // Ratios: at the headline thread count without a suffix, at every count with _<t>t when
+      // several were run.
+      std::vector<std::string> suffixes;
+      if (t == main_threads) suffixes.push_back("");
+      if (threads.size() > 1) {
+        std::string sfx = "_";  // (built in steps: g++ 12 warns falsely on "_" + std::string)
+        sfx += std::to_string(t);
+        sfx += 't';
+        suffixes.push_back(sfx);
+      }
+      const std::string key = d.key;
+      for (const auto& sfx : suffixes) {
+        if (key != "noblock" && key != "tbb_noblock")
+          add_ratio(report, "time_vs_noblock_" + key + sfx, r.median() / base,
+                    key + " / " + d.baseline + " (medians, " + std::to_string(t) + " threads)");
+        if (key == "tbb_noblock")
+          add_ratio(report, "time_vs_noblock_tbb_noblock" + sfx, r.median() / find(rs, "noblock", t).median(),
+                    "oneTBB's baseline / heddle's baseline (medians, " + std::to_string(t) + " threads)");
+        if (d.waits) {
+          add_ratio(report, "latency_mean_ms_" + key + sfx, l.mean * 1e-6,
+                    "mean start latency of light tasks, ms, " + key + ", " + std::to_string(t) + " threads");
+          add_ratio(report, "latency_p99_ms_" + key + sfx, l.p99 * 1e-6,
+                    "p99 start latency of light tasks, ms, " + key + ", " + std::to_string(t) + " threads");
+        }
+      }
+      if (t == main_threads && d.kind == runtime_kind::heddle && d.hmode == heddle_mode::timer &&
+          r.median() / base <= 1.02 && l.mean <= 1e6)
+        bar.push_back(d.key);
+    }
+    std::printf("\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock. Latency: start of "
+                "a light task − (its predecessor's start + %.0f ms), %zu per run, pooled over the timed runs "
+                "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
+                "over runs, median of the runs' p50, largest p99; the count in brackets).\n\n",
+                delay_s * 1e3, p.latency_samples());
+    for (auto& x : ratios) heddle::bench::add_ratio(report, x.name, x.value, x.meaning);
+    if (!ratios.empty()) std::printf("\n");
+  }
+  if (bar.empty())
+    std::printf("Bar (one heddle strategy at ≤ 1.02 × noblock with mean latency ≤ 1 ms, %u threads): not met\n\n",
+                main_threads);
+  else
+    std::printf("Bar (one heddle strategy at ≤ 1.02 × noblock with mean latency ≤ 1 ms, %u threads): met by %s\n\n",
+                main_threads, bar.dump().c_str());
+
+  const params& p = ps[main_threads];
+  add_suite(report, "blocking", rs,
+            {{"reps", opt.reps},
+             {"delay_ms", delay_s * 1e3},
+             {"compute_chains_per_thread", 16},
+             {"compute_length", p.compute_length},
+             {"compute_task_ms", double(p.compute_iters) / rate * 1e-3},
+             {"comm_chains", p.comm_chains},
+             {"comm_length", p.comm_length},
+             {"light_task_us", double(p.light_iters) / rate},
+             {"iters_per_us", rate},
+             {"latency", lat_json},
+             {"bar_met_by", bar}});
+}
+
+const registration reg{{"blocking", 20,
+                        "Table I of Dokulil et al.: compute chains beside light tasks that wait a delay; total "
+                        "time and start latency of heddle's strategies, blocking sleeps and oneTBB's async_node "
+                        "and resumable tasks",
+                        &run}};
+
+}  // namespace
+
+}  // namespace heddle::bench::blocking
