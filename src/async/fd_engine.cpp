@@ -1,0 +1,235 @@
+#include "fd_engine.hpp"
+
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <vector>
+
+namespace heddle::detail {
+
+// One descriptor's waiting operations, per direction, in start order.
+struct fd_engine::fd_entry {
+  std::mutex m;
+  stream_op* head[2] = {nullptr, nullptr};
+  stream_op* tail[2] = {nullptr, nullptr};
+  std::uint32_t armed = 0;  // the events epoll will report next (0 once a one-shot event fired)
+  bool registered = false;  // added to the epoll set (it may since have been closed)
+
+  bool empty(int dir) const noexcept { return head[dir] == nullptr; }
+  void push(stream_op* op) noexcept {
+    const int d = op->dir;
+    op->prev = tail[d];
+    op->next = nullptr;
+    if (tail[d]) tail[d]->next = op;
+    else head[d] = op;
+    tail[d] = op;
+    op->queued = true;
+  }
+  void unlink(stream_op* op) noexcept {
+    const int d = op->dir;
+    if (op->prev) op->prev->next = op->next;
+    else head[d] = op->next;
+    if (op->next) op->next->prev = op->prev;
+    else tail[d] = op->prev;
+    op->prev = op->next = nullptr;
+    op->queued = false;
+  }
+  std::uint32_t wanted() const noexcept {
+    return (head[stream_op::in] ? EPOLLIN | EPOLLRDHUP : 0u) | (head[stream_op::out] ? EPOLLOUT : 0u);
+  }
+};
+
+void stream_op::publish() noexcept {
+  if (token) token->remove(&hook);
+  state->complete();  // the record may be gone now
+}
+
+fd_engine::fd_engine(runtime_core*) : chunks_(new std::atomic<fd_entry*>[num_chunks]) {
+  for (int i = 0; i < num_chunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "heddle: epoll_create1");
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    const int err = errno;
+    close(epoll_fd_);
+    throw std::system_error(err, std::generic_category(), "heddle: eventfd");
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = -1;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  thread_ = std::thread([this] { service_main(); });
+}
+
+fd_engine::~fd_engine() {
+  stop();
+  for (int i = 0; i < num_chunks; ++i) delete[] chunks_[i].load(std::memory_order_relaxed);
+  close(wake_fd_);
+  close(epoll_fd_);
+}
+
+fd_engine::fd_entry* fd_engine::entry(int fd) {
+  if (fd < 0 || fd >= (num_chunks << chunk_bits)) return nullptr;
+  std::atomic<fd_entry*>& slot = chunks_[fd >> chunk_bits];
+  fd_entry* chunk = slot.load(std::memory_order_acquire);
+  if (!chunk) [[unlikely]] {
+    std::lock_guard lock(chunks_m_);
+    chunk = slot.load(std::memory_order_acquire);
+    if (!chunk) {
+      chunk = new fd_entry[std::size_t{1} << chunk_bits];
+      slot.store(chunk, std::memory_order_release);
+    }
+  }
+  return &chunk[fd & ((1 << chunk_bits) - 1)];
+}
+
+bool fd_engine::arm(fd_entry& e) noexcept {
+  const std::uint32_t want = e.wanted();
+  if (want == 0 || (e.armed & want) == want) return true;
+  epoll_event ev{};
+  ev.events = want | EPOLLONESHOT;
+  // The queue holds the descriptor number; the same number may name a new file since it was added.
+  const int fd = (e.head[0] ? e.head[0] : e.head[1])->fd;
+  ev.data.fd = fd;
+  int rc = epoll_ctl(epoll_fd_, e.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+  if (rc < 0 && errno == ENOENT) rc = epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  else if (rc < 0 && errno == EEXIST) rc = epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  if (rc < 0) return false;
+  e.registered = true;
+  e.armed = want;
+  return true;
+}
+
+void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
+  op->engine = this;
+  fd_entry* e = entry(op->fd);
+  if (!e) {
+    if (op->attempt(op) == stream_op::outcome::would_block) op->store_error(op, std::make_exception_ptr(
+        std::system_error(EBADF, std::generic_category(), "heddle::io: descriptor out of range")));
+    return op->publish();
+  }
+  std::unique_lock lock(e->m);
+  if (stopping_.load(std::memory_order_relaxed)) {
+    lock.unlock();
+    op->store_error(op, stopped_error());
+    return op->publish();
+  }
+  // Only when nothing waits before it: operations on one descriptor and direction keep their order.
+  if (e->empty(op->dir) && op->attempt(op) == stream_op::outcome::done) {
+    lock.unlock();
+    return op->publish();
+  }
+  e->push(op);
+  if (!arm(*e)) {
+    const int err = errno;
+    e->unlink(op);
+    lock.unlock();
+    op->store_error(op, std::make_exception_ptr(std::system_error(err, std::generic_category(), "heddle::io: epoll_ctl")));
+    return op->publish();
+  }
+  // Registered under the descriptor's lock, so a racing cancellation finds it queued (a hook fires
+  // outside the token's lock: this order cannot deadlock).
+  if (cancel_state* c = token.state()) {
+    op->hook.fire = &on_cancel;
+    op->hook.op = op;
+    if (c->add(&op->hook)) {
+      op->token = c;
+    } else {
+      e->unlink(op);
+      lock.unlock();
+      op->store_error(op, cancelled_error());
+      return op->publish();
+    }
+  }
+}
+
+void fd_engine::on_cancel(cancel_hook* h) noexcept {
+  stream_op* op = static_cast<op_cancel_hook<stream_op>*>(h)->op;
+  fd_entry* e = op->engine->entry(op->fd);
+  bool won;
+  {
+    std::lock_guard lock(e->m);
+    won = op->queued;
+    if (won) e->unlink(op);
+  }
+  h->finish_firing();
+  if (won) {
+    op->token = nullptr;  // the hook is already off the token's list
+    op->store_error(op, cancelled_error());
+    op->publish();
+  }
+}
+
+void fd_engine::on_ready(int fd, std::uint32_t events) noexcept {
+  fd_entry* e = entry(fd);
+  if (!e) return;
+  std::vector<stream_op*>& done = done_;
+  {
+    std::lock_guard lock(e->m);
+    e->armed = 0;  // one-shot: disarmed by this event
+    const bool error = events & (EPOLLERR | EPOLLHUP);
+    for (int d : {0, 1}) {
+      if (!error && !(events & (d == 0 ? EPOLLIN | EPOLLRDHUP : EPOLLOUT))) continue;
+      while (stream_op* op = e->head[d]) {
+        if (op->attempt(op) == stream_op::outcome::would_block) break;
+        e->unlink(op);
+        done.push_back(op);
+      }
+    }
+    if (!arm(*e)) {
+      // Cannot wait any longer (the descriptor was closed under its operations): fail them all.
+      const int err = errno;
+      for (int d : {0, 1})
+        while (stream_op* op = e->head[d]) {
+          e->unlink(op);
+          op->store_error(op, std::make_exception_ptr(std::system_error(err, std::generic_category(), "heddle::io: epoll_ctl")));
+          done.push_back(op);
+        }
+    }
+  }
+  for (stream_op* op : done) op->publish();
+  done.clear();
+}
+
+void fd_engine::service_main() {
+  pthread_setname_np(pthread_self(), "heddle-fd");
+  constexpr int max_events = 256;
+  epoll_event events[max_events];
+  while (!stopping_.load(std::memory_order_acquire)) {
+    const int n = epoll_wait(epoll_fd_, events, max_events, -1);
+    for (int i = 0; i < n; ++i)
+      if (events[i].data.fd >= 0) on_ready(events[i].data.fd, events[i].events);
+  }
+}
+
+void fd_engine::stop() noexcept {
+  if (stopping_.exchange(true, std::memory_order_acq_rel)) return;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t w = write(wake_fd_, &one, sizeof one);
+  if (thread_.joinable()) thread_.join();
+  // Whatever still waits completes as cancelled by the stop.
+  std::vector<stream_op*> pending;
+  for (int c = 0; c < num_chunks; ++c) {
+    fd_entry* chunk = chunks_[c].load(std::memory_order_acquire);
+    if (!chunk) continue;
+    for (std::size_t i = 0; i < (std::size_t{1} << chunk_bits); ++i) {
+      fd_entry& e = chunk[i];
+      std::lock_guard lock(e.m);
+      for (int d : {0, 1})
+        while (stream_op* op = e.head[d]) {
+          e.unlink(op);
+          pending.push_back(op);
+        }
+    }
+  }
+  for (stream_op* op : pending) {
+    op->store_error(op, stopped_error());
+    op->publish();
+  }
+}
+
+}  // namespace heddle::detail

@@ -1,0 +1,76 @@
+// The fd engine of one runtime: stream operations (read, write, accept, connect) that would block
+// wait here, in a FIFO per descriptor and direction, and one service thread sleeps in epoll_wait
+// until a descriptor is ready, then performs the waiting operations itself (one system call per
+// completion). Descriptors are armed with EPOLLONESHOT and re-armed only while operations wait,
+// so an idle descriptor costs nothing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "heddle/core/cancellation.hpp"
+#include "op_state.hpp"
+
+namespace heddle::detail {
+
+class fd_engine;
+
+// The engine's view of a stream operation; the record is also the future's state.
+struct stream_op {
+  enum class outcome { done, would_block };
+  enum direction : std::uint8_t { in = 0, out = 1 };
+
+  // Tries the system call without blocking; on `done` the result (or error) is stored, not published.
+  outcome (*attempt)(stream_op*) noexcept;
+  // Stores an error as the result, not published.
+  void (*store_error)(stream_op*, std::exception_ptr) noexcept;
+  future_state_base* state;  // the same record, as the future's state
+  fd_engine* engine = nullptr;
+  int fd;
+  direction dir;
+  bool queued = false;
+  stream_op* prev = nullptr;
+  stream_op* next = nullptr;
+  cancel_state* token = nullptr;
+  op_cancel_hook<stream_op> hook;
+
+  // Publishes the stored result once the operation has left the engine.
+  void publish() noexcept;
+};
+
+class fd_engine final : public runtime_service {
+ public:
+  explicit fd_engine(runtime_core* core);
+  ~fd_engine() override;
+
+  // Runs op: at once if nothing is queued before it and the call does not block, else queued.
+  void start(stream_op* op, const cancellation_token& token) noexcept;
+  void stop() noexcept override;
+
+ private:
+  struct fd_entry;
+  static constexpr int chunk_bits = 10;
+  static constexpr int num_chunks = 1024;  // descriptors below 2^20
+
+  fd_entry* entry(int fd);
+  void service_main();
+  void on_ready(int fd, std::uint32_t events) noexcept;
+  // Arms the descriptor for the directions that have waiters; false with errno on failure.
+  bool arm(fd_entry& e) noexcept;
+  static void on_cancel(cancel_hook* h) noexcept;
+
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;  // an eventfd that stop() writes
+  std::atomic<bool> stopping_{false};
+  std::mutex chunks_m_;
+  std::unique_ptr<std::atomic<fd_entry*>[]> chunks_;
+  std::vector<stream_op*> done_;  // the service thread's list of operations one event completed
+  std::thread thread_;
+};
+
+}  // namespace heddle::detail
