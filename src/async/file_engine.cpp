@@ -1,0 +1,108 @@
+#include "file_engine.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace heddle::detail {
+
+void file_op::finish(long result) noexcept {
+  if (result < 0)
+    fail(std::make_exception_ptr(std::system_error(static_cast<int>(-result), std::generic_category(),
+                                                   write ? "heddle::io::pwrite" : "heddle::io::pread")));
+  else if (result == 0 && size != 0 && !write)
+    fail(std::make_exception_ptr(std::system_error(io::errc::end_of_file, "heddle::io::pread")));
+  else
+    succeed(static_cast<std::size_t>(result));
+}
+
+namespace {
+
+// HEDDLE_FILE_IO=io_uring|threads, or empty for "io_uring if the kernel allows it".
+bool env_choice(io::file_backend& out) {
+  const char* v = std::getenv("HEDDLE_FILE_IO");
+  if (!v || !*v) return false;
+  if (std::strcmp(v, "io_uring") == 0) out = io::file_backend::io_uring;
+  else if (std::strcmp(v, "threads") == 0) out = io::file_backend::threads;
+  else
+    throw configuration_error(std::string("heddle: HEDDLE_FILE_IO='") + v + "' is neither 'io_uring' nor 'threads'");
+  return true;
+}
+
+}  // namespace
+
+file_backend_impl& file_engine::make_locked(io::file_backend b) {
+  if (stopped_) throw task_cancelled("heddle: the runtime is stopping; it starts no more operations");
+  impl_ = b == io::file_backend::io_uring ? make_uring_backend() : make_thread_backend();
+  ready_.store(impl_.get(), std::memory_order_release);
+  return *impl_;
+}
+
+file_backend_impl& file_engine::backend() {
+  if (file_backend_impl* p = ready_.load(std::memory_order_acquire)) [[likely]] return *p;
+  std::lock_guard lock(m_);
+  if (impl_) return *impl_;
+  io::file_backend b;
+  if (env_choice(b)) return make_locked(b);
+  try {
+    return make_locked(io::file_backend::io_uring);
+  } catch (const std::system_error&) {
+    return make_locked(io::file_backend::threads);  // no io_uring here (old kernel, seccomp...)
+  }
+}
+
+void file_engine::choose(io::file_backend b) {
+  std::lock_guard lock(m_);
+  if (impl_) {
+    if (impl_->kind() == b) return;
+    throw std::logic_error("heddle::io::use_file_backend: this runtime already serves files with the other backend");
+  }
+  make_locked(b);
+}
+
+void file_engine::stop() noexcept {
+  std::lock_guard lock(m_);
+  stopped_ = true;
+  if (impl_) impl_->stop();
+}
+
+}  // namespace heddle::detail
+
+namespace heddle::io {
+
+namespace detail_ops {
+
+using namespace heddle::detail;
+
+namespace {
+future_state<std::size_t>* start_file(runtime_core* core, file_op* op) {
+  try {
+    engine_of<file_engine>(core).backend().submit(op);
+  } catch (...) {
+    op->fail(std::current_exception());
+  }
+  return op;
+}
+}  // namespace
+
+future_state<std::size_t>* pread(runtime_core* core, int fd, std::span<std::byte> buf, std::uint64_t offset) {
+  return start_file(core, make_record<file_op>(fd, buf.data(), buf.size(), offset, false));
+}
+
+future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
+  return start_file(core, make_record<file_op>(fd, const_cast<std::byte*>(buf.data()), buf.size(), offset, true));
+}
+
+}  // namespace detail_ops
+
+void use_file_backend(runtime& rt, file_backend backend) {
+  heddle::detail::engine_of<heddle::detail::file_engine>(rt.core()).choose(backend);
+}
+
+file_backend file_backend_of(runtime& rt) {
+  return heddle::detail::engine_of<heddle::detail::file_engine>(rt.core()).backend().kind();
+}
+
+}  // namespace heddle::io

@@ -1,0 +1,188 @@
+// The process engine of one runtime: a child's pidfd in an epoll set, and one service thread that
+// reaps each child as its pidfd becomes readable (the child exited).
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_set>
+
+#include "heddle/async/process.hpp"
+#include "op_state.hpp"
+
+namespace heddle::detail {
+
+namespace {
+
+int open_pidfd(pid_t pid) noexcept { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+std::exception_ptr errno_error(int err, const char* what) {
+  return std::make_exception_ptr(std::system_error(err, std::generic_category(), what));
+}
+
+// The waitpid(2)-style status of an exited child, from waitid's siginfo.
+int wait_status(const siginfo_t& info) noexcept {
+  switch (info.si_code) {
+    case CLD_EXITED: return (info.si_status & 0xff) << 8;
+    case CLD_KILLED: return info.si_status & 0x7f;
+    case CLD_DUMPED: return (info.si_status & 0x7f) | 0x80;
+    default: return 0;
+  }
+}
+
+struct process_op final : op_state<int> {
+  explicit process_op(int fd) noexcept : op_state<int>(&op_vtable<process_op>::table), pidfd(fd) {}
+  int pidfd;
+
+  // Reaps the child if it has exited; false if it is still running.
+  bool try_reap() noexcept {
+    siginfo_t info{};
+    if (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED | WNOHANG) < 0) {
+      const int err = errno;
+      if (err == EINTR) return try_reap();
+      close(pidfd);
+      fail(errno_error(err, "heddle::io::wait_process: waitid"));
+      return true;
+    }
+    if (info.si_pid == 0) return false;  // still running
+    close(pidfd);
+    succeed(wait_status(info));
+    return true;
+  }
+};
+
+class process_engine final : public runtime_service {
+ public:
+  explicit process_engine(runtime_core*) {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "heddle: epoll_create1");
+    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd_ < 0) {
+      const int err = errno;
+      close(epoll_fd_);
+      throw std::system_error(err, std::generic_category(), "heddle: eventfd");
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+    thread_ = std::thread([this] { service_main(); });
+  }
+  ~process_engine() override {
+    stop();
+    close(wake_fd_);
+    close(epoll_fd_);
+  }
+
+  future_state<int>* start(pid_t pid) {
+    const int pidfd = open_pidfd(pid);
+    if (pidfd < 0) return failed<int>(errno_error(errno, "heddle::io::wait_process: pidfd_open"));
+    auto* op = make_record<process_op>(pidfd);
+    if (op->try_reap()) return op;  // already exited (or not our child)
+    std::unique_lock lock(m_);
+    if (stopping_) {
+      lock.unlock();
+      close(pidfd);
+      op->fail(stopped_error());
+      return op;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.data.ptr = op;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, pidfd, &ev) < 0) {
+      const int err = errno;
+      lock.unlock();
+      close(pidfd);
+      op->fail(errno_error(err, "heddle::io::wait_process: epoll_ctl"));
+      return op;
+    }
+    pending_.insert(op);
+    return op;
+  }
+
+  void stop() noexcept override {
+    {
+      std::lock_guard lock(m_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t w = write(wake_fd_, &one, sizeof one);
+    if (thread_.joinable()) thread_.join();
+    // The children keep running; their futures are cancelled, and they are left for the program
+    // (or init) to reap.
+    for (process_op* op : pending_) {
+      close(op->pidfd);
+      op->fail(stopped_error());
+    }
+    pending_.clear();
+  }
+
+ private:
+  void service_main() {
+    pthread_setname_np(pthread_self(), "heddle-process");
+    constexpr int max_events = 64;
+    epoll_event events[max_events];
+    for (;;) {
+      const int n = epoll_wait(epoll_fd_, events, max_events, -1);
+      for (int i = 0; i < n; ++i) {
+        auto* op = static_cast<process_op*>(events[i].data.ptr);
+        if (!op) {
+          if (stopping()) return;
+          continue;
+        }
+        {
+          std::lock_guard lock(m_);
+          // The pidfd leaves the set before it is closed (by try_reap), so its number can be reused.
+          epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, op->pidfd, nullptr);
+          pending_.erase(op);
+        }
+        if (!op->try_reap()) {
+          // Readable but not reapable yet (should not happen): watch again.
+          std::lock_guard lock(m_);
+          epoll_event ev{};
+          ev.events = EPOLLIN | EPOLLONESHOT;
+          ev.data.ptr = op;
+          epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, op->pidfd, &ev);
+          pending_.insert(op);
+        }
+      }
+    }
+  }
+  bool stopping() {
+    std::lock_guard lock(m_);
+    return stopping_;
+  }
+
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  std::mutex m_;
+  bool stopping_ = false;
+  std::unordered_set<process_op*> pending_;
+  std::thread thread_;
+};
+
+}  // namespace
+}  // namespace heddle::detail
+
+namespace heddle::io::detail_ops {
+
+heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* core, pid_t pid) {
+  using namespace heddle::detail;
+  if (pid <= 0) return failed<int>(errno_error(EINVAL, "heddle::io::wait_process: pid must be positive"));
+  try {
+    return engine_of<process_engine>(core).start(pid);
+  } catch (const task_cancelled&) {
+    return failed<int>(std::current_exception());
+  }
+}
+
+}  // namespace heddle::io::detail_ops

@@ -1,0 +1,130 @@
+// The io_uring file backend. Submitting threads prepare and submit under a short lock (io_uring's
+// submission queue has one producer); the service thread alone reaps the completion queue,
+// sleeping in io_uring_wait_cqe. A submission never waits for the I/O itself.
+#include <liburing.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "file_engine.hpp"
+
+namespace heddle::detail {
+
+namespace {
+
+class uring_backend final : public file_backend_impl {
+ public:
+  uring_backend() {
+    const int rc = io_uring_queue_init(ring_entries, &ring_, 0);
+    if (rc < 0) throw std::system_error(-rc, std::generic_category(), "heddle: io_uring_queue_init");
+    thread_ = std::thread([this] { service_main(); });
+  }
+  ~uring_backend() override {
+    stop();
+    io_uring_queue_exit(&ring_);
+  }
+
+  io::file_backend kind() const noexcept override { return io::file_backend::io_uring; }
+
+  void submit(file_op* op) noexcept override {
+    std::unique_lock lock(sq_m_);
+    if (stopping_) {
+      lock.unlock();
+      return op->fail(stopped_error());
+    }
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    const int rc = push(op);
+    if (rc < 0) {
+      in_flight_.fetch_sub(1, std::memory_order_relaxed);
+      lock.unlock();
+      op->finish(rc);
+    }
+  }
+
+  void stop() noexcept override {
+    {
+      std::lock_guard lock(sq_m_);
+      if (stopping_) return;
+      stopping_ = true;
+      push(nullptr);  // a no-op whose completion wakes the service thread
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  static constexpr unsigned ring_entries = 256;
+
+  // Under sq_m_. Puts one request (nullptr: the wake-up no-op) in the ring and submits it.
+  int push(file_op* op) noexcept {
+    io_uring_sqe* sqe;
+    // The submission ring is full only of entries not yet submitted; submitting frees them.
+    while (!(sqe = io_uring_get_sqe(&ring_))) {
+      const int rc = io_uring_submit(&ring_);
+      if (rc < 0 && rc != -EBUSY && rc != -EAGAIN && rc != -EINTR) return rc;
+      if (rc <= 0) sched_yield();
+    }
+    if (!op) io_uring_prep_nop(sqe);
+    else if (op->write) io_uring_prep_write(sqe, op->fd, op->data, static_cast<unsigned>(op->size), op->offset);
+    else io_uring_prep_read(sqe, op->fd, op->data, static_cast<unsigned>(op->size), op->offset);
+    io_uring_sqe_set_data(sqe, op);
+    for (;;) {
+      const int rc = io_uring_submit(&ring_);
+      if (rc >= 0) return 0;
+      // The kernel is short of completion space for a moment: the service thread is reaping.
+      if (rc == -EBUSY || rc == -EAGAIN || rc == -EINTR) {
+        sched_yield();
+        continue;
+      }
+      // The entry stays in the ring and goes out with a later submission: turn it into a no-op
+      // whose completion is ignored, and let the caller fail the operation now.
+      io_uring_prep_nop(sqe);
+      io_uring_sqe_set_data(sqe, &dropped_);
+      return rc;
+    }
+  }
+
+  void service_main() {
+    pthread_setname_np(pthread_self(), "heddle-uring");
+    bool stop_seen = false;
+    while (!stop_seen || in_flight_.load(std::memory_order_acquire) != 0) {
+      io_uring_cqe* cqe = nullptr;
+      const int rc = io_uring_wait_cqe(&ring_, &cqe);
+      if (rc < 0) {
+        if (rc == -EINTR || rc == -EAGAIN) continue;
+        break;  // the ring is broken; stop() still joins us
+      }
+      unsigned head, seen = 0;
+      io_uring_for_each_cqe(&ring_, head, cqe) {
+        ++seen;
+        auto* op = static_cast<file_op*>(io_uring_cqe_get_data(cqe));
+        if (!op) {
+          stop_seen = true;
+          continue;
+        }
+        if (static_cast<void*>(op) == &dropped_) continue;
+        const long res = cqe->res;
+        in_flight_.fetch_sub(1, std::memory_order_release);
+        op->finish(res);
+      }
+      io_uring_cq_advance(&ring_, seen);
+    }
+  }
+
+  io_uring ring_{};
+  char dropped_ = 0;  // its address marks an entry whose operation already failed
+  std::mutex sq_m_;
+  bool stopping_ = false;  // under sq_m_
+  std::atomic<std::size_t> in_flight_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+std::unique_ptr<file_backend_impl> make_uring_backend() { return std::make_unique<uring_backend>(); }
+
+}  // namespace heddle::detail
