@@ -68,9 +68,13 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
       if (core->stopping()) return t->vt->discard(t);
       worker* w = current_worker;
       if (w && w->core == core) return core->execute(w, t);
+      // Any other thread, a worker of another runtime included, runs it as an outsider lent to
+      // `core`: what it spawns goes to core's express lane, not to the other runtime's deque.
       runtime_core* saved = lending_core;
       lending_core = core;
+      current_worker = nullptr;
       t->vt->execute(t);
+      current_worker = w;
       lending_core = saved;
       return;
     }

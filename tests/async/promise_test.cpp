@@ -183,9 +183,6 @@ TEST(Promise, FutureAlreadyRetrieved) {
 // As std::promise: once the future was retrieved, get_future says so, also after the value is set
 // (before or after the first get_future).
 TEST(Promise, FutureAlreadyRetrievedAfterTheValueIsSet) {
-  HEDDLE_KNOWN_BUG(
-      "get_future() on a satisfied promise whose future was already retrieved throws future_error(no_state), "
-      "not future_already_retrieved: publish() and get_future() drop the state pointer once both happened");
   heddle::promise<int> p;
   auto f = p.get_future();
   p.set_value(5);

@@ -307,9 +307,6 @@ TEST(Strategy, ShortTaskSpawnsGoToItsRuntimesExpressLane) {
 // The completing thread may be a worker of another runtime: what the successor spawns still belongs
 // to the successor's runtime.
 TEST(Strategy, ShortTaskSpawnsFromAnotherRuntimesWorkerStayOnTheirRuntime) {
-  HEDDLE_KNOWN_BUG(
-      "a short_task successor of runtime A run by a worker of runtime B (B's task sets A's promise) "
-      "spawns with heddle::task onto B's deque: heddle::task uses current_worker (B) before lending_core (A)");
   watchdog dog("Strategy.ShortTaskSpawnsFromAnotherRuntimesWorkerStayOnTheirRuntime", 60s);
   heddle::runtime rt(2), other(1);
   heddle::promise<void> p;

@@ -40,13 +40,15 @@ class promise {
  public:
   promise() : s_(detail::make_record<detail::promise_state<T>>()) {}
   promise(promise&& o) noexcept
-      : s_(std::exchange(o.s_, nullptr)), retrieved_(o.retrieved_), satisfied_(o.satisfied_) {}
+      : s_(std::exchange(o.s_, nullptr)),
+        retrieved_(std::exchange(o.retrieved_, false)),
+        satisfied_(std::exchange(o.satisfied_, false)) {}
   promise& operator=(promise&& o) noexcept {
     if (this != &o) {
       abandon();
       s_ = std::exchange(o.s_, nullptr);
-      retrieved_ = o.retrieved_;
-      satisfied_ = o.satisfied_;
+      retrieved_ = std::exchange(o.retrieved_, false);
+      satisfied_ = std::exchange(o.satisfied_, false);
     }
     return *this;
   }
@@ -58,8 +60,8 @@ class promise {
 
   // The future of this promise; once.
   future<T> get_future() {
-    check();
     if (retrieved_) throw std::future_error(std::future_errc::future_already_retrieved);
+    check();
     retrieved_ = true;
     future<T> f(detail::adopt, s_);
     if (satisfied_) s_ = nullptr;  // already done: the future owns the record now
