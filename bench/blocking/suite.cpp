@@ -253,6 +253,14 @@ void run(const options& opt, nlohmann::json& report) {
                 "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
                 "over runs, median of the runs' p50, largest p99; the count in brackets).\n\n",
                 delay_s * 1e3, p.latency_samples());
+    // The bar is 2 %: say so when the baselines' own runs spread wider than that.
+    for (const char* b : {"noblock", "tbb_noblock"}) {
+      const result& base = find(rs, b, t);
+      if (base.max() > 1.05 * base.min())
+        std::printf("Noisy: %s's runs range over %.0f %% (min–max); ratios closer to 1 than that are not "
+                    "resolved by this run.\n",
+                    b, 100 * (base.max() / base.min() - 1));
+    }
     for (auto& x : ratios) heddle::bench::add_ratio(report, x.name, x.value, x.meaning);
     if (!ratios.empty()) std::printf("\n");
   }
