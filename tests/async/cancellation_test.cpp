@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -313,6 +314,59 @@ TEST(Cancellation, CancelledFromASuccessorOnTheServiceThread) {
     t.get();
     for (auto& f : waiting) EXPECT_EQ(outcome_of(f), outcome::cancelled) << to_string(s);
   }
+}
+
+// Cancelling timers takes them out of the middle of the engine's heap: the others still complete in
+// (deadline, start) order, and only the cancelled ones fail.
+TEST(Cancellation, CancellingSomeTimersKeepsTheOthersInOrder) {
+  watchdog dog("Cancellation.CancellingSomeTimersKeepsTheOthersInOrder", 60s);
+  heddle::runtime rt(2);
+  heddle::sleep_for(rt, 0ms).get();
+  const int n = scaled(2000, 300);
+  const int distinct = 25;
+  std::vector<int> slot(n);
+  std::vector<bool> cancel(n);
+  std::vector<int> cancel_order;
+  std::uint64_t seed = 3;
+  for (int i = 0; i < n; ++i) {
+    seed = heddle_test::mix(seed);
+    slot[i] = static_cast<int>(seed % distinct);
+    cancel[i] = (seed >> 32) % 3 == 0;
+    if (cancel[i]) cancel_order.push_back(i);
+  }
+  for (std::size_t k = cancel_order.size(); k > 1; --k) {  // a deterministic shuffle
+    seed = heddle_test::mix(seed);
+    std::swap(cancel_order[k - 1], cancel_order[seed % k]);
+  }
+  std::vector<std::unique_ptr<heddle::cancellation_source>> srcs;
+  for (int i = 0; i < n; ++i) srcs.push_back(std::make_unique<heddle::cancellation_source>());
+  const auto base = clock_type::now() + (heddle_test::sanitized ? 500ms : 150ms);
+  std::mutex m;
+  std::vector<int> order;
+  std::vector<heddle::future<void>> fs;
+  for (int i = 0; i < n; ++i)
+    fs.push_back(heddle::sleep_until(rt, base + slot[i] * 200us, srcs[i]->token()).then(strategy::short_task, [&, i] {
+      std::lock_guard lock(m);
+      order.push_back(i);
+    }));
+  for (int i : cancel_order) srcs[i]->cancel();
+  const auto cancelled_by = clock_type::now();
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    const outcome o = outcome_of(fs[i]);
+    if (o != (cancel[i] ? outcome::cancelled : outcome::value) && wrong++ < 5)
+      ADD_FAILURE() << "timer " << i << " (to be cancelled: " << cancel[i] << "): " << name(o);
+  }
+  EXPECT_EQ(wrong, 0);
+  if (cancelled_by >= base) GTEST_SKIP() << "starting and cancelling took longer than the margin";
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(n) - cancel_order.size());
+  int misordered = 0;
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const int a = order[k - 1], b = order[k];
+    if (std::pair(slot[a], a) > std::pair(slot[b], b) && misordered++ < 5)
+      ADD_FAILURE() << "timer " << a << " (slot " << slot[a] << ") completed before timer " << b << " (slot " << slot[b] << ")";
+  }
+  EXPECT_EQ(misordered, 0);
 }
 
 // Stress: several sources, each with many timers (some due soon, some in an hour), are cancelled from

@@ -4,6 +4,7 @@
 // that start timers from the service thread, a throwing successor that leaves the engine alive, and
 // stress with many timers from several threads and workers, checked per timer.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +35,12 @@ constexpr strategy all_strategies[] = {strategy::normal, strategy::express, stra
 bool on_worker_of(const heddle::runtime& rt) {
   heddle::detail::worker* w = heddle::detail::current_worker;
   return w && w->core == rt.core();
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 // Polls p until it holds or `limit` passes; for upper bounds that must be generous.
@@ -262,6 +269,35 @@ TEST(Timer, AnEarlierTimerStartedLaterIsNotHeldBack) {
   heddle::future<void> last = heddle::sleep_for(rt, 2ms);
   EXPECT_TRUE(eventually([&] { return last.is_ready(); }, 20s));
   for (auto& f : fs) EXPECT_FALSE(f.is_ready());
+}
+
+// The farthest deadline steady_clock can express waits (without overflowing the engine's sleep),
+// does not hold back nearer timers, and is cancellable.
+TEST(Timer, TheFarthestDeadline) {
+  watchdog dog("Timer.TheFarthestDeadline", 60s);
+  heddle::runtime rt(2);
+  heddle::cancellation_source src;
+  heddle::future<void> never = heddle::sleep_until(rt, clock_type::time_point::max(), src.token());
+  heddle::future<void> far = heddle::sleep_for(rt, std::chrono::hours(24 * 365 * 100));
+  std::this_thread::sleep_for(5ms);
+  EXPECT_FALSE(never.is_ready());
+  EXPECT_FALSE(far.is_ready());
+  // Waiting for those deadlines, the engine sleeps: the idle process uses little CPU (a service
+  // thread spinning on an overflowed timeout would use all of its core).
+  if (!heddle_test::sanitized) {
+    const double cpu0 = process_cpu_seconds();
+    const auto w0 = clock_type::now();
+    std::this_thread::sleep_for(200ms);
+    const double wall = std::chrono::duration<double>(clock_type::now() - w0).count();
+    EXPECT_LT(process_cpu_seconds() - cpu0, 0.5 * wall) << "the idle timer engine burns CPU";
+  }
+  const auto t0 = clock_type::now();
+  heddle::sleep_for(rt, 3ms).get();
+  EXPECT_GE(clock_type::now() - t0, 3ms);
+  EXPECT_FALSE(never.is_ready());
+  src.cancel();
+  EXPECT_THROW(never.get(), heddle::operation_cancelled);
+  EXPECT_FALSE(far.is_ready());
 }
 
 TEST(Timer, ForcedFromAWorkerAndFromOutside) {
