@@ -89,12 +89,14 @@ heddle_outcome run_heddle(const params& p, run_record& r, heddle_mode mode, hedd
   const auto t0 = clock::now();
   // The root task builds the chains inside the runtime (continuations belong to the runtime of the
   // thread that makes them); the calling thread waits outside, as a program's main does.
+  // The first light task of each chain runs right away, in the root, so that every later delay
+  // (a worker held by a sleep, a successor queued behind compute tasks) shows in the latencies.
   auto root = rt.task([&x, &p] {
+    for (unsigned c = 0; c < p.comm_chains; ++c) light_step(&x, c, 0);
     for (unsigned c = 0; c < p.compute_chains; ++c) {
       auto f = heddle::task([&x, c] { x.r.compute(c, 0); });
       for (unsigned k = 1; k < p.compute_length; ++k) f = std::move(f).then([&x, c, k] { x.r.compute(c, k); });
     }
-    for (unsigned c = 0; c < p.comm_chains; ++c) (void)heddle::task([&x, c] { light_step(&x, c, 0); });
   });
   const bool finished = r.wait(timeout);
   const auto t1 = clock::now();

@@ -30,6 +30,10 @@ void compute_step(env& e, unsigned c, unsigned k) {
   if (k + 1 < e.r.p().compute_length) e.g.run([&e, c, k] { compute_step(e, c, k + 1); });
 }
 
+void spawn_compute(env& e) {
+  for (unsigned c = 0; c < e.r.p().compute_chains; ++c) e.g.run([&e, c] { compute_step(e, c, 0); });
+}
+
 void light_step(env& e, unsigned c, unsigned i) {
   const clock::time_point next_at = e.r.light(c, i);
   if (i + 1 == e.r.p().comm_length) return;
@@ -72,17 +76,22 @@ void run_graph(env& e) {
   flow::function_node<message, message> light(graph, flow::unlimited, [&r](const message& m) {
     return message{m.c, m.i, r.light(m.c, m.i)};
   });
-  wait_node_t wait(graph, flow::unlimited, [&e](const message& m, wait_node_t::gateway_type& gateway) {
+  // What the async_node's body does: the wait goes to the timer thread, the body returns at once.
+  auto hand_to_timer = [&e](const message& m, wait_node_t::gateway_type& gateway) {
     if (m.i + 1 == e.r.p().comm_length) return;
     gateway.reserve_wait();
     e.timer->at(m.next_at, [&gateway, next = message{m.c, m.i + 1, {}}] {
       gateway.try_put(next);
       gateway.release_wait();
     });
-  });
+  };
+  wait_node_t wait(graph, flow::unlimited, hand_to_timer);
   flow::make_edge(light, wait);
   flow::make_edge(wait, light);
-  for (unsigned c = 0; c < r.p().comm_chains; ++c) light.try_put(message{c, 0, {}});
+  // The first light task of each chain runs right away (as in every variant) and hands its
+  // successor's wait to the timer through the node's gateway, as the node's body would.
+  for (unsigned c = 0; c < r.p().comm_chains; ++c) hand_to_timer(message{c, 0, r.light(c, 0)}, wait.gateway());
+  spawn_compute(e);
   e.g.wait();
   graph.wait_for_all();
 }
@@ -98,11 +107,12 @@ double run_tbb(const params& p, run_record& r, tbb_mode mode) {
   arena.execute([&] {
     tbb::task_group g;
     env e{r, g, mode, timer ? &*timer : nullptr};
-    for (unsigned c = 0; c < p.compute_chains; ++c) g.run([&e, c] { compute_step(e, c, 0); });
     if (mode == tbb_mode::async_node) {
       run_graph(e);
     } else {
-      for (unsigned c = 0; c < p.comm_chains; ++c) g.run([&e, c] { light_step(e, c, 0); });
+      // The first light task of each chain runs right away, then the compute chains are spawned.
+      for (unsigned c = 0; c < p.comm_chains; ++c) light_step(e, c, 0);
+      spawn_compute(e);
       g.wait();
     }
   });
