@@ -7,8 +7,8 @@
 // with future_errc::promise_already_satisfied, future_already_retrieved or no_state; a promise
 // destroyed unfulfilled leaves its future failing with future_errc::broken_promise.
 //
-// Successors of a promise belong to a runtime (the one current where `then` was called); complete
-// the promise while that runtime lives.
+// Successors of a promise run on the runtime given to its constructor, or else on the runtime
+// current where `then` is called; complete the promise while that runtime lives.
 #pragma once
 
 #include <exception>
@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "heddle/core/future.hpp"
+#include "heddle/core/runtime.hpp"
 
 namespace heddle {
 
@@ -39,14 +40,18 @@ template <class T>
 class promise {
  public:
   promise() : s_(detail::make_record<detail::promise_state<T>>()) {}
+  // A promise whose future belongs to `rt`: its successors run there.
+  explicit promise(runtime& rt) : promise() { home_ = rt.core(); }
   promise(promise&& o) noexcept
       : s_(std::exchange(o.s_, nullptr)),
+        home_(o.home_),
         retrieved_(std::exchange(o.retrieved_, false)),
         satisfied_(std::exchange(o.satisfied_, false)) {}
   promise& operator=(promise&& o) noexcept {
     if (this != &o) {
       abandon();
       s_ = std::exchange(o.s_, nullptr);
+      home_ = o.home_;
       retrieved_ = std::exchange(o.retrieved_, false);
       satisfied_ = std::exchange(o.satisfied_, false);
     }
@@ -63,7 +68,7 @@ class promise {
     if (retrieved_) throw std::future_error(std::future_errc::future_already_retrieved);
     check();
     retrieved_ = true;
-    future<T> f(detail::adopt, s_);
+    future<T> f(detail::adopt, s_, home_);
     if (satisfied_) s_ = nullptr;  // already done: the future owns the record now
     return f;
   }
@@ -115,6 +120,7 @@ class promise {
   }
 
   detail::promise_state<T>* s_;
+  detail::runtime_core* home_ = nullptr;
   bool retrieved_ = false;
   bool satisfied_ = false;
 };

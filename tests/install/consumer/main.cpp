@@ -2,8 +2,17 @@
 // line per failed check) on any wrong result, so the install test fails on a broken package as
 // well as on a broken runtime. Also built by tests/install/run.sh with pkg-config flags alone.
 #include <heddle/heddle.hpp>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <chrono>
+#include <span>
+#include <system_error>
+#include <thread>
 #include <cstddef>
 #include <cstdio>
 #include <numeric>
@@ -315,6 +324,63 @@ void check_error_types() {
   static_assert(std::is_base_of_v<std::invalid_argument, heddle::configuration_error>);
 }
 
+// The async layer: a timer, a socket read, a file read through io_uring and a child process, with
+// successors of every strategy and a promise completed from another thread.
+void check_async() {
+  using namespace std::chrono_literals;
+  heddle::runtime rt(2);
+  const auto start = std::chrono::steady_clock::now();
+  auto timer = heddle::sleep_for(rt, 2ms).then(heddle::strategy::express, [] { return 1; });
+  CHECK(*timer == 1 && std::chrono::steady_clock::now() - start >= 2ms);
+
+  int sv[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  std::array<std::byte, 4> in{};
+  auto got = heddle::io::read(rt, sv[0], in).then(heddle::strategy::short_task, [](std::size_t n) { return n; });
+  const char ping[4] = {'p', 'i', 'n', 'g'};
+  CHECK(*heddle::io::write(rt, sv[1], std::as_bytes(std::span(ping))) == 4);
+  CHECK(*got == 4 && in[0] == std::byte{'p'});
+  close(sv[1]);
+  try {
+    heddle::io::read(rt, sv[0], in).get();
+    CHECK(false);
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == heddle::io::errc::end_of_file);
+  }
+  close(sv[0]);
+
+  char path[] = "/tmp/heddle-consumer-XXXXXX";
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  unlink(path);
+  CHECK(*heddle::io::pwrite(rt, fd, std::as_bytes(std::span(ping)), 0) == 4);
+  std::array<std::byte, 4> back{};
+  CHECK(*heddle::io::pread(rt, fd, back, 0) == 4 && back[3] == std::byte{'g'});
+  close(fd);
+
+  const pid_t child = fork();
+  if (child == 0) _exit(3);
+  const int status = *heddle::io::wait_process(rt, child);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+
+  heddle::promise<int> p(rt);
+  auto doubled = p.get_future().then(heddle::strategy::asap, [](int v) { return 2 * v; });
+  std::thread([&p] { p.set_value(21); }).join();
+  CHECK(*doubled == 42);
+
+  heddle::cancellation_source src;
+  auto never = heddle::sleep_for(rt, 1h, src.token());
+  src.cancel();
+  try {
+    never.get();
+    CHECK(false);
+  } catch (const heddle::operation_cancelled&) {
+  }
+  const heddle::runtime_stats s = rt.stats();
+  CHECK(s.latency(heddle::strategy::express).count == 1);
+  CHECK(s.latency(heddle::strategy::asap).count == 1);
+}
+
 }  // namespace
 
 int main() {
@@ -326,6 +392,7 @@ int main() {
   check_runtimes();
   check_cancellation_source();
   check_error_types();
+  check_async();
   if (failures != 0) {
     std::fprintf(stderr, "heddle install consumer: %d check(s) failed\n", failures);
     return 1;
