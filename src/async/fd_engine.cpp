@@ -138,6 +138,7 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
     op->hook.op = op;
     if (c->add(&op->hook)) {
       op->token = c;
+      op->token_owner = token;
     } else {
       e->unlink(op);
       lock.unlock();

@@ -36,7 +36,8 @@ struct stream_op {
   bool queued = false;
   stream_op* prev = nullptr;
   stream_op* next = nullptr;
-  cancel_state* token = nullptr;
+  cancel_state* token = nullptr;   // where `hook` is registered, if anywhere
+  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
   op_cancel_hook<stream_op> hook;
 
   // Publishes the stored result once the operation has left the engine.

@@ -1,6 +1,11 @@
 #include "file_engine.hpp"
 
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -78,6 +83,16 @@ using namespace heddle::detail;
 
 namespace {
 future_state<std::size_t>* start_file(runtime_core* core, file_op* op) {
+  // What pread(2) refuses, io_uring would take as "the file position" (offset -1) or serve from
+  // a pipe or socket ignoring the offset: refuse it here, for both backends alike.
+  if (op->offset > static_cast<std::uint64_t>(std::numeric_limits<off_t>::max())) {
+    op->finish(-EINVAL);
+    return op;
+  }
+  if (::lseek(op->fd, 0, SEEK_CUR) < 0) {
+    op->finish(-errno);  // ESPIPE for a pipe or socket, EBADF for a bad descriptor
+    return op;
+  }
   try {
     engine_of<file_engine>(core).backend().submit(op);
   } catch (...) {

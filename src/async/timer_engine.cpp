@@ -19,6 +19,7 @@ struct timer_engine::timer_op final : op_state<void> {
   std::uint64_t seq;  // start order, for timers with equal deadlines
   std::size_t heap_index = unqueued;
   cancel_state* token = nullptr;  // where `hook` is registered, if anywhere
+  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
   op_cancel_hook<timer_op> hook;
 };
 
@@ -51,7 +52,10 @@ future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point de
       // Registered under the engine's lock, so that a cancellation racing with the start finds
       // the timer in the heap. (A hook fires outside the token's lock, so the order is safe.)
       if (cancel_state* c = token.state()) {
-        if (c->add(&op->hook)) op->token = c;
+        if (c->add(&op->hook)) {
+          op->token = c;
+          op->token_owner = token;
+        }
         else {
           heap_erase(op);
           earliest = false;

@@ -7,7 +7,8 @@
 //   complete in the order they were started.
 // - Files: pread and pwrite go through the runtime's io_uring engine (one ring, one service thread
 //   reaping completions), or through a small pool of I/O threads where io_uring is unavailable or
-//   HEDDLE_FILE_IO=threads says so.
+//   HEDDLE_FILE_IO=threads says so. As with pread(2), a descriptor that cannot seek (a pipe, a
+//   socket) gives ESPIPE, and an offset beyond the largest off_t gives EINVAL.
 //
 // Results: the number of bytes transferred (possibly fewer than asked, as with read(2)), the new
 // descriptor for accept. Errors: std::system_error with the errno (ECONNRESET, EBADF, EPIPE...);
