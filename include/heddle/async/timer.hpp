@@ -24,6 +24,17 @@ namespace heddle {
 namespace detail {
 future_state<void>* start_timer(runtime_core* core, std::chrono::steady_clock::time_point deadline,
                                 const cancellation_token& token);
+
+// now + d, saturated: a duration past the clock's range (hours::max()) means "never".
+template <class Rep, class Period>
+std::chrono::steady_clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point now = clock::now();
+  if (d <= d.zero()) return now;
+  using wide = std::chrono::duration<long double>;
+  if (wide(d) >= wide(clock::time_point::max() - now)) return clock::time_point::max();
+  return now + std::chrono::ceil<clock::duration>(d);
+}
 }  // namespace detail
 
 inline future<void> sleep_until(runtime& rt, std::chrono::steady_clock::time_point deadline,
@@ -37,11 +48,11 @@ inline future<void> sleep_until(std::chrono::steady_clock::time_point deadline, 
 
 template <class Rep, class Period>
 future<void> sleep_for(runtime& rt, std::chrono::duration<Rep, Period> d, const cancellation_token& token = {}) {
-  return sleep_until(rt, std::chrono::steady_clock::now() + std::chrono::ceil<std::chrono::nanoseconds>(d), token);
+  return sleep_until(rt, detail::deadline_after(d), token);
 }
 template <class Rep, class Period>
 future<void> sleep_for(std::chrono::duration<Rep, Period> d, const cancellation_token& token = {}) {
-  return sleep_until(std::chrono::steady_clock::now() + std::chrono::ceil<std::chrono::nanoseconds>(d), token);
+  return sleep_until(detail::deadline_after(d), token);
 }
 
 }  // namespace heddle
