@@ -1226,6 +1226,56 @@ TEST(StreamIo, PendingWritesCompleteInStartOrder) {
   EXPECT_TRUE(std::is_sorted(completion.begin(), completion.end())) << "writes completed out of their start order";
 }
 
+// A read and a write wait on one socket at the same time: each direction is served on its own.
+TEST(StreamIo, ReadAndWriteWaitOnOneSocketTogether) {
+  watchdog dog("StreamIo.ReadAndWriteWaitOnOneSocketTogether", 60s);
+  heddle::runtime rt(2);
+  for (int first = 0; first < 2; ++first) {
+    SCOPED_TRACE(first == 0 ? "data arrives first" : "space frees first");
+    auto s = make_socketpair();
+    small_buffers(s.a.get());
+    small_buffers(s.b.get());
+    const std::size_t filled = fill_socket(s.a.get());
+    std::string in(5, '\0');
+    std::string out(3000, 'o');
+    auto r = io::read(rt, s.a.get(), wbytes(in));
+    auto w = io::write(rt, s.a.get(), cbytes(out));
+    EXPECT_FALSE(r.is_ready());
+    EXPECT_FALSE(w.is_ready());
+    if (first == 0) {
+      plain_write_all(s.b.get(), "hello");
+      ASSERT_EQ(*r, 5u);
+      EXPECT_EQ(in, "hello");
+      EXPECT_FALSE(w.is_ready());  // the socket is still full
+      EXPECT_EQ(plain_read_exact(s.b.get(), filled), std::string(filled, 'f'));
+      ASSERT_EQ(outcome(w), "ok");
+    } else {
+      EXPECT_EQ(plain_read_exact(s.b.get(), filled), std::string(filled, 'f'));
+      ASSERT_EQ(outcome(w), "ok");
+      EXPECT_FALSE(r.is_ready());  // nothing was sent this way yet
+      plain_write_all(s.b.get(), "world");
+      ASSERT_EQ(*r, 5u);
+      EXPECT_EQ(in, "world");
+    }
+    EXPECT_EQ(plain_read_exact(s.b.get(), *w), out.substr(0, *w));
+  }
+}
+
+TEST(StreamIo, ThousandsOfReadsWaitOnOnePipe) {
+  watchdog dog("StreamIo.ThousandsOfReadsWaitOnOnePipe", 60s);
+  heddle::runtime rt(2);
+  auto p = make_pipe();
+  const int n = scaled(10000, 2000);
+  std::string got(n, '\0');
+  std::vector<heddle::future<std::size_t>> reads;
+  for (int i = 0; i < n; ++i) reads.push_back(io::read(rt, p.a.get(), wbytes(got).subspan(i, 1)));
+  std::string data(n, '\0');
+  for (int i = 0; i < n; ++i) data[i] = static_cast<char>('a' + i % 26);
+  plain_write_all(p.b.get(), data);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(*reads[i], 1u) << "read " << i;
+  EXPECT_EQ(got, data);
+}
+
 // A read started while another waits must not take data ahead of it (e.g. by trying the
 // descriptor at once, before the engine serves the earlier read).
 TEST(StreamIo, NewReadDoesNotOvertakeAPendingOne) {
