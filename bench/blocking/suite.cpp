@@ -217,7 +217,13 @@ void run(const options& opt, nlohmann::json& report) {
       if (d.waits)
         lat_json[std::string(d.key) + " " + std::to_string(t)] = {
             {"variant", d.key},       {"threads", t},          {"samples", l.n},       {"mean_ms", l.mean * 1e-6},
-            {"p50_ms", l.p50 * 1e-6}, {"p99_ms", l.p99 * 1e-6}, {"max_ms", l.max * 1e-6}, {"heddle_stats", ej}};
+            {"p50_ms", l.p50 * 1e-6}, {"p99_ms", l.p99 * 1e-6}, {"max_ms", l.max * 1e-6}, {"heddle_stats", ej},
+            // In run order; within a run chain by chain, light tasks 1, 2, 3 of each.
+            {"samples_ms", [&] {
+               auto a = nlohmann::json::array();
+               for (double x : c.latency_ns) a.push_back(std::round(x) * 1e-6);
+               return a;
+             }()}};
 
       // Ratios: at the headline thread count without a suffix, at every count with _<t>t when
       // several were run.
