@@ -27,6 +27,9 @@ std::size_t heap_bytes();
 std::size_t kernel_stack_bytes();
 // CPU time of this process, every thread, user + system (getrusage(RUSAGE_SELF)), seconds.
 double cpu_seconds();
+// CPU time of every thread of this process but the calling one, from /proc/self/task/*/schedstat
+// (nanoseconds on the CPU; reading them costs only the calling thread). −1 if unavailable.
+double others_cpu_seconds();
 
 // Everything read at one moment, for deltas.
 struct snapshot {
@@ -38,6 +41,10 @@ void store_delta(run_result& r, const snapshot& before, const snapshot& after);
 
 // Soft (and, where allowed, hard) RLIMIT_NOFILE to at least `fds`; std::runtime_error if it cannot.
 void raise_fd_limit(std::size_t fds);
+// The most socketpairs this process can hold, at most `wanted`: RLIMIT_NOFILE raised as far as it
+// goes (the hard limit binds without CAP_SYS_RESOURCE), less the descriptors already open and a
+// reserve of 64, halved, rounded down to a multiple of 100 (of 10 below 1,000).
+std::size_t socketpairs_that_fit(std::size_t wanted);
 // RLIMIT_NPROC to unlimited where allowed (root), else the soft limit to the hard one.
 void raise_thread_limit();
 
@@ -70,7 +77,7 @@ run_result in_child(const std::function<run_result()>& f, double timeout_s, cons
 // "1.23 M", "456 k", "78.9": a rate or a count for the tables.
 std::string si(double x);
 
-// Fills r.lateness_p50_s and lateness_max_s from the successors' start times (ns since the epoch of
+// Fills r.lateness_min_s, lateness_p50_s and lateness_max_s from the successors' start times (ns since the epoch of
 // steady_clock) and their deadline.
 void store_lateness(run_result& r, std::vector<std::int64_t> start_ns, std::int64_t deadline_ns);
 

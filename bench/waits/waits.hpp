@@ -24,10 +24,11 @@ struct run_result {
   double slab_bytes = 0;           // heddle's record slabs carved meanwhile (detail::depot_slabs() × 64 KiB)
   double kernel_stack_bytes = 0;   // /proc/meminfo KernelStack, the same two moments (system-wide)
   double idle_s = 0;               // sockets: the idle window with every read pending
-  double idle_cpu_s = 0;           // process CPU time (user + system, all threads) in that window
+  double idle_cpu_s = 0;           // CPU time in that window of every thread but the one measuring (which sleeps)
   double completion_s = 0;         // first deadline (timers) or first write (sockets) → last successor's end
   double completion_cpu_s = 0;     // process CPU time from all started to the last successor's end
-  double lateness_p50_s = 0;       // timers: successor start − deadline, median over the n waits
+  double lateness_min_s = 0;       // timers: successor start − deadline, the first successor
+  double lateness_p50_s = 0;       // ... median over the n waits
   double lateness_max_s = 0;       // ... and largest
   bool measured_before_due = true; // timers: the memory was read before the deadline (else it is not valid)
   char error[768] = {};            // non-empty: the run failed; what happened
