@@ -65,7 +65,7 @@ double others_cpu_seconds() {
   double sum = 0;
   DIR* d = opendir("/proc/self/task");
   if (!d) return -1;
-  char path[64], buf[128];
+  char path[300], buf[128];
   while (const dirent* e = readdir(d)) {
     if (e->d_name[0] == '.' || std::atol(e->d_name) == self) continue;
     std::snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);

@@ -72,7 +72,10 @@ struct pairs {
 // The idle window: CPU time of every thread but the calling one (which sleeps and reads the
 // clocks) while every read waits and nothing happens. From each thread's schedstat, which costs
 // only the reader; getrusage would charge its walk over thousands of threads to the window.
+// The window opens after a short settling time, so that it does not count the tail of the starts
+// (workers finishing their last task and going to sleep).
 void idle(run_result& r, double idle_s) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const double c0 = others_cpu_seconds();
   const auto t0 = clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(idle_s));

@@ -244,7 +244,7 @@ void run(const options& opt, nlohmann::json& report) {
   }
   std::printf("\nAs above; the socketpairs themselves are made before the first snapshot (both variants need them). "
               "idle CPU: CPU time per second of wall time of every thread but the measuring one (which sleeps; "
-              "from /proc/self/task/*/schedstat) while every read waits and nothing is written (%.2f s). completions/s: reads / (first write → last successor's end), the writes (one "
+              "from /proc/self/task/*/schedstat) while every read waits and nothing is written (%.2f s, from 20 ms after the last start). completions/s: reads / (first write → last successor's end), the writes (one "
               "thread, in order) included. Kernel objects (sockets, epoll entries) are not in RSS.\n\n",
               idle_s);
 
