@@ -266,11 +266,15 @@ void run(const options& opt, nlohmann::json& report) {
   add_ratio(report, "waits_timer_starts_per_s", th.starts_per_s().median, "heddle: timers started per second, " + tn + " timers");
   add_ratio(report, "waits_timer_completions_per_s", th.completions_per_s().median,
             "heddle: timer successors completed per second after the deadline, " + tn + " timers");
+  add_ratio(report, "waits_timer_first_late_ms", th.lateness_min_ms().median,
+            "heddle: the first successor's start after the deadline, ms, " + tn + " timers due together");
   add_ratio(report, "waits_timer_threads_bytes_per_op", tt.bytes_per_op().median, "thread per wait: RSS bytes per sleeping thread, " + tb + " threads");
   add_ratio(report, "waits_timer_threads_kernel_stack_bytes_per_op", tt.kstack_per_op().median,
             "thread per wait: kernel stack bytes per sleeping thread (not in RSS), " + tb + " threads");
   add_ratio(report, "waits_timer_threads_completions_per_s", tt.completions_per_s().median,
             "thread per wait: sleeps completed per second after the deadline, " + tb + " threads");
+  add_ratio(report, "waits_timer_threads_first_late_ms", tt.lateness_min_ms().median,
+            "thread per wait: the first thread's wake-up after the deadline, ms, " + tb + " threads");
   add_ratio(report, "waits_timer_bytes_per_op_vs_threads", thb.bytes_per_op().median / tt.bytes_per_op().median,
             "heddle RSS per timer / RSS per sleeping thread, " + tb + " each (lower: heddle smaller)");
   add_ratio(report, "waits_timer_bytes_per_op_vs_threads_with_kernel_stacks",
