@@ -144,6 +144,39 @@ std::size_t socketpairs_that_fit(std::size_t wanted) {
   return n;
 }
 
+std::size_t threads_that_fit(std::size_t wanted, std::string& why) {
+  constexpr long margin = 1000;
+  long tasks = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    double l1, l5, l15;
+    long running = 0;
+    if (std::fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &tasks) != 5) tasks = 0;
+    std::fclose(f);
+  }
+  std::size_t n = wanted;
+  auto bound = [&](const char* name, long limit, long used, long per_thread) {
+    if (limit <= 0) return;
+    const long room = (limit - used - margin) / per_thread;
+    const std::size_t fit = room > 0 ? std::size_t(room) / 100 * 100 : 0;
+    if (fit < n) {
+      n = fit;
+      why = std::string(name) + " " + std::to_string(limit) + " with " + std::to_string(used) + " in use";
+    }
+  };
+  bound("kernel.pid_max", read_long_file("/proc/sys/kernel/pid_max"), tasks, 1);
+  bound("kernel.threads-max", read_long_file("/proc/sys/kernel/threads-max"), tasks, 1);
+  bound("vm.max_map_count", read_long_file("/proc/sys/vm/max_map_count"), 0, 2);
+  // A pids controller on this process's cgroup ("max" reads as no limit), v2 then v1.
+  for (const char* dir : {"/sys/fs/cgroup", "/sys/fs/cgroup/pids"}) {
+    const long max = read_long_file((std::string(dir) + "/pids.max").c_str());
+    if (max > 0) {
+      bound("the cgroup's pids.max", max, read_long_file((std::string(dir) + "/pids.current").c_str()), 1);
+      break;
+    }
+  }
+  return n;
+}
+
 void raise_thread_limit() {
   rlimit l{};
   getrlimit(RLIMIT_NPROC, &l);

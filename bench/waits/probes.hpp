@@ -45,6 +45,12 @@ void raise_fd_limit(std::size_t fds);
 // goes (the hard limit binds without CAP_SYS_RESOURCE), less the descriptors already open and a
 // reserve of 64, halved, rounded down to a multiple of 100 (of 10 below 1,000).
 std::size_t socketpairs_that_fit(std::size_t wanted);
+// The most threads this process should make, at most `wanted`: what kernel.pid_max and
+// kernel.threads-max leave beside the tasks already on the machine (/proc/loadavg), and
+// vm.max_map_count (two mappings per thread: stack and guard page) and a cgroup's pids.max, each less
+// a margin of 1,000,
+// rounded down to a multiple of 100. `why` says which limit bound, if one did.
+std::size_t threads_that_fit(std::size_t wanted, std::string& why);
 // RLIMIT_NPROC to unlimited where allowed (root), else the soft limit to the hard one.
 void raise_thread_limit();
 

@@ -90,15 +90,19 @@ nlohmann::json stat_json(const stat& s) { return {{"median", s.median}, {"min", 
 void run(const options& opt, nlohmann::json& report) {
   const unsigned workers = headline_threads(opt.threads_or({2}));
   const std::uint64_t timers_n = opt.pick<std::uint64_t>(2'000, 100'000, 100'000, 1'000'000);
-  const std::uint64_t timers_threads_n = opt.pick<std::uint64_t>(200, 2'000, 10'000, 10'000);
+  const std::uint64_t timers_threads_wanted = opt.pick<std::uint64_t>(200, 2'000, 10'000, 10'000);
+  std::string thread_bound;
+  const std::uint64_t timers_threads_n = threads_that_fit(timers_threads_wanted, thread_bound);
   const std::uint64_t sockets_wanted = opt.pick<std::uint64_t>(500, 10'000, 10'000, 100'000);
   const std::uint64_t sockets_threads_wanted = opt.pick<std::uint64_t>(100, 2'000, 10'000, 10'000);
   // Two descriptors per socketpair: where RLIMIT_NOFILE cannot be raised far enough (no
   // CAP_SYS_RESOURCE), as many pairs as fit.
   const std::uint64_t sockets_n = socketpairs_that_fit(sockets_wanted);
-  const std::uint64_t sockets_threads_n = std::min(sockets_threads_wanted, sockets_n);
+  const std::uint64_t sockets_threads_n = std::min<std::uint64_t>({sockets_threads_wanted, sockets_n, timers_threads_n});
   if (sockets_n < 2)
     throw std::runtime_error("waits: RLIMIT_NOFILE leaves room for " + std::to_string(sockets_n) + " socketpairs");
+  if (timers_threads_n < 2)
+    throw std::runtime_error("waits: no room for the thread-per-wait baseline: " + thread_bound);
   const double idle_s = opt.pick(0.05, 0.25, 1.0, 1.0);
   // The deadline of every timer is this long after the first start: long enough for every start
   // (and the memory reading after them) to come first on a busy 2-core machine. A run that read
@@ -120,6 +124,10 @@ void run(const options& opt, nlohmann::json& report) {
                 "may not raise it (no CAP_SYS_RESOURCE); each pair takes two descriptors.\n\n",
                 (unsigned long long)sockets_n, (unsigned long long)sockets_wanted, (unsigned long long)l.rlim_max);
   }
+
+  if (timers_threads_n < timers_threads_wanted)
+    std::printf("Thread per wait: %llu threads instead of %llu (%s).\n\n", (unsigned long long)timers_threads_n,
+                (unsigned long long)timers_threads_wanted, thread_bound.c_str());
 
   std::vector<def> defs;
   for (auto [k, n, nb] : {std::tuple{kind::timers, timers_n, timers_threads_n}, std::tuple{kind::sockets, sockets_n, sockets_threads_n}}) {
