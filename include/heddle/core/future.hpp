@@ -62,7 +62,9 @@ class future_base {
   }
 
   // Returns a future of f(value) (f() for future<void>), run as a task once this one is ready.
-  // An exception stored here skips f and is passed on. Consumes this future.
+  // An exception stored here skips f and is passed on. Consumes this future. Completed by a worker
+  // (a task's future), the successor goes on that worker's deque; completed elsewhere (an async
+  // operation, a promise), it starts by default_strategy (strategy.hpp).
   template <class F>
   auto then(F&& f) && {
     check();

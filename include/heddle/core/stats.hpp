@@ -31,8 +31,9 @@ struct runtime_stats {
   std::uint64_t asap_by_pool = 0;   // asap successors that the auxiliary pool won
   std::uint64_t asap_by_workers = 0;  // asap successors that a worker won
 
-  // Successors started by future.then(strategy, f), indexed by strategy. Plain then(f) successors
-  // are not measured.
+  // Successors started by future.then(strategy, f), indexed by strategy, and plain then(f)
+  // successors of sources completed outside the workers (under default_strategy). Plain then(f)
+  // successors of tasks are not measured.
   std::array<latency_summary, strategy_count> successor_latency{};
   const latency_summary& latency(strategy s) const noexcept {
     return successor_latency[static_cast<std::size_t>(s)];

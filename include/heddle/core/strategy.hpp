@@ -28,6 +28,11 @@ enum class strategy : std::uint8_t {
 
 inline constexpr std::size_t strategy_count = 4;
 
+// How a plain then(f) successor starts when its source completes outside the runtime's workers (an
+// async operation, a promise): the express lane costs no throughput and bounds the latency by one
+// task (docs/async.md has the measurements behind the choice).
+inline constexpr strategy default_strategy = strategy::express;
+
 constexpr const char* to_string(strategy s) noexcept {
   switch (s) {
     case strategy::normal: return "normal";

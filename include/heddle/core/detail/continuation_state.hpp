@@ -51,7 +51,16 @@ class then_state final : public future_state<U>, public continuation {
   static void on_source_ready(continuation* c) noexcept { static_cast<then_state*>(c)->release_successor(); }
 
   void release_successor() noexcept {
-    if (timed_) ready_ns_ = steady_now_ns();
+    if (!timed_) {
+      // Plain then(f). Released by a worker of its runtime (the source was a task): its deque, as
+      // in fork-join code. Released anywhere else (an engine's service thread, a thread fulfilling
+      // a promise): the default strategy for completions from outside, express, timed like any.
+      worker* w = current_worker;
+      if (w && w->core == home_) [[likely]] return spawn_local(w, this);
+      timed_ = true;
+      how_ = default_strategy;
+    }
+    ready_ns_ = steady_now_ns();
     if (how_ == strategy::normal) schedule(home_, this);
     else start_successor(home_, this, how_);
   }
