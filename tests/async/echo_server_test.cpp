@@ -140,16 +140,23 @@ std::string outcome(heddle::future<T>& f) {
   }
 }
 
-// A sequence of steps driven by continuations. Each step makes its successor's future inside
-// step(), under the lock, so a successor that already runs on another worker and makes the next
-// step waits: the chain always holds its newest step. join() follows the chain from the test
-// thread and returns "finished" or the outcome of the step that failed.
+// A sequence of steps driven by continuations; join() follows the chain from the test thread and
+// returns "finished" or the outcome of the step that failed. Each step makes its successor's
+// future inside step(), under the lock: a successor already running on another thread waits for
+// it, so the newest step is the one kept. A short_task successor of an operation that completed at
+// once runs inline, inside make(), and steps again on this thread (hence the recursive lock): the
+// step numbers keep the newest future then too.
 class chain {
  public:
   template <class Make>
   void step(Make&& make) {
     std::lock_guard lock(m_);
-    tail_ = make();
+    const std::uint64_t seq = ++made_;
+    heddle::future<void> f = make();
+    if (seq > stored_) {
+      stored_ = seq;
+      tail_ = std::move(f);
+    }
   }
   void finish() {
     std::lock_guard lock(m_);
@@ -170,8 +177,9 @@ class chain {
   }
 
  private:
-  std::mutex m_;
+  std::recursive_mutex m_;
   heddle::future<void> tail_;
+  std::uint64_t made_ = 0, stored_ = 0;
   bool finished_ = false;
 };
 
@@ -340,6 +348,7 @@ int heartbeats(heddle::runtime& rt, int n) {
 
 struct echo_server {
   heddle::runtime* rt = nullptr;
+  heddle::strategy how = heddle::strategy::normal;  // how every successor of the server starts
   int listen_fd = -1;
   int expected = 0;  // connections to accept, then the accept chain finishes
   chain acceptor;
@@ -355,7 +364,7 @@ struct echo_server {
 
     void read_next() {
       ch.step([&] {
-        return io::read(*srv->rt, fd, buf).then(heddle::strategy::normal, [this](std::size_t n) {
+        return io::read(*srv->rt, fd, buf).then(srv->how, [this](std::size_t n) {
           srv->reads++;
           write_from(0, n);
         });
@@ -368,7 +377,7 @@ struct echo_server {
       }
       ch.step([&] {
         return io::write(*srv->rt, fd, std::span<const std::byte>(buf).subspan(off, n - off))
-            .then(heddle::strategy::normal, [this, off, n](std::size_t k) {
+            .then(srv->how, [this, off, n](std::size_t k) {
               if (k == 0 || k > n - off) throw std::runtime_error("write returned " + std::to_string(k));
               if (k < n - off) srv->partial_writes++;
               write_from(off + k, n);
@@ -382,7 +391,7 @@ struct echo_server {
   void accept_next() {
     if (accepted.load() == expected) return acceptor.finish();
     acceptor.step([&] {
-      return io::accept(*rt, listen_fd).then(heddle::strategy::normal, [this](int fd) {
+      return io::accept(*rt, listen_fd).then(how, [this](int fd) {
         on_accept(fd);
         accept_next();
       });
@@ -629,6 +638,58 @@ TEST(EchoServer, ThousandConnectionsOnTwoWorkers) {
   RecordProperty("heartbeats_during_traffic", beats_during_traffic.load());
   RecordProperty("worker_samples", static_cast<int>(sampler.samples()));
   rt.reset();
+}
+
+// The same server with its successors started by each strategy: short_task runs them on the fd
+// engine's thread (which then starts the next operations itself), asap races the workers with the
+// auxiliary pool.
+TEST(EchoServer, ServerSuccessorsWithEveryStrategy) {
+  const int n = scaled(100, 30);
+  const int rounds = 3;
+  ensure_fd_limit(static_cast<rlim_t>(2 * n + 256));
+  watchdog dog("EchoServer.ServerSuccessorsWithEveryStrategy", 120s);
+  for (heddle::strategy how : {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task,
+                               heddle::strategy::asap}) {
+    SCOPED_TRACE(heddle::to_string(how));
+    auto srv = std::make_unique<echo_server>();
+    auto rt = std::make_unique<heddle::runtime>(2);
+    sockaddr_in addr{};
+    unique_fd listener = make_listener(&addr);
+    srv->rt = rt.get();
+    srv->how = how;
+    srv->listen_fd = listener.get();
+    srv->expected = n;
+    srv->accept_next();
+    std::vector<client_conn> clients(n);
+    for (int i = 0; i < n; ++i) {
+      clients[i].id = i;
+      clients[i].fd = connect_blocking(addr, i % 25 == 0 ? 4096 : 0);
+    }
+    ASSERT_EQ(srv->acceptor.join(), "finished");
+    client_stats stats;
+    std::atomic<bool> abort{false};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 2; ++t) {
+      std::vector<client_conn*> mine;
+      for (int i = t; i < n; i += 2) mine.push_back(&clients[i]);
+      ts.emplace_back([&, mine] { run_clients(mine, rounds, stats, abort); });
+    }
+    for (auto& t : ts) t.join();
+    {
+      std::lock_guard lock(stats.m);
+      for (auto& f : stats.failures) ADD_FAILURE() << f;
+      if (!stats.failures.empty()) return;
+    }
+    EXPECT_EQ(stats.round_trips.load(), static_cast<std::size_t>(n) * rounds);
+    for (auto* c : srv->connections()) {
+      EXPECT_EQ(c->ch.join(), "end_of_file");
+      ::close(c->fd);
+    }
+    EXPECT_EQ(srv->bytes_echoed.load(), stats.bytes_sent.load());
+    const auto st = rt->stats();
+    EXPECT_GT(st.latency(how).count, 0u) << "the successors were not started by " << heddle::to_string(how);
+    rt.reset();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

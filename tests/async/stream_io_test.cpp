@@ -1276,6 +1276,82 @@ TEST(StreamIo, ThousandsOfReadsWaitOnOnePipe) {
   EXPECT_EQ(got, data);
 }
 
+// Several threads start operations on one pipe at once: every byte is read exactly once, and the
+// records of each writer (atomic pipe writes of PIPE_BUF or less) arrive whole and in its order.
+TEST(StreamIo, ConcurrentReadersAndWritersShareAPipe) {
+  watchdog dog("StreamIo.ConcurrentReadersAndWritersShareAPipe", 120s);
+  heddle::runtime rt(2);
+  {
+    SCOPED_TRACE("readers");
+    auto p = make_pipe();
+    const int threads = 4, per_thread = scaled(2000, 300);
+    std::vector<std::string> got(threads);
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        std::vector<char> bytes(per_thread);
+        std::vector<heddle::future<std::size_t>> reads;
+        for (int i = 0; i < per_thread; ++i)
+          reads.push_back(io::read(rt, p.a.get(), std::as_writable_bytes(std::span(&bytes[i], 1))));
+        for (int i = 0; i < per_thread; ++i) {
+          if (*reads[i] == 1) got[t].push_back(bytes[i]);
+        }
+      });
+    // Which reader gets which byte is open; together they must get the multiset that was written.
+    std::string data(threads * per_thread, '\0');
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i % 251);
+    std::thread writer([&] {
+      for (std::size_t off = 0; off < data.size(); off += 1000)
+        plain_write_all(p.b.get(), std::string_view(data).substr(off, 1000));
+    });
+    writer.join();
+    for (auto& t : ts) t.join();
+    std::string all;
+    for (auto& g : got) all += g;
+    ASSERT_EQ(all.size(), data.size());
+    std::sort(all.begin(), all.end());
+    std::string want = data;
+    std::sort(want.begin(), want.end());
+    EXPECT_TRUE(all == want) << "bytes lost or read twice";
+    EXPECT_FALSE(readable_now(p.a.get()));
+  }
+  {
+    SCOPED_TRACE("writers");
+    auto p = make_pipe();
+    ::fcntl(p.b.get(), F_SETPIPE_SZ, 4096);  // small: writes wait for space
+    const int threads = 4, per_thread = scaled(500, 100);
+    constexpr std::size_t record = 64;  // <= PIPE_BUF: written whole or not at all
+    std::vector<std::thread> ts;
+    std::atomic<int> bad_counts{0};
+    for (int t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        std::vector<std::string> recs(per_thread);
+        std::vector<heddle::future<std::size_t>> writes;
+        for (int i = 0; i < per_thread; ++i) {
+          recs[i] = std::to_string(t) + ":" + std::to_string(i) + ":";
+          recs[i].resize(record, '.');
+          writes.push_back(io::write(rt, p.b.get(), cbytes(recs[i])));
+        }
+        for (auto& w : writes)
+          if (*w != record) bad_counts++;
+      });
+    std::string all = plain_read_exact(p.a.get(), threads * per_thread * record);
+    for (auto& t : ts) t.join();
+    EXPECT_EQ(bad_counts.load(), 0) << "a pipe write of 64 bytes was split";
+    std::vector<int> next(threads, 0);
+    for (std::size_t off = 0; off < all.size(); off += record) {
+      const std::string rec = all.substr(off, record);
+      const auto c1 = rec.find(':'), c2 = rec.find(':', c1 + 1);
+      ASSERT_NE(c2, std::string::npos) << "a torn record at " << off;
+      const int t = std::stoi(rec.substr(0, c1)), i = std::stoi(rec.substr(c1 + 1, c2 - c1 - 1));
+      ASSERT_LT(t, threads);
+      ASSERT_EQ(i, next[t]) << "writer " << t << "'s records out of its start order";
+      ++next[t];
+    }
+    for (int t = 0; t < threads; ++t) EXPECT_EQ(next[t], per_thread);
+  }
+}
+
 // A read started while another waits must not take data ahead of it (e.g. by trying the
 // descriptor at once, before the engine serves the earlier read).
 TEST(StreamIo, NewReadDoesNotOvertakeAPendingOne) {
