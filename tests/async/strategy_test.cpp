@@ -498,6 +498,34 @@ TEST(Strategy, LatencyStatsCountExactlyTheTimedSuccessors) {
   for (int k = 0; k < 4; ++k) EXPECT_EQ(w.latency(all_strategies[k]).count, expect[k]);
 }
 
+// Plain then(f) of a source completed outside the workers (a timer, a promise) starts by
+// default_strategy and is measured under it; plain then(f) of a task made on a worker is not measured.
+TEST(Strategy, PlainThenOfTimersAndPromisesStartsByTheDefaultStrategy) {
+  watchdog dog("Strategy.PlainThenOfTimersAndPromisesStartsByTheDefaultStrategy", 60s);
+  heddle::runtime rt(2);
+  const int timers = 20, promises = 10;
+  std::vector<heddle::future<bool>> fs;
+  for (int i = 0; i < timers; ++i)
+    fs.push_back(heddle::sleep_for(rt, std::chrono::microseconds(50 * i)).then([&rt] { return on_worker_of(rt); }));
+  std::vector<heddle::promise<int>> ps(promises);
+  for (int i = 0; i < promises; ++i)
+    fs.push_back(rt.task([&ps, &rt, i] { return ps[i].get_future().then([&rt](int) { return on_worker_of(rt); }); }).get());
+  rt.task([&fs, &rt] {
+      for (int i = 0; i < 20; ++i) fs.push_back(heddle::task([] {}).then([&rt] { return on_worker_of(rt); }));
+    }).get();
+  std::thread setter([&] {
+    for (int i = 0; i < promises; i += 2) ps[i].set_value(i);
+  });
+  for (int i = 1; i < promises; i += 2) ps[i].set_value(i);
+  setter.join();
+  for (auto& f : fs) EXPECT_TRUE(*f);
+  const heddle::runtime_stats st = rt.stats();
+  for (strategy s : all_strategies)
+    EXPECT_EQ(st.latency(s).count, s == heddle::default_strategy ? static_cast<std::uint64_t>(timers + promises) : 0u)
+        << to_string(s);
+  expect_plausible(st.latency(heddle::default_strategy), "default_strategy");
+}
+
 // A successor that waits behind a busy worker reports at least the time it waited; one that starts
 // at once (short_task) reports a small latency. Lower bounds only.
 TEST(Strategy, LatencyStatsMeasureTheWait) {
