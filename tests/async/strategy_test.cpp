@@ -214,6 +214,60 @@ TEST(Strategy, ParkedWorkersAreWoken) {
   EXPECT_GT(rt.stats().parks, 0u);
 }
 
+// The only worker forces a successor that needs a worker to run (normal, express) or may get one
+// (asap): it must run it while it waits, not sleep on it.
+TEST(Strategy, TheOnlyWorkerForcesASuccessorThatNeedsAWorker) {
+  watchdog dog("Strategy.TheOnlyWorkerForcesASuccessorThatNeedsAWorker", 60s);
+  heddle::runtime rt(1);
+  for (strategy s : all_strategies) {
+    auto r = rt.task([s, &rt] {
+      auto t = heddle::sleep_for(2ms).then(s, [] { return 3; });
+      heddle::promise<int> p;
+      auto q = p.get_future().then(s, [&rt](int v) { return on_worker_of(rt) ? v : -v; });
+      std::thread setter([&p] { p.set_value(4); });
+      const int a = *t;
+      const int b = *q;
+      setter.join();
+      return a * 10 + b;
+    });
+    const int expect = s == strategy::normal || s == strategy::express ? 34 : 0;
+    const int got = *r;
+    if (expect) EXPECT_EQ(got, expect) << to_string(s);
+    else EXPECT_TRUE(got == 34 || got == 26) << to_string(s) << ": " << got;  // pool or worker, any thread
+  }
+}
+
+// A chain of promises, each set by the short_task successor of the one before: the whole chain runs
+// on the thread that sets the first, nested, in order.
+TEST(Strategy, ChainOfShortTaskSuccessorsSettingPromises) {
+  watchdog dog("Strategy.ChainOfShortTaskSuccessorsSettingPromises", 60s);
+  heddle::runtime rt(2);
+  const int n = 1000;
+  std::vector<heddle::promise<int>> ps(n + 1);
+  std::vector<heddle::future<void>> links;
+  std::vector<std::thread::id> ran_on(n);
+  rt.task([&] {
+      for (int i = 0; i < n; ++i)
+        links.push_back(ps[i].get_future().then(strategy::short_task, [&, i](int v) {
+          ran_on[i] = std::this_thread::get_id();
+          ps[i + 1].set_value(v + 1);
+        }));
+    }).get();
+  auto last = ps[n].get_future();
+  std::thread::id setter_id;
+  std::thread setter([&] {
+    setter_id = std::this_thread::get_id();
+    ps[0].set_value(0);
+    // Everything ran during that call.
+    EXPECT_TRUE(last.is_ready());
+  });
+  setter.join();
+  EXPECT_EQ(*last, n);
+  for (auto& l : links) l.get();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(ran_on[i], setter_id) << i;
+  EXPECT_EQ(rt.stats().latency(strategy::short_task).count, static_cast<std::uint64_t>(n));
+}
+
 // short_task runs on the thread that completes the dependency: the timer engine's service thread (one
 // per runtime, not a worker), or the thread that sets the promise.
 TEST(Strategy, ShortTaskRunsOnTheCompletingThread) {
