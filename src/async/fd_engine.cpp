@@ -151,17 +151,22 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
 void fd_engine::on_cancel(cancel_hook* h) noexcept {
   stream_op* op = static_cast<op_cancel_hook<stream_op>*>(h)->op;
   fd_entry* e = op->engine->entry(op->fd);
+  fd_engine* engine = op->engine;
   bool won;
   {
     std::lock_guard lock(e->m);
     won = op->queued;
-    if (won) e->unlink(op);
+    if (won) {
+      e->unlink(op);
+      engine->cancelling_.enter();
+    }
   }
   h->finish_firing();
   if (won) {
     op->token = nullptr;  // the hook is already off the token's list
     op->store_error(op, cancelled_error());
     op->publish();
+    engine->cancelling_.leave();
   }
 }
 
@@ -231,6 +236,7 @@ void fd_engine::stop() noexcept {
     op->store_error(op, stopped_error());
     op->publish();
   }
+  cancelling_.wait_none();
 }
 
 }  // namespace heddle::detail

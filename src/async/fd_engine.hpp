@@ -68,6 +68,7 @@ class fd_engine final : public runtime_service {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;  // an eventfd that stop() writes
   std::atomic<bool> stopping_{false};
+  cancels_in_flight cancelling_;
   std::mutex chunks_m_;
   std::unique_ptr<std::atomic<fd_entry*>[]> chunks_;
   std::vector<stream_op*> done_;  // the service thread's list of operations one event completed

@@ -4,7 +4,9 @@
 // thread cancelling it.
 #pragma once
 
+#include <atomic>
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "heddle/async/errors.hpp"
@@ -42,6 +44,21 @@ struct op_vtable {
   static void destroy(future_state_base* b) noexcept { free_record(static_cast<Op*>(b)); }
   static void never_queued(task_base*) noexcept { std::terminate(); }
   static constexpr future_vtable table{{&never_queued, &never_queued}, nullptr, &destroy};
+};
+
+// Cancellations that took an operation from an engine and are still completing it (and starting
+// its successor) on the cancelling thread. An engine's stop() waits for them, so that none is
+// still running when the runtime goes.
+class cancels_in_flight {
+ public:
+  void enter() noexcept { n_.fetch_add(1, std::memory_order_relaxed); }
+  void leave() noexcept { n_.fetch_sub(1, std::memory_order_release); }
+  void wait_none() const noexcept {
+    while (n_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  }
+
+ private:
+  std::atomic<int> n_{0};
 };
 
 // A cancel hook that knows its operation.

@@ -75,6 +75,11 @@ struct read_op final : stream_record<std::size_t> {
 
   static outcome try_read(stream_op* base) noexcept {
     auto* op = static_cast<read_op*>(base);
+    // Nothing to read: done, as read(2) of zero bytes is (recv on a stream socket would wait).
+    if (op->buf.empty()) {
+      op->set_value(std::size_t{0});
+      return outcome::done;
+    }
     ssize_t r = ::recv(op->fd, op->buf.data(), op->buf.size(), MSG_DONTWAIT);
     if (r < 0 && errno == ENOTSOCK) {
       if (const int err = ensure_nonblocking(op->fd)) {
@@ -103,6 +108,10 @@ struct write_op final : stream_record<std::size_t> {
 
   static outcome try_write(stream_op* base) noexcept {
     auto* op = static_cast<write_op*>(base);
+    if (op->buf.empty()) {
+      op->set_value(std::size_t{0});
+      return outcome::done;
+    }
     ssize_t r = ::send(op->fd, op->buf.data(), op->buf.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (r < 0 && errno == ENOTSOCK) {
       if (const int err = ensure_nonblocking(op->fd)) {

@@ -76,11 +76,17 @@ void timer_engine::on_cancel(cancel_hook* h) noexcept {
   {
     std::lock_guard lock(e->m_);
     won = op->heap_index != unqueued;
-    if (won) e->heap_erase(op);
+    if (won) {
+      e->heap_erase(op);
+      e->cancelling_.enter();
+    }
   }
   h->finish_firing();
   // Lost: the service thread took it and completes it once this hook has finished firing.
-  if (won) op->fail(cancelled_error());
+  if (won) {
+    op->fail(cancelled_error());
+    e->cancelling_.leave();
+  }
 }
 
 void timer_engine::finish(timer_op* op, std::exception_ptr error) noexcept {
@@ -129,6 +135,7 @@ void timer_engine::stop() noexcept {
     while (!heap_.empty()) pending.push_back(heap_pop());
   }
   for (timer_op* op : pending) finish(op, stopped_error());
+  cancelling_.wait_none();
 }
 
 bool timer_engine::earlier(const timer_op* a, const timer_op* b) noexcept {

@@ -47,6 +47,7 @@ class timer_engine final : public runtime_service {
   std::vector<timer_op*> heap_;
   std::uint64_t next_seq_ = 0;
   bool stopping_ = false;
+  cancels_in_flight cancelling_;
   std::thread thread_;
 };
 

@@ -2,9 +2,11 @@
 //
 // - Streams (sockets, pipes, eventfds, terminals): read, write, accept and connect first try the
 //   operation without blocking on the calling thread; if it would block, the runtime's fd engine
-//   (one service thread over epoll) waits for readiness and performs it. The descriptor is switched
-//   to non-blocking mode (O_NONBLOCK) on first use. Operations on one descriptor and direction
-//   complete in the order they were started.
+//   (one service thread over epoll) waits for readiness and performs it. Sockets are read and
+//   written with MSG_DONTWAIT and keep their mode; other descriptors (pipes, eventfds...) and the
+//   sockets given to accept and connect are switched to non-blocking mode (O_NONBLOCK). Operations
+//   on one descriptor and direction complete in the order they were started. A read or write of
+//   zero bytes completes at once with 0.
 // - Files: pread and pwrite go through the runtime's io_uring engine (one ring, one service thread
 //   reaping completions), or through a small pool of I/O threads where io_uring is unavailable or
 //   HEDDLE_FILE_IO=threads says so. As with pread(2), a descriptor that cannot seek (a pipe, a
