@@ -4,6 +4,7 @@
 // checksum; pwrite then pread back; short reads and the end of the file; errors with their errno;
 // choosing the backend (use_file_backend, HEDDLE_FILE_IO); a runtime destroyed with reads in flight.
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -181,17 +182,6 @@ bool kernel_has_io_uring() {
 #endif
 }
 
-// io_uring hands each operation's record to the kernel (an SQE's user_data) and the reaping thread
-// gets it back from the completion ring, memory the kernel writes: ThreadSanitizer sees no
-// synchronization on that path, so every io_uring operation is reported as a data race between
-// the submitting thread (the record's construction) and the reaper (file_op::finish). Until the
-// backend tells ThreadSanitizer about it, io_uring operations are a known bug under TSan.
-constexpr const char* uring_tsan_bug =
-    "io_uring backend under ThreadSanitizer: every operation is reported as a data race between make_record on "
-    "the submitting thread and file_op::finish on the heddle-uring thread (the hand-off through the rings is "
-    "invisible to TSan; uring_backend needs __tsan_release/__tsan_acquire or an atomic release/acquire pair)";
-bool uring_ops_allowed() { return !heddle_test::thread_sanitizer || heddle_test::run_known_bugs(); }
-
 // Reads [offset, offset + buf.size()) completely through the engine: short reads are continued.
 void pread_fully(heddle::runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
   while (!buf.empty()) {
@@ -208,7 +198,6 @@ void pread_fully(heddle::runtime& rt, int fd, std::span<std::byte> buf, std::uin
 class FileIoBackend : public ::testing::TestWithParam<io::file_backend> {
  protected:
   void SetUp() override {
-    if (GetParam() == io::file_backend::io_uring && heddle_test::thread_sanitizer) HEDDLE_KNOWN_BUG(uring_tsan_bug);
     rt_ = std::make_unique<heddle::runtime>(2);
     try {
       io::use_file_backend(*rt_, GetParam());
@@ -492,12 +481,9 @@ TEST_P(FileIoBackend, ErrorsCarryTheErrno) {
 }
 
 // pread(2) and pwrite(2) refuse offset -1 (as off_t) with EINVAL; io_uring takes -1 to mean "the
-// file position", so an engine that passes the offset through reads and writes at the position,
-// and moves it.
+// file position", so an engine that passed the offset through would read and write at the
+// position, and move it.
 TEST_P(FileIoBackend, OffsetMinusOneIsNoFilePosition) {
-  if (GetParam() == io::file_backend::io_uring)
-    HEDDLE_KNOWN_BUG("io_uring backend: pread/pwrite at offset UINT64_MAX (-1) read/write at the file position "
-                     "and move it, instead of failing with EINVAL as pread(2)/pwrite(2) and the threads backend do");
   watchdog dog("FileIoBackend.OffsetMinusOneIsNoFilePosition", 60s);
   const std::string path = dir_.file("position");
   write_reference_file(path, 4096);
@@ -513,22 +499,25 @@ TEST_P(FileIoBackend, OffsetMinusOneIsNoFilePosition) {
   EXPECT_EQ(st.st_size, 4096) << "the file changed size";
 }
 
-// pread on what has no offsets (a pipe) fails with ESPIPE, as pread(2) does.
-TEST_P(FileIoBackend, PreadOnAPipeIsESPIPE) {
-  if (GetParam() == io::file_backend::io_uring)
-    HEDDLE_KNOWN_BUG("io_uring backend: pread/pwrite on a pipe read/write the pipe (ignoring the offset) when it "
-                     "has data/space, instead of failing with ESPIPE as pread(2)/pwrite(2) and the threads backend do "
-                     "(an empty pipe does give ESPIPE)");
-  watchdog dog("FileIoBackend.PreadOnAPipeIsESPIPE", 60s);
-  int p[2];
-  check_sys(::pipe2(p, O_CLOEXEC), "pipe2");
-  unique_fd rd(p[0]), wr(p[1]);
-  ASSERT_EQ(::write(wr.get(), "pipe", 4), 4);  // with data in the pipe (an empty one gives ESPIPE either way)
-  std::vector<std::byte> buf(16);
-  auto r = io::pread(rt(), rd.get(), buf, 0);
-  EXPECT_EQ(outcome(r), "ESPIPE");
-  auto w = io::pwrite(rt(), wr.get(), buf, 0);
-  EXPECT_EQ(outcome(w), "ESPIPE");
+// pread and pwrite on what has no offsets (a pipe, a socket) fail with ESPIPE, as pread(2) does;
+// io_uring alone would read and write them, ignoring the offset, when they have data or space.
+TEST_P(FileIoBackend, UnseekableDescriptorsGiveESPIPE) {
+  watchdog dog("FileIoBackend.UnseekableDescriptorsGiveESPIPE", 60s);
+  for (int kind = 0; kind < 2; ++kind) {
+    SCOPED_TRACE(kind == 0 ? "pipe" : "socketpair");
+    int p[2];
+    if (kind == 0) check_sys(::pipe2(p, O_CLOEXEC), "pipe2");
+    else check_sys(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), "socketpair");
+    unique_fd rd(p[0]), wr(p[1]);
+    ASSERT_EQ(::write(wr.get(), "data", 4), 4);  // with data waiting (io_uring fails an empty pipe itself)
+    std::vector<std::byte> buf(16);
+    auto r = io::pread(rt(), rd.get(), buf, 0);
+    EXPECT_EQ(outcome(r), "ESPIPE");
+    auto w = io::pwrite(rt(), wr.get(), buf, 0);
+    EXPECT_EQ(outcome(w), "ESPIPE");
+    char back[4];
+    EXPECT_EQ(::read(rd.get(), back, 4), 4) << "the data was taken";
+  }
 }
 
 // Tasks on the workers start file operations with the overloads that take no runtime, and chain
@@ -617,7 +606,7 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
   unique_fd fd(check_sys(::open(dir.file("f").c_str(), O_RDONLY | O_CLOEXEC), "open"));
   std::vector<std::byte> buf(4096);
   for (io::file_backend first : {io::file_backend::threads, io::file_backend::io_uring}) {
-    if (first == io::file_backend::io_uring && (!kernel_has_io_uring() || !uring_ops_allowed())) continue;
+    if (first == io::file_backend::io_uring && !kernel_has_io_uring()) continue;
     SCOPED_TRACE(backend_name(first));
     heddle::runtime rt(2);
     io::use_file_backend(rt, first);
@@ -661,7 +650,7 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
     std::uint64_t sum = 0;
     EXPECT_EQ(check_chunk(buf.data(), buf.size(), 0, &sum), 0u);
     // An explicit choice still wins over the environment.
-    if (kernel_has_io_uring() && uring_ops_allowed()) {
+    if (kernel_has_io_uring()) {
       heddle::runtime rt2(1);
       io::use_file_backend(rt2, io::file_backend::io_uring);
       EXPECT_EQ(io::file_backend_of(rt2), io::file_backend::io_uring);
@@ -674,7 +663,6 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
 
 TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
   if (!kernel_has_io_uring()) GTEST_SKIP() << "no io_uring in this kernel";
-  if (heddle_test::thread_sanitizer) HEDDLE_KNOWN_BUG(uring_tsan_bug);
   watchdog dog("FileIo.TwoRuntimesWithDifferentBackendsOnOneFile", 120s);
   temp_dir dir;
   const std::size_t size = scaled<std::size_t>(16 << 20, 2 << 20), chunk = 256 << 10;
@@ -703,10 +691,6 @@ TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
 
 TEST(FileIo, DefaultRuntimeOverloadsFromAPlainThread) {
   watchdog dog("FileIo.DefaultRuntimeOverloadsFromAPlainThread", 60s);
-  if (!uring_ops_allowed() && kernel_has_io_uring()) {
-    // The default runtime would pick io_uring (see uring_tsan_bug): serve it from threads instead.
-    io::use_file_backend(heddle::default_runtime(), io::file_backend::threads);
-  }
   temp_dir dir;
   unique_fd fd(check_sys(::open(dir.file("d").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600), "open"));
   const std::string text = "through the default runtime";
