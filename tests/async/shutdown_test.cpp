@@ -204,11 +204,6 @@ TEST(Shutdown, StressDestroyWhileTimersFire) {
 // Stress: a thread cancels the timers' sources while the runtime is being destroyed. Each timer
 // fails with operation_cancelled or task_cancelled, exactly once, and nothing hangs.
 TEST(Shutdown, StressCancelRacingWithTheShutdown) {
-  HEDDLE_KNOWN_BUG(
-      "a cancel() racing with ~runtime: timer_engine::on_cancel takes the timer off the heap and then, with no "
-      "lock and unknown to stop(), fails it; its successor is started on the cancelling thread (inject / "
-      "submit_express / asap_pool::offer) while the destructor drains and frees the core and the asap pool: "
-      "TSan data race with operator delete (use after free; a successor queued after the drain would never complete)");
   watchdog dog("Shutdown.StressCancelRacingWithTheShutdown", 180s);
   const int rounds = scaled(40, 10);
   for (int round = 0; round < rounds; ++round) {
