@@ -190,6 +190,13 @@ TEST(Cancellation, OnlyTheTokensTimersAreCancelled) {
   // Cancelling after the timers completed changes nothing.
   b.cancel();
   for (auto& f : with_b) EXPECT_EQ(outcome_of(f), outcome::value);
+  // One token, timers on two runtimes: one cancel reaches both engines.
+  heddle::runtime other(1);
+  heddle::cancellation_source c;
+  std::vector<heddle::future<void>> both;
+  for (int i = 0; i < 10; ++i) both.push_back(heddle::sleep_for(i % 2 ? rt : other, 1h, c.token()));
+  c.cancel();
+  for (auto& f : both) EXPECT_EQ(outcome_of(f), outcome::cancelled);
 }
 
 // A timer keeps working when the source its token came from is dropped while it waits: the pending

@@ -88,23 +88,26 @@ class hold_workers {
 
 TEST(Strategy, NormalAndExpressRunOnTheWorkers) {
   watchdog dog("Strategy.NormalAndExpressRunOnTheWorkers", 60s);
-  heddle::runtime rt(2);
+  heddle::runtime rt(2), other(1);
   for (strategy s : {strategy::normal, strategy::express}) {
     // A timer (completed by the service thread).
     auto t = heddle::sleep_for(rt, 1ms).then(s, [&rt] { return on_worker_of(rt); });
     EXPECT_TRUE(*t) << to_string(s);
     // A promise set by a foreign thread, by the main thread and by a worker.
-    heddle::promise<int> p1, p2, p3;
+    heddle::promise<int> p1, p2, p3, p5;
     auto f1 = then_on(rt, p1.get_future(), s, [&rt](int v) { return on_worker_of(rt) ? v : -1; });
     auto f2 = then_on(rt, p2.get_future(), s, [&rt](int v) { return on_worker_of(rt) ? v : -1; });
     auto f3 = then_on(rt, p3.get_future(), s, [&rt](int v) { return on_worker_of(rt) ? v : -1; });
+    auto f5 = then_on(rt, p5.get_future(), s, [&rt](int v) { return on_worker_of(rt) ? v : -1; });
     std::thread th([&] { p1.set_value(1); });
     p2.set_value(2);
     rt.task([&] { p3.set_value(3); }).get();
+    other.task([&] { p5.set_value(5); }).get();  // a worker of another runtime
     th.join();
     EXPECT_EQ(*f1, 1) << to_string(s);
     EXPECT_EQ(*f2, 2) << to_string(s);
     EXPECT_EQ(*f3, 3) << to_string(s);
+    EXPECT_EQ(*f5, 5) << to_string(s);
     // A task's future.
     auto f4 = rt.task([] { return 4; }).then(s, [&rt](int v) { return on_worker_of(rt) ? v : -1; });
     EXPECT_EQ(*f4, 4) << to_string(s);

@@ -423,6 +423,15 @@ TEST(Timer, TwoRuntimesKeepTheirOwnTimers) {
                      .then(i % 3 ? strategy::normal : strategy::express, [&rt] { return on_worker_of(rt); }));
   }
   for (auto& f : fs) EXPECT_TRUE(*f);
+  // A timer of one runtime started on a worker of the other: its successors run on its own runtime.
+  auto cross = b.task([&a] {
+    std::vector<heddle::future<bool>> v;
+    for (strategy s : {strategy::normal, strategy::express})
+      v.push_back(heddle::sleep_for(a, 1ms).then(s, [&a] { return on_worker_of(a); }));
+    v.push_back(heddle::sleep_for(a, 1ms).then([&a] { return on_worker_of(a); }));
+    return v;
+  });
+  for (auto& f : *cross) EXPECT_TRUE(*f);
 }
 
 // Stress: threads outside the runtime and tasks on its workers start many timers at once, with every
