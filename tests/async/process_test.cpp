@@ -522,4 +522,45 @@ TEST(Process, RuntimeDestroyedWithWaitsPending) {
   }
 }
 
+// Children exit while the runtime stops: each wait either has the status (and reaped the child)
+// or failed with task_cancelled and left the child to us, its status intact: no status is lost.
+TEST(Process, ChildrenExitingWhileTheRuntimeStops) {
+  watchdog dog("Process.ChildrenExitingWhileTheRuntimeStops", 120s);
+  const int rounds = scaled(8, 3), n = 12;
+  int got_status = 0, cancelled = 0;
+  for (int round = 0; round < rounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    auto in = make_pipe();
+    std::vector<child> kids;
+    for (int i = 0; i < n; ++i) kids.push_back(sh("read x; exit " + std::to_string(30 + i), in.r.get()));
+    in.r.reset();
+    auto rt = std::make_unique<heddle::runtime>(2);
+    std::vector<heddle::future<int>> waits;
+    for (auto& k : kids) waits.push_back(io::wait_process(*rt, k.pid()));
+    std::thread releaser([&] {
+      if (round % 2) std::this_thread::sleep_for(std::chrono::milliseconds(round));
+      in.w.reset();
+    });
+    if (round % 2 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(round));
+    rt.reset();
+    releaser.join();
+    for (int i = 0; i < n; ++i) {
+      const std::string o = outcome(waits[i]);
+      if (o == "ok") {
+        ++got_status;
+        EXPECT_EQ(status_text(*waits[i]), "exit " + std::to_string(30 + i));
+        EXPECT_TRUE(reaped(kids[i].pid()));
+      } else {
+        ASSERT_EQ(o, "task_cancelled");
+        ++cancelled;
+        int st = 0;
+        ASSERT_EQ(::waitpid(kids[i].pid(), &st, 0), kids[i].pid()) << "a cancelled wait reaped its child: " << std::strerror(errno);
+        EXPECT_EQ(status_text(st), "exit " + std::to_string(30 + i));
+      }
+    }
+  }
+  RecordProperty("waits_with_status", got_status);
+  RecordProperty("waits_cancelled", cancelled);
+}
+
 }  // namespace
