@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <mutex>
@@ -60,6 +61,7 @@ class uring_backend final : public file_backend_impl {
 
  private:
   static constexpr unsigned ring_entries = 256;
+  static constexpr std::size_t max_transfer = 0x7ffff000;  // Linux's MAX_RW_COUNT with 4 KiB pages
 
   // Under sq_m_. Puts one request (nullptr: the wake-up no-op) in the ring and submits it.
   int push(file_op* op) noexcept {
@@ -70,9 +72,15 @@ class uring_backend final : public file_backend_impl {
       if (rc < 0 && rc != -EBUSY && rc != -EAGAIN && rc != -EINTR) return rc;
       if (rc <= 0) sched_yield();
     }
-    if (!op) io_uring_prep_nop(sqe);
-    else if (op->write) io_uring_prep_write(sqe, op->fd, op->data, static_cast<unsigned>(op->size), op->offset);
-    else io_uring_prep_read(sqe, op->fd, op->data, static_cast<unsigned>(op->size), op->offset);
+    if (!op) {
+      io_uring_prep_nop(sqe);
+    } else {
+      // A request's length is 32 bits; Linux moves at most max_transfer bytes per call anyway, so
+      // a bigger buffer gives a short transfer, as pread(2) would.
+      const auto n = static_cast<unsigned>(std::min<std::size_t>(op->size, max_transfer));
+      if (op->write) io_uring_prep_write(sqe, op->fd, op->data, n, op->offset);
+      else io_uring_prep_read(sqe, op->fd, op->data, n, op->offset);
+    }
     io_uring_sqe_set_data(sqe, op);
     for (;;) {
       const int rc = io_uring_submit(&ring_);

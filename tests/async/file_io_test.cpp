@@ -524,11 +524,6 @@ TEST_P(FileIoBackend, UnseekableDescriptorsGiveESPIPE) {
 // A buffer of 4 GiB or more is no end of file: the read has the file's bytes (or, as any read may,
 // fewer than asked, but at least one while the file has data at the offset).
 TEST_P(FileIoBackend, HugeBufferIsNoEndOfFile) {
-  if (GetParam() == io::file_backend::io_uring)
-    HEDDLE_KNOWN_BUG("io_uring backend: the size is cast to 32 bits (uring_backend.cpp, io_uring_prep_read/write "
-                     "with static_cast<unsigned>(op->size)): a pread into a buffer of exactly 4 GiB reads 0 bytes "
-                     "and fails with end_of_file on a file full of data; 4 GiB + 16 reads 16 bytes; a pwrite of "
-                     "exactly 4 GiB completes with 0 bytes written");
   watchdog dog("FileIoBackend.HugeBufferIsNoEndOfFile", 60s);
   const std::string path = dir_.file("small");
   write_reference_file(path, 4096);

@@ -109,7 +109,8 @@ inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::u
   return {heddle::detail::adopt, detail_ops::pwrite(core, fd, buf, offset), core};
 }
 
-// Chooses how `rt` serves pread/pwrite; before its first file operation, else std::logic_error.
+// Chooses how `rt` serves pread/pwrite, before its first file operation; choosing the other
+// backend afterwards is a std::logic_error (the one already serving is accepted).
 // io_uring where the kernel refuses a ring gives std::system_error.
 void use_file_backend(runtime& rt, file_backend backend);
 // The backend serving `rt` (chosen now if no file operation has run yet).

@@ -16,7 +16,7 @@ heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* co
 
 // The child's wait status, encoded as waitpid(2) gives it (use WIFEXITED, WEXITSTATUS, WIFSIGNALED,
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
-// std::system_error (ECHILD or ESRCH).
+// std::system_error (ECHILD or ESRCH); a pid of 0 or below with EINVAL.
 inline future<int> wait_process(runtime& rt, pid_t pid) {
   return {heddle::detail::adopt, detail_ops::wait_process(rt.core(), pid), rt.core()};
 }
