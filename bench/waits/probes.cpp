@@ -306,7 +306,8 @@ std::string si(double x) {
   else if (a >= 1e6) std::snprintf(b, sizeof b, "%.2f M", x * 1e-6);
   else if (a >= 1e4) std::snprintf(b, sizeof b, "%.0f k", x * 1e-3);
   else if (a >= 1e3) std::snprintf(b, sizeof b, "%.1f k", x * 1e-3);
-  else if (a >= 100 || a == 0) std::snprintf(b, sizeof b, "%.0f", x);
+  else if (a < 0.5) std::snprintf(b, sizeof b, "0");  // bytes per wait: machine-wide noise, not a cost
+  else if (a >= 100) std::snprintf(b, sizeof b, "%.0f", x);
   else std::snprintf(b, sizeof b, "%.3g", x);
   return b;
 }
