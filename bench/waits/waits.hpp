@@ -1,12 +1,12 @@
 // The waits suite: many outstanding waits on 2 workers, against one thread per wait.
 //   timers   N heddle::sleep_until(rt, D).then(strategy::normal, count) started by tasks, all due at
-//            the same instant D; the baseline is one std::thread per wait (64 KiB stacks) in
-//            std::this_thread::sleep_until(D).
+//            the same instant D; the baseline is one thread per wait (pthread, 64 KiB stack: what
+//            std::thread cannot set) in std::this_thread::sleep_until(D).
 //   sockets  M socketpairs, one heddle::io::read(rt, fd, 1 byte).then(strategy::normal, count)
-//            pending on each; after an idle second, the main thread writes one byte to every pair.
+//            pending on each; after an idle window, the main thread writes one byte to every pair.
 //            The baseline is one thread per socket blocked in read(2).
-// Each run happens in a child process forked for it (process.cpp): heddle's block depot never
-// returns its slabs and glibc caches thread stacks, so a second run in the same process would
+// Each run happens in a child process forked for it (probes.hpp, in_child): heddle's block depot
+// never returns its slabs and glibc caches thread stacks, so a second run in the same process would
 // measure reused memory instead of what the waits cost.
 #pragma once
 
