@@ -120,7 +120,11 @@ heddle_outcome run_heddle(const params& p, run_record& r, heddle_mode mode, hedd
     }
     x.successors.clear();
   }
-  if (mode == heddle_mode::timer) out.engine = rt.stats().latency(how);
+  if (mode == heddle_mode::timer) {
+    const heddle::runtime_stats st = rt.stats();
+    out.engine = st.latency(how);
+    out.lateness = st.timer_lateness;
+  }
   out.seconds = std::chrono::duration<double>(t1 - t0).count();
   return out;
 }

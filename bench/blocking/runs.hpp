@@ -26,7 +26,8 @@ enum class tbb_mode {
 
 struct heddle_outcome {
   double seconds = 0;
-  heddle::latency_summary engine{};  // rt.stats().latency(how) of the run (heddle_mode::timer)
+  heddle::latency_summary engine{};    // rt.stats().latency(how) of the run (heddle_mode::timer)
+  heddle::latency_summary lateness{};  // rt.stats().timer_lateness: deadline to the timer's completion
 };
 
 // `timeout`: longest wait for the chains before the run is declared hung (std::runtime_error).

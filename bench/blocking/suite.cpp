@@ -75,7 +75,8 @@ const variant_def defs[] = {
 struct collected {
   int calls = 0;                 // the first is run_interleaved's warm-up: not collected
   std::vector<double> latency_ns;  // every light task's latency in every timed run
-  std::vector<heddle::latency_summary> engine;  // rt.stats().latency(strategy), per timed run
+  std::vector<heddle::latency_summary> engine;    // rt.stats().latency(strategy), per timed run
+  std::vector<heddle::latency_summary> lateness;  // rt.stats().timer_lateness, per timed run
   std::uint64_t engine_count_mismatches = 0;    // runs whose engine count was not latency_samples()
 };
 
@@ -140,12 +141,13 @@ void run(const options& opt, nlohmann::json& report) {
       collected* c = &col[std::string(d.key) + " " + std::to_string(t)];
       vs.push_back({d.key, t, {}, [p, c, &d, timeout] {
                       run_record r(p);
-                      heddle::latency_summary engine{};
+                      heddle::latency_summary engine{}, lateness{};
                       double s;
                       if (d.kind == runtime_kind::heddle) {
                         const heddle_outcome o = run_heddle(p, r, d.hmode, d.strat, timeout);
                         s = o.seconds;
                         engine = o.engine;
+                        lateness = o.lateness;
                       } else {
                         s = run_tbb(p, r, d.tmode);
                       }
@@ -155,6 +157,7 @@ void run(const options& opt, nlohmann::json& report) {
                         c->latency_ns.insert(c->latency_ns.end(), l.begin(), l.end());
                         if (d.hmode == heddle_mode::timer) {
                           c->engine.push_back(engine);
+                          c->lateness.push_back(lateness);
                           if (engine.count != p.latency_samples()) ++c->engine_count_mismatches;
                         }
                       }
@@ -207,8 +210,20 @@ void run(const options& opt, nlohmann::json& report) {
         if (c.engine_count_mismatches)
           engine += " **count ≠ " + std::to_string(p.latency_samples()) + " in " +
                     std::to_string(c.engine_count_mismatches) + " runs**";
+        // The timer engine's own lateness (deadline to completion), which the successor's latency
+        // does not include: mean over runs and the largest max.
+        double late_mean = 0, late_max = 0;
+        std::uint64_t late_count = 0;
+        for (auto& e : c.lateness) {
+          late_mean += e.mean_ns * double(e.count);
+          late_count += e.count;
+          late_max = std::max(late_max, double(e.max_ns));
+        }
+        late_mean = late_count ? late_mean / double(late_count) : 0;
+        engine += "; timer late " + ms(late_mean, 3) + " / max " + ms(late_max, 3);
         ej = {{"count", count}, {"mean_ms", mean * 1e-6}, {"median_p50_ms", p50 * 1e-6}, {"max_p99_ms", p99 * 1e-6},
-              {"runs_with_wrong_count", c.engine_count_mismatches}};
+              {"runs_with_wrong_count", c.engine_count_mismatches},
+              {"timer_lateness_mean_ms", late_mean * 1e-6}, {"timer_lateness_max_ms", late_max * 1e-6}};
       }
       std::printf("| %s | %s | %.1f | %.1f–%.1f | %.3f | %s | %s | %s | %s | %s |\n", d.key, d.how, r.median() * 1e3,
                   r.min() * 1e3, r.max() * 1e3, r.median() / base, d.waits ? ms(l.mean, 3).c_str() : "–",
@@ -257,7 +272,8 @@ void run(const options& opt, nlohmann::json& report) {
     std::printf("\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock. Latency: start of "
                 "a light task − (its predecessor's start + %.0f ms), %zu per run, pooled over the timed runs "
                 "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
-                "over runs, median of the runs' p50, largest p99; the count in brackets).\n\n",
+                "over runs, median of the runs' p50, largest p99; the count in brackets); timer late: "
+                "rt.stats().timer_lateness, deadline to the timer engine's completion (mean, largest max).\n\n",
                 delay_s * 1e3, p.latency_samples());
     // The bar is 2 %: say so when the baselines' own runs spread wider than that.
     for (const char* b : {"noblock", "tbb_noblock"}) {

@@ -30,7 +30,7 @@ std::int64_t now_ns() noexcept { return to_ns(std::chrono::steady_clock::now());
 
 }  // namespace
 
-timer_engine::timer_engine(runtime_core*) {
+timer_engine::timer_engine(runtime_core* core) : core_(core) {
   thread_ = std::thread([this] { service_main(); });
 }
 
@@ -121,7 +121,11 @@ void timer_engine::service_main() {
     // the first successor as long.
     while (!heap_.empty() && heap_.front()->deadline_ns <= now && due.size() < max_batch) due.push_back(heap_pop());
     lock.unlock();
-    for (timer_op* op : due) finish(op, nullptr);
+    const std::int64_t completed = now_ns();
+    for (timer_op* op : due) {
+      record_timer_lateness(core_, completed - op->deadline_ns);
+      finish(op, nullptr);
+    }
     due.clear();
     lock.lock();
   }

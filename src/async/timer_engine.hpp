@@ -42,6 +42,7 @@ class timer_engine final : public runtime_service {
   // Completes a timer the service thread took off the heap.
   static void finish(timer_op* op, std::exception_ptr error) noexcept;
 
+  runtime_core* core_;
   std::mutex m_;
   std::condition_variable wake_;
   std::vector<timer_op*> heap_;

@@ -82,6 +82,10 @@ runtime_service& service(runtime_core* core, unsigned id, service_factory make) 
 
 bool core_stopping(const runtime_core* core) noexcept { return core->stopping(); }
 
+void record_timer_lateness(runtime_core* core, std::int64_t late_ns) noexcept {
+  core->timer_lateness().record(static_cast<std::uint64_t>(late_ns > 0 ? late_ns : 0));
+}
+
 unsigned current_concurrency() {
   if (worker* w = current_worker) return w->core->size();
   return default_runtime().num_threads();

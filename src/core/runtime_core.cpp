@@ -260,6 +260,9 @@ runtime_stats runtime_core::stats() const {
     m.add(other_latency_[k]);
     s.successor_latency[k] = m.summary();
   }
+  latency_histogram::merged lateness;
+  lateness.add(timer_lateness_);
+  s.timer_lateness = lateness.summary();
   return s;
 }
 

@@ -60,6 +60,7 @@ class runtime_core {
   latency_set& latency_of(const worker* w) noexcept {
     return w && w->core == this ? worker_latency_[w->index] : other_latency_;
   }
+  latency_histogram& timer_lateness() noexcept { return timer_lateness_; }
 
   static constexpr unsigned max_services = 16;
 
@@ -93,6 +94,7 @@ class runtime_core {
   std::atomic<std::uint64_t> asap_by_workers_{0};
   std::unique_ptr<latency_set[]> worker_latency_;
   latency_set other_latency_;
+  latency_histogram timer_lateness_;
 };
 
 }  // namespace heddle::detail

@@ -38,6 +38,10 @@ struct runtime_stats {
   const latency_summary& latency(strategy s) const noexcept {
     return successor_latency[static_cast<std::size_t>(s)];
   }
+
+  // Timers: from the deadline to the completion by the timer engine (how late the engine's thread
+  // ran). A successor's own latency (above) starts at that completion.
+  latency_summary timer_lateness{};
 };
 
 // The stats of the calling worker's runtime, or of the default runtime from any other thread.
