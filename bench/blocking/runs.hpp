@@ -22,6 +22,7 @@ enum class tbb_mode {
   blocking,    // a task_group task that sleeps until the start time
   async_node,  // flow graph: an async_node hands its gateway to the timer thread, which try_puts
   suspend,     // resumable tasks: tbb::task::suspend, the timer thread calls tbb::task::resume
+  heddle_timer,  // heddle's timer engine, the successor enqueued into the arena (heddle::then_in_arena)
 };
 
 struct heddle_outcome {

@@ -69,6 +69,8 @@ const variant_def defs[] = {
      tbb_mode::async_node, true, "tbb_noblock"},
     {"tbb_suspend", "oneTBB: tbb::task::suspend + timer thread resumes", runtime_kind::tbb, {}, {}, tbb_mode::suspend,
      true, "tbb_noblock"},
+    {"tbb_heddle_timer", "oneTBB: heddle::then_in_arena(heddle::sleep_until(...))", runtime_kind::tbb, {}, {},
+     tbb_mode::heddle_timer, true, "tbb_noblock"},
 };
 
 // What the timed runs of one variant at one thread count measured besides their time.

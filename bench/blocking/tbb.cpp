@@ -2,12 +2,17 @@
 // Compute chains are task_group tasks, each running its successor with g.run at its end. A light
 // task's successor: a task run at once (noblock), a task that sleeps (blocking), a task that
 // suspends itself until the timer thread resumes it (suspend), or a flow graph message that an
-// async_node hands to the timer thread, which try_puts it at the start time (async_node).
+// async_node hands to the timer thread, which try_puts it at the start time (async_node), or a
+// task that heddle's timer engine enqueues into the arena at the start time (heddle_timer).
 #include <tbb/flow_graph.h>
 #include <tbb/task.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include <heddle/async/tbb_arena.hpp>
+#include <heddle/heddle.hpp>
+
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -23,6 +28,8 @@ struct env {
   tbb::task_group& g;
   tbb_mode mode;
   timer_thread* timer;
+  tbb::task_arena* arena = nullptr;
+  heddle::runtime* engines = nullptr;  // heddle_timer: the runtime whose timer engine waits
 };
 
 void compute_step(env& e, unsigned c, unsigned k) {
@@ -55,6 +62,15 @@ void light_step(env& e, unsigned c, unsigned i) {
         light_step(e, c, i + 1);
       });
       break;
+    case tbb_mode::heddle_timer: {
+      // Deferred, so that the group counts the successor while its timer waits.
+      tbb::task_handle next = e.g.defer([&e, c, i] { light_step(e, c, i + 1); });
+      (void)heddle::then_in_arena(heddle::sleep_until(*e.engines, next_at), *e.arena,
+                                  [&e, next = std::make_shared<tbb::task_handle>(std::move(next))]() mutable {
+                                    e.g.run(std::move(*next));
+                                  });
+      break;
+    }
     case tbb_mode::async_node:
       break;  // not a task_group chain: see run_graph
   }
@@ -103,10 +119,13 @@ double run_tbb(const params& p, run_record& r, tbb_mode mode) {
   arena.initialize();
   std::optional<timer_thread> timer;
   if (mode == tbb_mode::async_node || mode == tbb_mode::suspend) timer.emplace();
+  // heddle_timer: one idle worker hosts the engines; the work stays in the arena.
+  std::optional<heddle::runtime> engines;
+  if (mode == tbb_mode::heddle_timer) engines.emplace(1);
   const auto t0 = clock::now();
   arena.execute([&] {
     tbb::task_group g;
-    env e{r, g, mode, timer ? &*timer : nullptr};
+    env e{r, g, mode, timer ? &*timer : nullptr, &arena, engines ? &*engines : nullptr};
     if (mode == tbb_mode::async_node) {
       run_graph(e);
     } else {
