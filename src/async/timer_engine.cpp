@@ -3,24 +3,30 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 
+#include <memory>
+
 
 #include "heddle/async/timer.hpp"
 
 namespace heddle::detail {
 
+// What a cancellable timer adds, kept apart so that the common timer without a token fits a
+// 128-byte record (a pending timer then costs 128 bytes plus its successor and heap slot).
+struct timer_engine::timer_cancel_link {
+  op_cancel_hook<timer_engine::timer_op> hook;
+  cancel_state* token = nullptr;   // where `hook` is registered
+  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
+};
+
 struct timer_engine::timer_op final : op_state<void> {
   timer_op(timer_engine* e, std::int64_t deadline, std::uint64_t seq) noexcept
-      : op_state<void>(&op_vtable<timer_op>::table), engine(e), deadline_ns(deadline), seq(seq) {
-    hook.fire = &on_cancel;
-    hook.op = this;
-  }
+      : op_state<void>(&op_vtable<timer_op>::table), engine(e), deadline_ns(deadline), seq(seq) {}
+  ~timer_op() { delete cancel; }
   timer_engine* engine;
   std::int64_t deadline_ns;
   std::uint64_t seq;  // start order, for timers with equal deadlines
   std::size_t heap_index = unqueued;
-  cancel_state* token = nullptr;  // where `hook` is registered, if anywhere
-  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
-  op_cancel_hook<timer_op> hook;
+  timer_cancel_link* cancel = nullptr;  // only for a timer started with a cancellable token
 };
 
 namespace {
@@ -38,7 +44,17 @@ timer_engine::~timer_engine() { stop(); }
 
 future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point deadline,
                                         const cancellation_token& token) {
+  std::unique_ptr<timer_cancel_link> link;
+  if (token.state()) {
+    link = std::make_unique<timer_cancel_link>();
+    link->hook.fire = &on_cancel;
+  }
+  static_assert(sizeof(timer_op) <= 128, "a timer without a token fits a 128-byte record");
   auto* op = make_record<timer_op>(this, to_ns(deadline), 0);
+  if (link) {
+    link->hook.op = op;
+    op->cancel = link.release();
+  }
   bool earliest = false;
   std::exception_ptr error;
   {
@@ -52,11 +68,10 @@ future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point de
       // Registered under the engine's lock, so that a cancellation racing with the start finds
       // the timer in the heap. (A hook fires outside the token's lock, so the order is safe.)
       if (cancel_state* c = token.state()) {
-        if (c->add(&op->hook)) {
-          op->token = c;
-          op->token_owner = token;
-        }
-        else {
+        if (c->add(&op->cancel->hook)) {
+          op->cancel->token = c;
+          op->cancel->token_owner = token;
+        } else {
           heap_erase(op);
           earliest = false;
           error = cancelled_error();
@@ -90,7 +105,7 @@ void timer_engine::on_cancel(cancel_hook* h) noexcept {
 }
 
 void timer_engine::finish(timer_op* op, std::exception_ptr error) noexcept {
-  if (op->token) op->token->remove(&op->hook);
+  if (op->cancel && op->cancel->token) op->cancel->token->remove(&op->cancel->hook);
   if (error) op->fail(std::move(error));
   else op->succeed();
 }

@@ -27,6 +27,7 @@ class timer_engine final : public runtime_service {
 
  private:
   struct timer_op;
+  struct timer_cancel_link;
   static constexpr std::size_t unqueued = ~std::size_t{0};
 
   void service_main();
