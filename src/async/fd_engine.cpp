@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,28 +47,14 @@ void stream_op::publish() noexcept {
   state->complete();  // the record may be gone now
 }
 
-fd_engine::fd_engine(runtime_core*) : chunks_(new std::atomic<fd_entry*>[num_chunks]) {
+fd_engine::fd_engine(runtime_core*) : epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
   for (int i = 0; i < num_chunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "heddle: epoll_create1");
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
-    const int err = errno;
-    close(epoll_fd_);
-    throw std::system_error(err, std::generic_category(), "heddle: eventfd");
-  }
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = -1;
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
   thread_ = std::thread([this] { service_main(); });
 }
 
 fd_engine::~fd_engine() {
   stop();
   for (int i = 0; i < num_chunks; ++i) delete[] chunks_[i].load(std::memory_order_relaxed);
-  close(wake_fd_);
-  close(epoll_fd_);
 }
 
 fd_engine::fd_entry* fd_engine::entry(int fd) {
@@ -95,9 +80,9 @@ bool fd_engine::arm(fd_entry& e) noexcept {
   // The queue holds the descriptor number; the same number may name a new file since it was added.
   const int fd = (e.head[0] ? e.head[0] : e.head[1])->fd;
   ev.data.fd = fd;
-  int rc = epoll_ctl(epoll_fd_, e.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
-  if (rc < 0 && errno == ENOENT) rc = epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-  else if (rc < 0 && errno == EEXIST) rc = epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  int rc = epoll_ctl(epoll_.fd(), e.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+  if (rc < 0 && errno == ENOENT) rc = epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, fd, &ev);
+  else if (rc < 0 && errno == EEXIST) rc = epoll_ctl(epoll_.fd(), EPOLL_CTL_MOD, fd, &ev);
   if (rc < 0) return false;
   e.registered = true;
   e.armed = want;
@@ -206,7 +191,7 @@ void fd_engine::service_main() {
   constexpr int max_events = 256;
   epoll_event events[max_events];
   while (!stopping_.load(std::memory_order_acquire)) {
-    const int n = epoll_wait(epoll_fd_, events, max_events, -1);
+    const int n = epoll_wait(epoll_.fd(), events, max_events, -1);
     for (int i = 0; i < n; ++i)
       if (events[i].data.fd >= 0) on_ready(events[i].data.fd, events[i].events);
   }
@@ -214,8 +199,7 @@ void fd_engine::service_main() {
 
 void fd_engine::stop() noexcept {
   if (stopping_.exchange(true, std::memory_order_acq_rel)) return;
-  const std::uint64_t one = 1;
-  [[maybe_unused]] ssize_t w = write(wake_fd_, &one, sizeof one);
+  epoll_.wake();
   if (thread_.joinable()) thread_.join();
   // Whatever still waits completes as cancelled by the stop.
   std::vector<stream_op*> pending;

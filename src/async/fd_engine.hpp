@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heddle/core/cancellation.hpp"
+#include "epoll_set.hpp"
 #include "op_state.hpp"
 
 namespace heddle::detail {
@@ -65,8 +66,7 @@ class fd_engine final : public runtime_service {
   bool arm(fd_entry& e) noexcept;
   static void on_cancel(cancel_hook* h) noexcept;
 
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;  // an eventfd that stop() writes
+  epoll_set epoll_;  // woken with data.fd == -1 by stop()
   std::atomic<bool> stopping_{false};
   cancels_in_flight cancelling_;
   std::mutex chunks_m_;

@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <unordered_set>
 
 #include "heddle/async/process.hpp"
+#include "epoll_set.hpp"
 #include "op_state.hpp"
 
 namespace heddle::detail {
@@ -61,26 +61,10 @@ struct process_op final : op_state<int> {
 
 class process_engine final : public runtime_service {
  public:
-  explicit process_engine(runtime_core*) {
-    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-    if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "heddle: epoll_create1");
-    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake_fd_ < 0) {
-      const int err = errno;
-      close(epoll_fd_);
-      throw std::system_error(err, std::generic_category(), "heddle: eventfd");
-    }
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = nullptr;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  explicit process_engine(runtime_core*) : epoll_(epoll_data_t{.ptr = nullptr}) {
     thread_ = std::thread([this] { service_main(); });
   }
-  ~process_engine() override {
-    stop();
-    close(wake_fd_);
-    close(epoll_fd_);
-  }
+  ~process_engine() override { stop(); }
 
   future_state<int>* start(pid_t pid) {
     const int pidfd = open_pidfd(pid);
@@ -97,7 +81,7 @@ class process_engine final : public runtime_service {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.ptr = op;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, pidfd, &ev) < 0) {
+    if (epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, pidfd, &ev) < 0) {
       const int err = errno;
       lock.unlock();
       close(pidfd);
@@ -114,8 +98,7 @@ class process_engine final : public runtime_service {
       if (stopping_) return;
       stopping_ = true;
     }
-    const std::uint64_t one = 1;
-    [[maybe_unused]] ssize_t w = write(wake_fd_, &one, sizeof one);
+    epoll_.wake();
     if (thread_.joinable()) thread_.join();
     // The children keep running; their futures are cancelled, and they are left for the program
     // (or init) to reap.
@@ -132,7 +115,7 @@ class process_engine final : public runtime_service {
     constexpr int max_events = 64;
     epoll_event events[max_events];
     for (;;) {
-      const int n = epoll_wait(epoll_fd_, events, max_events, -1);
+      const int n = epoll_wait(epoll_.fd(), events, max_events, -1);
       for (int i = 0; i < n; ++i) {
         auto* op = static_cast<process_op*>(events[i].data.ptr);
         if (!op) {
@@ -142,7 +125,7 @@ class process_engine final : public runtime_service {
         {
           std::lock_guard lock(m_);
           // The pidfd leaves the set before it is closed (by try_reap), so its number can be reused.
-          epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, op->pidfd, nullptr);
+          epoll_ctl(epoll_.fd(), EPOLL_CTL_DEL, op->pidfd, nullptr);
           pending_.erase(op);
         }
         if (!op->try_reap()) {
@@ -151,7 +134,7 @@ class process_engine final : public runtime_service {
           epoll_event ev{};
           ev.events = EPOLLIN | EPOLLONESHOT;
           ev.data.ptr = op;
-          epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, op->pidfd, &ev);
+          epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, op->pidfd, &ev);
           pending_.insert(op);
         }
       }
@@ -162,8 +145,7 @@ class process_engine final : public runtime_service {
     return stopping_;
   }
 
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  epoll_set epoll_;  // woken with data.ptr == nullptr by stop()
   std::mutex m_;
   bool stopping_ = false;
   std::unordered_set<process_op*> pending_;

@@ -32,44 +32,19 @@
 
 #include <heddle/heddle.hpp>
 
-#include "test_support.hpp"
+#include "async_test_support.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using heddle_test::scaled;
 using heddle_test::watchdog;
+using heddle_test::unique_fd;
+using heddle_test::check_sys;
 namespace io = heddle::io;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
-
-class unique_fd {
- public:
-  unique_fd() = default;
-  explicit unique_fd(int fd) : fd_(fd) {}
-  unique_fd(unique_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  unique_fd& operator=(unique_fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  ~unique_fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
-  }
-
- private:
-  int fd_ = -1;
-};
-
-int check_sys(int r, const char* what) {
-  if (r < 0) throw std::system_error(errno, std::generic_category(), what);
-  return r;
-}
 
 std::string describe(const std::error_code& c) {
   if (c == io::errc::end_of_file) return "end_of_file";

@@ -17,7 +17,7 @@
 
 #include <heddle/heddle.hpp>
 
-#include "test_support.hpp"
+#include "async_test_support.hpp"
 
 namespace {
 
@@ -26,13 +26,8 @@ using clock_type = std::chrono::steady_clock;
 using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
-
-constexpr strategy all_strategies[] = {strategy::normal, strategy::express, strategy::short_task, strategy::asap};
-
-bool on_worker_of(const heddle::runtime& rt) {
-  heddle::detail::worker* w = heddle::detail::current_worker;
-  return w && w->core == rt.core();
-}
+using heddle_test::all_strategies;
+using heddle_test::on_worker_of;
 
 // The std::future_errc of what f throws, or a default error_code if it throws something else or nothing.
 template <class F>

@@ -20,7 +20,7 @@
 #include <heddle/core/detail/service.hpp>  // core_stopping
 #include <heddle/heddle.hpp>
 
-#include "test_support.hpp"
+#include "async_test_support.hpp"
 
 namespace {
 
@@ -29,34 +29,9 @@ using clock_type = std::chrono::steady_clock;
 using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
-
-constexpr strategy all_strategies[] = {strategy::normal, strategy::express, strategy::short_task, strategy::asap};
-
-enum class outcome { value, cancelled, stopped, other };
-
-const char* name(outcome o) {
-  switch (o) {
-    case outcome::value: return "value";
-    case outcome::cancelled: return "operation_cancelled";
-    case outcome::stopped: return "task_cancelled";
-    case outcome::other: return "another exception";
-  }
-  return "?";
-}
-
-template <class T>
-outcome outcome_of(heddle::future<T>& f) {
-  try {
-    f.get();
-    return outcome::value;
-  } catch (const heddle::operation_cancelled&) {
-    return outcome::cancelled;
-  } catch (const heddle::task_cancelled&) {
-    return outcome::stopped;
-  } catch (...) {
-    return outcome::other;
-  }
-}
+using heddle_test::all_strategies;
+using heddle_test::outcome;
+using heddle_test::outcome_of;
 
 // Destroys rt on another thread under a watchdog, so that a hang fails with a message.
 void destroy(std::unique_ptr<heddle::runtime>& rt, const char* what) {

@@ -19,7 +19,7 @@
 
 #include <heddle/heddle.hpp>
 
-#include "test_support.hpp"
+#include "async_test_support.hpp"
 
 namespace {
 
@@ -28,13 +28,9 @@ using clock_type = std::chrono::steady_clock;
 using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
+using heddle_test::all_strategies;
+using heddle_test::on_worker_of;
 
-constexpr strategy all_strategies[] = {strategy::normal, strategy::express, strategy::short_task, strategy::asap};
-
-bool on_worker_of(const heddle::runtime& rt) {
-  heddle::detail::worker* w = heddle::detail::current_worker;
-  return w && w->core == rt.core();
-}
 bool on_a_worker() { return heddle::detail::current_worker != nullptr; }
 
 template <class P>
