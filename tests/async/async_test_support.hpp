@@ -5,6 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <mutex>
+#include <cstring>
+#include <exception>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -75,5 +80,77 @@ outcome outcome_of(heddle::future<T>& f) {
     return outcome::other;
   }
 }
+
+// An error code as text: "end_of_file", an errno's name ("EBADF"), or its category and value.
+inline std::string describe(const std::error_code& c) {
+  if (c == heddle::io::errc::end_of_file) return "end_of_file";
+  const char* n = ::strerrorname_np(c.value());
+  std::string name = n ? n : "errno " + std::to_string(c.value());
+  if (c.category() == std::generic_category()) return name;
+  return std::string(c.category().name()) + " category: " + name;
+}
+
+// Forces f: "ok", "end_of_file", an errno name ("EBADF"), "operation_cancelled", "task_cancelled",
+// or a description of anything else.
+template <class T>
+std::string outcome_text(heddle::future<T>& f) {
+  try {
+    f.get();
+    return "ok";
+  } catch (const heddle::operation_cancelled&) {
+    return "operation_cancelled";
+  } catch (const heddle::task_cancelled&) {
+    return "task_cancelled";
+  } catch (const std::system_error& e) {
+    return describe(e.code());
+  } catch (const std::exception& e) {
+    return std::string("unexpected exception: ") + e.what();
+  } catch (...) {
+    return "unexpected non-std exception";
+  }
+}
+
+// A sequence of steps driven by continuations; join() follows the chain from the test thread and
+// returns "finished" or the outcome of the step that failed. Each step makes its successor's
+// future inside step(), under the lock: a successor already running on another thread waits for
+// it, so the newest step is the one kept. A short_task successor of an operation that completed at
+// once runs inline, inside make(), and steps again on this thread (hence the recursive lock): the
+// step numbers keep the newest future then too.
+class chain {
+ public:
+  template <class Make>
+  void step(Make&& make) {
+    std::lock_guard lock(m_);
+    const std::uint64_t seq = ++made_;
+    heddle::future<void> f = make();
+    if (seq > stored_) {
+      stored_ = seq;
+      tail_ = std::move(f);
+    }
+  }
+  void finish() {
+    std::lock_guard lock(m_);
+    finished_ = true;
+  }
+  std::string join() {
+    for (;;) {
+      heddle::future<void> f;
+      {
+        std::lock_guard lock(m_);
+        if (finished_ && !tail_.valid()) return "finished";
+        f = std::move(tail_);
+      }
+      if (!f.valid()) return "chain stalled: no next step and not finished";
+      std::string o = outcome_text(f);
+      if (o != "ok") return o;
+    }
+  }
+
+ private:
+  std::recursive_mutex m_;
+  heddle::future<void> tail_;
+  std::uint64_t made_ = 0, stored_ = 0;
+  bool finished_ = false;
+};
 
 }  // namespace heddle_test

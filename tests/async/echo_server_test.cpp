@@ -50,6 +50,9 @@ using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::unique_fd;
 using heddle_test::check_sys;
+using heddle_test::describe;
+using heddle_test::chain;
+using heddle_test::outcome_text;
 namespace io = heddle::io;
 
 // ---------------------------------------------------------------------------------------------
@@ -88,75 +91,6 @@ void ensure_fd_limit(rlim_t want) {
     check_sys(::setrlimit(RLIMIT_NOFILE, &rl), "setrlimit");
   }
 }
-
-std::string describe(const std::error_code& c) {
-  if (c == io::errc::end_of_file) return "end_of_file";
-  const char* n = ::strerrorname_np(c.value());
-  std::string name = n ? n : "errno " + std::to_string(c.value());
-  if (c.category() == std::generic_category()) return name;
-  return std::string(c.category().name()) + " category: " + name;
-}
-
-template <class T>
-std::string outcome(heddle::future<T>& f) {
-  try {
-    f.get();
-    return "ok";
-  } catch (const heddle::operation_cancelled&) {
-    return "operation_cancelled";
-  } catch (const heddle::task_cancelled&) {
-    return "task_cancelled";
-  } catch (const std::system_error& e) {
-    return describe(e.code());
-  } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
-  } catch (...) {
-    return "unexpected non-std exception";
-  }
-}
-
-// A sequence of steps driven by continuations; join() follows the chain from the test thread and
-// returns "finished" or the outcome of the step that failed. Each step makes its successor's
-// future inside step(), under the lock: a successor already running on another thread waits for
-// it, so the newest step is the one kept. A short_task successor of an operation that completed at
-// once runs inline, inside make(), and steps again on this thread (hence the recursive lock): the
-// step numbers keep the newest future then too.
-class chain {
- public:
-  template <class Make>
-  void step(Make&& make) {
-    std::lock_guard lock(m_);
-    const std::uint64_t seq = ++made_;
-    heddle::future<void> f = make();
-    if (seq > stored_) {
-      stored_ = seq;
-      tail_ = std::move(f);
-    }
-  }
-  void finish() {
-    std::lock_guard lock(m_);
-    finished_ = true;
-  }
-  std::string join() {
-    for (;;) {
-      heddle::future<void> f;
-      {
-        std::lock_guard lock(m_);
-        if (finished_ && !tail_.valid()) return "finished";
-        f = std::move(tail_);
-      }
-      if (!f.valid()) return "chain stalled: no next step and not finished";
-      std::string o = outcome(f);
-      if (o != "ok") return o;
-    }
-  }
-
- private:
-  std::recursive_mutex m_;
-  heddle::future<void> tail_;
-  std::uint64_t made_ = 0, stored_ = 0;
-  bool finished_ = false;
-};
 
 // The bytes of message (connection, round): reproducible from the pair alone.
 std::size_t message_size(int conn, int round) {
@@ -752,7 +686,7 @@ TEST(EchoServer, HeddleClientsAgainstHeddleServer) {
     connects.push_back(io::connect(*client_rt, c->fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr));
     clients.push_back(std::move(c));
   }
-  for (int i = 0; i < n; ++i) ASSERT_EQ(outcome(connects[i]), "ok") << "connect " << i;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(outcome_text(connects[i]), "ok") << "connect " << i;
   ASSERT_EQ(srv->acceptor.join(), "finished");
   for (auto& c : clients) {
     EXPECT_TRUE(is_nonblocking(c->fd.get()));
@@ -858,7 +792,7 @@ TEST(EchoServer, WaitingOperationsHoldNoWorker) {
     ASSERT_EQ(*reads[i], 4u);
     EXPECT_EQ(bufs[i].substr(0, 4), "data");
   }
-  ASSERT_EQ(outcome(acc), "ok");
+  ASSERT_EQ(outcome_text(acc), "ok");
   unique_fd accepted(*acc);
   EXPECT_TRUE(is_nonblocking(accepted.get()));
 }

@@ -41,37 +41,12 @@ using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::unique_fd;
 using heddle_test::check_sys;
+using heddle_test::describe;
+using heddle_test::outcome_text;
 namespace io = heddle::io;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
-
-std::string describe(const std::error_code& c) {
-  if (c == io::errc::end_of_file) return "end_of_file";
-  const char* n = ::strerrorname_np(c.value());
-  std::string name = n ? n : "errno " + std::to_string(c.value());
-  if (c.category() == std::generic_category()) return name;
-  return std::string(c.category().name()) + " category: " + name;
-}
-
-// "ok", "end_of_file", an errno name ("EBADF"), "task_cancelled", or a description.
-template <class T>
-std::string outcome(heddle::future<T>& f) {
-  try {
-    f.get();
-    return "ok";
-  } catch (const heddle::operation_cancelled&) {
-    return "operation_cancelled";
-  } catch (const heddle::task_cancelled&) {
-    return "task_cancelled";
-  } catch (const std::system_error& e) {
-    return describe(e.code());
-  } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
-  } catch (...) {
-    return "unexpected non-std exception";
-  }
-}
 
 // The file's content: 64-bit word i is word_at(i), so any chunk can be checked on its own.
 constexpr std::uint64_t seed = 0x5eed'f11e'0000'0001ull;
@@ -211,7 +186,7 @@ TEST_P(FileIoBackend, BigFileAllChunksInFlightAtOnce) {
   ASSERT_EQ(reads.size(), size / chunk);
   std::size_t short_reads = 0;
   for (std::size_t i = 0; i < reads.size(); ++i) {
-    ASSERT_EQ(outcome(reads[i]), "ok") << "chunk " << i;
+    ASSERT_EQ(outcome_text(reads[i]), "ok") << "chunk " << i;
     const std::size_t n = *reads[i];
     ASSERT_GE(n, 1u);
     ASSERT_LE(n, chunk);
@@ -282,7 +257,7 @@ struct windowed_reader {
           f = std::move(tail);
         }
         if (!f.valid()) return "chain stalled";
-        const std::string o = outcome(f);
+        const std::string o = outcome_text(f);
         if (o != "ok") return o;
       }
     }
@@ -333,7 +308,7 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
   for (std::size_t i : order)
     writes[i] = io::pwrite(rt(), fd.get(), std::span<const std::byte>(src).subspan(i * record, record), i * record);
   for (std::size_t i = 0; i < count; ++i) {
-    ASSERT_EQ(outcome(writes[i]), "ok") << "record " << i;
+    ASSERT_EQ(outcome_text(writes[i]), "ok") << "record " << i;
     std::size_t n = *writes[i];
     ASSERT_GE(n, 1u);
     while (n < record) {  // a short write: write the rest
@@ -356,7 +331,7 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
     reads.push_back(io::pread(rt(), fd.get(), std::span(back).subspan(off, std::min(chunk, back.size() - off)), off));
   for (std::size_t i = 0; i < reads.size(); ++i) {
     const std::size_t off = i * chunk, len = std::min(chunk, back.size() - off);
-    ASSERT_EQ(outcome(reads[i]), "ok");
+    ASSERT_EQ(outcome_text(reads[i]), "ok");
     if (*reads[i] < len) pread_fully(rt(), fd.get(), std::span(back).subspan(off + *reads[i], len - *reads[i]), off + *reads[i]);
   }
   EXPECT_TRUE(back == src) << "pread gave back other bytes than pwrite wrote";
@@ -380,17 +355,17 @@ TEST_P(FileIoBackend, ShortReadsAndTheEndOfTheFile) {
   unique_fd fd(check_sys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open"));
   std::vector<std::byte> buf(8192);
   auto part = io::pread(rt(), fd.get(), buf, 8192);  // 1808 bytes left
-  ASSERT_EQ(outcome(part), "ok");
+  ASSERT_EQ(outcome_text(part), "ok");
   EXPECT_EQ(*part, 10000u - 8192u);
   std::uint64_t sum = 0;
   EXPECT_EQ(check_chunk(buf.data(), *part, 8192, &sum), 0u);
   auto at_end = io::pread(rt(), fd.get(), buf, 10000);
-  EXPECT_EQ(outcome(at_end), "end_of_file");
+  EXPECT_EQ(outcome_text(at_end), "end_of_file");
   auto past_end = io::pread(rt(), fd.get(), buf, std::uint64_t{1} << 40);
-  EXPECT_EQ(outcome(past_end), "end_of_file");
+  EXPECT_EQ(outcome_text(past_end), "end_of_file");
   // An empty read is no end of file.
   auto empty = io::pread(rt(), fd.get(), std::span<std::byte>{}, 0);
-  ASSERT_EQ(outcome(empty), "ok");
+  ASSERT_EQ(outcome_text(empty), "ok");
   EXPECT_EQ(*empty, 0u);
   // The error is io::errc::end_of_file.
   auto again = io::pread(rt(), fd.get(), buf, 10000);
@@ -403,7 +378,7 @@ TEST_P(FileIoBackend, ShortReadsAndTheEndOfTheFile) {
   // An empty file: the first read is at its end.
   unique_fd empty_file(check_sys(::open(dir_.file("empty").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600), "open"));
   auto nothing = io::pread(rt(), empty_file.get(), buf, 0);
-  EXPECT_EQ(outcome(nothing), "end_of_file");
+  EXPECT_EQ(outcome_text(nothing), "end_of_file");
 }
 
 TEST_P(FileIoBackend, ErrorsCarryTheErrno) {
@@ -417,42 +392,42 @@ TEST_P(FileIoBackend, ErrorsCarryTheErrno) {
   for (int fd : {closed, -1}) {
     SCOPED_TRACE("fd " + std::to_string(fd));
     auto r = io::pread(rt(), fd, buf, 0);
-    EXPECT_EQ(outcome(r), "EBADF");
+    EXPECT_EQ(outcome_text(r), "EBADF");
     auto w = io::pwrite(rt(), fd, buf, 0);
-    EXPECT_EQ(outcome(w), "EBADF");
+    EXPECT_EQ(outcome_text(w), "EBADF");
   }
   {
     SCOPED_TRACE("read-only and write-only descriptors");
     unique_fd ro(check_sys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open"));
     auto w = io::pwrite(rt(), ro.get(), buf, 0);
-    EXPECT_EQ(outcome(w), "EBADF");
+    EXPECT_EQ(outcome_text(w), "EBADF");
     unique_fd wo(check_sys(::open(path.c_str(), O_WRONLY | O_CLOEXEC), "open"));
     auto r = io::pread(rt(), wo.get(), buf, 0);
-    EXPECT_EQ(outcome(r), "EBADF");
+    EXPECT_EQ(outcome_text(r), "EBADF");
   }
   {
     SCOPED_TRACE("a directory");
     unique_fd d(check_sys(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open"));
     auto r = io::pread(rt(), d.get(), buf, 0);
-    EXPECT_EQ(outcome(r), "EISDIR");
+    EXPECT_EQ(outcome_text(r), "EISDIR");
   }
   {
     SCOPED_TRACE("a descriptor closed after use");
     unique_fd f(check_sys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open"));
     auto r0 = io::pread(rt(), f.get(), buf, 0);
-    EXPECT_EQ(outcome(r0), "ok");
+    EXPECT_EQ(outcome_text(r0), "ok");
     const int number = f.get();
     f.reset();
     auto r = io::pread(rt(), number, buf, 0);
-    EXPECT_EQ(outcome(r), "EBADF");
+    EXPECT_EQ(outcome_text(r), "EBADF");
   }
   {
     SCOPED_TRACE("an offset beyond off_t");
     unique_fd f(check_sys(::open(path.c_str(), O_RDWR | O_CLOEXEC), "open"));
     auto r = io::pread(rt(), f.get(), buf, std::uint64_t{1} << 63);
-    EXPECT_EQ(outcome(r), "EINVAL");
+    EXPECT_EQ(outcome_text(r), "EINVAL");
     auto w = io::pwrite(rt(), f.get(), buf, std::uint64_t{1} << 63);
-    EXPECT_EQ(outcome(w), "EINVAL");
+    EXPECT_EQ(outcome_text(w), "EINVAL");
   }
 }
 
@@ -466,9 +441,9 @@ TEST_P(FileIoBackend, OffsetMinusOneIsNoFilePosition) {
   unique_fd f(check_sys(::open(path.c_str(), O_RDWR | O_CLOEXEC), "open"));
   std::vector<std::byte> buf(512);
   auto r = io::pread(rt(), f.get(), buf, ~std::uint64_t{0});
-  EXPECT_EQ(outcome(r), "EINVAL");
+  EXPECT_EQ(outcome_text(r), "EINVAL");
   auto w = io::pwrite(rt(), f.get(), buf, ~std::uint64_t{0});
-  EXPECT_EQ(outcome(w), "EINVAL");
+  EXPECT_EQ(outcome_text(w), "EINVAL");
   EXPECT_EQ(::lseek(f.get(), 0, SEEK_CUR), 0) << "the file position moved";
   struct stat st {};
   check_sys(::fstat(f.get(), &st), "fstat");
@@ -488,9 +463,9 @@ TEST_P(FileIoBackend, UnseekableDescriptorsGiveESPIPE) {
     ASSERT_EQ(::write(wr.get(), "data", 4), 4);  // with data waiting (io_uring fails an empty pipe itself)
     std::vector<std::byte> buf(16);
     auto r = io::pread(rt(), rd.get(), buf, 0);
-    EXPECT_EQ(outcome(r), "ESPIPE");
+    EXPECT_EQ(outcome_text(r), "ESPIPE");
     auto w = io::pwrite(rt(), wr.get(), buf, 0);
-    EXPECT_EQ(outcome(w), "ESPIPE");
+    EXPECT_EQ(outcome_text(w), "ESPIPE");
     char back[4];
     EXPECT_EQ(::read(rd.get(), back, 4), 4) << "the data was taken";
   }
@@ -510,7 +485,7 @@ TEST_P(FileIoBackend, HugeBufferIsNoEndOfFile) {
   for (std::size_t size : {four_gib, four_gib + 16}) {
     SCOPED_TRACE("buffer of " + std::to_string(size) + " bytes");
     auto r = io::pread(rt(), fd.get(), std::span(static_cast<std::byte*>(p), size), 0);
-    ASSERT_EQ(outcome(r), "ok");
+    ASSERT_EQ(outcome_text(r), "ok");
     EXPECT_GE(*r, 1u);
     EXPECT_LE(*r, 4096u);
     std::uint64_t sum = 0;
@@ -571,7 +546,7 @@ TEST_P(FileIoBackend, RuntimeDestroyedWithReadsInFlight) {
     int ok = 0, cancelled = 0;
     std::vector<std::size_t> cancelled_chunks;
     for (std::size_t i = 0; i < reads.size(); ++i) {
-      const std::string o = outcome(reads[i]);
+      const std::string o = outcome_text(reads[i]);
       if (o == "ok") {
         ++ok;
         std::uint64_t sum = 0;

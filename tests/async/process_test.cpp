@@ -37,6 +37,8 @@ using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::unique_fd;
 using heddle_test::check_sys;
+using heddle_test::describe;
+using heddle_test::outcome_text;
 namespace io = heddle::io;
 
 // ---------------------------------------------------------------------------------------------
@@ -119,32 +121,6 @@ void wait_until_exited(pid_t pid) {
   }
 }
 
-std::string describe(const std::error_code& c) {
-  if (c == io::errc::end_of_file) return "end_of_file";
-  const char* n = ::strerrorname_np(c.value());
-  std::string name = n ? n : "errno " + std::to_string(c.value());
-  if (c.category() == std::generic_category()) return name;
-  return std::string(c.category().name()) + " category: " + name;
-}
-
-template <class T>
-std::string outcome(heddle::future<T>& f) {
-  try {
-    f.get();
-    return "ok";
-  } catch (const heddle::operation_cancelled&) {
-    return "operation_cancelled";
-  } catch (const heddle::task_cancelled&) {
-    return "task_cancelled";
-  } catch (const std::system_error& e) {
-    return describe(e.code());
-  } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
-  } catch (...) {
-    return "unexpected non-std exception";
-  }
-}
-
 // A wait status as text: "exit 7", "signal 9", or the raw number.
 std::string status_text(int s) {
   if (WIFEXITED(s)) return "exit " + std::to_string(WEXITSTATUS(s));
@@ -154,7 +130,7 @@ std::string status_text(int s) {
 
 // The status of a finished wait, as text; the outcome if it failed.
 std::string waited(heddle::future<int>& f) {
-  const std::string o = outcome(f);
+  const std::string o = outcome_text(f);
   return o == "ok" ? status_text(*f) : o;
 }
 
@@ -227,7 +203,7 @@ TEST(Process, KilledBySignals) {
     auto w = io::wait_process(rt, c.pid());
     EXPECT_FALSE(w.is_ready());  // it sleeps for 30 s unless killed
     ASSERT_EQ(::kill(c.pid(), sig), 0);
-    ASSERT_EQ(outcome(w), "ok");
+    ASSERT_EQ(outcome_text(w), "ok");
     EXPECT_TRUE(WIFSIGNALED(*w)) << status_text(*w);
     EXPECT_EQ(WTERMSIG(*w), sig);
     EXPECT_FALSE(WIFEXITED(*w));
@@ -299,7 +275,7 @@ TEST(Process, ManyChildrenAtOnce) {
   for (auto& w : waits) EXPECT_FALSE(w.is_ready());
   in.w.reset();  // every read sees the end of the pipe
   auto all = heddle::when_all(std::move(waits));
-  ASSERT_EQ(outcome(all), "ok");
+  ASSERT_EQ(outcome_text(all), "ok");
   for (int i = 0; i < n; ++i) EXPECT_EQ(status_text((*all)[i]), "exit " + std::to_string(i % 256)) << "child " << i;
   for (auto& k : kids) EXPECT_TRUE(reaped(k.pid()));
 
@@ -335,7 +311,7 @@ TEST(Process, SuccessorsWithEveryStrategy) {
     auto code = io::wait_process(rt, c.pid()).then(s, [](int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; });
     EXPECT_FALSE(code.is_ready());
     ASSERT_EQ(::write(in.w.get(), "9\n", 2), 2);
-    ASSERT_EQ(outcome(code), "ok");
+    ASSERT_EQ(outcome_text(code), "ok");
     EXPECT_EQ(*code, 9);
   }
   const auto st = rt.stats();
@@ -359,7 +335,7 @@ TEST(Process, WaitStartedInAWorkerTask) {
     EXPECT_EQ(*release, 3);
     return status;
   });
-  ASSERT_EQ(outcome(r), "ok");
+  ASSERT_EQ(outcome_text(r), "ok");
   EXPECT_EQ(status_text(*r), "exit 11");
 }
 
@@ -382,7 +358,7 @@ TEST(Process, OutputThroughAPipeAndTheExitStatus) {
   std::string buf(4096, '\0');
   for (;;) {
     auto r = io::read(rt, out.r.get(), std::as_writable_bytes(std::span(buf.data(), buf.size())));
-    const std::string o = outcome(r);
+    const std::string o = outcome_text(r);
     if (o == "end_of_file") break;
     ASSERT_EQ(o, "ok");
     text.append(buf.data(), *r);
@@ -402,7 +378,7 @@ TEST(Process, PidThatIsNotOurChild) {
   auto expect_not_child = [&](pid_t pid, const char* what) {
     SCOPED_TRACE(what);
     auto w = io::wait_process(rt, pid);
-    const std::string o = outcome(w);
+    const std::string o = outcome_text(w);
     EXPECT_TRUE(o == "ECHILD" || o == "ESRCH") << o;
   };
   expect_not_child(1, "init");
@@ -422,7 +398,7 @@ TEST(Process, PidThatIsNotOurChild) {
   expect_not_child(static_cast<pid_t>(std::stoi(line)), "a grandchild");
   in.w.reset();  // the child kills its sleeper and exits
   auto w = io::wait_process(rt, c.pid());
-  EXPECT_EQ(outcome(w), "ok");
+  EXPECT_EQ(outcome_text(w), "ok");
   // A child already reaped (by an earlier wait) is no longer ours.
   child done = sh("exit 0");
   auto first = io::wait_process(rt, done.pid());
@@ -446,7 +422,7 @@ TEST(Process, PidsThatAreNoPids) {
     SCOPED_TRACE("pid " + std::to_string(pid));
     auto w = io::wait_process(rt, pid);
     // Whatever the errno, a std::system_error, never a wait for "any child".
-    const std::string o = outcome(w);
+    const std::string o = outcome_text(w);
     EXPECT_TRUE(o == "ECHILD" || o == "ESRCH" || o == "EINVAL") << o;
   }
 }
@@ -486,8 +462,8 @@ TEST(Process, RuntimeDestroyedWithWaitsPending) {
   auto succ = io::wait_process(*rt, kids[0].pid()).then(heddle::strategy::normal, [](int s) { return s; });
   for (auto& w : waits) EXPECT_FALSE(w.is_ready());
   rt.reset();
-  for (auto& w : waits) EXPECT_EQ(outcome(w), "task_cancelled");
-  EXPECT_EQ(outcome(succ), "task_cancelled");
+  for (auto& w : waits) EXPECT_EQ(outcome_text(w), "task_cancelled");
+  EXPECT_EQ(outcome_text(succ), "task_cancelled");
   // The children still run; released now, they exit and we reap them ourselves.
   in.w.reset();
   for (int i = 0; i < 8; ++i) {
@@ -520,7 +496,7 @@ TEST(Process, ChildrenExitingWhileTheRuntimeStops) {
     rt.reset();
     releaser.join();
     for (int i = 0; i < n; ++i) {
-      const std::string o = outcome(waits[i]);
+      const std::string o = outcome_text(waits[i]);
       if (o == "ok") {
         ++got_status;
         EXPECT_EQ(status_text(*waits[i]), "exit " + std::to_string(30 + i));
