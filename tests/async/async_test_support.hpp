@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdint>
 #include <mutex>
 #include <cstring>
@@ -19,6 +21,17 @@ namespace heddle_test {
 
 constexpr heddle::strategy all_strategies[] = {heddle::strategy::normal, heddle::strategy::express,
                                                heddle::strategy::short_task, heddle::strategy::asap};
+
+// Polls p every 200 µs until it holds or `limit` has passed; p's last value.
+template <class P>
+bool eventually(P p, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!p()) {
+    if (std::chrono::steady_clock::now() > end) return p();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
 
 // True on one of rt's workers.
 inline bool on_worker_of(const heddle::runtime& rt) {

@@ -28,18 +28,9 @@ using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::all_strategies;
+using heddle_test::eventually;
 using heddle_test::outcome;
 using heddle_test::outcome_of;
-
-template <class P>
-bool eventually(P p, std::chrono::milliseconds limit = 10s) {
-  const auto end = clock_type::now() + limit;
-  while (!p()) {
-    if (clock_type::now() > end) return p();
-    std::this_thread::sleep_for(200us);
-  }
-  return true;
-}
 
 TEST(CancellationToken, Basics) {
   heddle::cancellation_token none;

@@ -29,19 +29,10 @@ using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::all_strategies;
+using heddle_test::eventually;
 using heddle_test::on_worker_of;
 
 bool on_a_worker() { return heddle::detail::current_worker != nullptr; }
-
-template <class P>
-bool eventually(P p, std::chrono::milliseconds limit = 10s) {
-  const auto end = clock_type::now() + limit;
-  while (!p()) {
-    if (clock_type::now() > end) return p();
-    std::this_thread::sleep_for(200us);
-  }
-  return true;
-}
 
 // then(s, g) called on a worker of rt: a promise's future has no runtime of its own, so its
 // successor belongs to the runtime where then() is called.

@@ -30,6 +30,7 @@ using heddle::strategy;
 using heddle_test::scaled;
 using heddle_test::watchdog;
 using heddle_test::all_strategies;
+using heddle_test::eventually;
 using heddle_test::on_worker_of;
 
 double process_cpu_seconds() {
@@ -39,16 +40,6 @@ double process_cpu_seconds() {
 }
 
 // Polls p until it holds or `limit` passes; for upper bounds that must be generous.
-template <class P>
-bool eventually(P p, std::chrono::milliseconds limit = 10s) {
-  const auto end = clock_type::now() + limit;
-  while (!p()) {
-    if (clock_type::now() > end) return p();
-    std::this_thread::sleep_for(200us);
-  }
-  return true;
-}
-
 TEST(Timer, SleepForNeverCompletesEarly) {
   watchdog dog("Timer.SleepForNeverCompletesEarly", 60s);
   heddle::runtime rt(2);
