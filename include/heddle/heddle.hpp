@@ -3,3 +3,4 @@
 
 #include "heddle/async.hpp"
 #include "heddle/core.hpp"
+#include "heddle/dispatch.hpp"

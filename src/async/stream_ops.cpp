@@ -1,5 +1,6 @@
 // read, write, accept and connect: the system calls each operation tries, and their results.
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -187,6 +188,30 @@ struct connect_op final : stream_record<void> {
   }
 };
 
+// readable/writable: ready when poll(2) says so. An error or hang-up counts as ready (the read or
+// write that follows reports it); a descriptor that is not open fails with EBADF.
+struct readiness_op final : stream_record<void> {
+  readiness_op(int fd, direction d) noexcept : stream_record(this, fd, d, &try_poll) {}
+
+  static outcome try_poll(stream_op* base) noexcept {
+    auto* op = static_cast<readiness_op*>(base);
+    pollfd p{op->fd, static_cast<short>(op->dir == in ? POLLIN : POLLOUT), 0};
+    int r;
+    do r = ::poll(&p, 1, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) {
+      op->set_error(errno_error(errno, op->dir == in ? "heddle::io::readable" : "heddle::io::writable"));
+    } else if (p.revents & POLLNVAL) {
+      op->set_error(errno_error(EBADF, op->dir == in ? "heddle::io::readable" : "heddle::io::writable"));
+    } else if (r == 0) {
+      return outcome::would_block;
+    } else {
+      op->set_value();
+    }
+    return outcome::done;
+  }
+};
+
 template <class Op, class T>
 future_state<T>* start_stream(runtime_core* core, Op* op, const cancellation_token& token) {
   try {
@@ -225,6 +250,14 @@ future_state<void>* connect(runtime_core* core, int fd, const sockaddr* addr, so
   if (!addr || len == 0 || len > sizeof(sockaddr_storage))
     return failed<void>(errno_error(EINVAL, "heddle::io::connect: bad address length"));
   return start_stream<connect_op, void>(core, make_record<connect_op>(fd, addr, len), t);
+}
+
+future_state<void>* readable(runtime_core* core, int fd, const cancellation_token& t) {
+  return start_stream<readiness_op, void>(core, make_record<readiness_op>(fd, stream_op::in), t);
+}
+
+future_state<void>* writable(runtime_core* core, int fd, const cancellation_token& t) {
+  return start_stream<readiness_op, void>(core, make_record<readiness_op>(fd, stream_op::out), t);
 }
 
 }  // namespace heddle::io::detail_ops

@@ -12,6 +12,8 @@
 //   HEDDLE_FILE_IO=threads says so. As with pread(2), a descriptor that cannot seek (a pipe, a
 //   socket) gives ESPIPE, and an offset beyond the largest off_t gives EINVAL.
 //
+// - Readiness: readable and writable wait until a stream descriptor can be read or written.
+//
 // Results: the number of bytes transferred (possibly fewer than asked, as with read(2)), the new
 // descriptor for accept. Errors: std::system_error with the errno (ECONNRESET, EBADF, EPIPE...);
 // a read at the end of the stream fails with io::errc::end_of_file. A token that is cancelled while
@@ -47,6 +49,8 @@ future_state<std::size_t>* write(runtime_core* core, int fd, std::span<const std
 future_state<int>* accept(runtime_core* core, int fd, const cancellation_token& t);
 future_state<void>* connect(runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
                             const cancellation_token& t);
+future_state<void>* readable(runtime_core* core, int fd, const cancellation_token& t);
+future_state<void>* writable(runtime_core* core, int fd, const cancellation_token& t);
 future_state<std::size_t>* pread(runtime_core* core, int fd, std::span<std::byte> buf, std::uint64_t offset);
 future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const std::byte> buf, std::uint64_t offset);
 }  // namespace detail_ops
@@ -89,6 +93,24 @@ inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t
 inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
   heddle::detail::runtime_core* core = heddle::detail::current_core();
   return {heddle::detail::adopt, detail_ops::connect(core, fd, addr, len, t), core};
+}
+
+// Ready once `fd` can be read without blocking (data, the end of the stream, or an error waits
+// there), or written without blocking; nothing is read or written. Descriptors are left in their
+// mode. In the FIFO of their direction, like reads and writes.
+inline future<void> readable(runtime& rt, int fd, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::readable(rt.core(), fd, t), rt.core()};
+}
+inline future<void> readable(int fd, const cancellation_token& t = {}) {
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::readable(core, fd, t), core};
+}
+inline future<void> writable(runtime& rt, int fd, const cancellation_token& t = {}) {
+  return {heddle::detail::adopt, detail_ops::writable(rt.core(), fd, t), rt.core()};
+}
+inline future<void> writable(int fd, const cancellation_token& t = {}) {
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::writable(core, fd, t), core};
 }
 
 // Reads up to buf.size() bytes of a file at `offset`.

@@ -1,0 +1,95 @@
+// The unit a serial queue holds: an item record, linked into the queue's intrusive list. Records
+// come from the core's block cache, like task records, so enqueueing never calls malloc.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/worker.hpp"
+
+namespace heddle::detail {
+
+struct queue_state;
+struct queue_item;
+
+struct queue_item_vtable {
+  // Runs the item on `q`, which the calling thread holds, and frees it (or hands it on: an item
+  // is unlinked before it runs, so it may enqueue itself again).
+  void (*run)(queue_item*, queue_state* q) noexcept;
+  // The item will never run (its runtime stopped, or its queue was dropped while suspended):
+  // releases what it holds and frees it.
+  void (*discard)(queue_item*) noexcept;
+};
+
+struct queue_item {
+  std::atomic<queue_item*> next{nullptr};
+  const queue_item_vtable* vt;
+  explicit queue_item(const queue_item_vtable* v) noexcept : vt(v) {}
+};
+
+// Called by an item whose function threw: the queue's error handler, or report and terminate.
+void report_item_error(queue_state* q, std::exception_ptr e) noexcept;
+
+// What an item or detached task runs after its function (or instead of it, when discarded): a
+// group's leave for group.async.
+struct no_epilogue {
+  void operator()() const noexcept {}
+};
+
+// q.async(f): runs f, reports what it throws, then runs `After`.
+template <class F, class After = no_epilogue>
+struct callable_item final : queue_item {
+  template <class G>
+  explicit callable_item(G&& g, After a = {}) : queue_item(&vtable), fn(std::forward<G>(g)), after(std::move(a)) {}
+  F fn;
+  After after;
+
+  static void run(queue_item* i, queue_state* q) noexcept {
+    auto* self = static_cast<callable_item*>(i);
+    try {
+      self->fn();
+    } catch (...) {
+      report_item_error(q, std::current_exception());
+    }
+    finish(self);
+  }
+  static void discard(queue_item* i) noexcept { finish(static_cast<callable_item*>(i)); }
+  static void finish(callable_item* self) noexcept {
+    After a = std::move(self->after);
+    free_record(self);
+    a();
+  }
+  static constexpr queue_item_vtable vtable{&run, &discard};
+};
+
+// q.sync(f): the record lives on the caller's stack, which waits on it as on a future; f's result
+// or exception is stored in place and the waiter takes it from there.
+template <class T, class F>
+struct sync_item final : queue_item, future_state<T> {
+  explicit sync_item(F& f) noexcept : queue_item(&vtable), future_state<T>(&state_vtable), fn(f) {}
+  F& fn;
+
+  static void run(queue_item* i, queue_state*) noexcept {
+    auto* self = static_cast<sync_item*>(i);
+    try {
+      self->set_value_from(self->fn);
+    } catch (...) {
+      self->set_error(std::current_exception());
+    }
+    self->complete();  // the caller may return (and the record vanish) from here on
+  }
+  static void discard(queue_item* i) noexcept {
+    auto* self = static_cast<sync_item*>(i);
+    self->set_error(shutdown_error());
+    self->complete();
+  }
+  static void never(task_base*) noexcept { std::terminate(); }
+  static void never_destroyed(future_state_base*) noexcept { std::terminate(); }
+  static constexpr queue_item_vtable vtable{&run, &discard};
+  static constexpr future_vtable state_vtable{{&never, &never}, nullptr, &never_destroyed};
+};
+
+}  // namespace heddle::detail

@@ -1,0 +1,109 @@
+// A serial queue's state, and the calls inlined code makes on it (the rest is src/dispatch).
+//
+// The items form an intrusive multi-producer list: a producer swaps itself in as the tail and
+// links the previous tail to itself; a producer that finds the list empty also publishes the head
+// and wakes the queue. The queue runs on the scheduler only while it has work: `control` holds
+// the `active` bit, set by whoever wakes the queue, which owns the queue until it clears it. The
+// owner is a drain task (or, for a queue targeting another, an item on that queue) that runs a
+// bounded batch of items and then yields, or the caller of sync() running its function inline. An
+// idle queue is this record alone: no task, no thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+
+#include "heddle/dispatch/detail/queue_item.hpp"
+
+namespace heddle::detail {
+
+class runtime_core;
+struct queue_extras;  // target and error handler, allocated only when one is set (serial_queue.cpp)
+
+struct queue_state {
+  static constexpr std::uint32_t active = 1;             // an owner runs (or is about to run) items
+  static constexpr std::uint32_t suspend_unit = 2;       // suspend() count, bits 1..29
+  static constexpr std::uint32_t targeted = 1u << 30;    // fixed at creation: runs inside another queue
+  static constexpr std::uint32_t high_priority = 1u << 31;  // fixed at creation
+  static constexpr std::uint32_t fixed = targeted | high_priority;
+  static constexpr std::uint32_t suspend_mask = ~(active | fixed);
+
+  std::atomic<queue_item*> tail{nullptr};
+  std::atomic<queue_item*> head{nullptr};  // written by a producer only when it found the list empty
+  std::atomic<std::uint32_t> control{0};
+  std::atomic<std::uint32_t> refs{1};      // handles, the owner while active, and pending timers
+  runtime_core* core;
+  std::atomic<queue_extras*> extras{nullptr};
+  // The label's characters follow the record (one allocation): see label().
+
+  const char* label() const noexcept { return reinterpret_cast<const char*>(this + 1); }
+};
+
+// Creation and lifetime (serial_queue.cpp). A fresh queue has one reference.
+queue_state* make_queue(runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
+                        bool high_priority);
+inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
+void release(queue_state* q) noexcept;
+
+// After a producer found the list empty: take `active` and schedule a drain, unless the queue is
+// suspended or already owned.
+void wake(queue_state* q) noexcept;
+
+inline void enqueue(queue_state* q, queue_item* item) noexcept {
+  item->next.store(nullptr, std::memory_order_relaxed);
+  // seq_cst: pairs with the owner's release of `active` followed by its look at the tail.
+  queue_item* prev = q->tail.exchange(item, std::memory_order_seq_cst);
+  if (prev) [[likely]] {
+    prev->next.store(item, std::memory_order_release);
+    return;
+  }
+  q->head.store(item, std::memory_order_release);
+  wake(q);
+}
+
+// sync(): the caller's own thread runs the function when the queue is idle, empty and runs on no
+// other queue; begin_inline says whether it may (then the caller owns the queue).
+inline bool begin_inline(queue_state* q) noexcept {
+  if (q->tail.load(std::memory_order_relaxed)) return false;
+  std::uint32_t idle = q->control.load(std::memory_order_relaxed) & queue_state::fixed;
+  if (idle & queue_state::targeted) return false;
+  return q->control.compare_exchange_strong(idle, idle | queue_state::active, std::memory_order_acquire,
+                                            std::memory_order_relaxed);
+}
+// Gives the queue back after an inline sync; wakes it if items arrived meanwhile.
+void end_inline(queue_state* q) noexcept;
+
+// What the calling thread is running items of, innermost first: sync() on any of these, or on a
+// queue whose items would have to run inside one of these, would wait for itself.
+struct queue_frame {
+  queue_state* q;
+  queue_frame* up;
+};
+inline thread_local queue_frame* current_queue_frame = nullptr;
+
+struct queue_frame_scope {
+  queue_frame frame;
+  explicit queue_frame_scope(queue_state* q) noexcept : frame{q, current_queue_frame} { current_queue_frame = &frame; }
+  ~queue_frame_scope() { current_queue_frame = frame.up; }
+  queue_frame_scope(const queue_frame_scope&) = delete;
+  queue_frame_scope& operator=(const queue_frame_scope&) = delete;
+};
+
+// Throws queue_deadlock if sync(q) from this thread could never return.
+void check_sync_allowed(queue_state* q);
+// True if the calling thread is running an item of q (or of a queue targeting q).
+bool runs_on(const queue_state* q) noexcept;
+
+// Enqueues `item` once `deadline` has passed, through the runtime's timer engine; the item is
+// discarded if the runtime stops first (or freed before this throws, if it is stopping).
+void enqueue_at(queue_state* q, std::chrono::steady_clock::time_point deadline, queue_item* item);
+
+void set_error_handler(queue_state* q, std::function<void(std::exception_ptr)> handler);
+
+void suspend(queue_state* q) noexcept;
+void resume(queue_state* q);  // std::logic_error if not suspended
+
+}  // namespace heddle::detail

@@ -1,0 +1,130 @@
+// heddle::group: says when a set of work is done. enter() and leave() count work in and out (one
+// atomic operation each); notify(q, f) runs f on q once the count returns to zero; wait() waits for
+// that.
+//
+// Contract:
+// - Every notification runs exactly once: at the first time the count is zero after it was
+//   registered (at once, if it is zero then). Notifications due at the same zero are handed to
+//   their queues in the order they were registered. Work entered after a notification was
+//   registered does not delay it if the count reached zero in between.
+// - A group is reusable: after the count returns to zero it may be entered again, and new
+//   notifications wait for the next zero.
+// - Everything done before a leave() happens-before the notifications and waits that this
+//   leave() releases.
+// - wait() returns once the count is zero: from a worker it runs other tasks meanwhile; elsewhere
+//   it sleeps. when_empty() is the same as a future.
+// - More leave() than enter() calls is a programming error: heddle reports it and terminates.
+//
+// group is a handle: copies share the group, which lives while a handle or a group.async item
+// refers to it. Dropping the last handle with notifications pending discards them.
+#pragma once
+
+#include <type_traits>
+#include <utility>
+
+#include "heddle/async/promise.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/dispatch/concurrent_queue.hpp"
+#include "heddle/dispatch/detail/group_state.hpp"
+#include "heddle/dispatch/serial_queue.hpp"
+
+namespace heddle {
+
+namespace detail {
+// Notifications: hand a prepared item to a serial queue, or a prepared task to a runtime.
+group_node* make_queue_notification(queue_state* q, queue_item* item);
+group_node* make_task_notification(runtime_core* core, task_base* t);
+// A future that the next zero completes.
+future<void> group_when_empty(group_state* g);
+}  // namespace detail
+
+class group {
+ public:
+  group();
+  group(const group& o) noexcept : s_(o.s_) { detail::retain(s_); }
+  group& operator=(const group& o) noexcept {
+    group copy(o);
+    std::swap(s_, copy.s_);
+    return *this;
+  }
+  ~group() { detail::release(s_); }
+
+  void enter() noexcept { detail::group_enter(s_); }
+  void leave() noexcept { detail::group_leave(s_); }
+
+  // enter(), then runs f on q and leaves once f has returned or thrown (or the item was discarded
+  // by a stopping runtime).
+  template <class F>
+  void async(const serial_queue& q, F&& f) {
+    using item = detail::callable_item<std::decay_t<F>, detail::group_leave_epilogue>;
+    detail::queue_state* qs = checked(q);
+    detail::queue_item* i = entered([&] { return detail::make_record<item>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
+    detail::enqueue(qs, i);
+  }
+  template <class F>
+  void async(const concurrent_queue& q, F&& f) {
+    using task = detail::detached_task<std::decay_t<F>, detail::group_leave_epilogue>;
+    detail::task_base* t = entered([&] { return detail::make_record<task>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
+    detail::schedule(q.core(), t);
+  }
+
+  // Runs f on q at the next zero of the count (at once if it is zero now).
+  template <class F>
+  void notify(const serial_queue& q, F&& f) {
+    detail::queue_state* qs = checked(q);
+    auto* i = detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    detail::group_node* n;
+    try {
+      n = detail::make_queue_notification(qs, i);
+    } catch (...) {
+      i->vt->discard(i);
+      throw;
+    }
+    detail::group_add_node(s_, n);
+  }
+  template <class F>
+  void notify(const concurrent_queue& q, F&& f) {
+    auto* t = detail::make_record<detail::detached_task<std::decay_t<F>>>(std::forward<F>(f));
+    detail::group_node* n;
+    try {
+      n = detail::make_task_notification(q.core(), t);
+    } catch (...) {
+      t->vt->discard(t);
+      throw;
+    }
+    detail::group_add_node(s_, n);
+  }
+
+  // Waits until the count is zero.
+  void wait();
+  // Ready at the next zero of the count (at once if it is zero now).
+  future<void> when_empty() { return detail::group_when_empty(s_); }
+
+  // The count now (racy: for diagnostics and tests).
+  std::size_t pending() const noexcept {
+    return detail::group_state::count(s_->word.load(std::memory_order_relaxed));
+  }
+
+ private:
+  static detail::queue_state* checked(const serial_queue& q) {
+    if (!q.valid()) throw std::logic_error("heddle::group: the serial_queue handle was moved from");
+    return q.state();
+  }
+  // enter(), with a reference for the record that make() builds; both undone if make() throws.
+  template <class Make>
+  auto entered(Make make) {
+    detail::group_enter(s_);
+    detail::retain(s_);
+    try {
+      return make();
+    } catch (...) {
+      detail::group_leave(s_);
+      detail::release(s_);
+      throw;
+    }
+  }
+
+  detail::group_state* s_;
+};
+
+}  // namespace heddle

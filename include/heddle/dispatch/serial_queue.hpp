@@ -1,0 +1,139 @@
+// heddle::serial_queue: items run one at a time, in the order they were submitted, on the
+// runtime's workers. A module that owns a serial queue needs no lock: whatever touches its state
+// goes through the queue.
+//
+// Contract:
+// - FIFO and mutual exclusion: items of one queue never overlap, and run in submission order (per
+//   producer; items from different threads in the order their enqueues took effect). Each item
+//   happens-before the next.
+// - Enqueueing is lock-free and never waits. A queue with pending items is run by one task on the
+//   scheduler, which runs at most a bounded batch before it yields its worker; an idle queue costs
+//   no task and no thread, only its record: 40 bytes plus the label.
+// - sync(f) returns f's result, or throws what f threw. From a worker it runs other tasks while it
+//   waits; elsewhere it sleeps. When the queue is idle it runs f on the calling thread at once.
+//   sync() from an item that the queue (or a queue it targets) is running throws queue_deadlock.
+// - An exception from an async item goes to the queue's error handler, called on the thread that
+//   ran the item, still inside the queue; with none set, heddle reports it on stderr with the
+//   queue's label and terminates, as an unhandled exception would.
+// - suspend() stops the queue after the item it is running; items queue up until as many resume()
+//   calls have been made. Resuming a queue that is not suspended is a std::logic_error.
+// - A queue that targets another runs its items as items of the target: the items of both never
+//   overlap, and suspending the target holds both.
+// - A high-priority queue's batches go on the runtime's express lane, which every worker looks at
+//   between tasks.
+//
+// serial_queue is a handle: copies share the queue, which lives while a handle, a pending item or
+// a pending after() refers to it. Dropping the last handle of a suspended queue discards its items.
+// A queue belongs to the runtime it was made on and must not outlive it; when the runtime stops,
+// items that never ran are discarded (sync callers get task_cancelled).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/async/timer.hpp"
+#include "heddle/core/runtime.hpp"
+#include "heddle/dispatch/detail/completion_hook.hpp"
+#include "heddle/dispatch/detail/queue_state.hpp"
+#include "heddle/dispatch/errors.hpp"
+
+namespace heddle {
+
+enum class queue_priority : std::uint8_t { normal, high };
+
+class group;
+
+class serial_queue {
+ public:
+  // A queue on the calling worker's runtime (or, elsewhere, the default runtime).
+  explicit serial_queue(std::string_view label = {}, queue_priority priority = queue_priority::normal);
+  serial_queue(runtime& rt, std::string_view label = {}, queue_priority priority = queue_priority::normal);
+  // A queue whose items run as items of `target` (on its runtime, with its priority).
+  serial_queue(std::string_view label, const serial_queue& target);
+
+  serial_queue(const serial_queue& o) noexcept : s_(o.s_) {
+    if (s_) detail::retain(s_);
+  }
+  serial_queue(serial_queue&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  serial_queue& operator=(serial_queue o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  ~serial_queue() {
+    if (s_) detail::release(s_);
+  }
+
+  // Runs f() on the queue, after every item submitted before it.
+  template <class F>
+  void async(F&& f) {
+    check();
+    detail::enqueue(s_, detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
+  }
+
+  // Runs f() on the queue and returns its result (by value), or throws its exception.
+  template <class F>
+  std::remove_cvref_t<std::invoke_result_t<F&>> sync(F&& f) {
+    using T = std::remove_cvref_t<std::invoke_result_t<F&>>;
+    check();
+    detail::check_sync_allowed(s_);
+    if (detail::begin_inline(s_)) {
+      struct give_back {
+        detail::queue_state* q;
+        ~give_back() { detail::end_inline(q); }
+      } owner{s_};
+      detail::queue_frame_scope frame(s_);
+      return std::invoke(f);
+    }
+    detail::sync_item<T, std::remove_reference_t<F>> item(f);
+    detail::enqueue(s_, &item);
+    detail::force(&item);
+    if constexpr (std::is_void_v<T>) item.value_ref();
+    else return std::move(item.value_ref());
+  }
+
+  // Runs f() on the queue once `delay` has passed. The timer engine waits; no thread is held.
+  template <class Rep, class Period, class F>
+  void after(std::chrono::duration<Rep, Period> delay, F&& f) {
+    at(detail::deadline_after(delay), std::forward<F>(f));
+  }
+  template <class F>
+  void at(std::chrono::steady_clock::time_point deadline, F&& f) {
+    check();
+    auto* item = detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    detail::enqueue_at(s_, deadline, item);
+  }
+
+  void suspend() {
+    check();
+    detail::suspend(s_);
+  }
+  void resume() {
+    check();
+    detail::resume(s_);
+  }
+
+  // Where exceptions from async items go (the default, an empty function: report and terminate).
+  // Called on the thread that ran the item, inside the queue; it must not throw.
+  void set_error_handler(std::function<void(std::exception_ptr)> handler);
+
+  const char* label() const noexcept { return s_ ? s_->label() : ""; }
+  // True on a thread running an item of this queue (or of a queue targeting it): an assertion for
+  // code that must only run there.
+  bool is_current() const noexcept { return s_ && detail::runs_on(s_); }
+  bool valid() const noexcept { return s_ != nullptr; }
+  friend bool operator==(const serial_queue& a, const serial_queue& b) noexcept { return a.s_ == b.s_; }
+
+  // For the layers built on queues.
+  detail::queue_state* state() const noexcept { return s_; }
+
+ private:
+  void check() const;
+  detail::queue_state* s_;
+};
+
+}  // namespace heddle

@@ -1,0 +1,123 @@
+// heddle::source: a handler that runs on a serial queue whenever an event happens: a descriptor
+// became readable or writable, or a periodic timer fired. Nothing waits on a thread: the runtime's
+// fd and timer engines watch, and hand the handler to the queue.
+//
+// Contract:
+// - read/write: the handler runs on q when fd is readable (data, the end of the stream or an error
+//   waits there) or writable. The next wait starts once the handler has returned, so a handler
+//   that consumes what is there runs once per batch; one that leaves it runs again at once. fd
+//   must be an open descriptor that epoll accepts (a pipe, a socket, an eventfd...): otherwise the
+//   call throws std::system_error. The source does not read, write or close fd.
+// - timer: the handler runs on q every `interval`, the first time one interval from now, at
+//   deadlines start + k * interval. Deadlines that pass while the handler waits in the queue or
+//   runs are coalesced into one call; a handler that takes a std::uint64_t gets their number.
+// - cancel() stops the source: no handler starts after it returns, except one already running on
+//   q. The returned future is ready once the source holds nothing (no wait is pending on fd, which
+//   may then be closed, and no handler will run); its continuation may close fd. Destroying the
+//   source cancels it without waiting.
+// - The handler's exceptions go to q's error handler (serial_queue.hpp); a descriptor that fails
+//   (closed under the source) is reported the same way, and stops the source.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/future.hpp"
+#include "heddle/dispatch/serial_queue.hpp"
+
+namespace heddle {
+
+namespace detail {
+
+class source_state;
+future<void> cancel_source(source_state* s);
+void drop_source(source_state* s) noexcept;
+bool source_cancelled(const source_state* s) noexcept;
+
+class source_state {
+ public:
+  enum class kind : std::uint8_t { readable, writable, timer };
+  virtual ~source_state() = default;
+  // Calls the handler; `ticks` is 1 for a descriptor, the coalesced count for a timer.
+  virtual void invoke(std::uint64_t ticks) = 0;
+
+ protected:
+  source_state() = default;
+
+ private:
+  friend struct source_ops;
+  friend source_state* start_source(source_state*, kind, int, std::chrono::nanoseconds, const class heddle::serial_queue&);
+  friend future<void> cancel_source(source_state* s);
+  friend void drop_source(source_state* s) noexcept;
+  friend bool source_cancelled(const source_state* s) noexcept;
+  struct control;
+  control* c_ = nullptr;  // src/dispatch/source.cpp
+};
+
+// Starts watching; the state belongs to the returned handle (deleted if this throws).
+source_state* start_source(source_state* s, source_state::kind k, int fd, std::chrono::nanoseconds interval,
+                           const serial_queue& q);
+
+template <class H>
+class source_with final : public source_state {
+ public:
+  template <class G>
+  explicit source_with(G&& g) : handler_(std::forward<G>(g)) {}
+  void invoke(std::uint64_t ticks) override {
+    if constexpr (std::is_invocable_v<H&, std::uint64_t>) handler_(ticks);
+    else handler_();
+  }
+
+ private:
+  H handler_;
+};
+
+}  // namespace detail
+
+class source {
+ public:
+  template <class H>
+  static source read(int fd, const serial_queue& q, H&& handler) {
+    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                       detail::source_state::kind::readable, fd, {}, q));
+  }
+  template <class H>
+  static source write(int fd, const serial_queue& q, H&& handler) {
+    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                       detail::source_state::kind::writable, fd, {}, q));
+  }
+  template <class Rep, class Period, class H>
+  static source timer(std::chrono::duration<Rep, Period> interval, const serial_queue& q, H&& handler) {
+    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                       detail::source_state::kind::timer, -1,
+                                       std::chrono::ceil<std::chrono::nanoseconds>(interval), q));
+  }
+
+  source() noexcept = default;
+  source(source&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  source& operator=(source&& o) noexcept {
+    if (this != &o) {
+      if (s_) detail::drop_source(s_);
+      s_ = std::exchange(o.s_, nullptr);
+    }
+    return *this;
+  }
+  ~source() {
+    if (s_) detail::drop_source(s_);
+  }
+
+  // Stops the source; the future is ready once it holds nothing (see above). Any number of calls.
+  future<void> cancel() {
+    if (!s_) throw std::logic_error("heddle::source::cancel: the source is empty (default-constructed or moved from)");
+    return detail::cancel_source(s_);
+  }
+  bool cancelled() const noexcept { return !s_ || detail::source_cancelled(s_); }
+
+ private:
+  explicit source(detail::source_state* s) noexcept : s_(s) {}
+  detail::source_state* s_ = nullptr;
+};
+
+}  // namespace heddle

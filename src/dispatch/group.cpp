@@ -1,0 +1,201 @@
+// Groups: the slow path of leave (the count is back at zero with notifications registered), the
+// registration of notifications, and their firing. See heddle/dispatch/detail/group_state.hpp.
+#include "heddle/dispatch/group.hpp"
+
+#include <cstdio>
+#include <exception>
+
+namespace heddle::detail {
+
+namespace {
+
+constexpr std::uint32_t gen_mask = 0x7fff'ffff;  // the generation has 31 bits
+
+void append(group_node*& first, group_node*& last, group_node* n) noexcept {
+  n->next = nullptr;
+  if (last) last->next = n;
+  else first = n;
+  last = n;
+}
+
+void move_all_pending(group_state* g) noexcept {
+  if (!g->pending) return;
+  if (g->ready_last) g->ready_last->next = g->pending;
+  else g->ready = g->pending;
+  g->ready_last = g->pending_last;
+  g->pending = g->pending_last = nullptr;
+}
+
+// Moves to `ready` the nodes registered before the leave that made generation `gen_zero`, which
+// brought the count to zero. Nodes registered after it carry a generation in [gen_zero, gen_now]
+// (modulo 2^31); they are the tail of the list, as registrations are ordered by the lock.
+void move_due(group_state* g, std::uint32_t gen_zero, std::uint32_t gen_now) noexcept {
+  const std::uint32_t since = (gen_now - gen_zero) & gen_mask;
+  while (group_node* n = g->pending) {
+    if (((n->gen - gen_zero) & gen_mask) <= since) break;
+    g->pending = n->next;
+    if (!g->pending) g->pending_last = nullptr;
+    append(g->ready, g->ready_last, n);
+  }
+}
+
+void clear_waiters_if_none(group_state* g) noexcept {
+  if (!g->pending) g->word.fetch_and(~group_state::waiters, std::memory_order_acq_rel);
+}
+
+// Fires what is ready, outside the lock (a fired node may start code that uses the group) but in
+// order: one thread fires at a time, and takes what others made ready meanwhile.
+void fire_ready(group_state* g, std::unique_lock<std::mutex>& lock) noexcept {
+  if (g->firing) return;
+  g->firing = true;
+  while (group_node* n = g->ready) {
+    g->ready = g->ready_last = nullptr;
+    lock.unlock();
+    while (n) {
+      group_node* next = n->next;
+      n->fire(n);
+      n = next;
+    }
+    lock.lock();
+  }
+  g->firing = false;
+}
+
+void discard_list(group_node* n) noexcept {
+  while (n) {
+    group_node* next = n->next;
+    n->discard(n);
+    n = next;
+  }
+}
+
+struct queue_notification final : group_node {
+  queue_state* q;
+  queue_item* item;
+
+  static void fire_it(group_node* b) noexcept {
+    auto* n = static_cast<queue_notification*>(b);
+    queue_state* q = n->q;
+    queue_item* item = n->item;
+    free_record(n);
+    enqueue(q, item);
+    release(q);
+  }
+  static void discard_it(group_node* b) noexcept {
+    auto* n = static_cast<queue_notification*>(b);
+    queue_state* q = n->q;
+    queue_item* item = n->item;
+    free_record(n);
+    item->vt->discard(item);
+    release(q);
+  }
+};
+
+struct task_notification final : group_node {
+  runtime_core* core;
+  task_base* task;
+
+  static void fire_it(group_node* b) noexcept {
+    auto* n = static_cast<task_notification*>(b);
+    runtime_core* core = n->core;
+    task_base* t = n->task;
+    free_record(n);
+    schedule(core, t);
+  }
+  static void discard_it(group_node* b) noexcept {
+    auto* n = static_cast<task_notification*>(b);
+    task_base* t = n->task;
+    free_record(n);
+    t->vt->discard(t);
+  }
+};
+
+struct promise_notification final : group_node {
+  promise<void> done;
+
+  static void fire_it(group_node* b) noexcept {
+    auto* n = static_cast<promise_notification*>(b);
+    n->done.set_value();
+    free_record(n);
+  }
+  static void discard_it(group_node* b) noexcept {
+    free_record(static_cast<promise_notification*>(b));  // the future fails with broken_promise
+  }
+};
+
+}  // namespace
+
+void release(group_state* g) noexcept {
+  if (g->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  discard_list(g->ready);
+  discard_list(g->pending);
+  delete g;
+}
+
+void group_zero(group_state* g, std::uint64_t word_after) noexcept {
+  std::unique_lock lock(g->m);
+  move_due(g, group_state::gen(word_after), group_state::gen(g->word.load(std::memory_order_acquire)));
+  clear_waiters_if_none(g);
+  fire_ready(g, lock);
+}
+
+void group_unbalanced() noexcept {
+  std::fputs("heddle::group::leave: more leave() than enter() calls\n", stderr);
+  std::abort();
+}
+
+void group_add_node(group_state* g, group_node* n) noexcept {
+  std::unique_lock lock(g->m);
+  const std::uint64_t old = g->word.fetch_or(group_state::waiters, std::memory_order_acq_rel);
+  n->gen = group_state::gen(old);
+  if (group_state::count(old) == 0) {
+    // Zero now: every pending node has seen a zero since it was registered, and n is due at once.
+    move_all_pending(g);
+    append(g->ready, g->ready_last, n);
+    clear_waiters_if_none(g);
+  } else {
+    append(g->pending, g->pending_last, n);
+  }
+  fire_ready(g, lock);
+}
+
+group_node* make_queue_notification(queue_state* q, queue_item* item) {
+  auto* n = make_record<queue_notification>();
+  n->fire = &queue_notification::fire_it;
+  n->discard = &queue_notification::discard_it;
+  n->q = q;
+  n->item = item;
+  retain(q);
+  return n;
+}
+
+group_node* make_task_notification(runtime_core* core, task_base* t) {
+  auto* n = make_record<task_notification>();
+  n->fire = &task_notification::fire_it;
+  n->discard = &task_notification::discard_it;
+  n->core = core;
+  n->task = t;
+  return n;
+}
+
+future<void> group_when_empty(group_state* g) {
+  auto* n = make_record<promise_notification>();
+  n->fire = &promise_notification::fire_it;
+  n->discard = &promise_notification::discard_it;
+  future<void> f = n->done.get_future();
+  group_add_node(g, n);
+  return f;
+}
+
+}  // namespace heddle::detail
+
+namespace heddle {
+
+group::group() : s_(new detail::group_state) {}
+
+void group::wait() {
+  if (detail::group_state::count(s_->word.load(std::memory_order_acquire)) == 0) return;
+  when_empty().wait();
+}
+
+}  // namespace heddle
