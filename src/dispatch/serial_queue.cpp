@@ -50,7 +50,8 @@ bool release_and_recheck(queue_state* q) noexcept {
   return try_acquire(q);
 }
 
-// The first item, once its producer has published it (it may be between its swap and its store).
+// The first item of a non-empty list, once its producer has published it (it may be between its
+// swap and its store).
 queue_item* first_item(queue_state* q) noexcept {
   queue_item* it = q->head.load(std::memory_order_acquire);
   while (!it) {
@@ -82,6 +83,12 @@ enum class drain_end { released, yielded };
 drain_end drain(queue_state* q, int budget) noexcept {
   queue_frame_scope frame(q);
   for (;;) {
+    if (!q->tail.load(std::memory_order_seq_cst)) {
+      // Nothing left: a producer's wake-up can lose the race to the previous owner, which then ran
+      // the producer's item before this owner started.
+      if (!release_and_recheck(q)) return drain_end::released;
+      continue;
+    }
     queue_item* it = first_item(q);
     if (q->control.load(std::memory_order_seq_cst) & queue_state::suspend_mask) {
       // Suspended: the items wait; resume() wakes the queue.
@@ -98,7 +105,7 @@ drain_end drain(queue_state* q, int budget) noexcept {
 // The runtime is gone (or going): the owner discards everything instead of running it.
 void discard_all(queue_state* q) noexcept {
   do {
-    for (;;) {
+    while (q->tail.load(std::memory_order_seq_cst)) {
       queue_item* it = first_item(q);
       const bool last = unlink_first(q, it);
       it->vt->discard(it);
