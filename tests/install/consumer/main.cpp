@@ -381,6 +381,31 @@ void check_async() {
   CHECK(s.latency(heddle::strategy::asap).count == 1);
 }
 
+// The dispatch layer: queues, groups and a source through the installed headers.
+void check_dispatch() {
+  using namespace std::chrono_literals;
+  heddle::runtime rt(2);
+  heddle::serial_queue q(rt, "consumer");
+  std::vector<int> order;
+  heddle::group g;
+  for (int i = 0; i < 100; ++i) g.async(q, [&order, i] { order.push_back(i); });
+  std::atomic<int> notified{0};
+  g.notify(q, [&] { notified.fetch_add(1); });
+  g.wait();
+  CHECK(q.sync([&] { return order.size(); }) == 100u);
+  std::vector<int> expected(100);
+  std::iota(expected.begin(), expected.end(), 0);
+  CHECK(order == expected);
+  CHECK(q.sync([&] { return notified.load(); }) == 1);
+  CHECK(throws<heddle::queue_deadlock>([&] { q.sync([&] { q.sync([] {}); }); }));
+  CHECK(heddle::concurrent_queue(rt).sync([] { return 6 * 7; }) == 42);
+  std::atomic<std::uint64_t> ticks{0};
+  auto tick = heddle::source::timer(1ms, q, [&](std::uint64_t n) { ticks.fetch_add(n); });
+  heddle::sleep_for(rt, 20ms).get();
+  tick.cancel().get();
+  CHECK(ticks.load() >= 1);
+}
+
 }  // namespace
 
 int main() {
@@ -393,6 +418,7 @@ int main() {
   check_cancellation_source();
   check_error_types();
   check_async();
+  check_dispatch();
   if (failures != 0) {
     std::fprintf(stderr, "heddle install consumer: %d check(s) failed\n", failures);
     return 1;
