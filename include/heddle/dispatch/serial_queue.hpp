@@ -10,7 +10,8 @@
 //   scheduler, which runs at most a bounded batch before it yields its worker; an idle queue costs
 //   no task and no thread, only its record: 40 bytes plus the label.
 // - sync(f) returns f's result, or throws what f threw. From a worker it runs other tasks while it
-//   waits; elsewhere it sleeps. When the queue is idle it runs f on the calling thread at once.
+//   waits; elsewhere it sleeps. When the queue is idle it runs f on the calling thread at once (a
+//   worker of the queue's runtime, or a thread of none, whose spawns then go to the queue's runtime).
 //   sync() from an item that the queue (or a queue it targets) is running throws queue_deadlock.
 // - An exception from an async item goes to the queue's error handler, called on the thread that
 //   ran the item, still inside the queue; with none set, heddle reports it on stderr with the
@@ -87,6 +88,7 @@ class serial_queue {
         ~give_back() { detail::end_inline(q); }
       } owner{s_};
       detail::queue_frame_scope frame(s_);
+      detail::lending_scope lend(s_->core);
       return std::invoke(f);
     }
     detail::sync_item<T, std::remove_reference_t<F>> item(f);

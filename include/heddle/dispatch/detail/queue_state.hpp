@@ -16,6 +16,7 @@
 #include <exception>
 #include <functional>
 
+#include "heddle/core/detail/scheduling.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 
 namespace heddle::detail {
@@ -65,8 +66,11 @@ inline void enqueue(queue_state* q, queue_item* item) noexcept {
 }
 
 // sync(): the caller's own thread runs the function when the queue is idle, empty and runs on no
-// other queue; begin_inline says whether it may (then the caller owns the queue).
+// other queue, and the thread is one of the queue's runtime's workers or belongs to no runtime (it
+// then lends itself to the queue's runtime for the call, see lending_scope). begin_inline says
+// whether it may (then the caller owns the queue).
 inline bool begin_inline(queue_state* q) noexcept {
+  if (worker* w = current_worker; w && w->core != q->core) return false;
   if (q->tail.load(std::memory_order_relaxed)) return false;
   std::uint32_t idle = q->control.load(std::memory_order_relaxed) & queue_state::fixed;
   if (idle & queue_state::targeted) return false;
@@ -75,6 +79,18 @@ inline bool begin_inline(queue_state* q) noexcept {
 }
 // Gives the queue back after an inline sync; wakes it if items arrived meanwhile.
 void end_inline(queue_state* q) noexcept;
+
+// While a thread outside the runtime runs an item inline, what the item spawns belongs to the
+// queue's runtime, as it would if a worker ran it.
+struct lending_scope {
+  runtime_core* saved;
+  explicit lending_scope(runtime_core* core) noexcept : saved(lending_core) {
+    if (!current_worker) lending_core = core;
+  }
+  ~lending_scope() { lending_core = saved; }
+  lending_scope(const lending_scope&) = delete;
+  lending_scope& operator=(const lending_scope&) = delete;
+};
 
 // What the calling thread is running items of, innermost first: sync() on any of these, or on a
 // queue whose items would have to run inside one of these, would wait for itself.
