@@ -1,7 +1,11 @@
 // Waiting for a future or a task group: helping on a worker, sleeping elsewhere.
 //
 // The helping policy, which bounds how deep waits nest on a worker's stack:
-//  1. tasks on the worker's own deque (in fork-join code: the awaited task's siblings and children);
+//  1. tasks on the worker's own deque (in fork-join code: the awaited task's siblings and children)
+//     when the awaited future is a task's or a task group's. A future that is no task's (a promise, an
+//     async operation, a when_all, a serial queue's sync) has no relation to that deque: its tasks
+//     count as other work (4.), or a loop whose every iteration waits so would nest one wait per
+//     iteration on the stack;
 //  2. the express lane, whose tasks are short by contract;
 //  3. if the awaited task was stolen, tasks stolen back from its thief only (leapfrogging): those
 //     are the awaited task's descendants, so nesting is bounded by the depth of the task tree;
@@ -30,6 +34,8 @@ struct wait_target {
   virtual bool done() const noexcept = 0;
   // The worker that stole the awaited task, if any.
   virtual worker* thief() const noexcept { return nullptr; }
+  // Whether the worker's own deque holds the awaited work's relatives (rule 1 above).
+  virtual bool awaits_tasks() const noexcept { return true; }
   // Arranges for completion to wake the waiter; false if already complete.
   virtual bool arm(worker* w) noexcept = 0;
 
@@ -52,7 +58,8 @@ void warn_stack_budget_once() noexcept {
 
 // A task the waiter may run now under the policy above, or nullptr.
 task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& target) {
-  if (task_base* t = w->deque.pop()) return t;
+  if (target.awaits_tasks() || may_take_unrelated(w))
+    if (task_base* t = w->deque.pop()) return t;
   if (core.express_pending())
     if (task_base* t = core.take_express()) return t;
   worker* thief = target.thief();
@@ -68,7 +75,8 @@ task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& tar
 }
 
 bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
-  if (target.done() || !w->deque.looks_empty() || core.express_pending()) return true;
+  if (target.done() || core.express_pending()) return true;
+  if (!w->deque.looks_empty() && (target.awaits_tasks() || may_take_unrelated(w))) return true;
   if (worker* thief = target.thief(); thief && thief->core == &core && !thief->deque.looks_empty())
     return true;
   return may_take_unrelated(w) && core.work_visible(w);
@@ -101,6 +109,8 @@ struct future_target final : wait_target {
   explicit future_target(future_state_base* s) : s(s) {}
   bool done() const noexcept override { return s->is_done(); }
   worker* thief() const noexcept override { return s->thief.load(std::memory_order_relaxed); }
+  // Only records that run as tasks have a run function; promises, operations and the like do not.
+  bool awaits_tasks() const noexcept override { return s->fvt()->run != nullptr; }
   bool arm(worker* w) noexcept override { return s->attach_waiter(&w->waiter); }
   future_state_base* s;
 };

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -78,9 +79,10 @@ bool unlink_first(queue_state* q, queue_item* it) noexcept {
 
 enum class drain_end { released, yielded };
 
-// Runs items while the calling thread owns q, at most `budget` of them. `yielded`: q is still
-// owned and has items left; `released`: q is no longer owned by this thread.
-drain_end drain(queue_state* q, int budget) noexcept {
+// Runs items while the calling thread owns q, at most `budget` of them, or until `stop_when` is
+// done. `yielded`: q is still owned (and may have items left); `released`: q is no longer owned by
+// this thread.
+drain_end drain(queue_state* q, int budget, const future_state_base* stop_when = nullptr) noexcept {
   queue_frame_scope frame(q);
   for (;;) {
     if (!q->tail.load(std::memory_order_seq_cst)) {
@@ -98,7 +100,7 @@ drain_end drain(queue_state* q, int budget) noexcept {
     const bool last = unlink_first(q, it);
     it->vt->run(it, q);
     if (last && !release_and_recheck(q)) return drain_end::released;
-    if (--budget == 0) return drain_end::yielded;
+    if (--budget == 0 || (stop_when && stop_when->is_done())) return drain_end::yielded;
   }
 }
 
@@ -121,12 +123,23 @@ struct drain_task final : task_base {
   explicit drain_task(queue_state* queue) noexcept : task_base(&vtable), q(queue) {}
   queue_state* q;
 
+  // False if a sync() caller took the queue over before this task started: then it only goes.
+  static bool claim(drain_task* self) noexcept {
+    task_base* expected = self;
+    if (self->q->pending_drain.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel)) return true;
+    queue_state* q = self->q;
+    free_record(self);
+    release(q);
+    return false;
+  }
   static void execute(task_base* t) noexcept {
     auto* self = static_cast<drain_task*>(t);
+    if (!claim(self)) return;
     queue_state* q = self->q;
     if (drain(q, batch_items) == drain_end::yielded) {
       // Behind what is already waiting: the express lane for a high-priority queue, else the
       // injection queue, which workers reach after their own deque.
+      q->pending_drain.store(self, std::memory_order_release);
       if (q->control.load(std::memory_order_relaxed) & queue_state::high_priority) submit_express(q->core, self);
       else inject(q->core, self);
       return;
@@ -136,6 +149,7 @@ struct drain_task final : task_base {
   }
   static void discard(task_base* t) noexcept {
     auto* self = static_cast<drain_task*>(t);
+    if (!claim(self)) return;
     queue_state* q = self->q;
     free_record(self);
     discard_all(q);
@@ -172,6 +186,7 @@ void schedule_owner(queue_state* q) noexcept {
   try {
     if (queue_state* t = target_of(q)) return enqueue(t, make_record<drain_item>(q));
     auto* d = make_record<drain_task>(q);
+    q->pending_drain.store(d, std::memory_order_release);
     if (q->control.load(std::memory_order_relaxed) & queue_state::high_priority) submit_express(q->core, d);
     else schedule(q->core, d);
   } catch (...) {
@@ -233,6 +248,20 @@ void wake(queue_state* q) noexcept {
 
 void end_inline(queue_state* q) noexcept {
   if (release_and_recheck(q)) schedule_owner(q);
+}
+
+void wait_sync(queue_state* q, future_state_base* item) {
+  // Only a worker of the queue's runtime: items run on that runtime's workers.
+  worker* w = current_worker;
+  if (w && w->core == q->core && !item->is_done() &&
+      !(q->control.load(std::memory_order_relaxed) & queue_state::targeted) &&
+      q->pending_drain.load(std::memory_order_relaxed)) {
+    if (q->pending_drain.exchange(nullptr, std::memory_order_acq_rel)) {
+      // This thread owns the queue now; the superseded task frees itself when it runs.
+      if (drain(q, std::numeric_limits<int>::max(), item) == drain_end::yielded) end_inline(q);
+    }
+  }
+  force(item);
 }
 
 void suspend(queue_state* q) noexcept { q->control.fetch_add(queue_state::suspend_unit, std::memory_order_seq_cst); }

@@ -93,7 +93,7 @@ class serial_queue {
     }
     detail::sync_item<T, std::remove_reference_t<F>> item(f);
     detail::enqueue(s_, &item);
-    detail::force(&item);
+    detail::wait_sync(s_, &item);
     if constexpr (std::is_void_v<T>) item.value_ref();
     else return std::move(item.value_ref());
   }

@@ -50,6 +50,9 @@ inline void force(future_state_base* s) {
   if (s->is_done()) [[likely]] return;
   worker* w = current_worker;
   if (!w) return block_until_ready(s);
+  // A future that is no task's (a promise, an operation) is not on this deque: wait by the policy
+  // that bounds how deep unrelated work nests (src/core/waiting.cpp).
+  if (!s->fvt()->run) return help_until_ready(w, s);
   while (task_base* t = w->deque.pop()) {
     w->stats.executed.bump();
     if (t == s) {

@@ -36,6 +36,9 @@ struct queue_state {
   std::atomic<queue_item*> head{nullptr};  // written by a producer only when it found the list empty
   std::atomic<std::uint32_t> control{0};
   std::atomic<std::uint32_t> refs{1};      // handles, the owner while active, and pending timers
+  // The drain task scheduled to own the queue, until it starts: a sync() caller may take the
+  // ownership over from it and run the items itself (the task then finds itself superseded).
+  std::atomic<task_base*> pending_drain{nullptr};
   runtime_core* core;
   std::atomic<queue_extras*> extras{nullptr};
   // The label's characters follow the record (one allocation): see label().
@@ -107,6 +110,11 @@ struct queue_frame_scope {
   queue_frame_scope(const queue_frame_scope&) = delete;
   queue_frame_scope& operator=(const queue_frame_scope&) = delete;
 };
+
+// Waits until a sync item enqueued on q has run. If q's owner is a drain task that has not started
+// yet and the caller is one of q's runtime's workers, it takes the queue over and runs the items
+// up to its own.
+void wait_sync(queue_state* q, future_state_base* item);
 
 // Throws queue_deadlock if sync(q) from this thread could never return.
 void check_sync_allowed(queue_state* q);
