@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -282,6 +283,46 @@ TEST(Promise, ForcedFromAWorkerHelpsInsteadOfDeadlocking) {
     return v;
   });
   EXPECT_EQ(*c, "from express");
+}
+
+// Every iteration of a one-iteration-per-task loop waits for a promise that a foreign thread sets.
+// A waiting worker must not run its sibling iterations nested without bound (each waits again): the
+// promise is no task of its deque, so those siblings count as unrelated work, taken only within the
+// stack budget. With a small stack, unbounded nesting overflows at once.
+TEST(Promise, WaitsInALoopOfOneIterationTasksStayWithinTheStack) {
+  watchdog dog("Promise.WaitsInALoopOfOneIterationTasksStayWithinTheStack", 120s);
+  const std::size_t n = scaled<std::size_t>(20'000, 4'000);
+  heddle::runtime rt(heddle::runtime_options{.threads = 2, .stack_bytes = std::size_t{256} << 10});
+  std::mutex m;
+  std::vector<heddle::promise<std::size_t>*> to_set;
+  std::atomic<bool> done{false};
+  std::thread setter([&] {
+    while (!done.load()) {
+      std::vector<heddle::promise<std::size_t>*> batch;
+      {
+        std::lock_guard lock(m);
+        batch.swap(to_set);
+      }
+      for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->set_value(i);
+      if (batch.empty()) std::this_thread::sleep_for(20us);
+    }
+  });
+  std::atomic<std::size_t> waited{0};
+  rt.task([&] {
+    heddle::parallel_for(std::size_t{0}, n, [&](std::size_t) {
+      heddle::promise<std::size_t> p;
+      auto f = p.get_future();
+      {
+        std::lock_guard lock(m);
+        to_set.push_back(&p);
+      }
+      f.get();
+      waited.fetch_add(1);
+    }, 1);
+  }).get();
+  done = true;
+  setter.join();
+  EXPECT_EQ(waited.load(), n);
 }
 
 // A worker that waits for a promise set by a foreign thread sleeps and is woken; the other worker
