@@ -8,7 +8,7 @@
 //   happens-before the next.
 // - Enqueueing is lock-free and never waits. A queue with pending items is run by one task on the
 //   scheduler, which runs at most a bounded batch before it yields its worker; an idle queue costs
-//   no task and no thread, only its record: 40 bytes plus the label.
+//   no task and no thread, only its record: 48 bytes plus the label.
 // - sync(f) returns f's result, or throws what f threw. From a worker it runs other tasks while it
 //   waits; elsewhere it sleeps. When the queue is idle it runs f on the calling thread at once (a
 //   worker of the queue's runtime, or a thread of none, whose spawns then go to the queue's runtime).
