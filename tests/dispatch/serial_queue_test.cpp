@@ -799,6 +799,19 @@ TEST_F(SerialQueueDeathTest, DefaultHandlerOfAnUnlabelledQueue) {
       "unlabelled serial queue threw.*anonymous boom");
 }
 
+TEST_F(SerialQueueDeathTest, AThrowingErrorHandlerTerminates) {
+  EXPECT_DEATH(
+      {
+        alarm(heddle_test::sanitized ? 120 : 30);
+        heddle::runtime rt(1);
+        serial_queue q(rt, "bad-handler");
+        q.set_error_handler([](std::exception_ptr) { throw std::logic_error("handler failed"); });
+        q.async([] { throw std::runtime_error("item failed"); });
+        for (;;) std::this_thread::sleep_for(1s);
+      },
+      "the error handler of serial queue 'bad-handler' threw");
+}
+
 // ---------------------------------------------------------------------------------------------
 // is_current
 
@@ -842,13 +855,15 @@ TEST(SerialQueue, IsCurrentOnlyInsideTheQueue) {
 }
 
 // An item of `a` that waits in b.sync() on a worker helps: it may run the batch of an unrelated
-// queue `e` on its own stack, inside a's frame. An item of e is not an item of a, so a.is_current()
-// must be false there. With one worker the order is fixed: X (on a) waits until e's and then b's
-// batches are queued (injected, in that order), then syncs on the busy b and helps, taking e's
-// batch first.
+// queue `e` on its own stack, inside a's frame. An item of e is not an item of a: a.is_current()
+// must be false there, and e's item may sync on a (the order e -> a -> b has no cycle: with another
+// worker, or without the helping, that sync just waits for X). With one worker the order is fixed:
+// X (on a) waits until e's and then b's batches are queued (injected, in that order), then syncs on
+// the busy b and helps, taking e's batch first.
 TEST(SerialQueue, HelpingWhileWaitingInsideAnItem) {
-  HEDDLE_KNOWN_BUG("an item of an unrelated queue run by a worker that helps inside a.sync()/b.sync() sees "
-                   "a.is_current() == true (and a.sync() from it throws queue_deadlock)");
+  HEDDLE_KNOWN_BUG("a worker waiting in sync() inside an item of a runs other queues' items on top of it: "
+                   "they see a.is_current() == true, and their a.sync() throws queue_deadlock although "
+                   "the program has no cycle (it would deadlock without the check)");
   watchdog dog("SerialQueue.HelpingWhileWaitingInsideAnItem", 60s);
   heddle::runtime rt(1);
   serial_queue a(rt, "a"), b(rt, "b"), e(rt, "e");
@@ -862,17 +877,54 @@ TEST(SerialQueue, HelpingWhileWaitingInsideAnItem) {
   });
   ASSERT_TRUE(eventually([&] { return x_started.load(); }));
   bool e_sees_a = true, e_sees_e = false;
+  std::string e_sync = "not run";
   e.async([&] {
     e_sees_a = a.is_current();
     e_sees_e = e.is_current();
+    try {
+      a.sync([] {});
+      e_sync = "returned";
+    } catch (const heddle::queue_deadlock& x) {
+      e_sync = std::string("queue_deadlock: ") + x.what();
+    }
   });
-  b.async([] {});  // b is busy when X syncs on it
+  bool b_sees_a = true;
+  b.async([&] { b_sees_a = a.is_current(); });  // b is busy when X syncs on it
   go.open();
   a.sync([] {});
   e.sync([] {});
+  b.sync([] {});
   EXPECT_EQ(synced, 1);
   EXPECT_TRUE(e_sees_e);
   EXPECT_FALSE(e_sees_a) << "an item of e reports that it runs on a";
+  EXPECT_FALSE(b_sees_a) << "an earlier item of b reports that it runs on a";
+  EXPECT_EQ(e_sync, "returned");
+}
+
+// Since the inline path lends a foreign thread to the queue's runtime, tasks and concurrent-queue
+// items started by an inline function run there, not on the default runtime; a worker of another
+// runtime never runs a queue's function inline.
+TEST(SerialQueueSync, InlineLendsTheCallerToTheQueuesRuntime) {
+  watchdog dog("SerialQueueSync.InlineLendsTheCallerToTheQueuesRuntime", 60s);
+  heddle::runtime rt(2);
+  heddle::runtime other(1);
+  serial_queue q(rt, "lending");
+  const auto me = std::this_thread::get_id();
+  auto where = q.sync([&] {
+    EXPECT_EQ(std::this_thread::get_id(), me);  // inline
+    auto f = heddle::task([&] { return heddle_test::on_worker_of(rt); });
+    return *f;
+  });
+  EXPECT_TRUE(where);
+  EXPECT_EQ(q.sync([] { return heddle::concurrent_queue().core(); }), rt.core());
+  // After the call, this thread belongs to no runtime again.
+  EXPECT_EQ(heddle::concurrent_queue().core(), heddle::default_runtime().core());
+  // From a worker of another runtime: runs on one of rt's workers.
+  auto f = other.task([&] {
+    const auto worker = std::this_thread::get_id();
+    return q.sync([&] { return std::this_thread::get_id() != worker && heddle_test::on_worker_of(rt); });
+  });
+  EXPECT_TRUE(*f);
 }
 
 // ---------------------------------------------------------------------------------------------
