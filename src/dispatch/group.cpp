@@ -39,26 +39,27 @@ void move_due(group_state* g, std::uint32_t gen_zero, std::uint32_t gen_now) noe
   }
 }
 
-void clear_waiters_if_none(group_state* g) noexcept {
-  if (!g->pending) g->word.fetch_and(~group_state::waiters, std::memory_order_acq_rel);
-}
-
 // Fires what is ready, outside the lock (a fired node may start code that uses the group) but in
-// order: one thread fires at a time, and takes what others made ready meanwhile.
+// order: one thread fires at a time, and takes what others made ready meanwhile. The `waiters` bit
+// stays set until everything is fired, so that wait() cannot return between a zero and the
+// hand-over of that zero's notifications. The caller holds a reference: a fired waiter may drop
+// the group's last handle while this thread still needs it.
 void fire_ready(group_state* g, std::unique_lock<std::mutex>& lock) noexcept {
-  if (g->firing) return;
-  g->firing = true;
-  while (group_node* n = g->ready) {
-    g->ready = g->ready_last = nullptr;
-    lock.unlock();
-    while (n) {
-      group_node* next = n->next;
-      n->fire(n);
-      n = next;
+  if (!g->firing) {
+    g->firing = true;
+    while (group_node* n = g->ready) {
+      g->ready = g->ready_last = nullptr;
+      lock.unlock();
+      while (n) {
+        group_node* next = n->next;
+        n->fire(n);
+        n = next;
+      }
+      lock.lock();
     }
-    lock.lock();
+    g->firing = false;
   }
-  g->firing = false;
+  if (!g->firing && !g->pending && !g->ready) g->word.fetch_and(~group_state::waiters, std::memory_order_acq_rel);
 }
 
 void discard_list(group_node* n) noexcept {
@@ -133,10 +134,13 @@ void release(group_state* g) noexcept {
 }
 
 void group_zero(group_state* g, std::uint64_t word_after) noexcept {
-  std::unique_lock lock(g->m);
-  move_due(g, group_state::gen(word_after), group_state::gen(g->word.load(std::memory_order_acquire)));
-  clear_waiters_if_none(g);
-  fire_ready(g, lock);
+  retain(g);
+  {
+    std::unique_lock lock(g->m);
+    move_due(g, group_state::gen(word_after), group_state::gen(g->word.load(std::memory_order_acquire)));
+    fire_ready(g, lock);
+  }
+  release(g);
 }
 
 void group_unbalanced() noexcept {
@@ -145,18 +149,21 @@ void group_unbalanced() noexcept {
 }
 
 void group_add_node(group_state* g, group_node* n) noexcept {
-  std::unique_lock lock(g->m);
-  const std::uint64_t old = g->word.fetch_or(group_state::waiters, std::memory_order_acq_rel);
-  n->gen = group_state::gen(old);
-  if (group_state::count(old) == 0) {
-    // Zero now: every pending node has seen a zero since it was registered, and n is due at once.
-    move_all_pending(g);
-    append(g->ready, g->ready_last, n);
-    clear_waiters_if_none(g);
-  } else {
-    append(g->pending, g->pending_last, n);
+  retain(g);
+  {
+    std::unique_lock lock(g->m);
+    const std::uint64_t old = g->word.fetch_or(group_state::waiters, std::memory_order_acq_rel);
+    n->gen = group_state::gen(old);
+    if (group_state::count(old) == 0) {
+      // Zero now: every pending node has seen a zero since it was registered, and n is due at once.
+      move_all_pending(g);
+      append(g->ready, g->ready_last, n);
+    } else {
+      append(g->pending, g->pending_last, n);
+    }
+    fire_ready(g, lock);
   }
-  fire_ready(g, lock);
+  release(g);
 }
 
 group_node* make_queue_notification(queue_state* q, queue_item* item) {
@@ -194,7 +201,10 @@ namespace heddle {
 group::group() : s_(new detail::group_state) {}
 
 void group::wait() {
-  if (detail::group_state::count(s_->word.load(std::memory_order_acquire)) == 0) return;
+  // Zero, and no notification of an earlier zero still being handed over (the `waiters` bit stays
+  // set until they all are): done. Otherwise wait behind them.
+  const std::uint64_t w = s_->word.load(std::memory_order_acquire);
+  if (detail::group_state::count(w) == 0 && !(w & detail::group_state::waiters)) return;
   when_empty().wait();
 }
 

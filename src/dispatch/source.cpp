@@ -7,6 +7,7 @@
 #include "heddle/dispatch/source.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <mutex>
@@ -185,7 +186,10 @@ struct source_ops {
     // queue unless a handler item is already waiting there, and arm the next deadline.
     const auto now = std::chrono::steady_clock::now();
     const std::uint64_t passed = 1 + static_cast<std::uint64_t>((now - k.next) / k.interval);
-    k.next += passed * k.interval;
+    using clock = std::chrono::steady_clock;
+    const auto room = clock::time_point::max() - k.next;  // the next deadline saturates at "never"
+    k.next = k.interval > room / static_cast<std::int64_t>(passed) ? clock::time_point::max()
+                                                                  : k.next + static_cast<std::int64_t>(passed) * k.interval;
     if (k.ticks.fetch_add(passed, std::memory_order_acq_rel) == 0) push(s, step::handle);
     if (k.cancelled.load(std::memory_order_acquire)) return push(s, step::finish);
     arm(s);
@@ -199,9 +203,17 @@ source_state* start_source(source_state* s, source_state::kind what, int fd, std
     if (what == source_state::kind::timer) {
       if (interval <= interval.zero())
         throw std::invalid_argument("heddle::source::timer: the interval must be positive");
-    } else if (fd < 0 || ::fcntl(fd, F_GETFD) < 0) {
-      throw std::system_error(fd < 0 ? EBADF : errno, std::generic_category(),
-                              "heddle::source: descriptor " + std::to_string(fd) + " is not open");
+    } else {
+      struct stat st;
+      if (fd < 0 || ::fstat(fd, &st) < 0)
+        throw std::system_error(fd < 0 ? EBADF : errno, std::generic_category(),
+                                "heddle::source: descriptor " + std::to_string(fd) + " is not open");
+      // epoll refuses regular files and directories (they are always ready): a source on one would
+      // call its handler without end.
+      if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        throw std::system_error(EPERM, std::generic_category(),
+                                "heddle::source: descriptor " + std::to_string(fd) +
+                                    " is a regular file or a directory, which is always ready (read it with io::pread)");
     }
     s->c_ = new source_state::control;
   } catch (...) {
@@ -214,7 +226,7 @@ source_state* start_source(source_state* s, source_state::kind what, int fd, std
   k.what = what;
   k.fd = fd;
   k.interval = interval;
-  if (what == source_state::kind::timer) k.next = std::chrono::steady_clock::now() + interval;
+  if (what == source_state::kind::timer) k.next = deadline_after(interval);  // saturated: never
   source_ops::arm(s);
   return s;
 }

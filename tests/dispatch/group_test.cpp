@@ -268,9 +268,6 @@ TEST(GroupNotify, ReusedOverManyRounds) {
 // to q after wait() has returned comes after the notification on q. The zero is brought by
 // another thread, so that wait() can find the count at zero while the leaver is still firing.
 TEST(GroupNotify, WaitReturnsAfterTheNotificationsOfItsZero) {
-  HEDDLE_KNOWN_BUG("group::wait() returns at once when it reads a zero count, even while the leave() that "
-                   "made it is still handing that zero's notifications to their queues: an item sent "
-                   "after wait() can overtake a notification registered before");
   watchdog dog("GroupNotify.WaitReturnsAfterTheNotificationsOfItsZero", 120s);
   heddle::runtime rt(2);
   serial_queue q(rt, "ordered-after-wait");
@@ -403,6 +400,25 @@ TEST(GroupAsync, LeavesWhenTheItemThrows) {
   EXPECT_EQ(errors.load(), 10);
 }
 
+// Items discarded with a suspended queue (its last handle dropped) leave too.
+TEST(GroupAsync, LeavesWhenDiscardedWithASuspendedQueue) {
+  watchdog dog("GroupAsync.LeavesWhenDiscardedWithASuspendedQueue", 60s);
+  heddle::runtime rt(2);
+  auto live = heddle_test::live_counter();
+  std::atomic<int> ran{0};
+  group g;
+  {
+    serial_queue q(rt, "suspended-group-items");
+    q.suspend();
+    for (int i = 0; i < 10; ++i) g.async(q, [&ran, t = heddle_test::tracked(live)] { ran++; });
+    EXPECT_EQ(g.pending(), 10u);
+  }
+  EXPECT_EQ(g.pending(), 0u);
+  g.wait();
+  EXPECT_EQ(ran.load(), 0);
+  EXPECT_EQ(live->load(), 0);
+}
+
 // Items discarded by a stopping runtime leave too; their notifications, on that runtime, are
 // discarded; nothing ran and what they captured is destroyed.
 TEST(GroupAsync, LeavesWhenDiscardedByTheShutdown) {
@@ -497,9 +513,6 @@ TEST(GroupLifetime, PendingItemsKeepTheGroupAlive) {
 // be safe. Many notifications registered after when_empty() keep the leaver busy after it has
 // released the waiter; AddressSanitizer reports a use after free if it then touches the group.
 TEST(GroupLifetime, DestroyedRightAfterWaitReturns) {
-  HEDDLE_KNOWN_BUG("the leave() that brings the count to zero keeps using the group (fire_ready relocks "
-                   "g->m, reads g->ready) after it has released the waiters, which may already have "
-                   "destroyed the group: heap-use-after-free (TSan/ASan)");
   watchdog dog("GroupLifetime.DestroyedRightAfterWaitReturns", 120s);
   heddle::runtime rt(2);
   concurrent_queue cq(rt);

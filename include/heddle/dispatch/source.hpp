@@ -6,8 +6,8 @@
 // - read/write: the handler runs on q when fd is readable (data, the end of the stream or an error
 //   waits there) or writable. The next wait starts once the handler has returned, so a handler
 //   that consumes what is there runs once per batch; one that leaves it runs again at once. fd
-//   must be an open descriptor that epoll accepts (a pipe, a socket, an eventfd...): otherwise the
-//   call throws std::system_error. The source does not read, write or close fd.
+//   must be an open descriptor that epoll accepts (a pipe, a socket, an eventfd...): otherwise
+//   (not open, a regular file, a directory) the call throws std::system_error. The source does not read, write or close fd.
 // - timer: the handler runs on q every `interval`, the first time one interval from now, at
 //   deadlines start + k * interval. Deadlines that pass while the handler waits in the queue or
 //   runs are coalesced into one call; a handler that takes a std::uint64_t gets their number.
@@ -15,8 +15,10 @@
 //   q. The returned future is ready once the source holds nothing (no wait is pending on fd, which
 //   may then be closed, and no handler will run); its continuation may close fd. Destroying the
 //   source cancels it without waiting.
-// - The handler's exceptions go to q's error handler (serial_queue.hpp); a descriptor that fails
-//   (closed under the source) is reported the same way, and stops the source.
+// - The handler's exceptions go to q's error handler (serial_queue.hpp); so does a failing wait
+//   (a descriptor that is not open when the next wait starts), which stops the source. Cancel the
+//   source, and wait for cancel()'s future, before closing fd: epoll forgets a descriptor closed
+//   while it is watched, and the source would then wait until cancelled.
 #pragma once
 
 #include <chrono>
@@ -77,6 +79,15 @@ class source_with final : public source_state {
 }  // namespace detail
 
 class source {
+  // The interval in nanoseconds; one past the range (hours::max()) means "never".
+  template <class Rep, class Period>
+  static std::chrono::nanoseconds saturated_ns(std::chrono::duration<Rep, Period> d) {
+    if (d <= d.zero()) return std::chrono::nanoseconds::zero();  // refused by start_source
+    using wide = std::chrono::duration<long double, std::nano>;
+    if (wide(d) >= wide(std::chrono::nanoseconds::max())) return std::chrono::nanoseconds::max();
+    return std::chrono::ceil<std::chrono::nanoseconds>(d);
+  }
+
  public:
   template <class H>
   static source read(int fd, const serial_queue& q, H&& handler) {
@@ -92,7 +103,7 @@ class source {
   static source timer(std::chrono::duration<Rep, Period> interval, const serial_queue& q, H&& handler) {
     return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
                                        detail::source_state::kind::timer, -1,
-                                       std::chrono::ceil<std::chrono::nanoseconds>(interval), q));
+                                       saturated_ns(interval), q));
   }
 
   source() noexcept = default;
