@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "heddle/core/detail/scheduling.hpp"
 
@@ -250,18 +251,48 @@ void end_inline(queue_state* q) noexcept {
   if (release_and_recheck(q)) schedule_owner(q);
 }
 
-void wait_sync(queue_state* q, future_state_base* item) {
-  // Only a worker of the queue's runtime: items run on that runtime's workers.
-  worker* w = current_worker;
-  if (w && w->core == q->core && !item->is_done() &&
-      !(q->control.load(std::memory_order_relaxed) & queue_state::targeted) &&
-      q->pending_drain.load(std::memory_order_relaxed)) {
-    if (q->pending_drain.exchange(nullptr, std::memory_order_acq_rel)) {
-      // This thread owns the queue now; the superseded task frees itself when it runs.
-      if (drain(q, std::numeric_limits<int>::max(), item) == drain_end::yielded) end_inline(q);
+namespace {
+// Takes over the first queue along q's target chain whose drain task has not started (the root of
+// the chain owns the others through items), and runs its items until `item` has run. False if no
+// drain was waiting to start.
+bool take_over_for(queue_state* q, const future_state_base* item) noexcept {
+  for (queue_state* s = q; s; s = target_of(s)) {
+    if (s->control.load(std::memory_order_relaxed) & queue_state::targeted) continue;
+    if (s->pending_drain.load(std::memory_order_relaxed) && s->pending_drain.exchange(nullptr, std::memory_order_acq_rel)) {
+      // This thread owns s now; the superseded task frees itself when it runs.
+      if (drain(s, std::numeric_limits<int>::max(), item) == drain_end::yielded) end_inline(s);
+      return true;
     }
   }
-  force(item);
+  return false;
+}
+}  // namespace
+
+void wait_sync(queue_state* q, future_state_base* item) {
+  worker* w = current_worker;
+  // Only a worker of the queue's runtime takes a queue over: items run on that runtime's workers.
+  if (!w || w->core != q->core) return force(item);
+  if (!current_queue_frame) {
+    if (!item->is_done()) take_over_for(q, item);
+    return force(item);
+  }
+  // Inside an item, this thread holds a queue: helping with other work could run, on top of that
+  // item, an item that needs the held queue (a deadlock the program does not have). So it runs
+  // only the queues it waits for, when their drain has not started, and otherwise waits, spinning
+  // briefly and then sleeping in short steps (so that it notices a drain that yielded).
+  using clock = std::chrono::steady_clock;
+  auto spin_until = clock::now() + std::chrono::microseconds(20);
+  while (!item->is_done()) {
+    if (take_over_for(q, item)) {
+      spin_until = clock::now() + std::chrono::microseconds(20);
+      continue;
+    }
+    if (clock::now() < spin_until) {
+      for (int i = 0; i < 32; ++i) cpu_relax();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 }
 
 void suspend(queue_state* q) noexcept { q->control.fetch_add(queue_state::suspend_unit, std::memory_order_seq_cst); }
