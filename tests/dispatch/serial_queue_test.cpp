@@ -829,7 +829,7 @@ TEST(SerialQueue, IsCurrentOnlyInsideTheQueue) {
   bool in_fresh_in_a = false;
   serial_queue fresh(rt, "fresh");
   // One queue at a time, so that no item waits in sync() while another is pending (a worker that
-  // waits helps: see HelpingWhileWaitingInsideAnItem below).
+  // waits may run other items: see HelpingWhileWaitingInsideAnItem below).
   a.async([&] { in_a = look(); });
   a.sync([] {});
   b.async([&] { in_b = look(); });
@@ -854,51 +854,76 @@ TEST(SerialQueue, IsCurrentOnlyInsideTheQueue) {
   EXPECT_FALSE(*f);
 }
 
-// An item of `a` that waits in b.sync() on a worker helps: it may run the batch of an unrelated
-// queue `e` on its own stack, inside a's frame. An item of e is not an item of a: a.is_current()
-// must be false there, and e's item may sync on a (the order e -> a -> b has no cycle: with another
-// worker, or without the helping, that sync just waits for X). With one worker the order is fixed:
-// X (on a) waits until e's and then b's batches are queued (injected, in that order), then syncs on
-// the busy b and helps, taking e's batch first.
-TEST(SerialQueue, HelpingWhileWaitingInsideAnItem) {
-  HEDDLE_KNOWN_BUG("a worker waiting in sync() inside an item of a runs other queues' items on top of it: "
-                   "they see a.is_current() == true, and their a.sync() throws queue_deadlock although "
-                   "the program has no cycle (it would deadlock without the check)");
-  watchdog dog("SerialQueue.HelpingWhileWaitingInsideAnItem", 60s);
+// An item X of queue `a` that waits in b.sync() on a worker may run other items on its own stack,
+// inside a's frame: b's earlier items (when it takes over b's pending batch) and, while it helps,
+// items of an unrelated queue `e`. None of those is an item of a: a.is_current() must be false
+// there, and e's item may sync on a (the order e -> a -> b has no cycle: with another worker, or
+// without running it there, that sync just waits for X). With one worker the order is fixed: X
+// waits until e's batch and then b's work are queued, then syncs on the busy b.
+struct helping_outcome {
+  int synced = 0;
+  bool e_sees_a = true, e_sees_e = false, b_sees_a = true;
+  std::string e_sync = "not run";
+};
+
+// `b_targets`: b is a child of an idle queue (no takeover of b's batch then: the worker helps).
+helping_outcome run_helping_scenario(bool b_targets) {
   heddle::runtime rt(1);
-  serial_queue a(rt, "a"), b(rt, "b"), e(rt, "e");
+  serial_queue a(rt, "a"), e(rt, "e"), t(rt, "t");
+  serial_queue b = b_targets ? serial_queue("b", t) : serial_queue(rt, "b");
+  helping_outcome o;
   gate go;
   std::atomic<bool> x_started{false};
-  int synced = 0;
   a.async([&] {
     x_started = true;
     go.wait();
-    synced = b.sync([] { return 1; });
+    o.synced = b.sync([] { return 1; });
   });
-  ASSERT_TRUE(eventually([&] { return x_started.load(); }));
-  bool e_sees_a = true, e_sees_e = false;
-  std::string e_sync = "not run";
+  EXPECT_TRUE(eventually([&] { return x_started.load(); }));
   e.async([&] {
-    e_sees_a = a.is_current();
-    e_sees_e = e.is_current();
+    o.e_sees_a = a.is_current();
+    o.e_sees_e = e.is_current();
     try {
       a.sync([] {});
-      e_sync = "returned";
+      o.e_sync = "returned";
     } catch (const heddle::queue_deadlock& x) {
-      e_sync = std::string("queue_deadlock: ") + x.what();
+      o.e_sync = std::string("queue_deadlock: ") + x.what();
     }
   });
-  bool b_sees_a = true;
-  b.async([&] { b_sees_a = a.is_current(); });  // b is busy when X syncs on it
+  b.async([&] { o.b_sees_a = a.is_current(); });  // b is busy when X syncs on it
   go.open();
   a.sync([] {});
   e.sync([] {});
   b.sync([] {});
-  EXPECT_EQ(synced, 1);
-  EXPECT_TRUE(e_sees_e);
-  EXPECT_FALSE(e_sees_a) << "an item of e reports that it runs on a";
-  EXPECT_FALSE(b_sees_a) << "an earlier item of b reports that it runs on a";
-  EXPECT_EQ(e_sync, "returned");
+  return o;
+}
+
+// The worker helps: it runs e's batch (queued first) inside X.
+TEST(SerialQueue, HelpingWhileWaitingInsideAnItem) {
+  HEDDLE_KNOWN_BUG("a worker waiting in sync() inside an item of a helps with other queues' batches on top "
+                   "of it: their items see a.is_current() == true, and their a.sync() throws queue_deadlock "
+                   "although the program has no cycle (it would deadlock without the check)");
+  watchdog dog("SerialQueue.HelpingWhileWaitingInsideAnItem", 60s);
+  const helping_outcome o = run_helping_scenario(true);
+  EXPECT_EQ(o.synced, 1);
+  EXPECT_TRUE(o.e_sees_e);
+  EXPECT_FALSE(o.e_sees_a) << "an item of e reports that it runs on a";
+  EXPECT_FALSE(o.b_sees_a) << "an item of b reports that it runs on a";
+  EXPECT_EQ(o.e_sync, "returned");
+}
+
+// The worker takes over b's pending batch: b's earlier item runs inside X.
+TEST(SerialQueue, TakeoverWhileWaitingInsideAnItem) {
+  HEDDLE_KNOWN_BUG("a worker waiting in sync(b) inside an item of a takes over b's pending batch and runs b's "
+                   "earlier items on top of X: they see a.is_current() == true (and a.sync() from them "
+                   "would throw queue_deadlock)");
+  watchdog dog("SerialQueue.TakeoverWhileWaitingInsideAnItem", 60s);
+  const helping_outcome o = run_helping_scenario(false);
+  EXPECT_EQ(o.synced, 1);
+  EXPECT_TRUE(o.e_sees_e);
+  EXPECT_FALSE(o.e_sees_a) << "an item of e reports that it runs on a";
+  EXPECT_FALSE(o.b_sees_a) << "an earlier item of b reports that it runs on a";
+  EXPECT_EQ(o.e_sync, "returned");
 }
 
 // Since the inline path lends a foreign thread to the queue's runtime, tasks and concurrent-queue

@@ -274,8 +274,14 @@ TEST(DispatchStress, AcyclicSyncChains) {
   progress_watchdog dog("DispatchStress.AcyclicSyncChains", 60s);
   heddle::runtime rt(4);
   const int n = 6;
-  std::vector<serial_queue> qs;
-  for (int i = 0; i < n; ++i) qs.emplace_back(rt, "level-" + std::to_string(i));
+  // Each level is a child of its own target half the time (a waiting worker then helps instead of
+  // taking the level's batch over).
+  std::vector<serial_queue> targets, qs;
+  for (int i = 0; i < n; ++i) {
+    targets.emplace_back(rt, "target-" + std::to_string(i));
+    if (i % 2) qs.emplace_back("level-" + std::to_string(i), targets.back());
+    else qs.emplace_back(rt, "level-" + std::to_string(i));
+  }
   std::vector<long> counts(n, 0);  // per queue, on its items
   std::atomic<long> deadlocks{0}, done{0};
   const int items = scaled(20000, 2000);
