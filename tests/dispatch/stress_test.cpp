@@ -264,13 +264,10 @@ TEST(DispatchStress, QueuesAndSourcesComeAndGo) {
 }
 
 // Items that sync on other queues in a fixed order (queue i only syncs on queues j > i): there is
-// no cycle, so no sync may fail or hang. A worker that waits in sync() inside an item helps, and
-// may then run an item of a lower queue that syncs on the queue it holds.
+// no cycle, so no sync may fail or hang. (A worker that helped with other work while it waited in
+// sync() inside an item could run an item of a lower queue that syncs on the queue it holds: a
+// false queue_deadlock, or a hang through another thread.)
 TEST(DispatchStress, AcyclicSyncChains) {
-  HEDDLE_KNOWN_BUG("sync() chains in a fixed queue order fail with queue_deadlock, or hang: a worker waiting "
-                   "in sync() inside an item of queue i helps, runs an item of a queue k < i on top of it, and "
-                   "that item's i.sync() finds i held by its own thread (or held by another thread that waits "
-                   "for a queue this one holds lower on its stack)");
   progress_watchdog dog("DispatchStress.AcyclicSyncChains", 60s);
   heddle::runtime rt(4);
   const int n = 6;
