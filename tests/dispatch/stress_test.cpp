@@ -93,7 +93,7 @@ TEST(DispatchStress, ManyQueuesManyProducers) {
   const int thread_producers = 4, worker_producers = 8;
   const int producers = thread_producers + worker_producers;
   forest f(rt, 3, producers);
-  const int per = scaled(100000, 5000);
+  const int per = scaled(100000, 20000);
   // next[p][k]: producer p's next sequence number on queue k (the producer's own).
   std::vector<std::vector<long>> next(producers, std::vector<long>(f.size(), 0));
   std::atomic<long> sync_errors{0};
@@ -153,7 +153,7 @@ TEST(DispatchStress, ChainsOfItemsAcrossQueues) {
   heddle::runtime rt(4);
   std::vector<serial_queue> qs;
   for (int i = 0; i < 16; ++i) qs.emplace_back(rt, "hop-" + std::to_string(i));
-  const int chains = scaled(2000, 150), hops = 50;
+  const int chains = scaled(2000, 500), hops = 50;
   group g;
   std::vector<long> hop_count(qs.size(), 0);  // per queue, touched by its items only
   std::atomic<long> finished{0};
@@ -190,7 +190,7 @@ TEST(DispatchStress, GroupsAcrossQueues) {
   concurrent_queue cq(rt);
   std::vector<serial_queue> qs;
   for (int i = 0; i < 8; ++i) qs.emplace_back(rt, "group-stress-" + std::to_string(i));
-  const int threads = 4, rounds = scaled(2000, 100), items = 20;
+  const int threads = 4, rounds = scaled(2000, 400), items = 20;
   std::atomic<long> wrong{0}, notified{0};
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t)
@@ -227,7 +227,7 @@ TEST(DispatchStress, QueuesAndSourcesComeAndGo) {
   heddle::runtime rt(4);
   auto live = heddle_test::live_counter();
   std::atomic<long> ran{0}, expected{0}, ticks{0};
-  const int rounds = scaled(8000, 400);
+  const int rounds = scaled(8000, 1500);
   std::vector<std::thread> ts;
   for (int t = 0; t < 3; ++t)
     ts.emplace_back([&, t] {
@@ -281,7 +281,7 @@ TEST(DispatchStress, AcyclicSyncChains) {
   }
   std::vector<long> counts(n, 0);  // per queue, on its items
   std::atomic<long> deadlocks{0}, done{0};
-  const int items = scaled(20000, 2000);
+  const int items = scaled(20000, 5000);
   std::function<void(int, std::uint64_t)> visit = [&](int i, std::uint64_t seed) {
     counts[i]++;
     heddle_test::spin_work(static_cast<unsigned>(seed % 2000));
