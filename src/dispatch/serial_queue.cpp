@@ -36,7 +36,9 @@ queue_state* target_of(const queue_state* q) noexcept {
 
 // Takes `active` if the queue is neither owned nor suspended. The caller has seen items pending.
 bool try_acquire(queue_state* q) noexcept {
-  std::uint32_t c = q->control.load(std::memory_order_relaxed);
+  // seq_cst: after a producer's exchange on the tail, this load must not read a stale `active`
+  // that the owner has already cleared before its own look at the tail.
+  std::uint32_t c = q->control.load(std::memory_order_seq_cst);
   while (!(c & (queue_state::active | queue_state::suspend_mask)))
     if (q->control.compare_exchange_weak(c, c | queue_state::active, std::memory_order_seq_cst,
                                          std::memory_order_relaxed))

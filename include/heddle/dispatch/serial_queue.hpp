@@ -24,7 +24,9 @@
 //   between tasks.
 //
 // serial_queue is a handle: copies share the queue, which lives while a handle, a pending item or
-// a pending after() refers to it. Dropping the last handle of a suspended queue discards its items.
+// a pending after() refers to it. Dropping the last handle of a suspended queue discards its items,
+// unless a source feeding it or a child queue with a batch waiting in it still refers to it: then
+// the queue and its items stay in memory for good (resume it, or cancel its sources, first).
 // A queue belongs to the runtime it was made on and must not outlive it; when the runtime stops,
 // items that never ran are discarded (sync callers get task_cancelled).
 #pragma once
@@ -124,8 +126,9 @@ class serial_queue {
   void set_error_handler(std::function<void(std::exception_ptr)> handler);
 
   const char* label() const noexcept { return s_ ? s_->label() : ""; }
-  // True on a thread running an item of this queue (or of a queue targeting it): an assertion for
-  // code that must only run there.
+  // True on a thread that holds this queue: it runs an item of this queue (or of a queue targeting
+  // it), possibly further down its stack, while that item waits in sync() and runs the awaited
+  // queue's earlier items. An assertion for code that must only run there.
   bool is_current() const noexcept { return s_ && detail::runs_on(s_); }
   bool valid() const noexcept { return s_ != nullptr; }
   friend bool operator==(const serial_queue& a, const serial_queue& b) noexcept { return a.s_ == b.s_; }
