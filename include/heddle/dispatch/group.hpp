@@ -58,7 +58,7 @@ class group {
   void async(const serial_queue& q, F&& f) {
     using item = detail::callable_item<std::decay_t<F>, detail::group_leave_epilogue>;
     detail::queue_state* qs = checked(q);
-    detail::queue_item* i = entered([&] { return detail::make_record<item>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
+    detail::queue_item* i = entered([&] { return detail::make_item<item>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
     detail::enqueue(qs, i);
   }
   template <class F>
@@ -72,7 +72,7 @@ class group {
   template <class F>
   void notify(const serial_queue& q, F&& f) {
     detail::queue_state* qs = checked(q);
-    auto* i = detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    auto* i = detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
     detail::group_node* n;
     try {
       n = detail::make_queue_notification(qs, i);

@@ -75,7 +75,7 @@ class serial_queue {
   template <class F>
   void async(F&& f) {
     check();
-    detail::enqueue(s_, detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
+    detail::enqueue(s_, detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
   // Runs f() on the queue and returns its result (by value), or throws its exception.
@@ -108,7 +108,7 @@ class serial_queue {
   template <class F>
   void at(std::chrono::steady_clock::time_point deadline, F&& f) {
     check();
-    auto* item = detail::make_record<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    auto* item = detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
     detail::enqueue_at(s_, deadline, item);
   }
 

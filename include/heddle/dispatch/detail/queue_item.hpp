@@ -9,6 +9,7 @@
 
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/dispatch/detail/item_arena.hpp"
 
 namespace heddle::detail {
 
@@ -39,7 +40,7 @@ struct no_epilogue {
   void operator()() const noexcept {}
 };
 
-// q.async(f): runs f, reports what it throws, then runs `After`.
+// q.async(f): runs f, reports what it throws, then runs `After`. Made with make_item (item_arena.hpp).
 template <class F, class After = no_epilogue>
 struct callable_item final : queue_item {
   template <class G>
@@ -59,7 +60,7 @@ struct callable_item final : queue_item {
   static void discard(queue_item* i) noexcept { finish(static_cast<callable_item*>(i)); }
   static void finish(callable_item* self) noexcept {
     After a = std::move(self->after);
-    free_record(self);
+    destroy_item(self);
     a();
   }
   static constexpr queue_item_vtable vtable{&run, &discard};
