@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 
 namespace heddle::detail {
@@ -26,8 +27,6 @@ namespace {
 // Items one owner runs before it yields its worker, so that one busy queue cannot keep a worker
 // from everything else (and other queues from it).
 constexpr int batch_items = 128;
-
-inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
 queue_state* target_of(const queue_state* q) noexcept {
   if (!(q->control.load(std::memory_order_relaxed) & queue_state::targeted)) return nullptr;
