@@ -107,8 +107,13 @@ runtime_core::~runtime_core() {
 
 // With the workers gone: the engines cancel what is pending (successors then land in the queues
 // and are discarded below), and the asap pool exits.
+// Not under services_m_: a service thread may be completing an operation whose successor asks for
+// the asap pool (runtime_core::asap takes the lock), and stop() joins that thread. Once stopping,
+// neither service() nor asap() makes anything new, so the list no longer changes.
 void runtime_core::stop_services() noexcept {
-  std::lock_guard lock(services_m_);
+  {
+    std::lock_guard lock(services_m_);  // orders this after any service or pool still being made
+  }
   for (auto it = service_order_.rbegin(); it != service_order_.rend(); ++it) (*it)->stop();
   if (asap_owner_) asap_owner_->stop();
 }
@@ -130,6 +135,7 @@ asap_pool& runtime_core::asap() {
   if (asap_pool* p = asap_.load(std::memory_order_acquire)) [[likely]] return *p;
   std::lock_guard lock(services_m_);
   if (asap_pool* p = asap_.load(std::memory_order_acquire)) return *p;
+  if (stopping()) throw task_cancelled("heddle: the runtime is stopping; it starts no asap pool");
   asap_owner_ = std::make_unique<asap_pool>(this, std::max(1u, options_.asap_threads), options_.stack_bytes);
   asap_.store(asap_owner_.get(), std::memory_order_release);
   return *asap_owner_;
