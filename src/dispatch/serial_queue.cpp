@@ -1,4 +1,4 @@
-// Serial queues: ownership of a queue (the `active` bit), the drain that runs its items, and the
+// Serial queues: ownership of a queue (the `owned` bit), the drain that runs its items, and the
 // queue's lifetime. The protocol is in heddle/dispatch/detail/queue_state.hpp.
 #include "heddle/dispatch/serial_queue.hpp"
 
@@ -33,75 +33,64 @@ queue_state* target_of(const queue_state* q) noexcept {
   return q->extras.load(std::memory_order_acquire)->target;
 }
 
-// Takes `active` if the queue is neither owned nor suspended. The caller has seen items pending.
-bool try_acquire(queue_state* q) noexcept {
-  // seq_cst: after a producer's exchange on the tail, this load must not read a stale `active`
-  // that the owner has already cleared before its own look at the tail.
-  std::uint32_t c = q->control.load(std::memory_order_seq_cst);
-  while (!(c & (queue_state::active | queue_state::suspend_mask)))
-    if (q->control.compare_exchange_weak(c, c | queue_state::active, std::memory_order_seq_cst,
-                                         std::memory_order_relaxed))
+queue_item* top_of(std::uintptr_t incoming) noexcept {
+  return reinterpret_cast<queue_item*>(incoming & ~queue_state::owned);
+}
+
+// The owner's `ready` list is empty: takes everything pushed since, oldest first, into it. False
+// if nothing was: then the queue is idle again, and unowned.
+bool refill(queue_state* q) noexcept {
+  std::uintptr_t in = q->incoming.load(std::memory_order_acquire);
+  for (;;) {
+    if (top_of(in)) break;
+    if (q->incoming.compare_exchange_weak(in, 0, std::memory_order_acq_rel, std::memory_order_acquire)) return false;
+  }
+  queue_item* it = top_of(q->incoming.exchange(queue_state::owned, std::memory_order_acquire));
+  queue_item* oldest_first = nullptr;
+  while (it) {
+    queue_item* below = it->next.load(std::memory_order_acquire);
+    while (below == linking) {  // its producer is between its exchange and its link
+      cpu_relax();
+      below = it->next.load(std::memory_order_acquire);
+    }
+    it->next.store(oldest_first, std::memory_order_relaxed);
+    oldest_first = it;
+    it = below;
+  }
+  q->ready = oldest_first;
+  return true;
+}
+
+// The caller owns q, which has items. If q is suspended, leaves it parked (still owned, so
+// producers only push; resume() schedules a new owner) and returns true.
+bool park_if_suspended(queue_state* q) noexcept {
+  std::uint32_t c = q->control.load(std::memory_order_acquire);
+  while (c & queue_state::suspend_mask)
+    if (q->control.compare_exchange_weak(c, c | queue_state::parked, std::memory_order_acq_rel,
+                                         std::memory_order_acquire))
       return true;
   return false;
 }
 
-// Gives up `active`, then looks at the list once more: an item pushed while the owner still held
-// it found the queue owned and left the wake-up to the owner. True if ownership was taken again.
-bool release_and_recheck(queue_state* q) noexcept {
-  q->control.fetch_and(~queue_state::active, std::memory_order_seq_cst);
-  if (!q->tail.load(std::memory_order_seq_cst)) return false;
-  return try_acquire(q);
-}
-
-// The first item of a non-empty list, once its producer has published it (it may be between its
-// swap and its store).
-queue_item* first_item(queue_state* q) noexcept {
-  queue_item* it = q->head.load(std::memory_order_acquire);
-  while (!it) {
-    cpu_relax();
-    it = q->head.load(std::memory_order_acquire);
-  }
+queue_item* pop_ready(queue_state* q) noexcept {
+  queue_item* it = q->ready;
+  q->ready = it->next.load(std::memory_order_relaxed);
   return it;
-}
-
-// Unlinks `it`, the first item. True if it was the last: the list is empty from here on, and a
-// producer that comes now publishes the head and tries to wake the queue.
-bool unlink_first(queue_state* q, queue_item* it) noexcept {
-  queue_item* next = it->next.load(std::memory_order_acquire);
-  if (!next) {
-    q->head.store(nullptr, std::memory_order_relaxed);
-    queue_item* expected = it;
-    if (q->tail.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst)) return true;
-    // A producer swapped itself in after `it` and is about to link it.
-    while (!(next = it->next.load(std::memory_order_acquire))) cpu_relax();
-  }
-  q->head.store(next, std::memory_order_relaxed);
-  return false;
 }
 
 enum class drain_end { released, yielded };
 
 // Runs items while the calling thread owns q, at most `budget` of them, or until `stop_when` is
-// done. `yielded`: q is still owned (and may have items left); `released`: q is no longer owned by
-// this thread.
+// done. `yielded`: q is still owned by the caller (and may have items left); `released`: it is
+// idle, or parked, and no longer the caller's.
 drain_end drain(queue_state* q, int budget, const future_state_base* stop_when = nullptr) noexcept {
   queue_frame_scope frame(q);
   for (;;) {
-    if (!q->tail.load(std::memory_order_seq_cst)) {
-      // Nothing left: a producer's wake-up can lose the race to the previous owner, which then ran
-      // the producer's item before this owner started.
-      if (!release_and_recheck(q)) return drain_end::released;
-      continue;
-    }
-    queue_item* it = first_item(q);
-    if (q->control.load(std::memory_order_seq_cst) & queue_state::suspend_mask) {
-      // Suspended: the items wait; resume() wakes the queue.
-      if (!release_and_recheck(q)) return drain_end::released;
-      continue;
-    }
-    const bool last = unlink_first(q, it);
+    if (!q->ready && !refill(q)) return drain_end::released;
+    // Suspended: the items wait; resume() schedules an owner.
+    if (park_if_suspended(q)) return drain_end::released;
+    queue_item* it = pop_ready(q);
     it->vt->run(it, q);
-    if (last && !release_and_recheck(q)) return drain_end::released;
     if (--budget == 0 || (stop_when && stop_when->is_done())) return drain_end::yielded;
   }
 }
@@ -109,13 +98,11 @@ drain_end drain(queue_state* q, int budget, const future_state_base* stop_when =
 // The runtime is gone (or going): the owner discards everything instead of running it.
 void discard_all(queue_state* q) noexcept {
   do {
-    while (q->tail.load(std::memory_order_seq_cst)) {
-      queue_item* it = first_item(q);
-      const bool last = unlink_first(q, it);
+    while (q->ready) {
+      queue_item* it = pop_ready(q);
       it->vt->discard(it);
-      if (last) break;
     }
-  } while (release_and_recheck(q));
+  } while (refill(q));
 }
 
 void schedule_owner(queue_state* q) noexcept;
@@ -182,7 +169,8 @@ struct drain_item final : queue_item {
   static constexpr queue_item_vtable vtable{&run, &discard};
 };
 
-// q was just acquired: its owner holds a reference until it releases `active` for good.
+// The caller owns q, which has (or may have) items: the owner it schedules holds a reference until
+// it gives the queue up.
 void schedule_owner(queue_state* q) noexcept {
   retain(q);
   try {
@@ -200,12 +188,12 @@ void schedule_owner(queue_state* q) noexcept {
 void destroy(queue_state* q) noexcept {
   // Nobody refers to the queue any more, so nobody owns it: items left are those of a queue
   // dropped while suspended, or left by a stopped runtime.
-  queue_item* it = q->head.load(std::memory_order_relaxed);
-  while (it) {
-    queue_item* next = it->next.load(std::memory_order_relaxed);
-    it->vt->discard(it);
-    it = next;
-  }
+  for (queue_item* list : {q->ready, top_of(q->incoming.load(std::memory_order_acquire))})
+    while (list) {
+      queue_item* next = list->next.load(std::memory_order_relaxed);
+      list->vt->discard(list);
+      list = next;
+    }
   if (queue_extras* x = q->extras.load(std::memory_order_acquire)) {
     if (x->target) release(x->target);
     delete x;
@@ -245,11 +233,15 @@ void release(queue_state* q) noexcept {
 }
 
 void wake(queue_state* q) noexcept {
-  if (try_acquire(q)) schedule_owner(q);
+  if (!park_if_suspended(q)) schedule_owner(q);
 }
 
 void end_inline(queue_state* q) noexcept {
-  if (release_and_recheck(q)) schedule_owner(q);
+  if (!q->ready) {
+    std::uintptr_t only_owned = queue_state::owned;
+    if (q->incoming.compare_exchange_strong(only_owned, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) return;
+  }
+  wake(q);  // items are pending
 }
 
 namespace {
@@ -299,14 +291,14 @@ void wait_sync(queue_state* q, future_state_base* item) {
 void suspend(queue_state* q) noexcept { q->control.fetch_add(queue_state::suspend_unit, std::memory_order_seq_cst); }
 
 void resume(queue_state* q) {
-  std::uint32_t c = q->control.load(std::memory_order_relaxed);
+  std::uint32_t c = q->control.load(std::memory_order_relaxed), n;
   do {
     if (!(c & queue_state::suspend_mask))
       throw std::logic_error("heddle::serial_queue::resume: " + describe(q) + " is not suspended");
-  } while (!q->control.compare_exchange_weak(c, c - queue_state::suspend_unit, std::memory_order_seq_cst,
-                                             std::memory_order_relaxed));
-  if (((c - queue_state::suspend_unit) & queue_state::suspend_mask) == 0 && q->tail.load(std::memory_order_seq_cst))
-    wake(q);
+    n = c - queue_state::suspend_unit;
+    if (!(n & queue_state::suspend_mask)) n &= ~queue_state::parked;
+  } while (!q->control.compare_exchange_weak(c, n, std::memory_order_acq_rel, std::memory_order_relaxed));
+  if ((c & queue_state::parked) && !(n & queue_state::parked)) schedule_owner(q);  // the parked queue's new owner
 }
 
 void check_sync_allowed(queue_state* q) {

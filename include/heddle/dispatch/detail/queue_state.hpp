@@ -1,12 +1,15 @@
 // A serial queue's state, and the calls inlined code makes on it (the rest is src/dispatch).
 //
-// The items form an intrusive multi-producer list: a producer swaps itself in as the tail and
-// links the previous tail to itself; a producer that finds the list empty also publishes the head
-// and wakes the queue. The queue runs on the scheduler only while it has work: `control` holds
-// the `active` bit, set by whoever wakes the queue, which owns the queue until it clears it. The
-// owner is a drain task (or, for a queue targeting another, an item on that queue) that runs a
-// bounded batch of items and then yields, or the caller of sync() running its function inline. An
-// idle queue is this record alone: no task, no thread.
+// Producers push items onto `incoming`, a stack: one atomic exchange on one word, then a store
+// into their own record linking it to the item below (never into another producer's record, so
+// that two producers share one cache line, not three). The same word carries the `owned` bit:
+// the queue runs on the scheduler only while it has work, and whoever pushes onto an unowned queue
+// owns it from that exchange on. The owner is a drain task (or, for a queue targeting another, an
+// item on that queue) or the caller of sync() running its function inline. It takes the whole
+// stack at once, reverses it into its private `ready` list (oldest first: FIFO), runs a bounded
+// batch of items and then yields; it gives the queue up with a compare-exchange of `owned` alone
+// to zero, which fails if anything was pushed meanwhile, so no wake-up is lost. An idle queue is
+// this record alone: no task, no thread.
 #pragma once
 
 #include <atomic>
@@ -25,17 +28,21 @@ class runtime_core;
 struct queue_extras;  // target and error handler, allocated only when one is set (serial_queue.cpp)
 
 struct queue_state {
-  static constexpr std::uint32_t active = 1;             // an owner runs (or is about to run) items
-  static constexpr std::uint32_t suspend_unit = 2;       // suspend() count, bits 1..29
-  static constexpr std::uint32_t targeted = 1u << 30;    // fixed at creation: runs inside another queue
+  // `incoming`: the newest pushed item's address, or'd with `owned`. Unowned implies empty.
+  static constexpr std::uintptr_t owned = 1;
+  // `control`: the suspend() count, and `parked` while the queue is suspended with its owner gone
+  // (`owned` stays set, so producers only push; resume() schedules a new owner).
+  static constexpr std::uint32_t parked = 1;
+  static constexpr std::uint32_t suspend_unit = 2;          // bits 1..29
+  static constexpr std::uint32_t targeted = 1u << 30;       // fixed at creation: runs inside another queue
   static constexpr std::uint32_t high_priority = 1u << 31;  // fixed at creation
   static constexpr std::uint32_t fixed = targeted | high_priority;
-  static constexpr std::uint32_t suspend_mask = ~(active | fixed);
+  static constexpr std::uint32_t suspend_mask = ~(parked | fixed);
 
-  std::atomic<queue_item*> tail{nullptr};
-  std::atomic<queue_item*> head{nullptr};  // written by a producer only when it found the list empty
+  std::atomic<std::uintptr_t> incoming{0};
+  queue_item* ready = nullptr;  // the owner's: taken from `incoming`, oldest first
   std::atomic<std::uint32_t> control{0};
-  std::atomic<std::uint32_t> refs{1};      // handles, the owner while active, and pending timers
+  std::atomic<std::uint32_t> refs{1};  // handles, the owner while scheduled, and pending timers
   // The drain task scheduled to own the queue, until it starts: a sync() caller may take the
   // ownership over from it and run the items itself (the task then finds itself superseded).
   std::atomic<task_base*> pending_drain{nullptr};
@@ -52,35 +59,36 @@ queue_state* make_queue(runtime_core* core, const char* label, std::size_t label
 inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
 void release(queue_state* q) noexcept;
 
-// After a producer found the list empty: take `active` and schedule a drain, unless the queue is
-// suspended or already owned.
+// A producer pushed onto an unowned queue and owns it: parks it if suspended, else schedules a
+// drain task (or a drain item on the target) to own it.
 void wake(queue_state* q) noexcept;
 
+// What `next` holds between a producer's exchange and its link store; the owner waits it out.
+inline queue_item* const linking = reinterpret_cast<queue_item*>(std::uintptr_t{2});
+
 inline void enqueue(queue_state* q, queue_item* item) noexcept {
-  item->next.store(nullptr, std::memory_order_relaxed);
-  // seq_cst: pairs with the owner's release of `active` followed by its look at the tail.
-  queue_item* prev = q->tail.exchange(item, std::memory_order_seq_cst);
-  if (prev) [[likely]] {
-    prev->next.store(item, std::memory_order_release);
-    return;
-  }
-  q->head.store(item, std::memory_order_release);
-  wake(q);
+  item->next.store(linking, std::memory_order_relaxed);
+  // acq_rel: publishes the item; a producer that takes the ownership sees the last owner's work.
+  const std::uintptr_t below =
+      q->incoming.exchange(reinterpret_cast<std::uintptr_t>(item) | queue_state::owned, std::memory_order_acq_rel);
+  item->next.store(reinterpret_cast<queue_item*>(below & ~queue_state::owned), std::memory_order_release);
+  if (!(below & queue_state::owned)) [[unlikely]]
+    wake(q);
 }
 
-// sync(): the caller's own thread runs the function when the queue is idle, empty and runs on no
-// other queue, and the thread is one of the queue's runtime's workers or belongs to no runtime (it
-// then lends itself to the queue's runtime for the call, see lending_scope). begin_inline says
-// whether it may (then the caller owns the queue).
+// sync(): the caller's own thread runs the function when the queue is idle (unowned, hence empty),
+// not suspended, and runs on no other queue, and the thread is one of the queue's runtime's workers
+// or belongs to no runtime (it then lends itself to the queue's runtime for the call, see
+// lending_scope). begin_inline says whether it may (then the caller owns the queue).
 inline bool begin_inline(queue_state* q) noexcept {
   if (worker* w = current_worker; w && w->core != q->core) return false;
-  if (q->tail.load(std::memory_order_relaxed)) return false;
-  std::uint32_t idle = q->control.load(std::memory_order_relaxed) & queue_state::fixed;
-  if (idle & queue_state::targeted) return false;
-  return q->control.compare_exchange_strong(idle, idle | queue_state::active, std::memory_order_acquire,
-                                            std::memory_order_relaxed);
+  if (q->control.load(std::memory_order_relaxed) & (queue_state::targeted | queue_state::suspend_mask)) return false;
+  std::uintptr_t idle = 0;
+  return q->incoming.compare_exchange_strong(idle, queue_state::owned, std::memory_order_acquire,
+                                             std::memory_order_relaxed);
 }
-// Gives the queue back after an inline sync; wakes it if items arrived meanwhile.
+// Gives the queue back after its owner ran items itself (an inline sync, a take-over): parks it if
+// suspended, schedules a drain owner if items are pending, else leaves it idle.
 void end_inline(queue_state* q) noexcept;
 
 // While a thread outside the runtime runs an item inline, what the item spawns belongs to the
