@@ -69,6 +69,11 @@ runtime_core* default_core() { return default_runtime().core(); }
 void inject(runtime_core* core, task_base* t) { core->inject(t); }
 void submit_express(runtime_core* core, task_base* t) { core->submit_express(t); }
 
+bool work_waiting(runtime_core* core) noexcept {
+  worker* w = current_worker;
+  return !w || w->core != core || core->stopping() || core->work_visible(w);
+}
+
 void wake_one_sleeper(runtime_core* core) noexcept { core->lot().wake_one(); }
 
 unsigned new_service_id() {

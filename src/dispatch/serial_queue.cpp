@@ -125,7 +125,12 @@ struct drain_task final : task_base {
     auto* self = static_cast<drain_task*>(t);
     if (!claim(self)) return;
     queue_state* q = self->q;
-    if (drain(q, batch_items) == drain_end::yielded) {
+    drain_end end;
+    // A batch done: yields only if other work waits (moving the queue to another worker for
+    // nothing would cost each of its items the misses of a foreign cache).
+    while ((end = drain(q, batch_items)) == drain_end::yielded && !work_waiting(q->core)) {
+    }
+    if (end == drain_end::yielded) {
       // Behind what is already waiting: the express lane for a high-priority queue, else the
       // injection queue, which workers reach after their own deque.
       q->pending_drain.store(self, std::memory_order_release);

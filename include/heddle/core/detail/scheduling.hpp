@@ -16,6 +16,11 @@ void submit_express(runtime_core* core, task_base* t);
 
 runtime_core* default_core();
 
+// True unless the calling thread is one of `core`'s workers and no other work waits anywhere in
+// the runtime (express lane, injection queue, any deque) while it is running: a long-running
+// owner of a shared resource (a serial queue's drain) then need not yield its worker.
+bool work_waiting(runtime_core* core) noexcept;
+
 // Set while a thread that is not a worker runs a successor for a runtime (a service thread under
 // strategy::short_task, an auxiliary thread under strategy::asap): the tasks and continuations it
 // creates belong to that runtime and go out on its express lane.
