@@ -599,6 +599,49 @@ TEST(SerialQueueSuspend, TogglingWhileProducersRun) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// batches: a busy queue gives its worker up between batches only when other work waits
+
+// One worker, a long backlog on q, and a task submitted while q drains: the task runs before the
+// backlog is done.
+TEST(SerialQueueBatches, OtherWorkRunsBetweenBatches) {
+  watchdog dog("SerialQueueBatches.OtherWorkRunsBetweenBatches", 60s);
+  heddle::runtime rt(1);
+  serial_queue q(rt, "backlog");
+  const long backlog = 10000;
+  long ran = 0;  // the queue's items only
+  gate held;
+  q.async([&] {
+    held.wait();  // the drain owns q and the only worker until the task is queued
+    ++ran;
+  });
+  for (long i = 1; i < backlog; ++i) q.async([&] { ++ran; });
+  std::atomic<long> seen_by_task{-1};
+  auto task = rt.task([&] { seen_by_task = ran; });  // on the same worker, between two batches
+  held.open();
+  task.get();
+  EXPECT_EQ(q.sync([&] { return ran; }), backlog);
+  EXPECT_GE(seen_by_task.load(), 1);
+  EXPECT_LT(seen_by_task.load(), backlog);
+}
+
+// With nothing else to run, one drain task runs the whole backlog: the queue is not passed from
+// worker to worker (or round the injection queue) every batch.
+TEST(SerialQueueBatches, ABusyQueueKeepsItsWorkerWhenNothingElseWaits) {
+  watchdog dog("SerialQueueBatches.ABusyQueueKeepsItsWorkerWhenNothingElseWaits", 60s);
+  heddle::runtime rt(1);
+  serial_queue q(rt, "backlog");
+  long ran = 0;
+  q.suspend();  // the backlog is queued before any drain task exists
+  for (int i = 0; i < 10000; ++i) q.async([&] { ++ran; });
+  const std::uint64_t before = rt.stats().executed;
+  q.resume();
+  EXPECT_EQ(q.sync([&] { return ran; }), 10000);
+  EXPECT_TRUE(eventually([&] { return rt.stats().executed - before >= 1; }));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(rt.stats().executed - before, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // after / at
 
 TEST(SerialQueueAfter, RunsOnTheQueueNeverEarly) {
