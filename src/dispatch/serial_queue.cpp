@@ -61,14 +61,22 @@ bool refill(queue_state* q) noexcept {
   return true;
 }
 
-// The caller owns q, which has items. If q is suspended, leaves it parked (still owned, so
-// producers only push; resume() schedules a new owner) and returns true.
-bool park_if_suspended(queue_state* q) noexcept {
+void discard_all(queue_state* q) noexcept;
+
+// The caller owns q, which has items. If q is suspended, it gives q up and returns true: q is
+// parked (still owned, so producers only push; resume() schedules a new owner), or, if no handle
+// is left to resume it, emptied (its items discarded).
+bool stop_if_suspended(queue_state* q) noexcept {
   std::uint32_t c = q->control.load(std::memory_order_acquire);
-  while (c & queue_state::suspend_mask)
+  while (c & queue_state::suspend_mask) {
+    if (c & queue_state::dead) {
+      discard_all(q);
+      return true;
+    }
     if (q->control.compare_exchange_weak(c, c | queue_state::parked, std::memory_order_acq_rel,
                                          std::memory_order_acquire))
       return true;
+  }
   return false;
 }
 
@@ -88,7 +96,7 @@ drain_end drain(queue_state* q, int budget, const future_state_base* stop_when =
   for (;;) {
     if (!q->ready && !refill(q)) return drain_end::released;
     // Suspended: the items wait; resume() schedules an owner.
-    if (park_if_suspended(q)) return drain_end::released;
+    if (stop_if_suspended(q)) return drain_end::released;
     queue_item* it = pop_ready(q);
     it->vt->run(it, q);
     if (--budget == 0 || (stop_when && stop_when->is_done())) return drain_end::yielded;
@@ -114,9 +122,9 @@ struct drain_task final : task_base {
 
   // False if a sync() caller took the queue over before this task started: then it only goes.
   static bool claim(drain_task* self) noexcept {
-    task_base* expected = self;
-    if (self->q->pending_drain.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel)) return true;
     queue_state* q = self->q;
+    if (q->control.fetch_and(~queue_state::drain_pending, std::memory_order_acq_rel) & queue_state::drain_pending)
+      return true;
     free_record(self);
     release(q);
     return false;
@@ -133,8 +141,8 @@ struct drain_task final : task_base {
     if (end == drain_end::yielded) {
       // Behind what is already waiting: the express lane for a high-priority queue, else the
       // injection queue, which workers reach after their own deque.
-      q->pending_drain.store(self, std::memory_order_release);
-      if (q->control.load(std::memory_order_relaxed) & queue_state::high_priority) submit_express(q->core, self);
+      if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
+        submit_express(q->core, self);
       else inject(q->core, self);
       return;
     }
@@ -181,8 +189,8 @@ void schedule_owner(queue_state* q) noexcept {
   try {
     if (queue_state* t = target_of(q)) return enqueue(t, make_record<drain_item>(q));
     auto* d = make_record<drain_task>(q);
-    q->pending_drain.store(d, std::memory_order_release);
-    if (q->control.load(std::memory_order_relaxed) & queue_state::high_priority) submit_express(q->core, d);
+    if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
+      submit_express(q->core, d);
     else schedule(q->core, d);
   } catch (...) {
     std::fputs("heddle: out of memory while waking a serial queue\n", stderr);
@@ -237,8 +245,21 @@ void release(queue_state* q) noexcept {
   if (q->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(q);
 }
 
+void release_handle(queue_state* q) noexcept {
+  if (q->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // Nobody can resume the queue any more: if it is suspended, its items can never run.
+  std::uint32_t c = q->control.load(std::memory_order_acquire);
+  while (c & queue_state::suspend_mask)
+    if (q->control.compare_exchange_weak(c, (c | queue_state::dead) & ~queue_state::parked,
+                                         std::memory_order_acq_rel, std::memory_order_acquire)) {
+      if (c & queue_state::parked) discard_all(q);  // the parked queue's ownership came with the bit
+      break;
+    }
+  release(q);  // the handles' reference
+}
+
 void wake(queue_state* q) noexcept {
-  if (!park_if_suspended(q)) schedule_owner(q);
+  if (!stop_if_suspended(q)) schedule_owner(q);
 }
 
 void end_inline(queue_state* q) noexcept {
@@ -256,7 +277,8 @@ namespace {
 bool take_over_for(queue_state* q, const future_state_base* item) noexcept {
   for (queue_state* s = q; s; s = target_of(s)) {
     if (s->control.load(std::memory_order_relaxed) & queue_state::targeted) continue;
-    if (s->pending_drain.load(std::memory_order_relaxed) && s->pending_drain.exchange(nullptr, std::memory_order_acq_rel)) {
+    if ((s->control.load(std::memory_order_relaxed) & queue_state::drain_pending) &&
+        (s->control.fetch_and(~queue_state::drain_pending, std::memory_order_acq_rel) & queue_state::drain_pending)) {
       // This thread owns s now; the superseded task frees itself when it runs.
       if (drain(s, std::numeric_limits<int>::max(), item) == drain_end::yielded) end_inline(s);
       return true;

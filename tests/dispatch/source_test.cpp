@@ -575,9 +575,6 @@ TEST(SourceLifetime, DestroyedFromItsOwnHandler) {
 // suspended, so its items (the source's handler and finish items) are discarded, and the source
 // with its handler goes too.
 TEST(SourceLifetime, DroppedWithItsSuspendedQueue) {
-  HEDDLE_KNOWN_BUG("a source and its suspended queue keep each other alive once both are dropped: the "
-                   "source's items in the queue hold the source, the source holds the queue (leak; "
-                   "serial_queue.hpp promises the discard, docs/dispatch.md now documents the leak)");
   watchdog dog("SourceLifetime.DroppedWithItsSuspendedQueue", 60s);
   heddle::runtime rt(2);
   auto live = heddle_test::live_counter();

@@ -60,7 +60,7 @@ class serial_queue {
   serial_queue(std::string_view label, const serial_queue& target);
 
   serial_queue(const serial_queue& o) noexcept : s_(o.s_) {
-    if (s_) detail::retain(s_);
+    if (s_) detail::retain_handle(s_);
   }
   serial_queue(serial_queue&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   serial_queue& operator=(serial_queue o) noexcept {
@@ -68,7 +68,7 @@ class serial_queue {
     return *this;
   }
   ~serial_queue() {
-    if (s_) detail::release(s_);
+    if (s_) detail::release_handle(s_);
   }
 
   // Runs f() on the queue, after every item submitted before it.

@@ -33,19 +33,26 @@ struct queue_state {
   // `control`: the suspend() count, and `parked` while the queue is suspended with its owner gone
   // (`owned` stays set, so producers only push; resume() schedules a new owner).
   static constexpr std::uint32_t parked = 1;
-  static constexpr std::uint32_t suspend_unit = 2;          // bits 1..29
+  static constexpr std::uint32_t suspend_unit = 2;  // bits 1..27
+  // A drain task is scheduled to own the queue and has not started: a sync() caller may take the
+  // ownership over by clearing the bit first (the task then finds itself superseded).
+  static constexpr std::uint32_t drain_pending = 1u << 28;
+  // The last handle went while the queue was suspended: nobody can resume it, so whatever reaches
+  // it is discarded.
+  static constexpr std::uint32_t dead = 1u << 29;
   static constexpr std::uint32_t targeted = 1u << 30;       // fixed at creation: runs inside another queue
   static constexpr std::uint32_t high_priority = 1u << 31;  // fixed at creation
   static constexpr std::uint32_t fixed = targeted | high_priority;
-  static constexpr std::uint32_t suspend_mask = ~(parked | fixed);
+  static constexpr std::uint32_t suspend_mask = ~(parked | drain_pending | dead | fixed);
 
   std::atomic<std::uintptr_t> incoming{0};
   queue_item* ready = nullptr;  // the owner's: taken from `incoming`, oldest first
   std::atomic<std::uint32_t> control{0};
-  std::atomic<std::uint32_t> refs{1};  // handles, the owner while scheduled, and pending timers
-  // The drain task scheduled to own the queue, until it starts: a sync() caller may take the
-  // ownership over from it and run the items itself (the task then finds itself superseded).
-  std::atomic<task_base*> pending_drain{nullptr};
+  // The handles (serial_queue objects) hold one reference together; the owner while scheduled,
+  // pending timers and sources hold one each. Counted apart so that the last handle of a
+  // suspended queue can discard its items, which may hold references to the queue themselves.
+  std::atomic<std::uint32_t> refs{1};
+  std::atomic<std::uint32_t> handles{1};
   runtime_core* core;
   std::atomic<queue_extras*> extras{nullptr};
   // The label's characters follow the record (one allocation): see label().
@@ -53,11 +60,13 @@ struct queue_state {
   const char* label() const noexcept { return reinterpret_cast<const char*>(this + 1); }
 };
 
-// Creation and lifetime (serial_queue.cpp). A fresh queue has one reference.
+// Creation and lifetime (serial_queue.cpp). A fresh queue has one handle.
 queue_state* make_queue(runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
                         bool high_priority);
 inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
 void release(queue_state* q) noexcept;
+inline void retain_handle(queue_state* q) noexcept { q->handles.fetch_add(1, std::memory_order_relaxed); }
+void release_handle(queue_state* q) noexcept;
 
 // A producer pushed onto an unowned queue and owns it: parks it if suspended, else schedules a
 // drain task (or a drain item on the target) to own it.
