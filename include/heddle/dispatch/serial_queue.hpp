@@ -25,8 +25,8 @@
 //
 // serial_queue is a handle: copies share the queue, which lives while a handle, a pending item or
 // a pending after() refers to it. Dropping the last handle of a suspended queue discards its items,
-// unless a source feeding it or a child queue with a batch waiting in it still refers to it: then
-// the queue and its items stay in memory for good (resume it, or cancel its sources, first).
+// and whatever reaches it later (a delayed item, a source's or a child queue's): nothing can
+// resume it any more.
 // A queue belongs to the runtime it was made on and must not outlive it; when the runtime stops,
 // items that never ran are discarded (sync callers get task_cancelled).
 #pragma once
