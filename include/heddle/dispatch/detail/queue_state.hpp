@@ -7,9 +7,9 @@
 // owns it from that exchange on. The owner is a drain task (or, for a queue targeting another, an
 // item on that queue) or the caller of sync() running its function inline. It takes the whole
 // stack at once, reverses it into its private `ready` list (oldest first: FIFO), runs a bounded
-// batch of items and then yields; it gives the queue up with a compare-exchange of `owned` alone
-// to zero, which fails if anything was pushed meanwhile, so no wake-up is lost. An idle queue is
-// this record alone: no task, no thread.
+// batch of items and then yields if other work waits; it gives the queue up with a
+// compare-exchange of `owned` alone to zero, which fails if anything was pushed meanwhile, so no
+// wake-up is lost. An idle queue is this record alone: no task, no thread.
 #pragma once
 
 #include <atomic>
@@ -68,8 +68,8 @@ void release(queue_state* q) noexcept;
 inline void retain_handle(queue_state* q) noexcept { q->handles.fetch_add(1, std::memory_order_relaxed); }
 void release_handle(queue_state* q) noexcept;
 
-// A producer pushed onto an unowned queue and owns it: parks it if suspended, else schedules a
-// drain task (or a drain item on the target) to own it.
+// A producer pushed onto an unowned queue and owns it: parks it if suspended (discards its items
+// if no handle is left to resume it), else schedules a drain task (or a drain item on the target).
 void wake(queue_state* q) noexcept;
 
 // What `next` holds between a producer's exchange and its link store; the owner waits it out.
