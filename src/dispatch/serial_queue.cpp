@@ -115,6 +115,19 @@ void discard_all(queue_state* q) noexcept {
 
 void schedule_owner(queue_state* q) noexcept;
 
+// Hands q to drain task d, which takes it when it starts by clearing `drain_pending` (unless a
+// sync() caller clears it first). A high-priority queue's drain goes on the express lane; else a
+// drain that yields goes behind what already waits (the injection queue, which workers reach
+// after their own deque), and a new one on the caller's deque.
+void post_drain(queue_state* q, task_base* d, bool yielded) {
+  if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
+    submit_express(q->core, d);
+  else if (yielded)
+    inject(q->core, d);
+  else
+    schedule(q->core, d);
+}
+
 // The owner of a queue that runs on the scheduler.
 struct drain_task final : task_base {
   explicit drain_task(queue_state* queue) noexcept : task_base(&vtable), q(queue) {}
@@ -138,14 +151,7 @@ struct drain_task final : task_base {
     // nothing would cost each of its items the misses of a foreign cache).
     while ((end = drain(q, batch_items)) == drain_end::yielded && !work_waiting(q->core)) {
     }
-    if (end == drain_end::yielded) {
-      // Behind what is already waiting: the express lane for a high-priority queue, else the
-      // injection queue, which workers reach after their own deque.
-      if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
-        submit_express(q->core, self);
-      else inject(q->core, self);
-      return;
-    }
+    if (end == drain_end::yielded) return post_drain(q, self, true);
     free_record(self);
     release(q);
   }
@@ -188,10 +194,7 @@ void schedule_owner(queue_state* q) noexcept {
   retain(q);
   try {
     if (queue_state* t = target_of(q)) return enqueue(t, make_record<drain_item>(q));
-    auto* d = make_record<drain_task>(q);
-    if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
-      submit_express(q->core, d);
-    else schedule(q->core, d);
+    post_drain(q, make_record<drain_task>(q), false);
   } catch (...) {
     std::fputs("heddle: out of memory while waking a serial queue\n", stderr);
     std::terminate();

@@ -1,5 +1,6 @@
-// The unit a serial queue holds: an item record, linked into the queue's intrusive list. Records
-// come from the core's block cache, like task records, so enqueueing never calls malloc.
+// The unit a serial queue holds: an item record, pushed onto the queue's incoming stack and then
+// linked into its owner's ready list. Records come from the item arena (item_arena.hpp), so
+// enqueueing never calls malloc.
 #pragma once
 
 #include <atomic>
