@@ -1,0 +1,76 @@
+// The framework's configuration: the JSON of the CMS threaded-framework study's test framework,
+// read as it is, plus heddle's extensions (docs/fw-config.md). Reading checks everything that can
+// be checked without building the graph: syntax, required keys, unknown keys, types, times.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heddle/fw/errors.hpp"
+#include "heddle/fw/module.hpp"
+
+namespace heddle::fw {
+
+// How timing modules wait for their time: as their type says (busy-wait or sleep), or all of them
+// one way. `timer` goes through the async timer engine: a waiting module holds no thread.
+enum class wait_mode : std::uint8_t { as_configured, busy, sleep, timer };
+const char* to_string(wait_mode w) noexcept;
+// "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise.
+std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
+
+struct product_request {
+  std::string label;    // the producer's @label
+  std::string product;  // its product instance name ("" is the default instance)
+};
+
+struct module_config {
+  std::string label;  // @label
+  std::string type;   // @type without the "demo::" prefix
+  module_role role = module_role::producer;
+  thread_type threads = thread_type::safe_between_instances;
+  std::vector<product_request> to_get;
+  // Time per event, in seconds: event_times[event % size] if present, else average_time (spread
+  // deterministically within [min_time, max_time] when both are given, keeping the average).
+  std::vector<double> event_times;
+  double average_time = 0;
+  std::optional<double> min_time, max_time;
+  unsigned n_ranges = 1;                 // parallel-for filters
+  std::string product_label;             // the instance name of its product (ThreadSafeProducer)
+  std::optional<std::int64_t> value;     // ThreadSafeProducer: the value it adds
+  std::vector<bool> pass;                // filters: decision pass[event % size]; empty: always pass
+  std::vector<std::string> select_paths; // output modules: write only events that passed one of these
+  std::string where;                     // "process.producers[3]", for messages
+};
+
+struct path_config {
+  std::string name;
+  std::vector<std::string> labels;
+};
+
+struct process_config {
+  std::string file;   // as given, for messages
+  std::string label;  // process.label
+  // process.options
+  unsigned events_in_flight = 1;         // nSimultaneousEvents
+  double busy_wait_scale = 0;            // busyWaitScaleFactor: busy-wait iterations per second
+  std::optional<unsigned> threads;       // nThreads
+  double time_scale = 1;                 // timeScale (extension)
+  wait_mode wait = wait_mode::as_configured;  // wait (extension)
+  // process.source
+  std::uint64_t events = 0;              // iterations (a number or a string of one)
+  std::uint64_t events_per_run = 0;      // eventsPerRun (extension); 0: one run
+  std::vector<module_config> modules;    // producers, then filters, then outputs (extension)
+  std::vector<path_config> paths;
+  std::vector<path_config> end_paths;    // endPaths (extension): output modules
+};
+
+// Reads and checks a configuration file; config_error with "FILE:LINE:COL: ..." or
+// "FILE: WHERE 'label': ..." on anything wrong.
+process_config load_config(const std::string& path);
+// The same from text; `file` names it in messages.
+process_config parse_config(std::string_view text, const std::string& file);
+
+}  // namespace heddle::fw

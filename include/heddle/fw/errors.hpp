@@ -1,0 +1,40 @@
+// Errors of the event-processing framework. Two kinds, because they end a job differently:
+// a configuration that cannot run (heddle-fw exits 2 before any event starts), and a module that
+// failed while events were in flight (the run stops cleanly, exit 1).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace heddle::fw {
+
+// A configuration that cannot run: malformed JSON, a missing or unknown key, an unknown module
+// type or label, a dependency cycle, a negative time. what() is one line that says where
+// ("FILE:LINE:COL: ..." for syntax, "FILE: process.producers[3] 'label': ..." for the rest).
+class config_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A module threw while processing an event. what() names the module, the event and the run.
+class module_error : public std::runtime_error {
+ public:
+  module_error(std::string label, std::uint64_t event, std::uint32_t run, const std::string& message)
+      : std::runtime_error("module '" + label + "' failed on event " + std::to_string(event) + " (run " +
+                           std::to_string(run) + "): " + message),
+        label_(std::move(label)),
+        event_(event),
+        run_(run) {}
+
+  const std::string& label() const noexcept { return label_; }
+  std::uint64_t event() const noexcept { return event_; }
+  std::uint32_t run() const noexcept { return run_; }
+
+ private:
+  std::string label_;
+  std::uint64_t event_;
+  std::uint32_t run_;
+};
+
+}  // namespace heddle::fw

@@ -1,0 +1,73 @@
+// A process: modules, the paths of filters that decide each event, and the end paths of output
+// modules that run once every path of the event is done. Built from a configuration
+// (make_process) or by hand with user modules; checked as a whole by finalize().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heddle/fw/config.hpp"
+#include "heddle/fw/module.hpp"
+
+namespace heddle::fw {
+
+namespace detail {
+class graph;
+}
+
+struct module_decl {
+  std::string label;  // unique; also the name of the module's product
+  module_role role = module_role::producer;
+  thread_type threads = thread_type::safe_between_instances;
+  std::vector<product_request> inputs;  // prefetched, in parallel, before the module runs
+  std::vector<std::string> select_paths;  // output modules: write only events that passed one of these
+  std::string product_label;  // the instance name of its product ("" is the default)
+  std::string type;           // for messages and reports
+  std::string where;          // where it was declared, for messages
+};
+
+class process {
+ public:
+  // `source` names the process in messages (a configuration file, say).
+  explicit process(std::string source = "process");
+  ~process();
+  process(process&&) noexcept;
+  process& operator=(process&&) noexcept;
+
+  void add_module(module_decl decl, std::unique_ptr<module> impl);
+  void add_path(std::string name, std::vector<std::string> filters);
+  void add_end_path(std::string name, std::vector<std::string> outputs);
+
+  // Resolves labels and checks the whole: unique labels, known inputs and path members, inputs
+  // that are producers (not filters or output modules), paths of filters, end paths of output
+  // modules, no dependency cycle (the cycle is printed). config_error otherwise. Idempotent; the
+  // processors call it.
+  void finalize();
+
+  const std::string& source() const noexcept { return source_; }
+  std::size_t num_modules() const noexcept;
+  const detail::graph& graph() const;  // after finalize()
+
+ private:
+  std::string source_;
+  std::unique_ptr<detail::graph> graph_;
+  // Path members by label, resolved by finalize().
+  std::vector<std::vector<std::string>> pending_labels_, pending_end_labels_;
+};
+
+// How the built-in modules of a configuration spend their time.
+struct timing_options {
+  wait_mode wait = wait_mode::as_configured;
+  double time_scale = 1;        // multiplies every time
+  double busy_wait_scale = 0;   // iterations per second; 0: the configuration's busyWaitScaleFactor
+};
+
+// The built-in module types (the test framework's, with or without "demo::"), sorted.
+const std::vector<std::string>& known_module_types();
+
+// A process of built-in modules from a configuration. config_error on an unknown type.
+process make_process(const process_config& config, const timing_options& timing);
+
+}  // namespace heddle::fw

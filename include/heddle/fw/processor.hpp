@@ -1,0 +1,51 @@
+// The processors: the multi-threaded one, which keeps many events in flight on a heddle runtime,
+// and the single-threaded reference (the study's baseline), which runs one event at a time and
+// each producer recursively where it is first asked for, with no queues at all. Both give the
+// same checksum for the same process and events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heddle/fw/process.hpp"
+#include "heddle/fw/timeline.hpp"
+
+namespace heddle::fw {
+
+struct run_options {
+  unsigned threads = 0;               // workers; 0: heddle::default_thread_count()
+  std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
+  std::uint64_t events = 1;
+  std::uint64_t events_per_run = 0;   // 0: every event in run 1
+  timeline* record = nullptr;         // every module execution, when given
+  // Called on the calling thread about every 100 ms, and once at the end, with events done.
+  std::function<void(std::uint64_t done)> progress;
+};
+
+struct run_checksum {
+  std::uint32_t run;
+  std::uint64_t events;
+  std::uint64_t checksum;
+};
+
+struct run_report {
+  std::uint64_t events = 0;      // events done
+  std::uint64_t checksum = 0;    // over every event's products and path decisions
+  std::vector<run_checksum> runs;
+  double wall_s = 0;
+  double cpu_s = 0;              // user + system of the whole process during the run
+  std::uint64_t peak_rss_bytes = 0;
+  unsigned os_threads = 0;       // the most OS threads the process had during the run
+  unsigned workers = 0;          // worker threads (1 for the single-threaded processor)
+  std::uint64_t peak_in_flight = 0;
+  double events_per_s() const noexcept { return wall_s > 0 ? double(events) / wall_s : 0; }
+};
+
+// Both throw config_error for a process that does not finalize, and module_error once the run
+// has stopped cleanly after a module threw (events in flight finish, no new one starts).
+run_report run_threaded(process& p, const run_options& options);
+run_report run_single_threaded(process& p, const run_options& options);
+
+}  // namespace heddle::fw

@@ -1,0 +1,343 @@
+// Reading the configuration JSON (nlohmann-json). Every error is one line naming the file and
+// where in it: line and column for syntax, the JSON path and the module's label for the rest.
+#include "heddle/fw/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "heddle/fw/process.hpp"
+#include "module_types.hpp"
+
+namespace heddle::fw {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Where in the file a value is, for messages: the JSON path and, inside a module, its label.
+struct place {
+  const std::string& file;
+  std::string where;
+  std::string label;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string m = file + ": " + where;
+    if (!label.empty()) m += " '" + label + "'";
+    throw config_error(m + ": " + what);
+  }
+  place at(const std::string& key) const { return {file, where + "." + key, label}; }
+  place at(std::size_t i) const { return {file, where + "[" + std::to_string(i) + "]", label}; }
+};
+
+const char* kind(const json& v) { return v.type_name(); }
+
+void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    p.fail("unknown key '" + key + "' (known here: " + list + ")");
+  }
+}
+
+const json& require(const json& obj, const char* key, const place& p) {
+  auto it = obj.find(key);
+  if (it == obj.end()) p.fail(std::string("missing required key '") + key + "'");
+  return *it;
+}
+
+const json& object(const json& v, const place& p) {
+  if (!v.is_object()) p.fail(std::string("expected an object, found ") + kind(v));
+  return v;
+}
+
+const json& array(const json& v, const place& p) {
+  if (!v.is_array()) p.fail(std::string("expected an array, found ") + kind(v));
+  return v;
+}
+
+std::string string(const json& v, const place& p) {
+  if (!v.is_string()) p.fail(std::string("expected a string, found ") + kind(v));
+  return v.get<std::string>();
+}
+
+// A time in seconds: finite and not negative.
+double seconds(const json& v, const place& p) {
+  if (!v.is_number()) p.fail(std::string("expected a time in seconds, found ") + kind(v));
+  double d = v.get<double>();
+  if (!std::isfinite(d)) p.fail("time is not finite");
+  if (d < 0) p.fail("negative time " + v.dump());
+  return d;
+}
+
+double positive(const json& v, const place& p) {
+  if (!v.is_number()) p.fail(std::string("expected a number, found ") + kind(v));
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d <= 0) p.fail("expected a positive number, found " + v.dump());
+  return d;
+}
+
+// A count: a non-negative integer, or a string of one ("200", as some configurations write it).
+std::uint64_t count(const json& v, const place& p, std::uint64_t min = 0) {
+  std::uint64_t n = 0;
+  if (v.is_number_unsigned()) {
+    n = v.get<std::uint64_t>();
+  } else if (v.is_number_integer()) {
+    p.fail("expected a count, found " + v.dump());
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (d < 0 || d != std::floor(d) || d > 9e18) p.fail("expected a whole count, found " + v.dump());
+    n = static_cast<std::uint64_t>(d);
+  } else if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    std::size_t used = 0;
+    try {
+      if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
+      n = std::stoull(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.size()) p.fail("expected a count, found the string " + v.dump());
+  } else {
+    p.fail(std::string("expected a count, found ") + kind(v));
+  }
+  if (n < min) p.fail("expected at least " + std::to_string(min) + ", found " + std::to_string(n));
+  return n;
+}
+
+thread_type parse_thread_type(const json& v, const place& p) {
+  const std::string s = string(v, p);
+  if (s == "ThreadSafeBetweenInstances") return thread_type::safe_between_instances;
+  if (s == "ThreadSafeBetweenModules") return thread_type::safe_between_modules;
+  if (s == "ThreadUnsafe") return thread_type::unsafe;
+  p.fail("unknown threadType '" + s + "' (known: ThreadSafeBetweenInstances, ThreadSafeBetweenModules, ThreadUnsafe)");
+}
+
+std::string known_types_line() {
+  std::string s;
+  for (const auto& t : known_module_types()) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
+module_config parse_module(const json& v, const place& where, module_role expected) {
+  object(v, where);
+  module_config m;
+  m.where = where.where;
+  {
+    auto it = v.find("@label");
+    if (it != v.end()) m.label = string(*it, where.at("@label"));
+  }
+  place p{where.file, where.where, m.label};
+  if (m.label.empty()) {
+    if (v.find("@label") == v.end()) p.fail("missing required key '@label'");
+    p.fail("empty '@label'");
+  }
+  std::string type = string(require(v, "@type", p), p.at("@type"));
+  if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
+  const detail::module_type* t = detail::find_module_type(type);
+  if (!t) p.at("@type").fail("unknown module type '" + type + "' (known: " + known_types_line() + ")");
+  if (t->role != expected)
+    p.at("@type").fail("'" + type + "' is a " + to_string(t->role) + " type, not a " + to_string(expected));
+  m.type = type;
+  m.role = t->role;
+
+  // The keys this type takes; any other is reported.
+  std::vector<std::string_view> keys = {"@label", "@type", "threadType", "toGet"};
+  if (t->times == detail::time_key::average) keys.insert(keys.end(), {"averageTime", "minTime", "maxTime"});
+  if (t->times == detail::time_key::event_times) keys.push_back("eventTimes");
+  if (t->parallel_for) keys.push_back("nRanges");
+  if (t->role == module_role::producer) keys.push_back("productLabel");
+  if (t->fixed_value) keys.push_back("value");
+  if (t->role == module_role::filter) keys.push_back("pass");
+  if (t->role == module_role::output) keys.push_back("selectEvents");
+  for (const auto& [key, value] : v.items())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string list;
+      for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      p.fail("key '" + key + "' does not apply to type " + type + " (it takes: " + list + ")");
+    }
+
+  if (auto it = v.find("threadType"); it != v.end()) m.threads = parse_thread_type(*it, p.at("threadType"));
+  if (auto it = v.find("toGet"); it != v.end()) {
+    const place pg = p.at("toGet");
+    const json& list = array(*it, pg);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const place pi = pg.at(i);
+      object(list[i], pi);
+      check_keys(list[i], pi, {"label", "product"});
+      product_request r;
+      r.label = string(require(list[i], "label", pi), pi.at("label"));
+      if (auto pr = list[i].find("product"); pr != list[i].end()) r.product = string(*pr, pi.at("product"));
+      m.to_get.push_back(std::move(r));
+    }
+  }
+  if (t->times == detail::time_key::event_times) {
+    const place pe = p.at("eventTimes");
+    const json& list = array(require(v, "eventTimes", p), pe);
+    if (list.empty()) pe.fail("empty list: at least one time is needed");
+    m.event_times.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) m.event_times.push_back(seconds(list[i], pe.at(i)));
+  }
+  if (t->times == detail::time_key::average) {
+    m.average_time = seconds(require(v, "averageTime", p), p.at("averageTime"));
+    if (auto it = v.find("minTime"); it != v.end()) m.min_time = seconds(*it, p.at("minTime"));
+    if (auto it = v.find("maxTime"); it != v.end()) m.max_time = seconds(*it, p.at("maxTime"));
+    if (m.min_time && *m.min_time > m.average_time) p.at("minTime").fail("minTime is above averageTime");
+    if (m.max_time && *m.max_time < m.average_time) p.at("maxTime").fail("maxTime is below averageTime");
+  }
+  if (t->parallel_for)
+    if (auto it = v.find("nRanges"); it != v.end())
+      m.n_ranges = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, p.at("nRanges"), 1), 1u << 20));
+  if (auto it = v.find("productLabel"); it != v.end()) m.product_label = string(*it, p.at("productLabel"));
+  if (t->fixed_value) {
+    const json& val = require(v, "value", p);
+    if (!val.is_number_integer()) p.at("value").fail(std::string("expected an integer, found ") + kind(val));
+    m.value = val.get<std::int64_t>();
+  }
+  if (auto it = v.find("pass"); it != v.end()) {
+    const place pp = p.at("pass");
+    const json& list = array(*it, pp);
+    if (list.empty()) pp.fail("empty list: at least one decision is needed");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_boolean()) pp.at(i).fail(std::string("expected true or false, found ") + kind(list[i]));
+      m.pass.push_back(list[i].get<bool>());
+    }
+  }
+  if (auto it = v.find("selectEvents"); it != v.end()) {
+    const place ps = p.at("selectEvents");
+    const json& list = array(*it, ps);
+    for (std::size_t i = 0; i < list.size(); ++i) m.select_paths.push_back(string(list[i], ps.at(i)));
+  }
+  return m;
+}
+
+std::vector<path_config> parse_paths(const json& v, const place& p) {
+  std::vector<path_config> paths;
+  for (const auto& [name, labels] : object(v, p).items()) {
+    const place pp = p.at(name);
+    path_config path{name, {}};
+    for (std::size_t i = 0; i < array(labels, pp).size(); ++i) path.labels.push_back(string(labels[i], pp.at(i)));
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+// 1-based line and column of byte offset `byte` (nlohmann counts the offending byte, 1-based).
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t byte) {
+  std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+}  // namespace
+
+const char* to_string(wait_mode w) noexcept {
+  switch (w) {
+    case wait_mode::as_configured: return "configured";
+    case wait_mode::busy: return "busy";
+    case wait_mode::sleep: return "sleep";
+    case wait_mode::timer: return "timer";
+  }
+  return "?";
+}
+
+std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept {
+  if (s == "configured") return wait_mode::as_configured;
+  if (s == "busy") return wait_mode::busy;
+  if (s == "sleep") return wait_mode::sleep;
+  if (s == "timer") return wait_mode::timer;
+  return std::nullopt;
+}
+
+process_config parse_config(std::string_view text, const std::string& file) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    auto [line, col] = line_column(text, e.byte);
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
+    std::string why = e.what();
+    if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
+    throw config_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": malformed JSON: " + why);
+  }
+
+  process_config c;
+  c.file = file;
+  const place root{file, "(top level)", ""};
+  object(doc, root);
+  check_keys(doc, root, {"process"});
+  const place pp{file, "process", ""};
+  const json& proc = object(require(doc, "process", root), pp);
+  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "outputs", "paths", "endPaths"});
+  if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
+
+  const place po = pp.at("options");
+  const json& options = object(require(proc, "options", pp), po);
+  check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait"});
+  c.events_in_flight = static_cast<unsigned>(
+      std::min<std::uint64_t>(count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1),
+                              std::numeric_limits<unsigned>::max()));
+  c.busy_wait_scale = positive(require(options, "busyWaitScaleFactor", po), po.at("busyWaitScaleFactor"));
+  if (auto it = options.find("nThreads"); it != options.end())
+    c.threads = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, po.at("nThreads"), 1), 4096));
+  if (auto it = options.find("timeScale"); it != options.end())
+    c.time_scale = positive(*it, po.at("timeScale"));
+  if (auto it = options.find("wait"); it != options.end()) {
+    const std::string w = string(*it, po.at("wait"));
+    auto mode = parse_wait_mode(w);
+    if (!mode) po.at("wait").fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+    c.wait = *mode;
+  }
+
+  const place ps = pp.at("source");
+  const json& source = object(require(proc, "source", pp), ps);
+  check_keys(source, ps, {"@type", "iterations", "eventsPerRun"});
+  if (auto it = source.find("@type"); it != source.end()) {
+    std::string type = string(*it, ps.at("@type"));
+    if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
+    if (type != "SimpleSource") ps.at("@type").fail("unknown source type '" + type + "' (known: SimpleSource)");
+  }
+  c.events = count(require(source, "iterations", ps), ps.at("iterations"));
+  if (auto it = source.find("eventsPerRun"); it != source.end()) c.events_per_run = count(*it, ps.at("eventsPerRun"), 1);
+
+  auto modules = [&](const char* key, module_role role) {
+    auto it = proc.find(key);
+    if (it == proc.end()) return;
+    const place pm = pp.at(key);
+    const json& list = array(*it, pm);
+    for (std::size_t i = 0; i < list.size(); ++i) c.modules.push_back(parse_module(list[i], pm.at(i), role));
+  };
+  modules("producers", module_role::producer);
+  modules("filters", module_role::filter);
+  modules("outputs", module_role::output);
+
+  c.paths = parse_paths(require(proc, "paths", pp), pp.at("paths"));
+  if (auto it = proc.find("endPaths"); it != proc.end()) c.end_paths = parse_paths(*it, pp.at("endPaths"));
+  return c;
+}
+
+process_config load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw config_error(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw config_error(path + ": cannot read: " + std::strerror(errno));
+  return parse_config(text.str(), path);
+}
+
+}  // namespace heddle::fw

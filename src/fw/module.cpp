@@ -1,0 +1,87 @@
+// event_view and async_handle: what a module touches while it runs.
+#include "heddle/fw/module.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "heddle/dispatch/concurrent_queue.hpp"
+#include "heddle/dispatch/detail/completion_hook.hpp"
+#include "heddle/dispatch/detail/detached_task.hpp"
+
+namespace heddle::fw {
+
+std::int64_t event_view::input(std::size_t i) const {
+  if (i >= inputs_.size())
+    throw std::out_of_range("heddle::fw::event_view::input: input " + std::to_string(i) + " of " +
+                            std::to_string(inputs_.size()));
+  return products_[inputs_[i]];
+}
+
+std::int64_t event_view::input_sum() const noexcept {
+  std::uint64_t sum = 0;
+  for (std::uint32_t p : inputs_) sum += static_cast<std::uint64_t>(products_[p]);
+  return static_cast<std::int64_t>(sum);
+}
+
+async_handle::~async_handle() {
+  if (sink_) sink_->dropped(event_, module_);
+}
+
+detail::acquire_sink* async_handle::take() {
+  if (!sink_) throw std::logic_error("heddle::fw::async_handle: already completed (or moved from)");
+  return std::exchange(sink_, nullptr);
+}
+
+void async_handle::done() { take()->acquired(event_, module_, nullptr); }
+
+void async_handle::fail(std::exception_ptr error) {
+  if (!error) throw std::invalid_argument("heddle::fw::async_handle::fail: null exception_ptr");
+  take()->acquired(event_, module_, std::move(error));
+}
+
+namespace {
+// Hands a completed future's outcome to the sink, on the completing thread.
+struct acquire_hook final : heddle::detail::completion_hook {
+  acquire_hook(detail::acquire_sink* s, void* e, std::uint32_t m) noexcept
+      : completion_hook(&finished), sink(s), event(e), module(m) {}
+  static void finished(completion_hook* h, std::exception_ptr error) noexcept {
+    auto* self = static_cast<acquire_hook*>(h);
+    self->sink->acquired(self->event, self->module, std::move(error));
+    delete self;
+  }
+  detail::acquire_sink* sink;
+  void* event;
+  std::uint32_t module;
+};
+}  // namespace
+
+void async_handle::after(future<void>&& f) {
+  if (!f.valid()) throw invalid_future("heddle::fw::async_handle::after: the future has no state");
+  detail::acquire_sink* s = take();
+  if (!s->core()) {  // a processor without a runtime (the single-threaded one): wait here
+    std::exception_ptr error;
+    try {
+      f.get();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    return s->acquired(event_, module_, std::move(error));
+  }
+  auto* hook = new acquire_hook(s, event_, module_);
+  hook->hook(f.release_state());
+}
+
+void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
+  detail::acquire_sink* s = take();
+  heddle::detail::runtime_core* core = s->core();
+  if (!core) {
+    std::this_thread::sleep_until(deadline);
+    return s->acquired(event_, module_, nullptr);
+  }
+  auto fire = [s, e = event_, m = module_] { s->acquired(e, m, nullptr); };
+  heddle::detail::schedule_at(core, deadline,
+                              heddle::detail::make_record<heddle::detail::detached_task<decltype(fire)>>(fire));
+}
+
+}  // namespace heddle::fw

@@ -1,0 +1,401 @@
+// The multi-threaded processor: many events in flight on one heddle runtime.
+//
+// A module runs once per event, when something asks for it: a path reaching a filter, a module
+// that gets its product, an end path. Asking (request) marks it, asks its producers in turn, and
+// waits on its in-edges; the last producer to finish, or the request itself when all were done,
+// starts it as a task on the queue its thread type calls for. A finished module sets the done bit
+// of each out-edge and delivers where the consumer was already waiting. No locks on this path;
+// the one mutex is the source's, taken once per event.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+#include "event_state.hpp"
+#include "heddle/core/runtime.hpp"
+#include "heddle/dispatch/concurrent_queue.hpp"
+#include "heddle/dispatch/serial_queue.hpp"
+#include "heddle/fw/processor.hpp"
+#include "run_steps.hpp"
+#include "usage.hpp"
+
+namespace heddle::fw {
+
+namespace {
+
+using detail::event_state;
+
+std::int64_t now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+
+std::string describe(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(std::move(e));
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+// The acquire running on this thread, so that a handle it drops is completed only once the call
+// has returned (or thrown: then with what it threw).
+struct acquire_call {
+  void* event;
+  std::uint32_t module;
+  bool dropped;
+};
+thread_local acquire_call* current_acquire = nullptr;
+
+class engine final : public detail::acquire_sink {
+ public:
+  engine(const detail::graph& g, const run_options& o)
+      : g_(g),
+        o_(o),
+        rt_(runtime_options{.threads = o.threads}),
+        tasks_(rt_),
+        steps_(g),
+        events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
+    for (std::uint32_t m = 0; m < g.size(); ++m) {
+      const detail::node& n = g.nodes[m];
+      if (n.decl.threads == thread_type::safe_between_modules) {
+        own_.emplace_back(rt_, n.decl.label);
+      } else {
+        own_.emplace_back();
+        if (n.decl.threads == thread_type::unsafe && !unsafe_.valid()) unsafe_ = serial_queue(rt_, "thread-unsafe modules");
+      }
+    }
+  }
+
+  ~engine() {
+    for (event_state* e : slots_) event_state::destroy(e);
+  }
+
+  unsigned workers() const noexcept { return rt_.num_threads(); }
+
+  // Runs every event; returns once the last is done (or the run stopped).
+  void run(run_report& report) {
+    tasks_.async([this] { next_run(); });
+    std::unique_lock lock(m_);
+    unsigned threads = 0;
+    while (!finished_) {
+      done_cv_.wait_for(lock, std::chrono::milliseconds(100));
+      threads = std::max(threads, detail::usage_probe::os_threads());
+      if (o_.progress) {
+        const std::uint64_t done = done_;
+        lock.unlock();
+        o_.progress(done);
+        lock.lock();
+      }
+    }
+    report.events = done_;
+    report.runs = runs_;
+    for (const run_checksum& r : runs_) report.checksum += r.checksum;
+    report.peak_in_flight = peak_in_flight_;
+    report.os_threads = std::max(threads, detail::usage_probe::os_threads());
+    if (o_.progress) o_.progress(done_);
+  }
+
+  std::optional<module_error>& error() { return error_; }
+
+  // --- acquire_sink: an ExternalWork module's asynchronous part is over.
+  void acquired(void* event, std::uint32_t m, std::exception_ptr error) noexcept override {
+    auto* e = static_cast<event_state*>(event);
+    tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
+  }
+  void dropped(void* event, std::uint32_t m) noexcept override {
+    if (acquire_call* c = current_acquire; c && c->event == event && c->module == m) {
+      c->dropped = true;  // completed when acquire() has returned or thrown
+      return;
+    }
+    acquired(event, m, std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
+  }
+  heddle::detail::runtime_core* core() const noexcept override { return rt_.core(); }
+
+ private:
+  // --- the source: events into slots, runs one after another.
+
+  // Between runs (and at the start): nothing is in flight. End the run that was, begin the next,
+  // start its first events.
+  void next_run() {
+    std::uint32_t ending = 0, beginning = 0;
+    {
+      std::lock_guard lock(m_);
+      if (!runs_.empty()) ending = runs_.back().run;
+      if (!stopping() && next_event_ < o_.events) beginning = detail::run_of(next_event_, o_.events_per_run);
+    }
+    try {
+      if (ending) steps_.end(ending, next_event_);
+      if (beginning) steps_.begin(beginning, next_event_);
+    } catch (const module_error& x) {
+      record_error(x);
+      beginning = 0;
+    }
+    std::vector<event_state*> start;
+    {
+      std::lock_guard lock(m_);
+      if (!beginning) {
+        finished_ = true;
+        done_cv_.notify_all();
+        return;
+      }
+      runs_.push_back({beginning, 0, 0});
+      while (in_flight_ < events_in_flight_ && next_event_ < o_.events &&
+             detail::run_of(next_event_, o_.events_per_run) == beginning) {
+        event_state* e = take_slot();
+        e->reset(g_, next_event_++, beginning);
+        start.push_back(e);
+        ++in_flight_;
+      }
+      peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+    }
+    for (event_state* e : start) start_event(e);
+  }
+
+  event_state* take_slot() {
+    if (!free_.empty()) {
+      event_state* e = free_.back();
+      free_.pop_back();
+      return e;
+    }
+    slots_.push_back(event_state::make(g_, o_.record != nullptr));
+    return slots_.back();
+  }
+
+  void event_done(event_state* e) {
+    detail::event_checksum sum;
+    for (std::uint32_t m = 0; m < g_.size(); ++m)
+      if (e->state[m].load(std::memory_order_relaxed) & event_state::requested) sum.module(g_.nodes[m], e->result[m]);
+    for (std::size_t p = 0; p < g_.paths.size(); ++p) sum.path(g_.paths[p], e->passed[p] != 0);
+    const std::uint64_t c = sum.finish(e->number);
+
+    bool again = false, boundary = false;
+    {
+      std::lock_guard lock(m_);
+      runs_.back().checksum += c;
+      ++runs_.back().events;
+      ++done_;
+      --in_flight_;
+      if (!stopping() && next_event_ < o_.events && detail::run_of(next_event_, o_.events_per_run) == runs_.back().run) {
+        e->reset(g_, next_event_++, runs_.back().run);
+        ++in_flight_;
+        again = true;
+      } else {
+        free_.push_back(e);
+        boundary = in_flight_ == 0;
+      }
+    }
+    if (again) start_event(e);
+    else if (boundary) next_run();
+  }
+
+  // --- one event.
+
+  void start_event(event_state* e) {
+    const auto paths = static_cast<std::uint32_t>(g_.paths.size());
+    e->paths_left.store(paths + 1, std::memory_order_relaxed);
+    for (std::uint32_t p = 0; p < paths; ++p) advance(e, p, 0);
+    path_finished(e);  // the guard
+  }
+
+  // Path `p` goes on from its k-th member.
+  void advance(event_state* e, std::uint32_t p, std::size_t k) {
+    const detail::path& path = g_.paths[p];
+    for (; k < path.members.size(); ++k) {
+      const std::uint32_t f = path.members[k];
+      request(e, f);
+      if (!wait_edge(e, g_.step_edge[path.first_step + k])) return;  // the filter goes on for us
+      if (e->result[f] == 0) return path_finished(e);
+    }
+    e->passed[p] = 1;
+    path_finished(e);
+  }
+
+  void path_finished(event_state* e) {
+    if (e->paths_left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // Every path is done: the end paths.
+    e->outputs_left.store(static_cast<std::uint32_t>(g_.outputs.size()) + 1, std::memory_order_relaxed);
+    for (std::uint32_t out : g_.outputs) {
+      if (detail::selected(g_.nodes[out], e->passed)) request(e, out);
+      else output_finished(e);
+    }
+    output_finished(e);
+  }
+
+  void output_finished(event_state* e) {
+    if (e->outputs_left.fetch_sub(1, std::memory_order_acq_rel) == 1) event_done(e);
+  }
+
+  // Sets the waiting bit of `edge`; true if its producer was already done.
+  static bool wait_edge(event_state* e, std::uint32_t edge) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (2 * (edge & 31));
+    return e->edges[edge >> 5].fetch_or(bit, std::memory_order_acq_rel) & (bit << 1);
+  }
+
+  void request(event_state* e, std::uint32_t m) {
+    if (e->state[m].fetch_or(event_state::requested, std::memory_order_acq_rel) & event_state::requested) return;
+    const detail::node& n = g_.nodes[m];
+    const auto producers = static_cast<std::uint32_t>(n.producers.size());
+    if (producers == 0) return schedule(e, m);
+    e->state[m].fetch_add(producers + 1, std::memory_order_relaxed);
+    for (std::uint32_t p : n.producers) request(e, p);
+    // Wait on every in-edge, a word at a time; count those already done.
+    std::uint32_t ready = 0;
+    const std::uint32_t first = n.first_in_edge, last = first + producers;  // [first, last)
+    for (std::uint32_t w = first >> 5; w <= (last - 1) >> 5; ++w) {
+      const std::uint32_t lo = std::max(first, w << 5) & 31, hi = (std::min(last, (w + 1) << 5) - 1) & 31;
+      const std::uint64_t span = (hi == 31 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * hi + 2)) - 1) &
+                                 ~((std::uint64_t{1} << (2 * lo)) - 1);
+      const std::uint64_t waiting = span & 0x5555555555555555ull;
+      const std::uint64_t old = e->edges[w].fetch_or(waiting, std::memory_order_acq_rel);
+      ready += static_cast<std::uint32_t>(std::popcount(old & (waiting << 1)));
+    }
+    if ((e->state[m].fetch_sub(ready + 1, std::memory_order_acq_rel) & event_state::pending_mask) == ready + 1)
+      schedule(e, m);
+  }
+
+  // Module `m` is done with `value`: tell whatever waits for it.
+  void complete(event_state* e, std::uint32_t m, std::int64_t value) {
+    e->result[m] = value;
+    for (const detail::out_edge& oe : g_.out[m]) {
+      const std::uint64_t bit = std::uint64_t{2} << (2 * (oe.edge & 31));
+      if (!(e->edges[oe.edge >> 5].fetch_or(bit, std::memory_order_acq_rel) & (bit >> 1))) continue;
+      if (oe.target < g_.size()) {
+        if ((e->state[oe.target].fetch_sub(1, std::memory_order_acq_rel) & event_state::pending_mask) == 1)
+          schedule(e, oe.target);
+      } else {
+        const std::uint32_t step = oe.target - g_.size(), p = g_.step_path[step];
+        if (value == 0) path_finished(e);
+        else advance(e, p, step - g_.paths[p].first_step + 1);
+      }
+    }
+    if (g_.nodes[m].decl.role == module_role::output) output_finished(e);
+  }
+
+  // --- running a module.
+
+  serial_queue* queue_of(std::uint32_t m) noexcept {
+    switch (g_.nodes[m].decl.threads) {
+      case thread_type::safe_between_modules: return &own_[m];
+      case thread_type::unsafe: return &unsafe_;
+      default: return nullptr;
+    }
+  }
+
+  void schedule(event_state* e, std::uint32_t m) {
+    auto body = [this, e, m] { execute(e, m); };
+    if (serial_queue* q = queue_of(m)) q->async(body);
+    else tasks_.async(body);
+  }
+
+  void execute(event_state* e, std::uint32_t m) {
+    if (stopping()) return complete(e, m, 0);  // after an error the events in flight only drain
+    const detail::node& n = g_.nodes[m];
+    if (e->started_ns) e->started_ns[m] = now_ns();
+    const event_view view(e->number, e->run, e->result, n.inputs);
+    if (!n.impl->external_work()) {
+      std::int64_t value = 0;
+      try {
+        value = n.impl->produce(view);
+      } catch (...) {
+        return fail(e, m, std::current_exception());
+      }
+      return finished(e, m, value);
+    }
+    // ExternalWork. A serialised module keeps its queue from acquire to the end of produce, so
+    // its executions never overlap, waits included.
+    if (serial_queue* q = queue_of(m)) q->suspend();
+    acquire_call call{e, m, false};
+    acquire_call* outer = std::exchange(current_acquire, &call);
+    std::exception_ptr thrown;
+    try {
+      n.impl->acquire(view, async_handle(this, e, m));
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+    current_acquire = outer;
+    if (call.dropped)
+      acquired(e, m, thrown ? thrown : std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
+    else if (thrown)
+      record_error(module_error(n.decl.label, e->number, e->run, describe(thrown)));  // its handle was completed first
+  }
+
+  void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {
+    serial_queue* q = queue_of(m);
+    if (error) {
+      fail(e, m, std::move(error));
+    } else if (stopping()) {
+      complete(e, m, 0);
+    } else {
+      std::int64_t value = 0;
+      bool ok = true;
+      try {
+        value = g_.nodes[m].impl->produce(event_view(e->number, e->run, e->result, g_.nodes[m].inputs));
+      } catch (...) {
+        ok = false;
+        fail(e, m, std::current_exception());
+      }
+      if (ok) finished(e, m, value);
+    }
+    if (q) q->resume();
+  }
+
+  void finished(event_state* e, std::uint32_t m, std::int64_t value) {
+    if (o_.record) o_.record->record({m, e->number, e->started_ns[m], now_ns()});
+    complete(e, m, value);
+  }
+
+  void fail(event_state* e, std::uint32_t m, std::exception_ptr error) {
+    record_error(module_error(g_.nodes[m].decl.label, e->number, e->run, describe(std::move(error))));
+    complete(e, m, 0);
+  }
+
+  void record_error(const module_error& x) {
+    std::lock_guard lock(m_);
+    if (!error_) error_ = x;
+    stopping_.store(true, std::memory_order_relaxed);
+  }
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
+
+  const detail::graph& g_;
+  const run_options& o_;
+  runtime rt_;
+  concurrent_queue tasks_;
+  serial_queue unsafe_;
+  std::vector<serial_queue> own_;  // per module; valid for ThreadSafeBetweenModules ones
+  detail::run_steps steps_;
+  const std::uint64_t events_in_flight_;
+
+  std::mutex m_;
+  std::condition_variable done_cv_;
+  std::vector<event_state*> slots_, free_;
+  std::uint64_t next_event_ = 0, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
+  std::vector<run_checksum> runs_;
+  bool finished_ = false;
+  std::atomic<bool> stopping_{false};
+  std::optional<module_error> error_;
+};
+
+}  // namespace
+
+run_report run_threaded(process& p, const run_options& o) {
+  p.finalize();
+  detail::usage_probe::reset_peak_rss();
+  detail::usage_probe usage;
+  run_report report;
+  std::optional<module_error> error;
+  {
+    engine e(p.graph(), o);
+    report.workers = e.workers();
+    e.run(report);
+    error = std::move(e.error());
+  }
+  report.wall_s = usage.wall_s();
+  report.cpu_s = usage.cpu_s();
+  report.peak_rss_bytes = detail::usage_probe::peak_rss_bytes();
+  if (error) throw *error;
+  return report;
+}
+
+}  // namespace heddle::fw

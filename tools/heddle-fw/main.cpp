@@ -1,0 +1,16 @@
+// heddle-fw: runs the event-processing framework on a configuration of the CMS threaded-framework
+// study (or heddle's own), multi-threaded or with the single-threaded reference processor.
+//   heddle-fw CONFIG [--threads N] [--events-in-flight M] [--events K] [--time-scale S]
+//             [--wait busy|sleep|timer] [--single-threaded] [--json FILE] [--timeline FILE]
+//   heddle-fw calibrate [--seconds S]
+// Exit status: 0 done; 1 a module failed (the run stopped cleanly); 2 bad input (the command line
+// or the configuration: one line on stderr says what and where).
+#include <cstring>
+
+#include "run_command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace heddle::fw::tool;
+  if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return calibrate_main(argc - 1, argv + 1);
+  return run_main(argc, argv);
+}

@@ -1,0 +1,138 @@
+// heddle-fw CONFIG: one run, its report on stdout, optionally as JSON and a timeline.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "heddle/core/runtime.hpp"
+#include "heddle/fw.hpp"
+#include "heddle/fw/detail/graph.hpp"
+#include "report.hpp"
+#include "run_command.hpp"
+
+namespace heddle::fw::tool {
+
+namespace {
+
+struct cli {
+  std::string config;
+  std::optional<unsigned> threads;
+  std::optional<std::uint64_t> in_flight, events, per_run;
+  std::optional<double> time_scale;
+  std::string wait, busy_scale = "config";
+  bool single = false, quiet = false;
+  std::string json_file, timeline_file;
+};
+
+// "config" (the configuration's busyWaitScaleFactor), "auto" (calibrate now) or a rate.
+double busy_scale_of(const std::string& s) {
+  if (s == "config") return 0;
+  if (s == "auto") return calibrate_busy_wait();
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(v > 0)) throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a positive number, not '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"heddle-fw: the event-processing framework on a CMS threaded-framework configuration"};
+  app.name("heddle-fw");
+  app.footer(
+      "Commands:\n  heddle-fw calibrate   busy-wait iterations per second on this machine\n"
+      "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
+  cli c;
+  app.add_option("config", c.config, "configuration file (JSON)")->required();
+  app.add_option("--threads", c.threads, "worker threads (default: nThreads, else one per core)")->check(CLI::Range(1u, 4096u));
+  app.add_option("--events-in-flight", c.in_flight, "events processed at once (default: nSimultaneousEvents)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
+  app.add_option("--events", c.events, "events to process (default: source.iterations)");
+  app.add_option("--events-per-run", c.per_run, "events per run (default: source.eventsPerRun, else one run)")
+      ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
+  app.add_option("--time-scale", c.time_scale, "multiplies every module time (default: options.timeScale, else 1)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--wait", c.wait, "how timing modules wait: busy, sleep, timer (no thread held) or configured")
+      ->check(CLI::IsMember({"busy", "sleep", "timer", "configured"}));
+  app.add_option("--busy-wait-scale", c.busy_scale,
+                 "busy-wait iterations per second: config (busyWaitScaleFactor), auto (calibrate first) or a number");
+  app.add_flag("--single-threaded", c.single, "the single-threaded reference processor");
+  app.add_option("--json", c.json_file, "write the report as JSON to FILE");
+  app.add_option("--timeline", c.timeline_file, "write every module execution (CSV: module,label,event,start_s,end_s)");
+  app.add_flag("-q,--quiet", c.quiet, "no progress bar");
+  double busy_scale = 0;
+  try {
+    app.parse(argc, argv);
+    busy_scale = busy_scale_of(c.busy_scale);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  try {
+    const process_config config = load_config(c.config);
+    timing_options timing;
+    timing.time_scale = c.time_scale.value_or(config.time_scale);
+    timing.wait = c.wait.empty() ? config.wait : *parse_wait_mode(c.wait);
+    timing.busy_wait_scale = busy_scale;
+    process p = make_process(config, timing);
+    p.finalize();
+
+    // Outputs first: an unwritable file fails before the run, not after it.
+    std::ofstream json_out, timeline_out;
+    auto open = [](std::ofstream& out, const std::string& file) {
+      if (file.empty()) return;
+      out.open(file);
+      if (!out) throw config_error(file + ": cannot write");
+    };
+    open(json_out, c.json_file);
+    open(timeline_out, c.timeline_file);
+
+    run_options options;
+    options.threads = c.single ? 1 : c.threads.value_or(config.threads.value_or(0));
+    options.events_in_flight = c.in_flight.value_or(config.events_in_flight);
+    options.events = c.events.value_or(config.events);
+    options.events_per_run = c.per_run.value_or(config.events_per_run);
+    timeline record;
+    if (!c.timeline_file.empty()) options.record = &record;
+    progress_bar bar(options.events, !c.quiet && isatty(STDERR_FILENO));
+    options.progress = [&bar](std::uint64_t done) { bar.show(done); };
+
+    run_description what{c.config, c.single ? "single-threaded" : "threaded", timing, options, p};
+    run_report report;
+    try {
+      report = c.single ? run_single_threaded(p, options) : run_threaded(p, options);
+    } catch (const module_error& x) {
+      bar.clear();
+      std::fprintf(stderr, "heddle-fw: error: %s: %s\n", c.config.c_str(), x.what());
+      return 1;
+    }
+    bar.clear();
+    print_report(stdout, what, report);
+    if (json_out.is_open()) json_out << report_json(what, report).dump(2) << '\n';
+    if (timeline_out.is_open()) write_timeline(timeline_out, p, record);
+    if ((json_out.is_open() && !json_out) || (timeline_out.is_open() && !timeline_out)) {
+      std::fprintf(stderr, "heddle-fw: error: writing %s failed\n", json_out.is_open() && !json_out ? c.json_file.c_str() : c.timeline_file.c_str());
+      return 2;
+    }
+    return 0;
+  } catch (const config_error& x) {
+    std::fprintf(stderr, "heddle-fw: error: %s\n", x.what());
+    return 2;
+  } catch (const heddle::configuration_error& x) {  // a bad HEDDLE_NUM_THREADS
+    std::fprintf(stderr, "heddle-fw: error: %s\n", x.what());
+    return 2;
+  }
+}
+
+}  // namespace heddle::fw::tool
