@@ -21,19 +21,29 @@ namespace {
 
 using json = nlohmann::json;
 
-// Where in the file a value is, for messages: the JSON path and, inside a module, its label.
+// Where in the file a value is, for messages: the JSON path, and inside a module its label and
+// the key's path within it ("t.json: process.producers[3] 'alpha': eventTimes[7]: ...").
 struct place {
   const std::string& file;
   std::string where;
   std::string label;
+  std::string key;
 
   [[noreturn]] void fail(const std::string& what) const {
     std::string m = file + ": " + where;
     if (!label.empty()) m += " '" + label + "'";
+    if (!key.empty()) m += ": " + key;
     throw config_error(m + ": " + what);
   }
-  place at(const std::string& key) const { return {file, where + "." + key, label}; }
-  place at(std::size_t i) const { return {file, where + "[" + std::to_string(i) + "]", label}; }
+  place at(const std::string& k) const {
+    if (label.empty()) return {file, where + "." + k, label, key};
+    return {file, where, label, key.empty() ? k : key + "." + k};
+  }
+  place at(std::size_t i) const {
+    const std::string index = "[" + std::to_string(i) + "]";
+    if (label.empty()) return {file, where + index, label, key};
+    return {file, where, label, key + index};
+  }
 };
 
 const char* kind(const json& v) { return v.type_name(); }
@@ -134,7 +144,7 @@ module_config parse_module(const json& v, const place& where, module_role expect
     auto it = v.find("@label");
     if (it != v.end()) m.label = string(*it, where.at("@label"));
   }
-  place p{where.file, where.where, m.label};
+  place p{where.file, where.where, m.label, ""};
   if (m.label.empty()) {
     if (v.find("@label") == v.end()) p.fail("missing required key '@label'");
     p.fail("empty '@label'");
@@ -144,7 +154,8 @@ module_config parse_module(const json& v, const place& where, module_role expect
   const detail::module_type* t = detail::find_module_type(type);
   if (!t) p.at("@type").fail("unknown module type '" + type + "' (known: " + known_types_line() + ")");
   if (t->role != expected)
-    p.at("@type").fail("'" + type + "' is a " + to_string(t->role) + " type, not a " + to_string(expected));
+    p.at("@type").fail("'" + type + "' is " + (t->role == module_role::output ? "an " : "a ") + to_string(t->role) +
+                       " type, not " + (expected == module_role::output ? "an " : "a ") + to_string(expected));
   m.type = type;
   m.role = t->role;
 
@@ -278,10 +289,10 @@ process_config parse_config(std::string_view text, const std::string& file) {
 
   process_config c;
   c.file = file;
-  const place root{file, "(top level)", ""};
+  const place root{file, "(top level)", "", ""};
   object(doc, root);
   check_keys(doc, root, {"process"});
-  const place pp{file, "process", ""};
+  const place pp{file, "process", "", ""};
   const json& proc = object(require(doc, "process", root), pp);
   check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "outputs", "paths", "endPaths"});
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));

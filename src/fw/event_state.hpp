@@ -23,6 +23,10 @@ struct event_state {
   std::uint32_t run = 0;
   std::atomic<std::uint32_t> paths_left{0};
   std::atomic<std::uint32_t> outputs_left{0};
+  // One for the event itself until its end paths are done, and one per module from its
+  // scheduling to the end of its completion: a module still telling its consumers keeps the
+  // event (and so its slot) from being reused under it.
+  std::atomic<std::uint32_t> active{0};
   std::atomic<std::uint32_t>* state;   // [modules]
   std::int64_t* result;                // [modules]
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k

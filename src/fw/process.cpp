@@ -36,6 +36,11 @@ const char* to_string(module_role r) noexcept {
 
 namespace {
 
+// "a filter", "an output module".
+std::string a(const char* noun) {
+  return std::string(std::string_view("aeiou").find(noun[0]) == std::string_view::npos ? "a " : "an ") + noun;
+}
+
 std::string where_of(const detail::node& n) { return n.decl.where.empty() ? "module" : n.decl.where; }
 
 }  // namespace
@@ -46,6 +51,13 @@ process::process(process&&) noexcept = default;
 process& process::operator=(process&&) noexcept = default;
 
 std::size_t process::num_modules() const noexcept { return graph_->nodes.size(); }
+
+const module_decl& process::declaration(std::size_t i) const {
+  if (i >= graph_->nodes.size())
+    throw std::out_of_range("heddle::fw::process::declaration: module " + std::to_string(i) + " of " +
+                            std::to_string(graph_->nodes.size()));
+  return graph_->nodes[i].decl;
+}
 
 const detail::graph& process::graph() const {
   if (!graph_->finalized) throw std::logic_error("heddle::fw::process::graph: finalize() first");
@@ -109,7 +121,7 @@ void process::finalize() {
       if (it == index.end()) fail(at + "unknown label '" + r.label + "'");
       const detail::node& p = g.nodes[it->second];
       if (p.decl.role != module_role::producer)
-        fail(at + "'" + r.label + "' is a " + to_string(p.decl.role) + ", not a producer: it has no product to get");
+        fail(at + "'" + r.label + "' is " + a(to_string(p.decl.role)) + ", not a producer: it has no product to get");
       if (!r.product.empty() && r.product != p.decl.product_label)
         fail(at + "'" + r.label + "' has no product instance '" + r.product + "' (it makes '" + p.decl.product_label + "')");
       n.inputs.push_back(it->second);
@@ -173,8 +185,7 @@ void process::finalize() {
         auto it = index.find(l);
         if (it == index.end()) fail(at + "unknown label '" + l + "'");
         const module_role r = g.nodes[it->second].decl.role;
-        if (r != role)
-          fail(at + "'" + l + "' is a " + to_string(r) + "; a " + what + " holds " + to_string(role) + "s");
+        if (r != role) fail(at + "'" + l + "' is " + a(to_string(r)) + ", not " + a(to_string(role)));
         path.members.push_back(it->second);
       }
     }

@@ -195,6 +195,7 @@ class engine final : public detail::acquire_sink {
   void start_event(event_state* e) {
     const auto paths = static_cast<std::uint32_t>(g_.paths.size());
     e->paths_left.store(paths + 1, std::memory_order_relaxed);
+    e->active.store(1, std::memory_order_relaxed);
     for (std::uint32_t p = 0; p < paths; ++p) advance(e, p, 0);
     path_finished(e);  // the guard
   }
@@ -224,7 +225,11 @@ class engine final : public detail::acquire_sink {
   }
 
   void output_finished(event_state* e) {
-    if (e->outputs_left.fetch_sub(1, std::memory_order_acq_rel) == 1) event_done(e);
+    if (e->outputs_left.fetch_sub(1, std::memory_order_acq_rel) == 1) release(e);
+  }
+
+  void release(event_state* e) {
+    if (e->active.fetch_sub(1, std::memory_order_acq_rel) == 1) event_done(e);
   }
 
   // Sets the waiting bit of `edge`; true if its producer was already done.
@@ -271,6 +276,7 @@ class engine final : public detail::acquire_sink {
       }
     }
     if (g_.nodes[m].decl.role == module_role::output) output_finished(e);
+    release(e);
   }
 
   // --- running a module.
@@ -284,6 +290,7 @@ class engine final : public detail::acquire_sink {
   }
 
   void schedule(event_state* e, std::uint32_t m) {
+    e->active.fetch_add(1, std::memory_order_relaxed);
     auto body = [this, e, m] { execute(e, m); };
     if (serial_queue* q = queue_of(m)) q->async(body);
     else tasks_.async(body);

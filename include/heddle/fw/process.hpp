@@ -48,6 +48,8 @@ class process {
 
   const std::string& source() const noexcept { return source_; }
   std::size_t num_modules() const noexcept;
+  // The i-th module added (timeline entries name modules by this index).
+  const module_decl& declaration(std::size_t i) const;
   const detail::graph& graph() const;  // after finalize()
 
  private:

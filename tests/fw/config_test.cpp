@@ -1,0 +1,182 @@
+// Reading configurations: the study's files as they are, and one clear line for each bad input.
+#include <gtest/gtest.h>
+
+#include <heddle/fw.hpp>
+
+#include "fw_test_support.hpp"
+
+namespace {
+
+using namespace heddle::fw;
+using fw_test::cms;
+
+// A small valid configuration; `producers` and `extra_process` are spliced in.
+std::string config_text(const std::string& producers = R"({"@label":"a","@type":"demo::FastProducer"})",
+                        const std::string& filters = R"({"@label":"f","@type":"demo::PassFilter","toGet":[{"label":"a","product":""}]})",
+                        const std::string& options = R"("nSimultaneousEvents":2,"busyWaitScaleFactor":2.2e7)",
+                        const std::string& source = R"("@type":"demo::SimpleSource","iterations":10)",
+                        const std::string& paths = R"({"p":["f"]})") {
+  return R"({"process":{"label":"T","options":{)" + options + R"(},"source":{)" + source + R"(},"filters":[)" + filters +
+         R"(],"producers":[)" + producers + R"(],"paths":)" + paths + "}}";
+}
+
+// The config_error message of parsing `text`, or "" if it parsed.
+std::string error_of(const std::string& text) {
+  try {
+    parse_config(text, "t.json");
+  } catch (const config_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, ReadsTheHighPileupConfigurationAsItIs) {
+  const process_config c = load_config(cms(fw_test::hipileup));
+  EXPECT_EQ(c.events_in_flight, 10u);
+  EXPECT_DOUBLE_EQ(c.busy_wait_scale, 18351400.0);
+  EXPECT_EQ(c.events, 1000u);
+  EXPECT_EQ(c.modules.size(), 491u);
+  ASSERT_EQ(c.paths.size(), 2u);
+  std::size_t producers = 0, with_slash = 0;
+  for (const auto& m : c.modules) {
+    producers += m.role == module_role::producer;
+    with_slash += m.label.find('/') != std::string::npos;
+    EXPECT_EQ(m.type.rfind("EventTimes", 0), 0u) << m.label;  // "demo::" is dropped
+    EXPECT_FALSE(m.event_times.empty()) << m.label;
+  }
+  EXPECT_EQ(producers, 489u);
+  EXPECT_GT(with_slash, 0u);
+}
+
+TEST(Config, ReadsTheMinimumBiasConfigurationWithItsThreadTypes) {
+  const process_config c = load_config(cms(fw_test::minbias));
+  EXPECT_EQ(c.events_in_flight, 2u);
+  EXPECT_EQ(c.events, 200u);
+  std::size_t unsafe = 0, between_modules = 0;
+  for (const auto& m : c.modules) {
+    unsafe += m.threads == thread_type::unsafe;
+    between_modules += m.threads == thread_type::safe_between_modules;
+  }
+  EXPECT_EQ(unsafe, 4u);
+  EXPECT_EQ(between_modules, 1u);
+}
+
+TEST(Config, ReadsEveryExampleConfiguration) {
+  for (const char* name : {"simple_config.json", "test_config.json", "test_acquire_config.json",
+                           "filter_exception_config.json", "producer_exception_config.json"}) {
+    const process_config c = load_config(cms(std::string("examples/") + name));
+    EXPECT_EQ(c.events, 3000u) << name;
+    EXPECT_FALSE(c.paths.empty()) << name;
+  }
+  const process_config t = load_config(cms("examples/test_config.json"));
+  ASSERT_EQ(t.modules.size(), 6u);
+  EXPECT_EQ(t.modules[0].label, "alpha");
+  EXPECT_DOUBLE_EQ(t.modules[0].average_time, 0.01);
+  EXPECT_EQ(t.modules[5].type, "ThreadSaferGetterFilter");
+  ASSERT_EQ(t.modules[5].to_get.size(), 2u);
+  EXPECT_EQ(t.modules[5].to_get[1].label, "beta");
+}
+
+TEST(Config, IterationsMayBeAString) {
+  const process_config c = parse_config(config_text(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter"})",
+                                                    R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)",
+                                                    R"("@type":"demo::SimpleSource","iterations":"200")"),
+                                        "t.json");
+  EXPECT_EQ(c.events, 200u);
+  EXPECT_NE(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter"})",
+                                 R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)", R"("iterations":"20x")")),
+            "");
+}
+
+TEST(Config, ReadsHeddlesExtensions) {
+  const std::string text = R"({"process":{
+    "options":{"nSimultaneousEvents":3,"busyWaitScaleFactor":1e7,"nThreads":2,"timeScale":0.5,"wait":"timer"},
+    "source":{"iterations":12,"eventsPerRun":4},
+    "producers":[{"@label":"a","@type":"ThreadSafeProducer","value":7,"productLabel":"x"}],
+    "filters":[{"@label":"f","@type":"PassFilter","pass":[true,false],"toGet":[{"label":"a","product":"x"}]}],
+    "outputs":[{"@label":"o","@type":"OutputModule","selectEvents":["p"],"threadType":"ThreadUnsafe"}],
+    "paths":{"p":["f"]},"endPaths":{"e":["o"]}}})";
+  const process_config c = parse_config(text, "t.json");
+  EXPECT_EQ(c.threads, 2u);
+  EXPECT_DOUBLE_EQ(c.time_scale, 0.5);
+  EXPECT_EQ(c.wait, wait_mode::timer);
+  EXPECT_EQ(c.events_per_run, 4u);
+  ASSERT_EQ(c.modules.size(), 3u);
+  EXPECT_EQ(c.modules[0].value, 7);
+  EXPECT_EQ(c.modules[1].pass, (std::vector<bool>{true, false}));
+  EXPECT_EQ(c.modules[2].role, module_role::output);
+  EXPECT_EQ(c.modules[2].select_paths, std::vector<std::string>{"p"});
+  ASSERT_EQ(c.end_paths.size(), 1u);
+}
+
+TEST(ConfigErrors, MalformedJsonGivesFileLineAndColumn) {
+  const std::string e = error_of("{\"process\":\n  {\"options\": }\n}");
+  EXPECT_EQ(e.rfind("t.json:2:15: malformed JSON", 0), 0u) << e;
+  EXPECT_EQ(error_of("").rfind("t.json:1:1: malformed JSON", 0), 0u) << error_of("");
+}
+
+TEST(ConfigErrors, AMissingKeyNamesTheModuleAndTheKey) {
+  const std::string e = error_of(config_text(R"({"@label":"alpha","@type":"demo::BusyWaitProducer"})"));
+  EXPECT_NE(e.find("process.producers[0] 'alpha'"), std::string::npos) << e;
+  EXPECT_NE(e.find("missing required key 'averageTime'"), std::string::npos) << e;
+  const std::string l = error_of(config_text(R"({"@type":"demo::FastProducer"})"));
+  EXPECT_NE(l.find("process.producers[0]: missing required key '@label'"), std::string::npos) << l;
+  const std::string o = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("busyWaitScaleFactor":1)"));
+  EXPECT_NE(o.find("process.options: missing required key 'nSimultaneousEvents'"), std::string::npos) << o;
+  const std::string s = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "",
+                                             R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)", R"("@type":"SimpleSource")"));
+  EXPECT_NE(s.find("process.source: missing required key 'iterations'"), std::string::npos) << s;
+}
+
+TEST(ConfigErrors, AnUnknownTypeListsTheKnownOnes) {
+  const std::string e = error_of(config_text(R"({"@label":"a","@type":"demo::NoSuchProducer"})"));
+  EXPECT_NE(e.find("'a': @type: unknown module type 'NoSuchProducer'"), std::string::npos) << e;
+  EXPECT_NE(e.find("BusyWaitProducer"), std::string::npos) << e;
+  EXPECT_NE(e.find("ThreadSaferGetterFilter"), std::string::npos) << e;
+  // A filter type among the producers is the wrong kind.
+  const std::string w = error_of(config_text(R"({"@label":"a","@type":"PassFilter"})"));
+  EXPECT_NE(w.find("'PassFilter' is a filter type, not a producer"), std::string::npos) << w;
+}
+
+TEST(ConfigErrors, UnknownKeysAreReported) {
+  const std::string e = error_of(config_text(R"({"@label":"a","@type":"BusyWaitProducer","averagTime":0.1,"averageTime":1})"));
+  EXPECT_NE(e.find("key 'averagTime' does not apply to type BusyWaitProducer"), std::string::npos) << e;
+  const std::string o = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "",
+                                             R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"nThread":2)"));
+  EXPECT_NE(o.find("process.options: unknown key 'nThread'"), std::string::npos) << o;
+  const std::string t = error_of(config_text(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"b","prod":""}]})"));
+  EXPECT_NE(t.find("toGet[0]: unknown key 'prod'"), std::string::npos) << t;
+}
+
+TEST(ConfigErrors, NegativeAndNonNumericTimes) {
+  const std::string e = error_of(config_text(R"({"@label":"a","@type":"EventTimesBusyWaitProducer","eventTimes":[0.1,-0.5]})"));
+  EXPECT_NE(e.find("process.producers[0] 'a': eventTimes[1]: negative time -0.5"), std::string::npos) << e;
+  const std::string a = error_of(config_text(R"({"@label":"a","@type":"SleepingProducer","averageTime":"1"})"));
+  EXPECT_NE(a.find("averageTime: expected a time in seconds, found string"), std::string::npos) << a;
+  const std::string m = error_of(config_text(R"({"@label":"a","@type":"SleepingProducer","averageTime":1,"minTime":2})"));
+  EXPECT_NE(m.find("minTime is above averageTime"), std::string::npos) << m;
+}
+
+TEST(ConfigErrors, BadOptionValues) {
+  auto opts = [](const std::string& o) {
+    return error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", o));
+  };
+  EXPECT_NE(opts(R"("nSimultaneousEvents":0,"busyWaitScaleFactor":1)").find("expected at least 1"), std::string::npos);
+  EXPECT_NE(opts(R"("nSimultaneousEvents":-3,"busyWaitScaleFactor":1)").find("expected a count"), std::string::npos);
+  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":0)").find("expected a positive number"), std::string::npos);
+  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"wait":"nap")").find("unknown wait mode 'nap'"),
+            std::string::npos);
+  const std::string t = error_of(config_text(R"({"@label":"a","@type":"FastProducer","threadType":"Sometimes"})"));
+  EXPECT_NE(t.find("unknown threadType 'Sometimes'"), std::string::npos) << t;
+}
+
+TEST(ConfigErrors, AMissingFileSaysSo) {
+  try {
+    load_config("/nonexistent/heddle.json");
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/heddle.json: cannot open"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

@@ -1,0 +1,184 @@
+// ExternalWork: acquire starts asynchronous work and returns; produce runs once the handle is
+// completed, from any thread; nothing holds a thread in between; misuse fails the module, never
+// the process, and never hangs.
+#include <gtest/gtest.h>
+
+#include <heddle/async/timer.hpp>
+#include <heddle/fw.hpp>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fw_test_support.hpp"
+
+namespace {
+
+using namespace heddle::fw;
+using fw_test::decl;
+using namespace std::chrono_literals;
+
+// acquire hands its handle to `start`; produce returns the event number times 3.
+class external final : public module {
+ public:
+  using starter = std::function<void(const event_view&, async_handle)>;
+  explicit external(starter s) : start_(std::move(s)) {}
+  bool external_work() const noexcept override { return true; }
+  void acquire(const event_view& e, async_handle h) override {
+    acquires.fetch_add(1);
+    start_(e, std::move(h));
+  }
+  std::int64_t produce(const event_view& e) override {
+    produces.fetch_add(1);
+    return std::int64_t(e.number()) * 3;
+  }
+  std::atomic<long> acquires{0}, produces{0};
+
+ private:
+  starter start_;
+};
+
+struct setup {
+  process p;
+  external* ext;
+  std::atomic<long> wrong{0};
+  explicit setup(external::starter s, thread_type t = thread_type::safe_between_instances) {
+    auto m = std::make_unique<external>(std::move(s));
+    ext = m.get();
+    p.add_module(decl("ext", module_role::producer, {}, t), std::move(m));
+    fw_test::add_probe(p, decl("check", module_role::filter, {"ext"}), [this](const event_view& e) {
+      if (e.input(0) != std::int64_t(e.number()) * 3) wrong.fetch_add(1);
+      return 1;
+    });
+    p.add_path("p", {"check"});
+  }
+};
+
+std::string failure(process& p, bool single, std::uint64_t events = 10) {
+  try {
+    (single ? run_single_threaded : run_threaded)(p, fw_test::options(events, 4));
+  } catch (const module_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ExternalWork, CompletedFromAnotherThread) {
+  std::vector<std::thread> helpers;
+  std::mutex m;
+  setup s([&](const event_view&, async_handle h) {
+    std::lock_guard lock(m);
+    helpers.emplace_back([h = std::move(h)]() mutable {
+      std::this_thread::sleep_for(1ms);
+      h.done();
+    });
+  });
+  const run_report r = run_threaded(s.p, fw_test::options(40, 8));
+  for (auto& t : helpers) t.join();
+  EXPECT_EQ(r.events, 40u);
+  EXPECT_EQ(s.ext->acquires.load(), 40);
+  EXPECT_EQ(s.ext->produces.load(), 40);
+  EXPECT_EQ(s.wrong.load(), 0);
+}
+
+TEST(ExternalWork, AfterAFutureAndAtADeadline) {
+  for (bool single : {true, false}) {
+    setup a([](const event_view&, async_handle h) { h.after(heddle::sleep_for(200us)); });
+    const run_report ra = (single ? run_single_threaded : run_threaded)(a.p, fw_test::options(30, 6));
+    EXPECT_EQ(ra.events, 30u);
+    EXPECT_EQ(a.wrong.load(), 0);
+    setup b([](const event_view&, async_handle h) { h.done_at(std::chrono::steady_clock::now() + 200us); });
+    const run_report rb = (single ? run_single_threaded : run_threaded)(b.p, fw_test::options(30, 6));
+    EXPECT_EQ(rb.events, 30u);
+    EXPECT_EQ(b.wrong.load(), 0);
+    EXPECT_EQ(ra.checksum, rb.checksum);
+  }
+}
+
+// With one worker, every event in flight gets its acquire before any handle completes: the
+// handles are completed only once all 8 are held, which would never happen if a waiting module
+// held the worker.
+TEST(ExternalWork, NoThreadIsHeldWhileWaiting) {
+  heddle_test::watchdog dog("external work holds no thread", std::chrono::seconds(60));
+  std::mutex m;
+  std::vector<async_handle> held;
+  std::atomic<long> most{0};
+  constexpr std::uint64_t in_flight = 8;
+  setup s([&](const event_view&, async_handle h) {
+    std::vector<async_handle> release;
+    {
+      std::lock_guard lock(m);
+      held.push_back(std::move(h));
+      most = std::max<long>(most, long(held.size()));
+      if (held.size() == in_flight) release.swap(held);
+    }
+    for (auto& x : release) x.done();
+  });
+  run_options o = fw_test::options(64, in_flight, 1);
+  const run_report r = run_threaded(s.p, o);
+  EXPECT_EQ(r.events, 64u);
+  EXPECT_EQ(most.load(), long(in_flight));
+  EXPECT_EQ(s.wrong.load(), 0);
+}
+
+TEST(ExternalWork, SerialisedModulesKeepTheirQueueWhileWaiting) {
+  for (thread_type t : {thread_type::safe_between_modules, thread_type::unsafe}) {
+    std::atomic<int> now{0}, most{0};
+    setup s(
+        [&](const event_view&, async_handle h) {
+          const int n = now.fetch_add(1) + 1;
+          most = std::max(most.load(), n);
+          h.after(heddle::sleep_for(300us).then([&] { now.fetch_sub(1); }));
+        },
+        t);
+    const run_report r = run_threaded(s.p, fw_test::options(40, 8, 2));
+    EXPECT_EQ(r.events, 40u);
+    EXPECT_EQ(most.load(), 1) << to_string(t);
+    EXPECT_EQ(s.wrong.load(), 0);
+  }
+}
+
+TEST(ExternalWork, FailuresNameTheModuleAndTheEvent) {
+  for (bool single : {true, false}) {
+    setup failed([](const event_view& e, async_handle h) {
+      if (e.number() == 3) h.fail(std::make_exception_ptr(std::runtime_error("device lost")));
+      else h.done();
+    });
+    EXPECT_NE(failure(failed.p, single).find("module 'ext' failed on event 3 (run 1): device lost"), std::string::npos)
+        << failure(failed.p, single);
+
+    // With events in flight, any of the first ones may be the first to fail; the reference
+    // processor fails on event 0.
+    const std::string first = single ? "module 'ext' failed on event 0 (run 1): " : "module 'ext' failed on event ";
+    setup dropped([](const event_view&, async_handle) {});
+    const std::string d = failure(dropped.p, single);
+    EXPECT_NE(d.find(first), std::string::npos) << d;
+    EXPECT_NE(d.find("acquire dropped its handle without completing it"), std::string::npos) << d;
+
+    setup thrown_first([](const event_view&, async_handle) { throw std::runtime_error("no such device"); });
+    const std::string t = failure(thrown_first.p, single);
+    EXPECT_NE(t.find(first), std::string::npos) << t;
+    EXPECT_NE(t.find("no such device"), std::string::npos) << t;
+
+    setup failed_future([](const event_view&, async_handle h) {
+      h.after(heddle::task([]() { throw std::runtime_error("remote call failed"); }));
+    });
+    EXPECT_NE(failure(failed_future.p, single).find("remote call failed"), std::string::npos);
+  }
+}
+
+TEST(ExternalWork, AHandleCompletesOnce) {
+  std::atomic<int> second_call{0};
+  setup s([&](const event_view&, async_handle h) {
+    h.done();
+    try {
+      h.done();
+    } catch (const std::logic_error&) {
+      second_call.fetch_add(1);
+    }
+  });
+  const run_report r = run_threaded(s.p, fw_test::options(10, 2));
+  EXPECT_EQ(r.events, 10u);
+  EXPECT_EQ(second_call.load(), 10);
+}
+
+}  // namespace
