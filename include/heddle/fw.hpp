@@ -3,6 +3,7 @@
 // reference processor that gives the same answers.
 #pragma once
 
+#include "heddle/fw/analysis.hpp"
 #include "heddle/fw/config.hpp"
 #include "heddle/fw/errors.hpp"
 #include "heddle/fw/module.hpp"

@@ -8,6 +8,7 @@
 #include "heddle/fw/detail/graph.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/waiting.hpp"
+#include "module_time.hpp"
 #include "module_types.hpp"
 
 namespace heddle::fw {
@@ -26,11 +27,19 @@ class demo_module final : public module {
     else if (t.how == detail::spend::sleep) how_ = how::sleep;
     else how_ = how::timer;  // ExternalWork types wait through the timer engine
     ranges_ = t.parallel_for ? std::max(1u, c.n_ranges) : 1u;
-    if (c.min_time && c.max_time)
-      spread_ = std::min(c.average_time - *c.min_time, *c.max_time - c.average_time);
   }
 
   bool external_work() const noexcept override { return how_ == how::timer; }
+
+  double expected_seconds() const noexcept override {
+    double s = config_.average_time;
+    if (!config_.event_times.empty()) {
+      s = 0;
+      for (double t : config_.event_times) s += t;
+      s /= double(config_.event_times.size());
+    }
+    return s * time_scale_;
+  }
 
   void acquire(const event_view& e, async_handle h) override {
     // In timer mode the ranges of a parallel-for filter wait side by side: one wait of one range.
@@ -71,15 +80,7 @@ class demo_module final : public module {
 
   // The module's time for `event`, scaled.
   double seconds(std::uint64_t event) const noexcept {
-    double s = config_.average_time;
-    if (!config_.event_times.empty()) {
-      s = config_.event_times[event % config_.event_times.size()];
-    } else if (spread_ > 0) {
-      // Spread evenly within [min, max] around the average, the same for every run of the event.
-      const double u = double(detail::mix(hash_ + event) >> 11) * 0x1p-53;
-      s += (2 * u - 1) * spread_;
-    }
-    return s * time_scale_;
+    return detail::module_seconds(config_, hash_, event) * time_scale_;
   }
 
   void spend(double s) const noexcept {
@@ -94,7 +95,6 @@ class demo_module final : public module {
   std::uint64_t hash_;
   how how_;
   unsigned ranges_ = 1;
-  double spread_ = 0;
 };
 
 }  // namespace

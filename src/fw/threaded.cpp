@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "event_state.hpp"
+#include "ready_queue.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/concurrent_queue.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
@@ -53,7 +54,7 @@ class engine final : public detail::acquire_sink {
   engine(const detail::graph& g, const run_options& o)
       : g_(g),
         o_(o),
-        rt_(runtime_options{.threads = o.threads}),
+        rt_(runtime_options{.threads = o.threads, .spin_before_park = o.idle_spin}),
         tasks_(rt_),
         steps_(g),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
@@ -66,6 +67,7 @@ class engine final : public detail::acquire_sink {
         if (n.decl.threads == thread_type::unsafe && !unsafe_.valid()) unsafe_ = serial_queue(rt_, "thread-unsafe modules");
       }
     }
+    rank_by_remaining_work();
   }
 
   ~engine() {
@@ -281,6 +283,55 @@ class engine final : public detail::acquire_sink {
 
   // --- running a module.
 
+  // A module's priority: its expected time plus the longest chain of expected time that waits on
+  // it (its consumers, the next filter of its paths, and after a path's last filter the end paths).
+  void rank_by_remaining_work() {
+    const std::uint32_t n = g_.size();
+    priority_.assign(n, -1);
+    double outputs = 0;
+    std::vector<double> own(n);
+    for (std::uint32_t m = 0; m < n; ++m) own[m] = std::max(0.0, g_.nodes[m].impl->expected_seconds());
+    for (std::uint32_t o : g_.outputs) outputs = std::max(outputs, own[o]);
+    // Depth first from every module; what waits on a module comes later in no cycle, so each is
+    // finished before it is needed.
+    std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+    for (std::uint32_t root = 0; root < n; ++root) {
+      if (priority_[root] >= 0) continue;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        auto& [m, next] = stack.back();
+        const auto& out = g_.out[m];
+        bool descended = false;
+        while (next < out.size()) {
+          const std::uint32_t w = waiter(out[next]);
+          if (w != n && priority_[w] < 0) {
+            stack.push_back({w, 0});
+            descended = true;
+            break;
+          }
+          ++next;
+        }
+        if (descended) continue;
+        double after = g_.nodes[m].decl.role == module_role::output ? 0 : 0;
+        for (const detail::out_edge& oe : out) {
+          const std::uint32_t w = waiter(oe);
+          after = std::max(after, w == n ? outputs : priority_[w]);
+        }
+        priority_[m] = own[m] + after;
+        stack.pop_back();
+      }
+    }
+  }
+  // The module an edge leads to: its consumer, or the next filter of the path (n after a path's
+  // last filter: the end paths come next).
+  std::uint32_t waiter(const detail::out_edge& oe) const noexcept {
+    if (oe.target < g_.size()) return oe.target;
+    const std::uint32_t step = oe.target - g_.size();
+    const detail::path& p = g_.paths[g_.step_path[step]];
+    const std::uint32_t k = step - p.first_step + 1;
+    return k < p.members.size() ? p.members[k] : g_.size();
+  }
+
   serial_queue* queue_of(std::uint32_t m) noexcept {
     switch (g_.nodes[m].decl.threads) {
       case thread_type::safe_between_modules: return &own_[m];
@@ -291,9 +342,12 @@ class engine final : public detail::acquire_sink {
 
   void schedule(event_state* e, std::uint32_t m) {
     e->active.fetch_add(1, std::memory_order_relaxed);
-    auto body = [this, e, m] { execute(e, m); };
-    if (serial_queue* q = queue_of(m)) q->async(body);
-    else tasks_.async(body);
+    if (serial_queue* q = queue_of(m)) return q->async([this, e, m] { execute(e, m); });
+    ready_.push({priority_[m], e->number, e, m});
+    tasks_.async([this] {
+      const detail::ready_queue::entry next = ready_.pop();
+      execute(next.state, next.module);
+    });
   }
 
   void execute(event_state* e, std::uint32_t m) {
@@ -313,6 +367,9 @@ class engine final : public detail::acquire_sink {
     // ExternalWork. A serialised module keeps its queue from acquire to the end of produce, so
     // its executions never overlap, waits included.
     if (serial_queue* q = queue_of(m)) q->suspend();
+    // Keeps the event (and the engine) alive until acquire() has returned, even if its handle
+    // completes and the rest of the event finishes on another thread meanwhile.
+    e->active.fetch_add(1, std::memory_order_relaxed);
     acquire_call call{e, m, false};
     acquire_call* outer = std::exchange(current_acquire, &call);
     std::exception_ptr thrown;
@@ -326,26 +383,24 @@ class engine final : public detail::acquire_sink {
       acquired(e, m, thrown ? thrown : std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
     else if (thrown)
       record_error(module_error(n.decl.label, e->number, e->run, describe(thrown)));  // its handle was completed first
+    release(e);
   }
 
   void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {
-    serial_queue* q = queue_of(m);
-    if (error) {
-      fail(e, m, std::move(error));
-    } else if (stopping()) {
-      complete(e, m, 0);
-    } else {
-      std::int64_t value = 0;
-      bool ok = true;
+    std::int64_t value = 0;
+    if (!error && !stopping()) {
+      const detail::node& n = g_.nodes[m];
       try {
-        value = g_.nodes[m].impl->produce(event_view(e->number, e->run, e->result, g_.nodes[m].inputs));
+        value = n.impl->produce(event_view(e->number, e->run, e->result, n.inputs));
+        if (o_.record) o_.record->record({m, e->number, e->started_ns[m], now_ns()});
       } catch (...) {
-        ok = false;
-        fail(e, m, std::current_exception());
+        error = std::current_exception();
       }
-      if (ok) finished(e, m, value);
     }
-    if (q) q->resume();
+    // The module's own part is over: its queue may run the next item while its consumers are told.
+    if (serial_queue* q = queue_of(m)) q->resume();
+    if (error) fail(e, m, std::move(error));
+    else complete(e, m, value);
   }
 
   void finished(event_state* e, std::uint32_t m, std::int64_t value) {
@@ -371,6 +426,8 @@ class engine final : public detail::acquire_sink {
   concurrent_queue tasks_;
   serial_queue unsafe_;
   std::vector<serial_queue> own_;  // per module; valid for ThreadSafeBetweenModules ones
+  std::vector<double> priority_;   // per module (rank_by_remaining_work)
+  detail::ready_queue ready_;
   detail::run_steps steps_;
   const std::uint64_t events_in_flight_;
 

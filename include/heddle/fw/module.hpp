@@ -111,6 +111,11 @@ class module {
 
   // The module's result for the event (see the top of this file). An exception stops the run.
   virtual std::int64_t produce(const event_view& event) = 0;
+
+  // About how long one execution takes, waits included, in seconds; 0 if unknown. A hint: the
+  // threaded processor runs first what lies on the longest remaining chain of work, and learns
+  // real durations as the run goes.
+  virtual double expected_seconds() const noexcept { return 0; }
 };
 
 }  // namespace heddle::fw

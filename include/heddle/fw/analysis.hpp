@@ -1,0 +1,34 @@
+// What a configuration's dependency graph allows: per event, the work of the modules that run and
+// the critical path, from an event-driven simulation of the framework's own rules (modules on
+// demand, inputs first, paths in order, end paths last) with unlimited threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "heddle/fw/config.hpp"
+
+namespace heddle::fw {
+
+struct event_cost {
+  double work_s;           // the sum of the times of the modules that run
+  double critical_path_s;  // the event's duration with unlimited threads
+};
+
+class dependency_bound {
+ public:
+  std::vector<event_cost> events;
+
+  double work_s() const noexcept;
+  double critical_path_s() const noexcept;
+  // The largest speed-up over the single-threaded processor that `threads` threads with at most
+  // `in_flight` events at once can reach: total work over the longer of work / threads and the
+  // events' makespans (each at least max(critical path, work / threads)) shared by the slots.
+  double speedup(unsigned threads, std::uint64_t in_flight) const noexcept;
+};
+
+// For events 0 .. events-1, times multiplied by `time_scale`. config_error if the configuration
+// does not form a valid process.
+dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
+
+}  // namespace heddle::fw

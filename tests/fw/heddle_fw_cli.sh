@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# heddle-fw as a user meets it: every bad input is one line on stderr and exit status 2, a module
+# that throws stops the run with exit status 1 naming the module and the event, nothing hangs, and
+# a good run prints its report and writes the JSON and the timeline.
+#   tests/fw/heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR
+set -uo pipefail
+bin=${1:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
+data=${2:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect STATUS "what" "message part" args...: that exit status, the message on stderr in one line.
+expect() {
+  local status=$1 what=$2 message=$3
+  shift 3
+  timeout 120 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq $status ]] || fail "$what: exit status $rc, expected $status ($(head -c 300 "$tmp/err"))"
+  grep -qF -- "$message" "$tmp/err" || fail "$what: stderr lacks '$message': $(cat "$tmp/err")"
+  if [[ $status -eq 2 && $what != cli:* ]]; then
+    [[ $(wc -l <"$tmp/err") -eq 1 ]] || fail "$what: expected one line on stderr, got: $(cat "$tmp/err")"
+  fi
+}
+
+# config NAME 'producers' 'filters' 'paths': a configuration file built from parts.
+config() {
+  cat >"$tmp/$1.json" <<JSON
+{"process":{"options":{"nSimultaneousEvents":2,"busyWaitScaleFactor":2e7},
+ "source":{"@type":"demo::SimpleSource","iterations":20},
+ "producers":[$2],
+ "filters":[$3],
+ "paths":$4}}
+JSON
+}
+
+printf '{"process":\n  {"options": [1,2,}\n}\n' >"$tmp/malformed.json"
+expect 2 "malformed JSON" "$tmp/malformed.json:2:20: malformed JSON" "$tmp/malformed.json"
+config missing '{"@label":"alpha","@type":"demo::BusyWaitProducer"}' '{"@label":"f","@type":"PassFilter","toGet":[{"label":"alpha","product":""}]}' '{"p":["f"]}'
+expect 2 "missing key" "process.producers[0] 'alpha': missing required key 'averageTime'" "$tmp/missing.json"
+config type '{"@label":"a","@type":"demo::WarpDriveProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
+expect 2 "unknown type" "unknown module type 'WarpDriveProducer' (known: BusyWaitOutputModule" "$tmp/type.json"
+config path '{"@label":"a","@type":"FastProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f","ghost"]}'
+expect 2 "unknown label in a path" "path 'p'[1]: unknown label 'ghost'" "$tmp/path.json"
+config toget '{"@label":"a","@type":"FastProducer","toGet":[{"label":"ghost","product":""}]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
+expect 2 "unknown label in toGet" "'a': toGet[0]: unknown label 'ghost'" "$tmp/toget.json"
+config cycle '{"@label":"a","@type":"FastProducer","toGet":[{"label":"b","product":""}]},{"@label":"b","@type":"FastProducer","toGet":[{"label":"a","product":""}]}' '{"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":""}]}' '{"p":["f"]}'
+expect 2 "dependency cycle" "dependency cycle: 'a' -> 'b' -> 'a'" "$tmp/cycle.json"
+config asked '{"@label":"a","@type":"FastProducer","toGet":[{"label":"f","product":""}]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
+expect 2 "filter asked for as a producer" "'f' is a filter, not a producer" "$tmp/asked.json"
+config negative '{"@label":"a","@type":"EventTimesSleepingProducer","eventTimes":[0.1,-2]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
+expect 2 "negative time" "'a': eventTimes[1]: negative time -2" "$tmp/negative.json"
+config unknown_key '{"@label":"a","@type":"FastProducer","colour":"red"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
+expect 2 "unknown key" "key 'colour' does not apply to type FastProducer" "$tmp/unknown_key.json"
+expect 2 "missing file" "$tmp/none.json: cannot open" "$tmp/none.json"
+expect 2 "cli: unknown option" "--frobnicate" "$data/examples/simple_config.json" --frobnicate
+expect 2 "cli: bad --wait" "--wait" "$data/examples/simple_config.json" --wait nap
+expect 2 "cli: zero threads" "--threads" "$data/examples/simple_config.json" --threads 0
+expect 2 "cli: no config" "config is required" --threads 2
+expect 2 "unwritable --json" "/dev/null/r.json: cannot write" "$data/examples/simple_config.json" --json /dev/null/r.json
+
+# Modules that throw: exit 1, the module's label and the event; both processors.
+for single in "" --single-threaded; do
+  expect 1 "throwing filter $single" "module 'third' failed on event " "$data/examples/filter_exception_config.json" --time-scale 1e-3 $single
+  expect 1 "throwing producer $single" "module 'beta' failed on event " "$data/examples/producer_exception_config.json" --time-scale 1e-3 $single
+done
+
+# A good run: the report, the JSON, the timeline; threaded and single-threaded agree.
+cfg=$data/examples/test_config.json
+if ! timeout 120 "$bin" "$cfg" --time-scale 1e-3 --events 200 --json "$tmp/r.json" --timeline "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err"; then
+  fail "good run failed: $(cat "$tmp/err")"
+else
+  for line in "events            200" "wall" "cpu" "events/s" "peak RSS" "OS threads" "checksum"; do
+    grep -qF "$line" "$tmp/out" || fail "the report lacks '$line': $(cat "$tmp/out")"
+  done
+  python3 - "$tmp/r.json" "$tmp/t.csv" <<'PY' || fail "JSON or timeline not as documented"
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+for key in ("events", "wall_s", "cpu_s", "events_per_s", "checksum", "peak_rss_bytes", "threads"):
+    assert key in r, key
+assert r["events"] == 200 and r["threads"] >= 2 and r["checksum"].startswith("0x"), r
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 200 * 6, len(rows)  # 6 modules run for every event
+assert all(float(x["start_s"]) <= float(x["end_s"]) for x in rows)
+assert {x["label"] for x in rows} == {"first", "second", "third", "fourth", "alpha", "beta"}
+PY
+  threaded=$(grep checksum "$tmp/out")
+  single=$(timeout 120 "$bin" "$cfg" --time-scale 1e-3 --events 200 --single-threaded | grep checksum)
+  [[ $threaded == "$single" ]] || fail "checksums differ: threaded '$threaded', single-threaded '$single'"
+fi
+
+timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
+grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"
+
+if [[ $failures -gt 0 ]]; then
+  echo "heddle_fw_cli: $failures failure(s)" >&2
+  exit 1
+fi
+echo "heddle_fw_cli: all checks passed"
