@@ -3,7 +3,7 @@
 #
 #   make deps      install the missing Debian packages (scripts/install-deps.sh)
 #   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
-#   make demo      deps + build, then run build/bin/heddle-demo
+#   make demo      deps + build, then heddle-fw on a generated CMS-like configuration (scripts/demo.sh)
 #   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer+UBSan, clang 14;
 #                  ends with the line "N passed, N failed"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only
@@ -37,7 +37,7 @@ build: deps
 	@scripts/build.sh release
 
 demo: build
-	$(BIN)/heddle-demo
+	@scripts/demo.sh $(BUILD_DIR)
 
 test: deps
 	@scripts/test.sh

@@ -77,7 +77,9 @@ class engine final : public detail::acquire_sink {
   unsigned workers() const noexcept { return rt_.num_threads(); }
 
   // Runs every event; returns once the last is done (or the run stopped).
+  // The times cover the events only: starting the workers is setup, like reading the configuration.
   void run(run_report& report) {
+    detail::usage_probe usage;
     tasks_.async([this] { next_run(); });
     std::unique_lock lock(m_);
     unsigned threads = 0;
@@ -96,7 +98,10 @@ class engine final : public detail::acquire_sink {
     for (const run_checksum& r : runs_) report.checksum += r.checksum;
     report.peak_in_flight = peak_in_flight_;
     report.os_threads = std::max(threads, detail::usage_probe::os_threads());
-    if (o_.progress) o_.progress(done_);
+    report.wall_s = usage.wall_s();
+    report.cpu_s = usage.cpu_s();
+    lock.unlock();
+    if (o_.progress) o_.progress(report.events);
   }
 
   std::optional<module_error>& error() { return error_; }
@@ -446,7 +451,6 @@ class engine final : public detail::acquire_sink {
 run_report run_threaded(process& p, const run_options& o) {
   p.finalize();
   detail::usage_probe::reset_peak_rss();
-  detail::usage_probe usage;
   run_report report;
   std::optional<module_error> error;
   {
@@ -455,8 +459,6 @@ run_report run_threaded(process& p, const run_options& o) {
     e.run(report);
     error = std::move(e.error());
   }
-  report.wall_s = usage.wall_s();
-  report.cpu_s = usage.cpu_s();
   report.peak_rss_bytes = detail::usage_probe::peak_rss_bytes();
   if (error) throw *error;
   return report;

@@ -50,7 +50,9 @@ int run_main(int argc, char** argv) {
   CLI::App app{"heddle-fw: the event-processing framework on a CMS threaded-framework configuration"};
   app.name("heddle-fw");
   app.footer(
-      "Commands:\n  heddle-fw calibrate   busy-wait iterations per second on this machine\n"
+      "Commands:\n  heddle-fw scan CONFIG  throughput against events in flight, modules running over an event (CSV, PNG)\n"
+      "  heddle-fw generate     a CMS-like configuration with the statistics of the real ones\n"
+      "  heddle-fw calibrate    busy-wait iterations per second on this machine\n"
       "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
   cli c;
   app.add_option("config", c.config, "configuration file (JSON)")->required();
@@ -100,7 +102,7 @@ int run_main(int argc, char** argv) {
 
     run_options options;
     options.threads = c.single ? 1 : c.threads.value_or(config.threads.value_or(0));
-    options.events_in_flight = c.in_flight.value_or(config.events_in_flight);
+    options.events_in_flight = c.single ? 1 : c.in_flight.value_or(config.events_in_flight);
     options.events = c.events.value_or(config.events);
     options.events_per_run = c.per_run.value_or(config.events_per_run);
     timeline record;
