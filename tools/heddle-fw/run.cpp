@@ -24,6 +24,7 @@ struct cli {
   std::optional<unsigned> threads;
   std::optional<std::uint64_t> in_flight, events, per_run;
   std::optional<double> time_scale;
+  std::optional<unsigned> idle_spin_us;
   std::string wait, busy_scale = "config";
   bool single = false, quiet = false;
   std::string json_file, timeline_file;
@@ -71,6 +72,9 @@ int run_main(int argc, char** argv) {
   app.add_flag("--single-threaded", c.single, "the single-threaded reference processor");
   app.add_option("--json", c.json_file, "write the report as JSON to FILE");
   app.add_option("--timeline", c.timeline_file, "write every module execution (CSV: module,label,event,start_s,end_s)");
+  app.add_option("--idle-spin-us", c.idle_spin_us,
+                 "how long an idle worker looks for work before it sleeps (default 500, 50 with --wait timer)")
+      ->check(CLI::Range(0u, 1000000u));
   app.add_flag("-q,--quiet", c.quiet, "no progress bar");
   double busy_scale = 0;
   try {
@@ -105,6 +109,9 @@ int run_main(int argc, char** argv) {
     options.events_in_flight = c.single ? 1 : c.in_flight.value_or(config.events_in_flight);
     options.events = c.events.value_or(config.events);
     options.events_per_run = c.per_run.value_or(config.events_per_run);
+    // Spinning pays when modules keep the workers busy and hand each other work; with timer waits
+    // the workers are woken by the timer engine, and spinning in between only burns CPU.
+    options.idle_spin = std::chrono::microseconds(c.idle_spin_us.value_or(timing.wait == wait_mode::timer ? 50 : 500));
     timeline record;
     if (!c.timeline_file.empty()) options.record = &record;
     progress_bar bar(options.events, !c.quiet && isatty(STDERR_FILENO));
