@@ -109,6 +109,10 @@ class engine final : public detail::acquire_sink {
   // --- acquire_sink: an ExternalWork module's asynchronous part is over.
   void acquired(void* event, std::uint32_t m, std::exception_ptr error) noexcept override {
     auto* e = static_cast<event_state*>(event);
+    // On one of our workers, outside any acquire() (a timer's task, say), produce() runs right
+    // here; elsewhere (the timer engine's thread, another thread, inside acquire) it becomes a task.
+    const heddle::detail::worker* w = heddle::detail::current_worker;
+    if (w && w->core == rt_.core() && !current_acquire) return produce_after_acquire(e, m, std::move(error));
     tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
   }
   void dropped(void* event, std::uint32_t m) noexcept override {

@@ -94,6 +94,41 @@ PY
   [[ $threaded == "$single" ]] || fail "checksums differ: threaded '$threaded', single-threaded '$single'"
 fi
 
+# generate: a CMS-like configuration that runs, with equal checksums threaded and single-threaded.
+if ! timeout 120 "$bin" generate --producers 60 --events 20 -o "$tmp/gen.json" >"$tmp/out" 2>"$tmp/err"; then
+  fail "generate failed: $(cat "$tmp/err")"
+else
+  grep -qF "60 producers" "$tmp/out" || fail "generate's summary: $(cat "$tmp/out")"
+  a=$(timeout 120 "$bin" "$tmp/gen.json" --time-scale 1e-3 -q | grep checksum)
+  b=$(timeout 120 "$bin" "$tmp/gen.json" --time-scale 1e-3 -q --single-threaded | grep checksum)
+  [[ -n $a && $a == "$b" ]] || fail "generated configuration: threaded '$a', single-threaded '$b'"
+fi
+
+# scan: CSV, JSON with the targets' ratios, and plots where matplotlib is there.
+if ! timeout 300 "$bin" scan "$data/examples/test_config.json" --events 12 --time-scale 1e-4 --reps 1 --in-flight 1,2 \
+    --out "$tmp/scan" >"$tmp/out" 2>"$tmp/err"; then
+  fail "scan failed: $(cat "$tmp/err")"
+else
+  python3 - "$tmp/scan" <<'PY' || fail "scan's outputs are not as documented"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/scan.csv")))
+series = {r["series"] for r in rows}
+assert series == {"single-threaded processor", "heddle, multi-threaded", "heddle, every module ThreadUnsafe",
+                  "single-threaded processes"}, series
+assert all(float(r["median_events_per_s"]) > 0 for r in rows), rows
+r = json.load(open(f"{d}/scan.json"))["ratios"]
+for k in ("speedup_1", "bound_1", "speedup_vs_bound_1", "unsafe_vs_single_1", "reentrant_vs_threads_x_single"):
+    assert k in r, k
+steps = list(csv.DictReader(open(f"{d}/modules_running.csv")))
+assert steps and max(int(s["running"]) for s in steps) >= 1
+PY
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    [[ -s $tmp/scan/scan.png && -s $tmp/scan/modules_running.png ]] || fail "scan wrote no plots: $(cat "$tmp/err")"
+  fi
+fi
+expect 2 "scan: missing file" "$tmp/none.json: cannot open" scan "$tmp/none.json"
+
 timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
 grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"
 
