@@ -1,5 +1,5 @@
 // heddle-demo: the core runtime against plain serial code on three classic workloads, each result
-// checked against the serial one. `make demo` runs it with its defaults.
+// checked against the serial one.
 #include <heddle/heddle.hpp>
 
 #include <CLI/CLI.hpp>

@@ -2,12 +2,20 @@
 // chain of work still behind it runs first (ties: the older event). With few events in flight this
 // is what lets a handful of threads follow an event's critical path instead of whatever was made
 // ready last; with many, it still finishes old events before it starts on new ones' long chains.
+//
+// One heap per worker (and one for pushes from other threads): a worker pushes what its modules
+// made ready onto its own heap and takes from it first, so the heaps' locks and the events' state
+// mostly stay in one core's cache; a worker whose heap is empty takes the best entry of another.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <mutex>
+#include <memory>
+#include <thread>
 #include <vector>
+
+#include "heddle/core/detail/futex.hpp"
 
 namespace heddle::fw::detail {
 
@@ -22,28 +30,90 @@ class ready_queue {
     std::uint32_t module;
   };
 
-  void push(const entry& e) {
-    std::lock_guard lock(m_);
-    heap_.push_back(e);
-    std::push_heap(heap_.begin(), heap_.end(), before);
+  // `lanes`: one per worker, plus one for every other thread.
+  explicit ready_queue(unsigned lanes) : lanes_(std::make_unique<lane[]>(lanes)), count_(lanes) {}
+
+  void push(const entry& e, unsigned lane_index) {
+    lane& l = lanes_[std::min(lane_index, count_ - 1)];
+    l.lock();
+    try {
+      l.heap.push_back(e);
+    } catch (...) {
+      l.unlock();
+      throw;
+    }
+    std::push_heap(l.heap.begin(), l.heap.end(), before);
+    l.size.store(l.heap.size(), std::memory_order_relaxed);
+    l.unlock();
   }
-  // The first entry; the caller pushed at least as many as it pops.
-  entry pop() {
-    std::lock_guard lock(m_);
-    std::pop_heap(heap_.begin(), heap_.end(), before);
-    entry e = heap_.back();
-    heap_.pop_back();
-    return e;
+
+  // The best entry of lane `lane_index`, else of the lane with the best first entry. The caller
+  // pushed (somewhere) at least as many entries as are popped, so one is there; a pop that races
+  // another one for it looks again.
+  entry pop(unsigned lane_index) {
+    const unsigned own = std::min(lane_index, count_ - 1);
+    entry e;
+    if (try_pop(own, e)) return e;
+    for (;;) {
+      unsigned best = count_;
+      double best_priority = 0;
+      for (unsigned i = 0; i < count_; ++i) {
+        lane& l = lanes_[i];
+        if (l.size.load(std::memory_order_relaxed) == 0) continue;
+        l.lock();
+        const bool better = !l.heap.empty() && (best == count_ || l.heap.front().priority > best_priority);
+        if (better) best_priority = l.heap.front().priority;
+        l.unlock();
+        if (better) best = i;
+      }
+      if (best != count_ && try_pop(best, e)) return e;
+      heddle::detail::cpu_relax();
+    }
   }
 
  private:
+  struct alignas(64) lane {
+    // A spin lock: the critical sections are a few hundred nanoseconds, and a mutex that sleeps in
+    // the kernel when contended cost more in system calls than the modules' own work at small
+    // times. A holder that was preempted is waited for with yields, not a burning core.
+    void lock() noexcept {
+      for (unsigned spins = 0; locked.exchange(true, std::memory_order_acquire);) {
+        while (locked.load(std::memory_order_relaxed)) {
+          if (++spins < 256) heddle::detail::cpu_relax();
+          else std::this_thread::yield();
+        }
+      }
+    }
+    void unlock() noexcept { locked.store(false, std::memory_order_release); }
+
+    std::atomic<bool> locked{false};
+    std::atomic<std::size_t> size{0};
+    std::vector<entry> heap;
+  };
+
+  bool try_pop(unsigned i, entry& e) {
+    lane& l = lanes_[i];
+    if (l.size.load(std::memory_order_relaxed) == 0) return false;
+    l.lock();
+    const bool found = !l.heap.empty();
+    if (found) {
+      std::pop_heap(l.heap.begin(), l.heap.end(), before);
+      e = l.heap.back();
+      l.heap.pop_back();
+      l.size.store(l.heap.size(), std::memory_order_relaxed);
+    }
+    l.unlock();
+    return found;
+  }
+
   // Heap order: "a runs after b".
   static bool before(const entry& a, const entry& b) noexcept {
     if (a.priority != b.priority) return a.priority < b.priority;
     return a.event > b.event;
   }
-  std::mutex m_;
-  std::vector<entry> heap_;
+
+  std::unique_ptr<lane[]> lanes_;
+  unsigned count_;
 };
 
 }  // namespace heddle::fw::detail

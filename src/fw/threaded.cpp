@@ -56,6 +56,7 @@ class engine final : public detail::acquire_sink {
         o_(o),
         rt_(runtime_options{.threads = o.threads, .spin_before_park = o.idle_spin}),
         tasks_(rt_),
+        ready_(rt_.num_threads() + 1),
         steps_(g),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
     for (std::uint32_t m = 0; m < g.size(); ++m) {
@@ -341,6 +342,12 @@ class engine final : public detail::acquire_sink {
     return k < p.members.size() ? p.members[k] : g_.size();
   }
 
+  // The ready list's lane of the calling thread: its worker's, or the last one.
+  unsigned lane() const noexcept {
+    const heddle::detail::worker* w = heddle::detail::current_worker;
+    return w && w->core == rt_.core() ? w->index : rt_.num_threads();
+  }
+
   serial_queue* queue_of(std::uint32_t m) noexcept {
     switch (g_.nodes[m].decl.threads) {
       case thread_type::safe_between_modules: return &own_[m];
@@ -352,9 +359,9 @@ class engine final : public detail::acquire_sink {
   void schedule(event_state* e, std::uint32_t m) {
     e->active.fetch_add(1, std::memory_order_relaxed);
     if (serial_queue* q = queue_of(m)) return q->async([this, e, m] { execute(e, m); });
-    ready_.push({priority_[m], e->number, e, m});
+    ready_.push({priority_[m], e->number, e, m}, lane());
     tasks_.async([this] {
-      const detail::ready_queue::entry next = ready_.pop();
+      const detail::ready_queue::entry next = ready_.pop(lane());
       execute(next.state, next.module);
     });
   }
