@@ -79,7 +79,7 @@ void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
     std::this_thread::sleep_until(deadline);
     return s->acquired(event_, module_, nullptr);
   }
-  auto fire = [s, e = event_, m = module_] { s->acquired(e, m, nullptr); };
+  auto fire = [s, e = event_, m = module_] { s->deadline_passed(e, m); };
   heddle::detail::schedule_at(core, deadline,
                               heddle::detail::make_record<heddle::detail::detached_task<decltype(fire)>>(fire));
 }

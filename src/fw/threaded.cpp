@@ -4,8 +4,8 @@
 // that gets its product, an end path. Asking (request) marks it, asks its producers in turn, and
 // waits on its in-edges; the last producer to finish, or the request itself when all were done,
 // starts it as a task on the queue its thread type calls for. A finished module sets the done bit
-// of each out-edge and delivers where the consumer was already waiting. No locks on this path;
-// the one mutex is the source's, taken once per event.
+// of each out-edge and delivers where the consumer was already waiting. No locks on this path but
+// the ready lists' (one per worker, see ready_queue.hpp) and the source's, once per event.
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -108,13 +108,15 @@ class engine final : public detail::acquire_sink {
   std::optional<module_error>& error() { return error_; }
 
   // --- acquire_sink: an ExternalWork module's asynchronous part is over.
+  // From wherever the handle was completed (another thread, a future's completion, inside
+  // acquire): produce() becomes a task, never runs under the completer's feet.
   void acquired(void* event, std::uint32_t m, std::exception_ptr error) noexcept override {
     auto* e = static_cast<event_state*>(event);
-    // On one of our workers, outside any acquire() (a timer's task, say), produce() runs right
-    // here; elsewhere (the timer engine's thread, another thread, inside acquire) it becomes a task.
-    const heddle::detail::worker* w = heddle::detail::current_worker;
-    if (w && w->core == rt_.core() && !current_acquire) return produce_after_acquire(e, m, std::move(error));
     tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
+  }
+  // done_at's task, on one of our workers: produce() runs right here.
+  void deadline_passed(void* event, std::uint32_t m) noexcept override {
+    produce_after_acquire(static_cast<event_state*>(event), m, nullptr);
   }
   void dropped(void* event, std::uint32_t m) noexcept override {
     if (acquire_call* c = current_acquire; c && c->event == event && c->module == m) {
@@ -295,39 +297,41 @@ class engine final : public detail::acquire_sink {
 
   // A module's priority: its expected time plus the longest chain of expected time that waits on
   // it (its consumers, the next filter of its paths, and after a path's last filter the end paths).
+  // Depth first; producers form no cycle, but two paths may hold the same filters in opposite
+  // orders: a module met again while it is still open adds nothing, which breaks such a loop.
   void rank_by_remaining_work() {
     const std::uint32_t n = g_.size();
-    priority_.assign(n, -1);
-    double outputs = 0;
+    enum : std::uint8_t { unseen, open, ranked };
+    std::vector<std::uint8_t> mark(n, unseen);
     std::vector<double> own(n);
+    priority_.assign(n, 0);
+    double outputs = 0;
     for (std::uint32_t m = 0; m < n; ++m) own[m] = std::max(0.0, g_.nodes[m].impl->expected_seconds());
     for (std::uint32_t o : g_.outputs) outputs = std::max(outputs, own[o]);
-    // Depth first from every module; what waits on a module comes later in no cycle, so each is
-    // finished before it is needed.
     std::vector<std::pair<std::uint32_t, std::size_t>> stack;
     for (std::uint32_t root = 0; root < n; ++root) {
-      if (priority_[root] >= 0) continue;
+      if (mark[root] != unseen) continue;
+      mark[root] = open;
       stack.push_back({root, 0});
       while (!stack.empty()) {
-        auto& [m, next] = stack.back();
+        const std::uint32_t m = stack.back().first;
         const auto& out = g_.out[m];
-        bool descended = false;
-        while (next < out.size()) {
+        std::size_t& next = stack.back().second;
+        while (next < out.size() && !(waiter(out[next]) != n && mark[waiter(out[next])] == unseen)) ++next;
+        if (next < out.size()) {
           const std::uint32_t w = waiter(out[next]);
-          if (w != n && priority_[w] < 0) {
-            stack.push_back({w, 0});
-            descended = true;
-            break;
-          }
-          ++next;
+          mark[w] = open;
+          stack.push_back({w, 0});  // `next` is not used again before this frame is back on top
+          continue;
         }
-        if (descended) continue;
-        double after = g_.nodes[m].decl.role == module_role::output ? 0 : 0;
+        double after = 0;
         for (const detail::out_edge& oe : out) {
           const std::uint32_t w = waiter(oe);
-          after = std::max(after, w == n ? outputs : priority_[w]);
+          if (w == n) after = std::max(after, outputs);
+          else if (mark[w] == ranked) after = std::max(after, priority_[w]);
         }
         priority_[m] = own[m] + after;
+        mark[m] = ranked;
         stack.pop_back();
       }
     }

@@ -6,14 +6,7 @@
 set -uo pipefail
 bin=${1:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
 data=${2:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/../tools/cli_support.sh"
 
 # expect STATUS "what" "message part" args...: that exit status, the message on stderr in one line.
 expect() {
@@ -132,8 +125,4 @@ expect 2 "scan: missing file" "$tmp/none.json: cannot open" scan "$tmp/none.json
 timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
 grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"
 
-if [[ $failures -gt 0 ]]; then
-  echo "heddle_fw_cli: $failures failure(s)" >&2
-  exit 1
-fi
-echo "heddle_fw_cli: all checks passed"
+finish "heddle-fw CLI"

@@ -81,8 +81,8 @@ TEST_P(Both, ARejectingFilterEndsItsPathOnly) {
 
 TEST_P(Both, EndPathsStartAfterEveryPathOfTheEvent) {
   process p;
-  for (int i = 0; i < 3; ++i)
-    add_probe(p, decl("f" + std::to_string(i), module_role::filter), [](const event_view&) {
+  for (const char* label : {"f0", "f1", "f2"})
+    add_probe(p, decl(label, module_role::filter), [](const event_view&) {
       heddle::fw::sleep_seconds(0.0002);
       return 1;
     });
@@ -108,6 +108,18 @@ TEST_P(Both, EndPathsStartAfterEveryPathOfTheEvent) {
     EXPECT_GE(start, paths_end[event]) << "event " << event;
     EXPECT_EQ(outputs[event], 2) << "event " << event;
   }
+}
+
+TEST_P(Both, PathsMayShareFiltersInAnyOrder) {
+  process p;
+  auto* a = add_probe(p, decl("a", module_role::filter), [](const event_view& e) { return e.number() % 3 != 0; });
+  auto* b = add_probe(p, decl("b", module_role::filter), [](const event_view&) { return 1; });
+  p.add_path("ab", {"a", "b"});
+  p.add_path("ba", {"b", "a"});
+  const run_report r = run(p);
+  EXPECT_EQ(r.events, events);
+  EXPECT_EQ(a->calls.load(), long(events));  // once per event, whichever path gets there first
+  EXPECT_EQ(b->calls.load(), long(events));
 }
 
 INSTANTIATE_TEST_SUITE_P(Processors, Both, ::testing::Values(true, false),

@@ -5,14 +5,7 @@
 set -uo pipefail
 bin=${1:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}/heddle-bench
 python=${2:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/cli_support.sh"
 
 # expect_usage_error "what" "message part" args...: exit status 2 and the message on stderr.
 expect_usage_error() {
@@ -70,5 +63,4 @@ for dist in ("exp", "pareto"):
 PY
 fi
 
-echo "heddle-bench CLI: $failures failure(s)"
-[[ $failures -eq 0 ]]
+finish "heddle-bench CLI"

@@ -59,6 +59,9 @@ class acquire_sink {
   virtual void acquired(void* event, std::uint32_t module, std::exception_ptr error) noexcept = 0;
   // The handle was destroyed uncompleted (inside acquire, perhaps while an exception unwinds it).
   virtual void dropped(void* event, std::uint32_t module) noexcept = 0;
+  // done_at's deadline has passed; called from the task the timer engine scheduled, so a sink may
+  // go on right there.
+  virtual void deadline_passed(void* event, std::uint32_t module) noexcept { acquired(event, module, nullptr); }
   virtual heddle::detail::runtime_core* core() const noexcept = 0;
 
  protected:
