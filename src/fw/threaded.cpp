@@ -59,14 +59,13 @@ class engine final : public detail::acquire_sink {
         ready_(rt_.num_threads() + 1),
         steps_(g),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
+    // Queues only where a thread type asks for one, all on rt_ (a default-constructed
+    // serial_queue would be a queue of the default runtime, and start it).
+    own_.resize(g.size());
     for (std::uint32_t m = 0; m < g.size(); ++m) {
       const detail::node& n = g.nodes[m];
-      if (n.decl.threads == thread_type::safe_between_modules) {
-        own_.emplace_back(rt_, n.decl.label);
-      } else {
-        own_.emplace_back();
-        if (n.decl.threads == thread_type::unsafe && !unsafe_.valid()) unsafe_ = serial_queue(rt_, "thread-unsafe modules");
-      }
+      if (n.decl.threads == thread_type::safe_between_modules) own_[m].emplace(rt_, n.decl.label);
+      if (n.decl.threads == thread_type::unsafe && !unsafe_) unsafe_.emplace(rt_, "thread-unsafe modules");
     }
     rank_by_remaining_work();
   }
@@ -354,8 +353,8 @@ class engine final : public detail::acquire_sink {
 
   serial_queue* queue_of(std::uint32_t m) noexcept {
     switch (g_.nodes[m].decl.threads) {
-      case thread_type::safe_between_modules: return &own_[m];
-      case thread_type::unsafe: return &unsafe_;
+      case thread_type::safe_between_modules: return &*own_[m];
+      case thread_type::unsafe: return &*unsafe_;
       default: return nullptr;
     }
   }
@@ -444,8 +443,8 @@ class engine final : public detail::acquire_sink {
   const run_options& o_;
   runtime rt_;
   concurrent_queue tasks_;
-  serial_queue unsafe_;
-  std::vector<serial_queue> own_;  // per module; valid for ThreadSafeBetweenModules ones
+  std::optional<serial_queue> unsafe_;             // if any module is ThreadUnsafe
+  std::vector<std::optional<serial_queue>> own_;  // per module, for ThreadSafeBetweenModules ones
   std::vector<double> priority_;   // per module (rank_by_remaining_work)
   detail::ready_queue ready_;
   detail::run_steps steps_;

@@ -10,6 +10,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 except ImportError:
     sys.exit(f"scan_plot.py: {sys.executable} cannot import matplotlib (apt-get install python3-matplotlib)")
 
@@ -28,6 +29,7 @@ for name, pts in series.items():
     style = "--" if name == "single-threaded processor" else "-o"
     ax.errorbar(x, y, yerr=err, fmt=style, capsize=3, label=name)
 ax.set_xlabel("events in flight (processes, for single-threaded processes)")
+ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 ax.set_ylabel("events / s (median)")
 ax.set_ylim(bottom=0)
 ax.grid(alpha=0.3)
