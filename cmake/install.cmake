@@ -1,9 +1,10 @@
-# `cmake --install` puts the headers, the library, a CMake package (heddle::heddle) and a
-# pkg-config file under the prefix.
+# `cmake --install` puts the headers, the libraries, a CMake package (heddle::heddle and the
+# framework's heddle::fw) and a pkg-config file (the runtime) under the prefix.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS heddle EXPORT heddleTargets
+set_target_properties(heddle_fw PROPERTIES EXPORT_NAME fw)
+install(TARGETS heddle heddle_fw EXPORT heddleTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The install test: installs a built heddle into a temporary prefix, then builds and runs
 # consumer/main.cpp against it twice, as users would:
-#   1. an outside CMake project: find_package(heddle CONFIG REQUIRED) + heddle::heddle;
+#   1. an outside CMake project: find_package(heddle CONFIG REQUIRED) + heddle::heddle (and
+#      consumer/fw_main.cpp with heddle::fw);
 #   2. one compiler command with `pkg-config --cflags --libs heddle`.
 # Uses the C++ compiler the build folder was configured with. Cleans up after itself (keep the
 # folder for a look with HEDDLE_KEEP_INSTALL_TEST=1).
@@ -47,6 +48,7 @@ for f in include/heddle/heddle.hpp include/heddle/core.hpp; do
   [[ -f $prefix/$f ]] || fail "$f is not installed"
 done
 lib=$(find "$prefix" -name libheddle.a -print -quit)
+[[ -n $(find "$prefix" -name libheddle_fw.a -print -quit) ]] || fail "libheddle_fw.a is not installed"
 config=$(find "$prefix" -name heddleConfig.cmake -print -quit)
 pc=$(find "$prefix" -name heddle.pc -print -quit)
 [[ -n $lib ]] || fail "libheddle.a is not installed"
@@ -61,7 +63,7 @@ if grep -rlE "$build|$(cd "$here/../.." && pwd)/(include|src)" "$(dirname "$conf
   fail "the installed package refers to the build or source tree (files above)"
 fi
 
-echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle ($cxx)"
+echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle and heddle::fw ($cxx)"
 quiet "configuring the CMake consumer" \
   cmake -S "$here/consumer" -B "$tmp/consumer-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
@@ -69,6 +71,7 @@ found=$(sed -n 's/^heddle_DIR:[A-Z]*=//p' "$tmp/consumer-build/CMakeCache.txt")
 [[ $found == "$prefix"/* ]] || fail "find_package found heddle in '$found', not under $prefix"
 quiet "building the CMake consumer" cmake --build "$tmp/consumer-build"
 "$tmp/consumer-build/app" || fail "the CMake consumer's checks failed"
+"$tmp/consumer-build/app_fw" || fail "the CMake consumer's framework checks failed"
 
 echo "== pkg-config consumer: $cxx main.cpp \$(pkg-config --cflags --libs heddle)"
 command -v pkg-config >/dev/null 2>&1 || fail "pkg-config is not installed (make deps)"
