@@ -40,7 +40,9 @@ struct place {
     return {file, where, label, key.empty() ? k : key + "." + k};
   }
   place at(std::size_t i) const {
-    const std::string index = "[" + std::to_string(i) + "]";
+    std::string index = "[";  // appended, not "[" + ... + "]": g++ 12 then warns (-Wrestrict) wrongly
+    index += std::to_string(i);
+    index += ']';
     if (label.empty()) return {file, where + index, label, key};
     return {file, where, label, key + index};
   }
@@ -299,7 +301,8 @@ process_config parse_config(std::string_view text, const std::string& file) {
 
   const place po = pp.at("options");
   const json& options = object(require(proc, "options", pp), po);
-  check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait"});
+  check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait", "singleThreaded",
+                           "quiet", "json", "timeline", "idleSpinUs"});
   c.events_in_flight = static_cast<unsigned>(
       std::min<std::uint64_t>(count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1),
                               std::numeric_limits<unsigned>::max()));
@@ -314,6 +317,18 @@ process_config parse_config(std::string_view text, const std::string& file) {
     if (!mode) po.at("wait").fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
     c.wait = *mode;
   }
+  auto flag = [&](const char* key, bool& out) {
+    auto it = options.find(key);
+    if (it == options.end()) return;
+    if (!it->is_boolean()) po.at(key).fail(std::string("expected true or false, found ") + kind(*it));
+    out = it->get<bool>();
+  };
+  flag("singleThreaded", c.single_threaded);
+  flag("quiet", c.quiet);
+  if (auto it = options.find("json"); it != options.end()) c.json_file = string(*it, po.at("json"));
+  if (auto it = options.find("timeline"); it != options.end()) c.timeline_file = string(*it, po.at("timeline"));
+  if (auto it = options.find("idleSpinUs"); it != options.end())
+    c.idle_spin_us = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, po.at("idleSpinUs")), 1000000));
 
   const place ps = pp.at("source");
   const json& source = object(require(proc, "source", pp), ps);

@@ -90,7 +90,8 @@ TEST(Config, IterationsMayBeAString) {
 
 TEST(Config, ReadsHeddlesExtensions) {
   const std::string text = R"({"process":{
-    "options":{"nSimultaneousEvents":3,"busyWaitScaleFactor":1e7,"nThreads":2,"timeScale":0.5,"wait":"timer"},
+    "options":{"nSimultaneousEvents":3,"busyWaitScaleFactor":1e7,"nThreads":2,"timeScale":0.5,"wait":"timer",
+               "singleThreaded":true,"quiet":true,"json":"r.json","timeline":"t.csv","idleSpinUs":20},
     "source":{"iterations":12,"eventsPerRun":4},
     "producers":[{"@label":"a","@type":"ThreadSafeProducer","value":7,"productLabel":"x"}],
     "filters":[{"@label":"f","@type":"PassFilter","pass":[true,false],"toGet":[{"label":"a","product":"x"}]}],
@@ -101,6 +102,11 @@ TEST(Config, ReadsHeddlesExtensions) {
   EXPECT_DOUBLE_EQ(c.time_scale, 0.5);
   EXPECT_EQ(c.wait, wait_mode::timer);
   EXPECT_EQ(c.events_per_run, 4u);
+  EXPECT_TRUE(c.single_threaded);
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.json_file, "r.json");
+  EXPECT_EQ(c.timeline_file, "t.csv");
+  EXPECT_EQ(c.idle_spin_us, 20u);
   ASSERT_EQ(c.modules.size(), 3u);
   EXPECT_EQ(c.modules[0].value, 7);
   EXPECT_EQ(c.modules[1].pass, (std::vector<bool>{true, false}));
@@ -165,6 +171,8 @@ TEST(ConfigErrors, BadOptionValues) {
   EXPECT_NE(opts(R"("nSimultaneousEvents":-3,"busyWaitScaleFactor":1)").find("expected a count"), std::string::npos);
   EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":0)").find("expected a positive number"), std::string::npos);
   EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"wait":"nap")").find("unknown wait mode 'nap'"),
+            std::string::npos);
+  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"quiet":"yes")").find("quiet: expected true or false"),
             std::string::npos);
   const std::string t = error_of(config_text(R"({"@label":"a","@type":"FastProducer","threadType":"Sometimes"})"));
   EXPECT_NE(t.find("unknown threadType 'Sometimes'"), std::string::npos) << t;

@@ -122,6 +122,16 @@ PY
 fi
 expect 2 "scan: missing file" "$tmp/none.json: cannot open" scan "$tmp/none.json"
 
+# heddle-fw's options from the file: the report goes where "json" says, single-threaded.
+sed 's|"nSimultaneousEvents" : 4,|"nSimultaneousEvents" : 4, "singleThreaded": true, "quiet": true, "json": "'"$tmp"'/from_file.json",|' \
+  "$data/examples/test_config.json" >"$tmp/options.json"
+if ! timeout 120 "$bin" "$tmp/options.json" --time-scale 1e-3 --events 20 >"$tmp/out" 2>"$tmp/err"; then
+  fail "options from the file: $(cat "$tmp/err")"
+else
+  grep -qF "single-threaded" "$tmp/out" || fail "singleThreaded in the file was not used: $(cat "$tmp/out")"
+  [[ -s $tmp/from_file.json ]] || fail "json in the file wrote no report"
+fi
+
 timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
 grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"
 

@@ -87,6 +87,12 @@ int run_main(int argc, char** argv) {
 
   try {
     const process_config config = load_config(c.config);
+    // The file's heddle-fw options, where the command line gave none.
+    c.single = c.single || config.single_threaded;
+    c.quiet = c.quiet || config.quiet;
+    if (c.json_file.empty()) c.json_file = config.json_file;
+    if (c.timeline_file.empty()) c.timeline_file = config.timeline_file;
+    if (!c.idle_spin_us) c.idle_spin_us = config.idle_spin_us;
     timing_options timing;
     timing.time_scale = c.time_scale.value_or(config.time_scale);
     timing.wait = c.wait.empty() ? config.wait : *parse_wait_mode(c.wait);

@@ -59,6 +59,12 @@ struct process_config {
   std::optional<unsigned> threads;       // nThreads
   double time_scale = 1;                 // timeScale (extension)
   wait_mode wait = wait_mode::as_configured;  // wait (extension)
+  // heddle-fw's other options, in the file (extensions; the command line wins).
+  bool single_threaded = false;          // singleThreaded
+  bool quiet = false;                    // quiet: no progress bar
+  std::string json_file;                 // json: write the report there
+  std::string timeline_file;             // timeline: write every module execution there
+  std::optional<unsigned> idle_spin_us;  // idleSpinUs
   // process.source
   std::uint64_t events = 0;              // iterations (a number or a string of one)
   std::uint64_t events_per_run = 0;      // eventsPerRun (extension); 0: one run
