@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <sstream>
 
 #include "heddle/fw/process.hpp"
@@ -50,13 +51,19 @@ struct place {
 
 const char* kind(const json& v) { return v.type_name(); }
 
-void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
+// Every key of `obj` must be one of `known`; else "unknown key 'k' (known here: ...)", or with a
+// module type's name, "key 'k' does not apply to type T (it takes: ...)".
+void check_keys(const json& obj, const place& p, std::span<const std::string_view> known, std::string_view type = {}) {
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string list;
     for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    p.fail("unknown key '" + key + "' (known here: " + list + ")");
+    if (type.empty()) p.fail("unknown key '" + key + "' (known here: " + list + ")");
+    p.fail("key '" + key + "' does not apply to type " + std::string(type) + " (it takes: " + list + ")");
   }
+}
+void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
+  check_keys(obj, p, std::span(known.begin(), known.size()));
 }
 
 const json& require(const json& obj, const char* key, const place& p) {
@@ -170,12 +177,7 @@ module_config parse_module(const json& v, const place& where, module_role expect
   if (t->fixed_value) keys.push_back("value");
   if (t->role == module_role::filter) keys.push_back("pass");
   if (t->role == module_role::output) keys.push_back("selectEvents");
-  for (const auto& [key, value] : v.items())
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      std::string list;
-      for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      p.fail("key '" + key + "' does not apply to type " + type + " (it takes: " + list + ")");
-    }
+  check_keys(v, p, keys, type);
 
   if (auto it = v.find("threadType"); it != v.end()) m.threads = parse_thread_type(*it, p.at("threadType"));
   if (auto it = v.find("toGet"); it != v.end()) {

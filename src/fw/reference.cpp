@@ -23,7 +23,7 @@ class blocking_sink final : public detail::acquire_sink {
     done_.notify_one();
   }
   void dropped(void* e, std::uint32_t m) noexcept override {
-    acquired(e, m, std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
+    acquired(e, m, detail::dropped_handle());
   }
   heddle::detail::runtime_core* core() const noexcept override { return nullptr; }
 
@@ -37,8 +37,6 @@ class blocking_sink final : public detail::acquire_sink {
   std::atomic<bool> done_{false};
   std::exception_ptr error_;
 };
-
-std::int64_t now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
 }  // namespace
 
@@ -70,7 +68,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
     auto execute = [&](std::uint32_t m) {
       const detail::node& node = g.nodes[m];
       const event_view view(e, run, result.data(), node.inputs);
-      const std::int64_t start = o.record ? now_ns() : 0;
+      const std::int64_t start = o.record ? detail::steady_now_ns() : 0;
       try {
         if (node.impl->external_work()) {
           sink.arm();
@@ -78,13 +76,11 @@ run_report run_single_threaded(process& p, const run_options& o) {
           if (std::exception_ptr error = sink.wait()) std::rethrow_exception(error);
         }
         result[m] = node.impl->produce(view);
-      } catch (const std::exception& x) {
-        throw module_error(node.decl.label, e, run, x.what());
       } catch (...) {
-        throw module_error(node.decl.label, e, run, "an exception not derived from std::exception");
+        throw module_error(node.decl.label, e, run, detail::describe(std::current_exception()));
       }
       ran[m] = 1;
-      if (o.record) o.record->record({m, e, start, now_ns()});
+      if (o.record) o.record->record({m, e, start, detail::steady_now_ns()});
     };
     // Inputs first, depth first: the producer runs where it is first needed.
     auto ensure = [&](auto& self, std::uint32_t m) -> void {

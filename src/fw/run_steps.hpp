@@ -3,11 +3,32 @@
 #pragma once
 
 #include <exception>
+#include <stdexcept>
+#include <string>
 
+#include "heddle/core/detail/continuation_state.hpp"
 #include "heddle/fw/detail/graph.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
+
+using heddle::detail::steady_now_ns;  // timeline entries' clock
+
+// What a module's exception says, for its module_error.
+inline std::string describe(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(std::move(e));
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+// The failure of a module whose acquire() let its handle go uncompleted.
+inline std::exception_ptr dropped_handle() {
+  return std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it"));
+}
 
 class run_steps {
  public:
@@ -23,10 +44,9 @@ class run_steps {
     for (const node& n : g_.nodes) {
       try {
         (n.impl.get()->*step)(run);
-      } catch (const std::exception& x) {
-        throw module_error(n.decl.label, event, run, std::string(step == &module::begin_run ? "begin_run: " : "end_run: ") + x.what());
       } catch (...) {
-        throw module_error(n.decl.label, event, run, "an exception not derived from std::exception");
+        throw module_error(n.decl.label, event, run,
+                           (step == &module::begin_run ? "begin_run: " : "end_run: ") + describe(std::current_exception()));
       }
     }
   }

@@ -28,17 +28,8 @@ namespace {
 
 using detail::event_state;
 
-std::int64_t now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
-
-std::string describe(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(std::move(e));
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
+using detail::describe;
+using detail::steady_now_ns;
 
 // The acquire running on this thread, so that a handle it drops is completed only once the call
 // has returned (or thrown: then with what it threw).
@@ -122,7 +113,7 @@ class engine final : public detail::acquire_sink {
       c->dropped = true;  // completed when acquire() has returned or thrown
       return;
     }
-    acquired(event, m, std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
+    acquired(event, m, detail::dropped_handle());
   }
   heddle::detail::runtime_core* core() const noexcept override { return rt_.core(); }
 
@@ -372,17 +363,13 @@ class engine final : public detail::acquire_sink {
   void execute(event_state* e, std::uint32_t m) {
     if (stopping()) return complete(e, m, 0);  // after an error the events in flight only drain
     const detail::node& n = g_.nodes[m];
-    if (e->started_ns) e->started_ns[m] = now_ns();
-    const event_view view(e->number, e->run, e->result, n.inputs);
+    if (e->started_ns) e->started_ns[m] = steady_now_ns();
     if (!n.impl->external_work()) {
-      std::int64_t value = 0;
-      try {
-        value = n.impl->produce(view);
-      } catch (...) {
-        return fail(e, m, std::current_exception());
-      }
-      return finished(e, m, value);
+      std::exception_ptr error;
+      const std::int64_t value = produce(e, m, error);
+      return error ? fail(e, m, std::move(error)) : complete(e, m, value);
     }
+    const event_view view(e->number, e->run, e->result, n.inputs);
     // ExternalWork. A serialised module keeps its queue from acquire to the end of produce, so
     // its executions never overlap, waits included.
     if (serial_queue* q = queue_of(m)) q->suspend();
@@ -399,7 +386,7 @@ class engine final : public detail::acquire_sink {
     }
     current_acquire = outer;
     if (call.dropped)
-      acquired(e, m, thrown ? thrown : std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it")));
+      acquired(e, m, thrown ? thrown : detail::dropped_handle());
     else if (thrown)
       record_error(module_error(n.decl.label, e->number, e->run, describe(thrown)));  // its handle was completed first
     release(e);
@@ -407,24 +394,24 @@ class engine final : public detail::acquire_sink {
 
   void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {
     std::int64_t value = 0;
-    if (!error && !stopping()) {
-      const detail::node& n = g_.nodes[m];
-      try {
-        value = n.impl->produce(event_view(e->number, e->run, e->result, n.inputs));
-        if (o_.record) o_.record->record({m, e->number, e->started_ns[m], now_ns()});
-      } catch (...) {
-        error = std::current_exception();
-      }
-    }
+    if (!error && !stopping()) value = produce(e, m, error);
     // The module's own part is over: its queue may run the next item while its consumers are told.
     if (serial_queue* q = queue_of(m)) q->resume();
     if (error) fail(e, m, std::move(error));
     else complete(e, m, value);
   }
 
-  void finished(event_state* e, std::uint32_t m, std::int64_t value) {
-    if (o_.record) o_.record->record({m, e->number, e->started_ns[m], now_ns()});
-    complete(e, m, value);
+  // The module's produce(), its timeline entry, and what it threw in `error`.
+  std::int64_t produce(event_state* e, std::uint32_t m, std::exception_ptr& error) {
+    const detail::node& n = g_.nodes[m];
+    try {
+      const std::int64_t value = n.impl->produce(event_view(e->number, e->run, e->result, n.inputs));
+      if (o_.record) o_.record->record({m, e->number, e->started_ns[m], steady_now_ns()});
+      return value;
+    } catch (...) {
+      error = std::current_exception();
+      return 0;
+    }
   }
 
   void fail(event_state* e, std::uint32_t m, std::exception_ptr error) {

@@ -30,8 +30,9 @@ struct cli {
   std::string json_file, timeline_file;
 };
 
-// "config" (the configuration's busyWaitScaleFactor), "auto" (calibrate now) or a rate.
-double busy_scale_of(const std::string& s) {
+}  // namespace
+
+double busy_wait_scale_option(const std::string& s) {
   if (s == "config") return 0;
   if (s == "auto") return calibrate_busy_wait();
   std::size_t used = 0;
@@ -41,11 +42,10 @@ double busy_scale_of(const std::string& s) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || !(v > 0)) throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a positive number, not '" + s + "'");
+  if (used != s.size() || !(v > 0))
+    throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a positive number, not '" + s + "'");
   return v;
 }
-
-}  // namespace
 
 int run_main(int argc, char** argv) {
   CLI::App app{"heddle-fw: the event-processing framework on a CMS threaded-framework configuration"};
@@ -79,7 +79,7 @@ int run_main(int argc, char** argv) {
   double busy_scale = 0;
   try {
     app.parse(argc, argv);
-    busy_scale = busy_scale_of(c.busy_scale);
+    busy_scale = busy_wait_scale_option(c.busy_scale);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;

@@ -166,14 +166,10 @@ int scan_main(int argc, char** argv) {
   app.add_option("--out", s.out, "output folder (default ./scan)");
   try {
     app.parse(argc, argv);
-    if (busy == "auto") s.busy_scale = calibrate_busy_wait();
-    else if (busy != "config") s.busy_scale = std::stod(busy);
+    s.busy_scale = busy_wait_scale_option(busy);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
-  } catch (const std::exception&) {
-    std::fprintf(stderr, "heddle-fw scan: error: --busy-wait-scale: expected config, auto or a number, not '%s'\n", busy.c_str());
-    return 2;
   }
 
   try {
