@@ -1,0 +1,185 @@
+// What an active message carries: a call of a function known at compile time, with its arguments
+// serialised. `heddle::f2f(&scale, 1, std::string("x"))` makes a functor whose type holds the
+// function's address (HAM's scheme), so the receiver needs no function pointer from the wire: the
+// message names a handler by its index in a registry that every process builds the same way.
+//
+// The registry: every functor type ever instantiated in the program registers a handler under its
+// type's name during static initialisation; seal() sorts the names, so that every process built
+// from the same sources agrees on the indices without talking, and hashes them, so that two peers
+// can refuse each other when they were built from different sources.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "heddle/am/serialize.hpp"
+
+namespace heddle::offload {
+
+class unknown_handler : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+// A compiler-made name for T, the same in every process built by the same compiler.
+template <class T>
+constexpr std::string_view type_name() noexcept {
+  constexpr std::string_view f = __PRETTY_FUNCTION__;  // "... type_name() [with T = NAME; ...]"
+  constexpr std::size_t start = f.find("T = ") + 4;
+  constexpr std::size_t end = f.find_first_of(";]", start);
+  return f.substr(start, end - start);
+}
+
+// Reads the arguments from `args`, runs the call, writes its result (nothing for void) to `result`.
+using handler_fn = void (*)(reader& args, writer& result);
+
+class registry {
+ public:
+  static registry& instance() {
+    static registry r;
+    return r;
+  }
+
+  // During static initialisation, once per functor type; returns true to initialise a flag.
+  bool add(std::string_view name, handler_fn fn) {
+    std::lock_guard lock(m_);
+    if (sealed_) throw std::logic_error("heddle::offload: a handler registered after the registry was sealed");
+    entries_.push_back({name, fn});
+    return true;
+  }
+
+  // Sorts the handlers by name (duplicates, from the same functor type in several translation
+  // units, collapse) and fixes their indices and the registry's hash. Idempotent.
+  void seal() {
+    std::lock_guard lock(m_);
+    if (sealed_) return;
+    std::sort(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    entries_.erase(std::unique(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name == b.name; }),
+                   entries_.end());
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the names, each ended by a zero byte
+    for (const entry& e : entries_) {
+      for (unsigned char c : e.name) h = (h ^ c) * 0x100000001b3ull;
+      h = (h ^ 0) * 0x100000001b3ull;
+    }
+    hash_ = h;
+    sealed_ = true;
+  }
+
+  std::size_t size() const noexcept { return entries_.size(); }
+  std::uint64_t hash() {
+    seal();
+    return hash_;
+  }
+
+  std::uint32_t index_of(std::string_view name) {
+    seal();
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), name, [](const entry& e, std::string_view n) { return e.name < n; });
+    if (it == entries_.end() || it->name != name)
+      throw unknown_handler("heddle::offload: no handler registered for " + std::string(name));
+    return static_cast<std::uint32_t>(it - entries_.begin());
+  }
+
+  // The handler at `index`, bounds-checked: an index from the wire is not trusted.
+  handler_fn at(std::uint32_t index) {
+    seal();
+    if (index >= entries_.size())
+      throw unknown_handler("heddle::offload: unknown handler index " + std::to_string(index) + " (this process has " +
+                            std::to_string(entries_.size()) + ")");
+    return entries_[index].fn;
+  }
+
+ private:
+  struct entry {
+    std::string_view name;
+    handler_fn fn;
+  };
+  std::mutex m_;
+  std::vector<entry> entries_;
+  std::uint64_t hash_ = 0;
+  bool sealed_ = false;
+};
+
+template <class T>
+inline constexpr bool travels_v = !std::is_pointer_v<std::remove_cvref_t<T>> &&
+                                  !(std::is_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>>) &&
+                                  !std::is_rvalue_reference_v<T>;
+
+}  // namespace detail
+
+template <class F, F Fn>
+class function_call;
+
+// A call of `Fn` with its arguments stored by value (the function's parameter types, decayed).
+template <class R, class... P, R (*Fn)(P...)>
+class function_call<R (*)(P...), Fn> {
+  static_assert((detail::travels_v<P> && ...),
+                "heddle::f2f: a function called remotely takes its parameters by value or const reference: a pointer "
+                "or a non-const reference would point into the caller's memory");
+  static_assert(!std::is_pointer_v<R> && !std::is_reference_v<R>,
+                "heddle::f2f: a function called remotely returns a value, not a pointer or a reference");
+
+ public:
+  using result_type = R;
+  using args_type = std::tuple<std::remove_cvref_t<P>...>;
+
+  template <class... A>
+  explicit function_call(A&&... a) : args_(std::forward<A>(a)...) {
+    (void)registered_;  // odr-used: making a functor of this type registers its handler
+  }
+
+  // The handler's index in this process's registry.
+  static std::uint32_t index() {
+    (void)registered_;
+    static const std::uint32_t i = detail::registry::instance().index_of(detail::type_name<function_call>());
+    return i;
+  }
+
+  void write_args(writer& w) const { offload::write(w, args_); }
+  // Runs the call here (the loopback's and the tests' way).
+  R operator()() const { return std::apply(Fn, args_); }
+
+  // What the registry runs on the target.
+  static void handle(reader& args, writer& result) {
+    args_type a = offload::read<args_type>(args);
+    if constexpr (std::is_void_v<R>) {
+      std::apply(Fn, std::move(a));
+    } else {
+      offload::write(result, std::apply(Fn, std::move(a)));
+    }
+  }
+
+ private:
+  // Registers `handle` during static initialisation, for every functor type the program makes.
+  inline static const bool registered_ = detail::registry::instance().add(detail::type_name<function_call>(), &handle);
+  args_type args_;
+};
+
+// Decodes a result written by a handler.
+template <class R>
+R read_result(reader& r) {
+  if constexpr (std::is_void_v<R>) return;
+  else return offload::read<R>(r);
+}
+
+}  // namespace heddle::offload
+
+namespace heddle {
+template <auto Fn, class... A>
+offload::function_call<decltype(Fn), Fn> make_f2f(A&&... a) {
+  return offload::function_call<decltype(Fn), Fn>(std::forward<A>(a)...);
+}
+}  // namespace heddle
+
+// heddle::f2f(&fn, args...): HAM's spelling. A macro, because the function's address has to become a
+// template argument; after `heddle::` it expands to heddle::make_f2f<&fn>(args...), with no comma
+// outside parentheses, so that it can itself stand in a macro's argument (EXPECT_EQ, assert).
+#define f2f(fn, ...) make_f2f<fn>(__VA_ARGS__)

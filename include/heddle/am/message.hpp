@@ -1,0 +1,99 @@
+// The frame of every active message on every backend: a fixed 32-byte header, then the payload.
+// A receiver decodes the header before it trusts anything in it: magic, version, kind, and a
+// payload length within the backend's limit and within what arrived. Large arguments do not
+// stretch a message: they travel as data transfers (put/get), so the limit can stay small.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "heddle/am/serialize.hpp"
+
+namespace heddle::offload {
+
+enum class message_kind : std::uint16_t {
+  hello = 1,        // first message of a connection: node id, node count, registry hash
+  call = 2,         // run handler `handler` with the payload as arguments; reply with call_id
+  post = 3,         // the same, no reply (ping)
+  reply_value = 4,  // the result of call `call_id`
+  reply_error = 5,  // call `call_id` threw: the payload is the exception's message
+  goodbye = 6,      // the sender's session ends
+};
+const char* to_string(message_kind k) noexcept;
+
+struct message_header {
+  static constexpr std::uint32_t magic_value = 0x414c4448;  // "HDLA" on a little-endian wire
+  static constexpr std::uint16_t version_value = 1;
+  static constexpr std::size_t size = 32;
+
+  message_kind kind = message_kind::call;
+  std::uint32_t handler = 0;
+  std::uint64_t call_id = 0;
+  std::uint64_t payload_bytes = 0;
+
+  // The 32 bytes on the wire.
+  void encode(std::byte* out) const noexcept {
+    std::uint32_t magic = magic_value;
+    std::uint16_t version = version_value;
+    std::uint16_t k = static_cast<std::uint16_t>(kind);
+    std::uint32_t reserved = 0;
+    std::memcpy(out, &magic, 4);
+    std::memcpy(out + 4, &version, 2);
+    std::memcpy(out + 6, &k, 2);
+    std::memcpy(out + 8, &handler, 4);
+    std::memcpy(out + 12, &reserved, 4);
+    std::memcpy(out + 16, &call_id, 8);
+    std::memcpy(out + 24, &payload_bytes, 8);
+  }
+
+  // Checks and decodes a header; `max_payload` is the backend's limit. decode_error says what is
+  // wrong (the transport adds which peer sent it).
+  static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
+    if (in.size() < size)
+      throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
+    std::uint32_t magic, reserved;
+    std::uint16_t version, k;
+    message_header h;
+    std::memcpy(&magic, in.data(), 4);
+    std::memcpy(&version, in.data() + 4, 2);
+    std::memcpy(&k, in.data() + 6, 2);
+    std::memcpy(&h.handler, in.data() + 8, 4);
+    std::memcpy(&reserved, in.data() + 12, 4);
+    std::memcpy(&h.call_id, in.data() + 16, 8);
+    std::memcpy(&h.payload_bytes, in.data() + 24, 8);
+    if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
+    if (version != version_value)
+      throw decode_error("message version " + std::to_string(version) + ", this process speaks " + std::to_string(version_value));
+    if (k < 1 || k > 6) throw decode_error("unknown message kind " + std::to_string(k));
+    if (reserved != 0) throw decode_error("corrupt message header (reserved field " + hex(reserved) + ")");
+    if (h.payload_bytes > max_payload)
+      throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
+                         std::to_string(max_payload));
+    h.kind = static_cast<message_kind>(k);
+    return h;
+  }
+
+ private:
+  static std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+  }
+};
+
+inline const char* to_string(message_kind k) noexcept {
+  switch (k) {
+    case message_kind::hello: return "hello";
+    case message_kind::call: return "call";
+    case message_kind::post: return "post";
+    case message_kind::reply_value: return "reply_value";
+    case message_kind::reply_error: return "reply_error";
+    case message_kind::goodbye: return "goodbye";
+  }
+  return "?";
+}
+
+}  // namespace heddle::offload

@@ -1,0 +1,233 @@
+// Serialisation of active-message arguments and results: a byte buffer written by `writer` and read
+// back, bounds-checked, by `reader`. Trivially copyable types travel bitwise; std::string,
+// std::vector, std::array, std::pair, std::tuple, std::optional and std::map are built in; a user
+// type joins by specialising heddle::offload::serializer (below). Raw pointers and references
+// cannot travel: they would point into the sender's memory, and are rejected at compile time.
+//
+// A reader never trusts a length it reads: a truncated, oversized or corrupt buffer throws
+// decode_error (what and at which offset), never reads past the end, and never allocates more than
+// the bytes left could hold.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace heddle::offload {
+
+class decode_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class writer {
+ public:
+  void bytes(const void* p, std::size_t n) {
+    if (n == 0) return;
+    const auto* b = static_cast<const std::byte*>(p);
+    buf_.insert(buf_.end(), b, b + n);
+  }
+  std::size_t size() const noexcept { return buf_.size(); }
+  const std::vector<std::byte>& data() const noexcept { return buf_; }
+  std::vector<std::byte> take() noexcept { return std::move(buf_); }
+
+ private:
+  std::vector<std::byte> buf_;
+};
+
+class reader {
+ public:
+  explicit reader(std::span<const std::byte> in) noexcept : in_(in) {}
+
+  void bytes(void* p, std::size_t n) {
+    need(n, "value");
+    if (n == 0) return;  // an empty vector's data() may be null, and memcpy(nullptr, ..., 0) is undefined
+    std::memcpy(p, in_.data() + pos_, n);
+    pos_ += n;
+  }
+  // A count of elements of at least `min_element_bytes` each: checked against what is left, so a
+  // corrupt count cannot make the caller allocate gigabytes.
+  std::size_t count(std::size_t min_element_bytes) {
+    std::uint64_t n = 0;
+    bytes(&n, sizeof n);
+    const std::size_t left = in_.size() - pos_;
+    if (min_element_bytes > 0 && n > left / min_element_bytes)
+      throw decode_error("heddle::offload: corrupt message: a count of " + std::to_string(n) + " at offset " +
+                         std::to_string(pos_ - sizeof n) + " exceeds the " + std::to_string(left) + " bytes left");
+    return static_cast<std::size_t>(n);
+  }
+  std::size_t offset() const noexcept { return pos_; }
+  std::size_t remaining() const noexcept { return in_.size() - pos_; }
+
+ private:
+  void need(std::size_t n, const char* what) const {
+    if (n > in_.size() - pos_)
+      throw decode_error(std::string("heddle::offload: truncated message: a ") + what + " of " + std::to_string(n) +
+                         " bytes at offset " + std::to_string(pos_) + ", " + std::to_string(in_.size() - pos_) +
+                         " left");
+  }
+  std::span<const std::byte> in_;
+  std::size_t pos_ = 0;
+};
+
+// The extension point: serializer<T>::write(writer&, const T&) and serializer<T>::read(reader&).
+template <class T, class Enable = void>
+struct serializer {
+  static_assert(sizeof(T) == 0,
+                "heddle::offload: this type cannot travel in a message: specialise heddle::offload::serializer<T> "
+                "with write(writer&, const T&) and read(reader&), or make it trivially copyable");
+};
+
+template <class T>
+inline constexpr bool is_pointer_like_v =
+    std::is_pointer_v<T> || std::is_member_pointer_v<T> || std::is_null_pointer_v<T> || std::is_reference_v<T>;
+
+template <class T>
+void write(writer& w, const T& v) {
+  static_assert(!is_pointer_like_v<T>, "heddle::offload: raw pointers and references cannot travel in a message");
+  serializer<T>::write(w, v);
+}
+template <class T>
+T read(reader& r) {
+  static_assert(!is_pointer_like_v<T>, "heddle::offload: raw pointers and references cannot travel in a message");
+  return serializer<T>::read(r);
+}
+
+// Bitwise: trivially copyable types that are not pointers (a struct holding a pointer is the
+// user's to avoid: it compiles, and the pointer is meaningless on the other side).
+template <class T>
+struct serializer<T, std::enable_if_t<std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>>> {
+  static void write(writer& w, const T& v) { w.bytes(&v, sizeof v); }
+  static T read(reader& r) {
+    static_assert(std::is_default_constructible_v<T>, "heddle::offload: a bitwise type must be default-constructible");
+    T v;
+    r.bytes(&v, sizeof v);
+    return v;
+  }
+};
+
+template <class Char>
+struct serializer<std::basic_string<Char>> {
+  static void write(writer& w, const std::basic_string<Char>& s) {
+    const std::uint64_t n = s.size();
+    w.bytes(&n, sizeof n);
+    w.bytes(s.data(), s.size() * sizeof(Char));
+  }
+  static std::basic_string<Char> read(reader& r) {
+    std::basic_string<Char> s(r.count(sizeof(Char)), Char{});
+    r.bytes(s.data(), s.size() * sizeof(Char));
+    return s;
+  }
+};
+
+template <class T, class A>
+struct serializer<std::vector<T, A>> {
+  static void write(writer& w, const std::vector<T, A>& v) {
+    const std::uint64_t n = v.size();
+    w.bytes(&n, sizeof n);
+    if constexpr (std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>) {
+      w.bytes(v.data(), v.size() * sizeof(T));
+    } else {
+      for (const T& x : v) offload::write(w, x);
+    }
+  }
+  static std::vector<T, A> read(reader& r) {
+    std::vector<T, A> v;
+    if constexpr (std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>) {
+      v.resize(r.count(sizeof(T)));
+      r.bytes(v.data(), v.size() * sizeof(T));
+    } else {
+      const std::size_t n = r.count(1);  // every element takes at least a byte
+      v.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) v.push_back(offload::read<T>(r));
+    }
+    return v;
+  }
+};
+
+template <class T, std::size_t N>
+struct serializer<std::array<T, N>, std::enable_if_t<!std::is_trivially_copyable_v<std::array<T, N>>>> {
+  static void write(writer& w, const std::array<T, N>& a) {
+    for (const T& x : a) offload::write(w, x);
+  }
+  static std::array<T, N> read(reader& r) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<T, N>{((void)I, offload::read<T>(r))...};
+    }(std::make_index_sequence<N>());
+  }
+};
+
+template <class A, class B>
+struct serializer<std::pair<A, B>, std::enable_if_t<!std::is_trivially_copyable_v<std::pair<A, B>>>> {
+  static void write(writer& w, const std::pair<A, B>& p) {
+    offload::write(w, p.first);
+    offload::write(w, p.second);
+  }
+  static std::pair<A, B> read(reader& r) {
+    A a = offload::read<A>(r);  // in order: a braced pair would not promise it
+    B b = offload::read<B>(r);
+    return {std::move(a), std::move(b)};
+  }
+};
+
+template <class... T>
+struct serializer<std::tuple<T...>, std::enable_if_t<!std::is_trivially_copyable_v<std::tuple<T...>>>> {
+  static void write(writer& w, const std::tuple<T...>& t) {
+    std::apply([&](const T&... x) { (offload::write(w, x), ...); }, t);
+  }
+  static std::tuple<T...> read(reader& r) {
+    // Braced initialisation evaluates left to right: the elements are read in order.
+    return std::tuple<T...>{offload::read<T>(r)...};
+  }
+};
+
+template <class T>
+struct serializer<std::optional<T>, std::enable_if_t<!std::is_trivially_copyable_v<std::optional<T>>>> {
+  static void write(writer& w, const std::optional<T>& o) {
+    const std::uint8_t has = o.has_value();
+    w.bytes(&has, 1);
+    if (o) offload::write(w, *o);
+  }
+  static std::optional<T> read(reader& r) {
+    std::uint8_t has = 0;
+    r.bytes(&has, 1);
+    if (has > 1) throw decode_error("heddle::offload: corrupt message: an optional's flag is " + std::to_string(has));
+    if (!has) return std::nullopt;
+    return offload::read<T>(r);
+  }
+};
+
+template <class K, class V, class C, class A>
+struct serializer<std::map<K, V, C, A>> {
+  static void write(writer& w, const std::map<K, V, C, A>& m) {
+    const std::uint64_t n = m.size();
+    w.bytes(&n, sizeof n);
+    for (const auto& [k, v] : m) {
+      offload::write(w, k);
+      offload::write(w, v);
+    }
+  }
+  static std::map<K, V, C, A> read(reader& r) {
+    std::map<K, V, C, A> m;
+    for (std::size_t i = 0, n = r.count(1); i < n; ++i) {
+      K k = offload::read<K>(r);
+      V v = offload::read<V>(r);
+      if (!m.emplace(std::move(k), std::move(v)).second)
+        throw decode_error("heddle::offload: corrupt message: a map with a repeated key before offset " +
+                           std::to_string(r.offset()));
+    }
+    return m;
+  }
+};
+
+}  // namespace heddle::offload

@@ -1,0 +1,82 @@
+// Functors and the handler registry: a call travels as (handler index, serialised arguments), the
+// registry's order and hash are the same for every process built from the same sources, and an
+// index from the wire is bounds-checked.
+#include <gtest/gtest.h>
+
+#include <heddle/am/functor.hpp>
+
+namespace {
+
+int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
+std::vector<int> repeat(const std::vector<int>& v, int times) {
+  std::vector<int> out;
+  for (int i = 0; i < times; ++i) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+int log_count = 0;
+void log_line(std::string) { ++log_count; }
+
+using namespace heddle::offload;
+
+// What a transport does: index and arguments on one side, the registry's handler on the other.
+template <class F>
+auto travel(const F& call) {
+  writer w;
+  call.write_args(w);
+  const std::uint32_t index = F::index();
+  reader args(w.data());
+  writer result;
+  detail::registry::instance().at(index)(args, result);
+  EXPECT_EQ(args.remaining(), 0u);
+  reader r(result.data());
+  return read_result<typename F::result_type>(r);
+}
+
+TEST(Functor, ACallTravelsThroughTheRegistry) {
+  EXPECT_EQ(travel(heddle::f2f(&scale, 3, std::string("four"))), 12);
+  EXPECT_EQ(travel(heddle::f2f(&repeat, std::vector<int>{1, 2}, 2)), (std::vector<int>{1, 2, 1, 2}));
+  travel(heddle::f2f(&log_line, std::string("hi")));
+  EXPECT_EQ(log_count, 1);
+  // Run in place, the same result.
+  EXPECT_EQ(heddle::f2f(&scale, 2, std::string("abc"))(), 6);
+}
+
+TEST(Functor, EveryFunctorTypeHasItsOwnIndexAndTheOrderIsByName) {
+  auto& reg = detail::registry::instance();
+  const std::uint32_t a = decltype(heddle::f2f(&scale, 1, std::string()))::index();
+  const std::uint32_t b = decltype(heddle::f2f(&repeat, std::vector<int>{}, 1))::index();
+  const std::uint32_t c = decltype(heddle::f2f(&log_line, std::string()))::index();
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, c);
+  EXPECT_NE(a, c);
+  EXPECT_GE(reg.size(), 3u);
+  EXPECT_NE(reg.hash(), 0u);
+  EXPECT_EQ(reg.hash(), reg.hash());
+  // The names carry the function: two functions with the same signature differ.
+  EXPECT_NE(detail::type_name<decltype(heddle::f2f(&scale, 1, std::string()))>().find("scale"), std::string_view::npos);
+}
+
+TEST(Functor, AnIndexFromTheWireIsChecked) {
+  auto& reg = detail::registry::instance();
+  try {
+    reg.at(static_cast<std::uint32_t>(reg.size()));
+    FAIL();
+  } catch (const unknown_handler& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown handler index"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reg.index_of("no such functor"), unknown_handler);
+}
+
+TEST(Functor, TruncatedArgumentsAreRejected) {
+  writer w;
+  heddle::f2f(&scale, 3, std::string("four")).write_args(w);
+  const auto& bytes = w.data();
+  const auto index = decltype(heddle::f2f(&scale, 1, std::string()))::index();
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    reader args(std::span(bytes.data(), n));
+    writer result;
+    EXPECT_THROW(detail::registry::instance().at(index)(args, result), decode_error) << n;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,78 @@
+// The message frame: what is encoded decodes the same, and every malformed header is rejected with
+// a message that says what is wrong.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <heddle/am/message.hpp>
+#include <random>
+
+namespace {
+
+using namespace heddle::offload;
+
+std::array<std::byte, message_header::size> encoded(const message_header& h) {
+  std::array<std::byte, message_header::size> b{};
+  h.encode(b.data());
+  return b;
+}
+
+std::string error_of(std::span<const std::byte> b, std::uint64_t limit = 1 << 20) {
+  try {
+    message_header::decode(b, limit);
+  } catch (const decode_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Message, HeadersRoundTrip) {
+  for (auto kind : {message_kind::hello, message_kind::call, message_kind::post, message_kind::reply_value,
+                    message_kind::reply_error, message_kind::goodbye}) {
+    const message_header h{kind, 17, 0x1234567890abcdefull, 4096};
+    const auto b = encoded(h);
+    const message_header d = message_header::decode(b, 1 << 20);
+    EXPECT_EQ(d.kind, kind);
+    EXPECT_EQ(d.handler, 17u);
+    EXPECT_EQ(d.call_id, 0x1234567890abcdefull);
+    EXPECT_EQ(d.payload_bytes, 4096u);
+  }
+}
+
+TEST(Message, MalformedHeadersAreRejected) {
+  const message_header h{message_kind::call, 3, 9, 100};
+  auto b = encoded(h);
+  EXPECT_NE(error_of(std::span(b.data(), 31)).find("truncated message header: 31 of 32 bytes"), std::string::npos);
+  EXPECT_NE(error_of(b, 99).find("oversized message: 100 bytes of payload, the limit is 99"), std::string::npos);
+  auto bad_magic = b;
+  bad_magic[0] = std::byte{0};
+  EXPECT_NE(error_of(bad_magic).find("not a heddle message"), std::string::npos);
+  auto bad_version = b;
+  bad_version[4] = std::byte{9};
+  EXPECT_NE(error_of(bad_version).find("message version 9"), std::string::npos);
+  auto bad_kind = b;
+  bad_kind[6] = std::byte{42};
+  EXPECT_NE(error_of(bad_kind).find("unknown message kind 42"), std::string::npos);
+  auto bad_reserved = b;
+  bad_reserved[13] = std::byte{1};
+  EXPECT_NE(error_of(bad_reserved).find("reserved field"), std::string::npos);
+}
+
+TEST(Message, RandomHeadersNeverCrash) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int accepted = 0;
+  for (int i = 0; i < 100000; ++i) {
+    auto b = encoded({message_kind::call, 1, 1, 1});
+    // Flip a few bytes of a valid header.
+    for (int k = 0; k < 3; ++k) b[byte(rng) % b.size()] = std::byte(byte(rng));
+    try {
+      const message_header h = message_header::decode(b, 1 << 20);
+      EXPECT_LE(h.payload_bytes, 1u << 20);
+      ++accepted;
+    } catch (const decode_error&) {
+    }
+  }
+  EXPECT_GT(accepted, 0);  // flips in handler or call id leave a valid header
+}
+
+}  // namespace
