@@ -27,11 +27,14 @@ std::string error_of(std::span<const std::byte> b, std::uint64_t limit = 1 << 20
 
 TEST(Message, HeadersRoundTrip) {
   for (auto kind : {message_kind::hello, message_kind::call, message_kind::post, message_kind::reply_value,
-                    message_kind::reply_error, message_kind::goodbye}) {
-    const message_header h{kind, 17, 0x1234567890abcdefull, 4096};
+                    message_kind::reply_error, message_kind::goodbye, message_kind::put, message_kind::get}) {
+    const message_header h{.kind = kind, .strategy = 3, .flags = message_out_of_line, .handler = 17,
+                           .call_id = 0x1234567890abcdefull, .payload_bytes = 4096};
     const auto b = encoded(h);
     const message_header d = message_header::decode(b, 1 << 20);
     EXPECT_EQ(d.kind, kind);
+    EXPECT_EQ(d.strategy, 3u);
+    EXPECT_EQ(d.flags, message_out_of_line);
     EXPECT_EQ(d.handler, 17u);
     EXPECT_EQ(d.call_id, 0x1234567890abcdefull);
     EXPECT_EQ(d.payload_bytes, 4096u);
@@ -39,7 +42,7 @@ TEST(Message, HeadersRoundTrip) {
 }
 
 TEST(Message, MalformedHeadersAreRejected) {
-  const message_header h{message_kind::call, 3, 9, 100};
+  const message_header h{.kind = message_kind::call, .handler = 3, .call_id = 9, .payload_bytes = 100};
   auto b = encoded(h);
   EXPECT_NE(error_of(std::span(b.data(), 31)).find("truncated message header: 31 of 32 bytes"), std::string::npos);
   EXPECT_NE(error_of(b, 99).find("oversized message: 100 bytes of payload, the limit is 99"), std::string::npos);
@@ -52,8 +55,14 @@ TEST(Message, MalformedHeadersAreRejected) {
   auto bad_kind = b;
   bad_kind[6] = std::byte{42};
   EXPECT_NE(error_of(bad_kind).find("unknown message kind 42"), std::string::npos);
+  auto bad_strategy = b;
+  bad_strategy[12] = std::byte{4};
+  EXPECT_NE(error_of(bad_strategy).find("unknown call strategy 4"), std::string::npos);
+  auto bad_flags = b;
+  bad_flags[13] = std::byte{0x80};
+  EXPECT_NE(error_of(bad_flags).find("unknown message flags 0x00000080"), std::string::npos);
   auto bad_reserved = b;
-  bad_reserved[13] = std::byte{1};
+  bad_reserved[15] = std::byte{1};
   EXPECT_NE(error_of(bad_reserved).find("reserved field"), std::string::npos);
 }
 
@@ -62,7 +71,7 @@ TEST(Message, RandomHeadersNeverCrash) {
   std::uniform_int_distribution<int> byte(0, 255);
   int accepted = 0;
   for (int i = 0; i < 100000; ++i) {
-    auto b = encoded({message_kind::call, 1, 1, 1});
+    auto b = encoded({.kind = message_kind::call, .handler = 1, .call_id = 1, .payload_bytes = 1});
     // Flip a few bytes of a valid header.
     for (int k = 0; k < 3; ++k) b[byte(rng) % b.size()] = std::byte(byte(rng));
     try {

@@ -96,6 +96,11 @@ class registry {
                             std::to_string(entries_.size()) + ")");
     return entries_[index].fn;
   }
+  // The functor type's name at `index` (for error messages), or "?" out of range.
+  std::string_view name(std::uint32_t index) {
+    seal();
+    return index < entries_.size() ? entries_[index].name : std::string_view("?");
+  }
 
  private:
   struct entry {
@@ -150,6 +155,7 @@ class function_call<R (*)(P...), Fn> {
   // What the registry runs on the target.
   static void handle(reader& args, writer& result) {
     args_type a = offload::read<args_type>(args);
+    args.expect_end("arguments");
     if constexpr (std::is_void_v<R>) {
       std::apply(Fn, std::move(a));
     } else {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "heddle/am/serialize.hpp"
+#include "heddle/core/strategy.hpp"
 
 namespace heddle::offload {
 
@@ -21,7 +22,14 @@ enum class message_kind : std::uint16_t {
   reply_value = 4,  // the result of call `call_id`
   reply_error = 5,  // call `call_id` threw: the payload is the exception's message
   goodbye = 6,      // the sender's session ends
+  put = 7,          // data transfer into buffer: payload = buffer id, byte offset, the bytes; reply with call_id
+  get = 8,          // data transfer out of a buffer: payload = buffer id, byte offset, byte count; the reply carries the bytes
 };
+inline constexpr std::uint16_t message_kind_count = 8;
+
+// Flags of a message.
+inline constexpr std::uint8_t message_out_of_line = 1;  // the payload lies in a transfer segment the payload names
+inline constexpr std::uint8_t message_flags_known = message_out_of_line;
 const char* to_string(message_kind k) noexcept;
 
 struct message_header {
@@ -30,6 +38,8 @@ struct message_header {
   static constexpr std::size_t size = 32;
 
   message_kind kind = message_kind::call;
+  std::uint8_t strategy = 0;  // how the target starts a call: a heddle::strategy
+  std::uint8_t flags = 0;
   std::uint32_t handler = 0;
   std::uint64_t call_id = 0;
   std::uint64_t payload_bytes = 0;
@@ -39,12 +49,14 @@ struct message_header {
     std::uint32_t magic = magic_value;
     std::uint16_t version = version_value;
     std::uint16_t k = static_cast<std::uint16_t>(kind);
-    std::uint32_t reserved = 0;
+    std::uint16_t reserved = 0;
     std::memcpy(out, &magic, 4);
     std::memcpy(out + 4, &version, 2);
     std::memcpy(out + 6, &k, 2);
     std::memcpy(out + 8, &handler, 4);
-    std::memcpy(out + 12, &reserved, 4);
+    std::memcpy(out + 12, &strategy, 1);
+    std::memcpy(out + 13, &flags, 1);
+    std::memcpy(out + 14, &reserved, 2);
     std::memcpy(out + 16, &call_id, 8);
     std::memcpy(out + 24, &payload_bytes, 8);
   }
@@ -54,20 +66,24 @@ struct message_header {
   static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
     if (in.size() < size)
       throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
-    std::uint32_t magic, reserved;
-    std::uint16_t version, k;
+    std::uint32_t magic;
+    std::uint16_t version, k, reserved;
     message_header h;
     std::memcpy(&magic, in.data(), 4);
     std::memcpy(&version, in.data() + 4, 2);
     std::memcpy(&k, in.data() + 6, 2);
     std::memcpy(&h.handler, in.data() + 8, 4);
-    std::memcpy(&reserved, in.data() + 12, 4);
+    std::memcpy(&h.strategy, in.data() + 12, 1);
+    std::memcpy(&h.flags, in.data() + 13, 1);
+    std::memcpy(&reserved, in.data() + 14, 2);
     std::memcpy(&h.call_id, in.data() + 16, 8);
     std::memcpy(&h.payload_bytes, in.data() + 24, 8);
     if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
     if (version != version_value)
       throw decode_error("message version " + std::to_string(version) + ", this process speaks " + std::to_string(version_value));
-    if (k < 1 || k > 6) throw decode_error("unknown message kind " + std::to_string(k));
+    if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
+    if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
+    if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
     if (reserved != 0) throw decode_error("corrupt message header (reserved field " + hex(reserved) + ")");
     if (h.payload_bytes > max_payload)
       throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
@@ -92,6 +108,8 @@ inline const char* to_string(message_kind k) noexcept {
     case message_kind::reply_value: return "reply_value";
     case message_kind::reply_error: return "reply_error";
     case message_kind::goodbye: return "goodbye";
+    case message_kind::put: return "put";
+    case message_kind::get: return "get";
   }
   return "?";
 }

@@ -1,0 +1,115 @@
+// Memory on another node, and the data transfers between nodes (HAM's buffer_ptr):
+//
+//   heddle::offload::buffer_ptr<float> b = heddle::offload::allocate<float>(1, n);
+//   heddle::offload::put(local, b, n).get();     // local → node 1
+//   heddle::offload::get(b, local, n).get();     // node 1 → local
+//   heddle::offload::copy(b, b2, n).get();       // node 1 → b2's node, whichever calls it
+//   heddle::offload::free(b);
+//
+// A buffer_ptr names memory on its node: it can be passed to a function called there (f2f) and
+// turned into a pointer there with .get(). Element types are trivially copyable. Transfers move
+// bytes without a message per element: the shm backend copies straight between the processes'
+// memory, the others stream the bytes into place. Every transfer is checked against the buffer's
+// bounds on the node that owns it; a freed or foreign buffer is an error naming the node, never a
+// wild write. The local memory of put and get must stay alive until the future is ready.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "heddle/am/errors.hpp"
+#include "heddle/am/serialize.hpp"
+#include "heddle/core/future.hpp"
+
+namespace heddle::offload {
+
+template <class T>
+class buffer_ptr;
+
+namespace detail {
+struct buffer_ref {
+  node_id node = 0;
+  std::uint64_t id = 0;           // the owner's number for the allocation; 0 is never used
+  std::uint64_t offset = 0;       // bytes from the allocation's start
+  std::uint64_t bytes = 0;        // bytes from offset to the allocation's end
+};
+buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment);
+void free_bytes(const buffer_ref& b);
+// The memory behind `b` on the node that owns it; session_error elsewhere or once freed.
+std::byte* local_address(const buffer_ref& b);
+future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
+future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
+future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes);
+}  // namespace detail
+
+template <class T>
+class buffer_ptr {
+  static_assert(std::is_trivially_copyable_v<T>, "heddle::offload::buffer_ptr: elements travel bitwise");
+
+ public:
+  buffer_ptr() noexcept = default;
+  // From the layer's own reference (allocate, and a buffer_ptr read from a message).
+  explicit buffer_ptr(const detail::buffer_ref& r) noexcept : ref_(r) {}
+
+  node_id node() const noexcept { return ref_.node; }
+  // Elements from here to the allocation's end.
+  std::size_t size() const noexcept { return static_cast<std::size_t>(ref_.bytes / sizeof(T)); }
+  explicit operator bool() const noexcept { return ref_.id != 0; }
+
+  // The element `n` further on (within the allocation: std::out_of_range otherwise).
+  buffer_ptr operator+(std::size_t n) const {
+    if (n > size()) throw std::out_of_range("heddle::offload::buffer_ptr: offset beyond the allocation");
+    buffer_ptr r = *this;
+    r.ref_.offset += n * sizeof(T);
+    r.ref_.bytes -= n * sizeof(T);
+    return r;
+  }
+
+  // The memory, on the node that owns it (inside a function offloaded there).
+  T* get() const { return reinterpret_cast<T*>(detail::local_address(ref_)); }
+
+  friend bool operator==(const buffer_ptr& a, const buffer_ptr& b) noexcept {
+    return a.ref_.node == b.ref_.node && a.ref_.id == b.ref_.id && a.ref_.offset == b.ref_.offset;
+  }
+
+  const detail::buffer_ref& ref() const noexcept { return ref_; }
+
+ private:
+  detail::buffer_ref ref_;
+};
+
+// `n` elements of T on `node` (uninitialised, aligned for T and to 64 bytes).
+template <class T>
+buffer_ptr<T> allocate(node_id node, std::size_t n) {
+  return buffer_ptr<T>(detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T), alignof(T) > 64 ? alignof(T) : 64));
+}
+
+// Returns the memory to its node. Freeing twice, or a pointer that is not an allocation's start,
+// is an error naming the node.
+template <class T>
+void free(const buffer_ptr<T>& b) {
+  detail::free_bytes(b.ref());
+}
+
+// Writes n elements from local memory into `to`.
+template <class T>
+future<void> put(const T* local, const buffer_ptr<T>& to, std::size_t n) {
+  return detail::put_bytes(reinterpret_cast<const std::byte*>(local), to.ref(), std::uint64_t{n} * sizeof(T));
+}
+// Reads n elements of `from` into local memory.
+template <class T>
+future<void> get(const buffer_ptr<T>& from, T* local, std::size_t n) {
+  return detail::get_bytes(from.ref(), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
+}
+// Copies n elements between two buffers, wherever they are.
+template <class T>
+future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_t n) {
+  return detail::copy_bytes(from.ref(), to.ref(), std::uint64_t{n} * sizeof(T));
+}
+
+// A buffer_ptr is trivially copyable: it travels in messages bitwise, and means the same memory on
+// every node.
+
+}  // namespace heddle::offload

@@ -1,0 +1,69 @@
+// Calls on other nodes: heddle::offload::async, sync and ping.
+//
+//   int scale(int a, std::string s);
+//   heddle::future<int> f = heddle::offload::async(1, heddle::f2f(&scale, 1, std::string("x")));
+//   int v = heddle::offload::sync(1, heddle::f2f(&scale, 2, std::string("y")));
+//   heddle::offload::ping(1, heddle::f2f(&log_line, std::string("hi")));
+//
+// The arguments are serialised when the call is made; the target runs the function as a heddle
+// task, started by the strategy given (express by default: the priority lane of the target's
+// runtime; strategy::short_task runs it on the thread that receives the message, which suits
+// functions of a few microseconds and nothing that waits). Any node may call any node, itself
+// included, and a function running on a target may offload in turn.
+//
+// Failures arrive through the future: remote_error when the function threw there, peer_lost when
+// the node died or its connection broke (within a second), unknown_handler or decode_error when the
+// two sides disagree, session_error when no session is open.
+#pragma once
+
+#include <utility>
+
+#include "heddle/am/detail/calls.hpp"
+#include "heddle/am/errors.hpp"
+#include "heddle/am/functor.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/strategy.hpp"
+
+namespace heddle::offload {
+
+// This node's number, from 0 to num_nodes() - 1. Inside a function run by the loopback backend,
+// the node it runs on.
+node_id this_node();
+node_id num_nodes();
+
+// Runs `call` on `node`; the future holds its result.
+template <class Call>
+future<typename Call::result_type> async(node_id node, const Call& call, strategy how = strategy::express) {
+  using R = typename Call::result_type;
+  writer args;
+  call.write_args(args);
+  auto* p = new detail::pending_result<R>();
+  future<R> f = p->get_future();
+  detail::send_call(node, Call::index(), how, args, p);
+  return f;
+}
+
+// Runs `call` on `node` and waits for its result (rethrowing its failure). A thread that is not a
+// worker polls the transport while it waits; a worker runs other tasks.
+template <class Call>
+typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
+  future<typename Call::result_type> f = offload::async(node, call, how);
+  if (!f.is_ready()) {
+    auto* s = f.release_state();
+    detail::wait_polling(s);
+    f = future<typename Call::result_type>(heddle::detail::adopt, s);
+  }
+  return std::move(f).get();
+}
+
+// Runs `call` on `node` without a reply: fire and forget. A failure there is printed on the
+// target's standard error, naming the caller; the call is not lost when the sender's session ends
+// (the target finishes what it received before it says goodbye).
+template <class Call>
+void ping(node_id node, const Call& call, strategy how = strategy::express) {
+  writer args;
+  call.write_args(args);
+  detail::send_post(node, Call::index(), how, args);
+}
+
+}  // namespace heddle::offload

@@ -1,0 +1,82 @@
+// The offload API's non-template half: calls and buffers, handed to the open session's engine.
+#include "heddle/am/buffer.hpp"
+#include "heddle/am/offload.hpp"
+#include "engine.hpp"
+
+namespace heddle::offload {
+
+node_id this_node() {
+  detail::engine& e = detail::current_engine();
+  return detail::current_node_of(e);
+}
+node_id num_nodes() { return detail::current_engine().nodes(); }
+
+namespace detail {
+
+void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
+  engine* e;
+  try {
+    e = &current_engine();
+  } catch (...) {
+    return p->fail(std::current_exception());
+  }
+  e->call(current_node_of(*e), to, handler, how, args.data(), p);
+}
+
+void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args) {
+  engine& e = current_engine();
+  e.post(current_node_of(e), to, handler, how, args.data());
+}
+
+void wait_polling(const heddle::detail::future_state_base* s) { current_engine().wait_polling(s); }
+
+// Run on the node that owns the memory.
+buffer_ref allocate_here(std::uint64_t bytes, std::uint64_t alignment) {
+  return current_engine().allocate_local(bytes, static_cast<std::size_t>(alignment));
+}
+void free_here(std::uint64_t id, std::uint64_t offset) { current_engine().free_local(id, offset); }
+void copy_from_here(buffer_ref from, buffer_ref to, std::uint64_t bytes) {
+  put_bytes(local_address(from), to, bytes).get();
+}
+
+buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment) {
+  return offload::sync(node, heddle::f2f(&allocate_here, bytes, std::uint64_t{alignment}));
+}
+
+void free_bytes(const buffer_ref& b) {
+  engine& e = current_engine();
+  offload::sync(b.node, heddle::f2f(&free_here, b.id, b.offset));
+  e.wire().forget(b.node, b.id);
+}
+
+std::byte* local_address(const buffer_ref& b) {
+  engine& e = current_engine();
+  const node_id here = current_node_of(e);
+  if (b.node != here)
+    throw session_error("heddle::offload: buffer_ptr::get on node " + std::to_string(here) + " for memory of node " +
+                        std::to_string(b.node) + ": use put/get, or offload to node " + std::to_string(b.node));
+  return e.local_span(b.id, b.offset, b.bytes);
+}
+
+future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes) {
+  return current_engine().put(local, to, bytes);
+}
+
+future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t bytes) {
+  return current_engine().get(from, local, bytes);
+}
+
+future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes) {
+  if (bytes > from.bytes || bytes > to.bytes)
+    throw std::out_of_range("heddle::offload::copy: " + std::to_string(bytes) + " bytes between buffer_ptrs of " +
+                            std::to_string(from.bytes) + " and " + std::to_string(to.bytes));
+  engine& e = current_engine();
+  const node_id here = current_node_of(e);
+  if (from.node == here) return e.put(local_address(from), to, bytes);
+  if (to.node == here) return e.get(from, local_address(to), bytes);
+  // Between two other nodes: the source node puts into the destination (peer to peer).
+  return offload::async(from.node, heddle::f2f(&copy_from_here, from, to, bytes));
+}
+
+}  // namespace detail
+}  // namespace heddle::offload

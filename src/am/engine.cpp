@@ -1,0 +1,641 @@
+#include "engine.hpp"
+
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "heddle/am/functor.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+
+namespace heddle::offload::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Set while a handler runs: the node it runs on (loopback nodes share a process).
+thread_local node_id handler_node = 0;
+thread_local bool in_handler = false;
+
+struct handler_scope {
+  node_id saved_node;
+  bool saved_in;
+  explicit handler_scope(node_id n) noexcept : saved_node(handler_node), saved_in(in_handler) {
+    handler_node = n;
+    in_handler = true;
+  }
+  ~handler_scope() {
+    handler_node = saved_node;
+    in_handler = saved_in;
+  }
+};
+
+// The type of the exception being handled, demangled.
+std::string current_exception_type() {
+  const std::type_info* t = abi::__cxa_current_exception_type();
+  if (!t) return "an exception";
+  int status = 0;
+  char* d = abi::__cxa_demangle(t->name(), nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? d : t->name();
+  std::free(d);
+  return r;
+}
+
+std::vector<std::byte> joined(std::span<const std::byte> head, std::span<const std::byte> tail) {
+  std::vector<std::byte> v(head.size() + tail.size());
+  if (!head.empty()) std::memcpy(v.data(), head.data(), head.size());
+  if (!tail.empty()) std::memcpy(v.data() + head.size(), tail.data(), tail.size());
+  return v;
+}
+
+template <class T>
+T read_prefix(std::span<const std::byte> payload, std::size_t at) {
+  T v;
+  if (payload.size() < at + sizeof v) throw decode_error("heddle::offload: truncated data-transfer frame");
+  std::memcpy(&v, payload.data() + at, sizeof v);
+  return v;
+}
+
+// A pending get: the reply's bytes go to the caller's memory.
+class pending_get final : public pending_call {
+ public:
+  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
+  future<void> get_future() { return p_.get_future(); }
+  void complete(std::span<const std::byte> reply) noexcept override {
+    if (reply.size() != bytes_) {
+      p_.set_exception(std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
+                                                            " bytes, " + std::to_string(bytes_) + " were asked")));
+    } else {
+      if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
+      p_.set_value();
+    }
+    delete this;
+  }
+  void fail(std::exception_ptr e) noexcept override {
+    p_.set_exception(std::move(e));
+    delete this;
+  }
+
+ private:
+  std::byte* dst_;
+  std::uint64_t bytes_;
+  promise<void> p_;
+};
+
+}  // namespace
+
+node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
+
+engine::engine(const session_options& options, std::unique_ptr<transport> t)
+    : options_(options),
+      rt_(options.rt ? options.rt : &default_runtime()),
+      transport_(std::move(t)),
+      has_receiver_(options.transport != backend::loopback),
+      peers_(options.nodes) {
+  peers_[options_.node].hello = true;
+  peers_[options_.node].pid = ::getpid();
+}
+
+engine::~engine() { finish(); }
+
+std::string engine::describe(node_id n) const {
+  std::lock_guard lock(m_);
+  std::string s = "node " + std::to_string(n);
+  if (n < peers_.size() && peers_[n].pid) s += " (pid " + std::to_string(peers_[n].pid) + ")";
+  return s;
+}
+
+void engine::check_reachable(node_id n) const {
+  if (n >= peers_.size())
+    throw session_error("heddle::offload: node " + std::to_string(n) + " does not exist: the session has " +
+                        std::to_string(peers_.size()) + " nodes");
+  if (peers_[n].lost.load(std::memory_order_acquire)) {
+    std::string why;
+    {
+      std::lock_guard lock(m_);
+      why = peers_[n].why;
+    }
+    throw peer_lost(n, "heddle::offload: " + describe(n) + " is lost: " + why);
+  }
+}
+
+// ---- start and finish ---------------------------------------------------------------------------
+
+template <class Pred>
+bool engine::await(Pred pred, clock::time_point deadline) {
+  std::unique_lock lock(m_);
+  while (!pred()) {
+    if (clock::now() >= deadline) return false;
+    cv_.wait_for(lock, std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+void engine::start() {
+  transport_->start(*this);
+  if (!has_receiver_) {
+    for (peer_state& p : peers_) p.hello = true;
+    return;
+  }
+  receiver_ = std::thread([this] { receiver_loop(); });
+  // Hello: who this is, and the registry it was built with.
+  registry& reg = registry::instance();
+  struct {
+    std::uint32_t node, nodes;
+    std::uint64_t hash, count;
+    std::int64_t pid;
+  } hello{self(), nodes(), reg.hash(), reg.size(), ::getpid()};
+  for (node_id n = 0; n < nodes(); ++n) {
+    if (n == self()) continue;
+    const message_header h{.kind = message_kind::hello, .payload_bytes = sizeof hello};
+    send_frame(self(), n, h, std::as_bytes(std::span(&hello, 1)));
+  }
+  const auto deadline = clock::now() + options_.connect_timeout;
+  const bool all = await(
+      [&] {
+        for (const peer_state& p : peers_)
+          if (!p.hello && !p.lost.load() && !p.refused) return false;
+        return true;
+      },
+      deadline);
+  std::exception_ptr failure;
+  {
+    std::lock_guard lock(m_);
+    for (node_id n = 0; n < nodes() && !failure; ++n) {
+      if (peers_[n].refused) failure = peers_[n].refused;
+      else if (peers_[n].lost.load())
+        failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " was lost while the session started: " + peers_[n].why));
+      else if (!all && !peers_[n].hello)
+        failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " did not say hello within " +
+                                                           std::to_string(options_.connect_timeout.count()) + " ms"));
+    }
+  }
+  if (failure) {
+    stop_ = true;
+    transport_->interrupt();
+    receiver_.join();
+    finished_ = true;
+    std::rethrow_exception(failure);
+  }
+}
+
+void engine::hello_from(node_id from, std::span<const std::byte> payload) {
+  struct {
+    std::uint32_t node, nodes;
+    std::uint64_t hash, count;
+    std::int64_t pid;
+  } hello;
+  if (payload.size() != sizeof hello) throw decode_error("a hello of " + std::to_string(payload.size()) + " bytes");
+  std::memcpy(&hello, payload.data(), sizeof hello);
+  registry& reg = registry::instance();
+  std::lock_guard lock(m_);
+  peer_state& p = peers_[from];
+  p.pid = hello.pid;
+  if (hello.node != from || hello.nodes != nodes()) {
+    p.refused = std::make_exception_ptr(session_error(
+        "heddle::offload: node " + std::to_string(from) + " (pid " + std::to_string(hello.pid) + ") says it is node " +
+        std::to_string(hello.node) + " of " + std::to_string(hello.nodes) + "; this is node " + std::to_string(self()) +
+        " of " + std::to_string(nodes())));
+  } else if (hello.hash != reg.hash() || hello.count != reg.size()) {
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "heddle::offload: node %u (pid %lld) was built with a different set of handlers "
+                  "(%llu handlers, registry hash %016llx; this process: %zu, %016llx): they would disagree on "
+                  "which function a message calls; run the same program on every node",
+                  from, static_cast<long long>(hello.pid), static_cast<unsigned long long>(hello.count),
+                  static_cast<unsigned long long>(hello.hash), reg.size(), static_cast<unsigned long long>(reg.hash()));
+    p.refused = std::make_exception_ptr(registry_mismatch(from, buf));
+  }
+  p.hello = true;
+  cv_.notify_all();
+}
+
+void engine::task_ended() noexcept {
+  if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard lock(m_);
+    cv_.notify_all();
+  }
+}
+
+bool engine::serve_until_node0_leaves() {
+  if (self() == 0) return true;
+  std::unique_lock lock(m_);
+  cv_.wait(lock, [&] { return peers_[0].goodbye || peers_[0].lost.load(); });
+  return peers_[0].goodbye;
+}
+
+void engine::finish() {
+  if (finished_) return;
+  finished_ = true;
+  const auto deadline = clock::now() + options_.shutdown_timeout;
+  // What this node still runs (a handler, a reply on its way) finishes before the goodbye.
+  if (!await([&] { return active_.load() == 0; }, deadline))
+    std::fprintf(stderr, "heddle: node %u: %lld handlers still running after %lld ms; the session ends anyway\n", self(),
+                 static_cast<long long>(active_.load()), static_cast<long long>(options_.shutdown_timeout.count()));
+  if (has_receiver_) {
+    for (node_id n = 0; n < nodes(); ++n) {
+      if (n == self() || peers_[n].lost.load()) continue;
+      try {
+        send_frame(self(), n, message_header{.kind = message_kind::goodbye});
+      } catch (const std::exception&) {
+        // lost meanwhile: nothing to say goodbye to
+      }
+    }
+    std::string missing;
+    if (!await(
+            [&] {
+              for (node_id n = 0; n < nodes(); ++n)
+                if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) return false;
+              return true;
+            },
+            deadline)) {
+      std::lock_guard lock(m_);
+      for (node_id n = 0; n < nodes(); ++n)
+        if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) missing += " " + std::to_string(n);
+      std::fprintf(stderr, "heddle: node %u: no goodbye from node(s)%s within %lld ms; the session ends anyway\n", self(),
+                   missing.c_str(), static_cast<long long>(options_.shutdown_timeout.count()));
+    }
+    stop_ = true;
+    transport_->interrupt();
+    progress_.wake_waiter();
+    receiver_.join();
+  }
+  fail_pending(nodes(), std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")));
+  std::lock_guard lock(buffers_m_);
+  buffers_.clear();
+}
+
+// ---- calls out ----------------------------------------------------------------------------------
+
+void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                        std::span<const std::byte> tail) {
+  check_reachable(to);
+  if (to == self() && has_receiver_) {
+    if (tail.empty()) return deliver(from, to, h, head);
+    const std::vector<std::byte> all = joined(head, tail);
+    return deliver(from, to, h, all);
+  }
+  if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread)) return;
+  // The polling thread never waits on a peer: the frame goes out from a worker.
+  task_begun();
+  rt_->task([this, from, to, h, bytes = joined(head, tail)] {
+    try {
+      transport_->send(from, to, h, bytes, {}, true);
+    } catch (const std::exception&) {
+      // The peer was lost: whatever waited for this frame fails through lost().
+    }
+    task_ended();
+  }).release_state()->release();
+}
+
+void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
+                  pending_call* p) {
+  const message_header h{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+                         .call_id = next_call_.fetch_add(1, std::memory_order_relaxed), .payload_bytes = args.size()};
+  request_frame(from, to, h, args, {}, p);
+}
+
+void engine::request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
+                     std::span<const std::byte> tail, pending_call* p) {
+  const message_header h{.kind = kind, .call_id = next_call_.fetch_add(1, std::memory_order_relaxed),
+                         .payload_bytes = head.size() + tail.size()};
+  request_frame(from, to, h, head, tail, p);
+}
+
+void engine::request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                           std::span<const std::byte> tail, pending_call* p) {
+  try {
+    check_reachable(to);
+  } catch (...) {
+    return p->fail(std::current_exception());
+  }
+  {
+    std::lock_guard lock(pending_m_);
+    pending_.emplace(h.call_id, pending_entry{to, p});
+  }
+  // A peer lost between the check and the insertion has already failed its pending calls.
+  if (peers_[to].lost.load(std::memory_order_acquire)) {
+    if (pending_call* q = take_pending(h.call_id)) q->fail(std::make_exception_ptr(peer_lost(to, "heddle::offload: " + describe(to) + " is lost")));
+    return;
+  }
+  try {
+    send_frame(from, to, h, head, tail);
+  } catch (...) {
+    if (pending_call* q = take_pending(h.call_id)) q->fail(std::current_exception());
+  }
+}
+
+void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args) {
+  const message_header h{.kind = message_kind::post, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+                         .payload_bytes = args.size()};
+  send_frame(from, to, h, args);
+}
+
+pending_call* engine::take_pending(std::uint64_t id) {
+  std::lock_guard lock(pending_m_);
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return nullptr;
+  pending_call* p = it->second.call;
+  pending_.erase(it);
+  return p;
+}
+
+void engine::fail_pending(node_id node, const std::exception_ptr& e) {
+  std::vector<pending_call*> failed;
+  {
+    std::lock_guard lock(pending_m_);
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (node == nodes() || it->second.node == node) {
+        failed.push_back(it->second.call);
+        it = pending_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (pending_call* p : failed) p->fail(e);
+}
+
+// ---- frames in ----------------------------------------------------------------------------------
+
+void engine::deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+  switch (h.kind) {
+    case message_kind::hello:
+      return hello_from(from, payload);
+    case message_kind::call:
+    case message_kind::post: {
+      task_begun();
+      // The guard ends the task's count whether the task runs or the runtime discards it.
+      struct counted {
+        engine* e;
+        explicit counted(engine* x) : e(x) {}
+        counted(counted&& o) noexcept : e(std::exchange(o.e, nullptr)) {}
+        ~counted() {
+          if (e) e->task_ended();
+        }
+      };
+      auto* t = heddle::detail::make_task(
+          [this, from, to, h](std::vector<std::byte> args, counted) { run_call(from, to, h, std::move(args)); },
+          std::vector<std::byte>(payload.begin(), payload.end()), counted(this));
+      t->release();  // nobody waits on the task itself: its reply is the result
+      heddle::detail::start_successor(rt_->core(), t, static_cast<heddle::strategy>(h.strategy));
+      return;
+    }
+    case message_kind::reply_value:
+      if (pending_call* p = take_pending(h.call_id)) p->complete(payload);
+      return;
+    case message_kind::reply_error:
+      if (pending_call* p = take_pending(h.call_id)) {
+        std::string text;
+        try {
+          reader r(payload);
+          text = offload::read<std::string>(r);
+        } catch (const decode_error& e) {
+          text = std::string("(an unreadable error report: ") + e.what() + ")";
+        }
+        p->fail(std::make_exception_ptr(remote_error(from, text)));
+      }
+      return;
+    case message_kind::goodbye: {
+      std::lock_guard lock(m_);
+      peers_[from].goodbye = true;
+      cv_.notify_all();
+      return;
+    }
+    case message_kind::put:
+      return serve_put(from, to, h, payload);
+    case message_kind::get:
+      return serve_get(from, to, h, payload);
+  }
+}
+
+void engine::run_call(node_id from, node_id to, const message_header& h, std::vector<std::byte> args) {
+  handler_scope scope(to);
+  registry& reg = registry::instance();
+  writer result;
+  try {
+    const handler_fn fn = reg.at(h.handler);
+    reader r(args);
+    fn(r, result);
+  } catch (const std::exception& e) {
+    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
+                             " for node " + std::to_string(from) + ": it threw " + current_exception_type() + ": " + e.what();
+    if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
+    std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
+    return;
+  } catch (...) {
+    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
+                             " for node " + std::to_string(from) + ": it threw " + current_exception_type();
+    if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
+    std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
+    return;
+  }
+  if (h.kind == message_kind::call) reply(to, from, h.call_id, message_kind::reply_value, result.data());
+}
+
+void engine::reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
+                   std::span<const std::byte> tail) {
+  const message_header h{.kind = kind, .call_id = call_id, .payload_bytes = head.size() + tail.size()};
+  try {
+    send_frame(from, to, h, head, tail);
+  } catch (const peer_error&) {
+    // The caller is gone: nobody to answer.
+  }
+}
+
+void engine::reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what) {
+  writer w;
+  offload::write(w, what);
+  reply(from, to, call_id, message_kind::reply_error, w.data());
+}
+
+// ---- buffers --------------------------------------------------------------------------------------
+
+buffer_ref engine::allocate_local(std::uint64_t bytes, std::size_t alignment) {
+  const std::uint64_t id = next_buffer_.fetch_add(1, std::memory_order_relaxed);
+  local_allocation a = transport_->allocate(bytes, id, alignment);
+  const node_id here = current_node_of(*this);
+  std::lock_guard lock(buffers_m_);
+  buffers_.emplace(id, local_buffer{std::move(a), here});
+  return buffer_ref{here, id, 0, bytes};
+}
+
+void engine::free_local(std::uint64_t id, std::uint64_t offset) {
+  const node_id here = current_node_of(*this);
+  std::lock_guard lock(buffers_m_);
+  auto it = buffers_.find(id);
+  if (it == buffers_.end() || it->second.node != here)
+    throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
+                        " (freed already?)");
+  if (offset != 0)
+    throw session_error("heddle::offload: free of a buffer_ptr " + std::to_string(offset) +
+                        " bytes into buffer " + std::to_string(id) + " of node " + std::to_string(here) +
+                        ": free the pointer allocate returned");
+  buffers_.erase(it);
+}
+
+std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes) {
+  const node_id here = current_node_of(*this);
+  std::lock_guard lock(buffers_m_);
+  auto it = buffers_.find(id);
+  if (it == buffers_.end() || it->second.node != here)
+    throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
+                        " (freed, or never allocated there)");
+  const std::uint64_t size = it->second.memory.bytes;
+  if (offset > size || bytes > size - offset)
+    throw session_error("heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+                        ") are outside buffer " + std::to_string(id) + " of node " + std::to_string(here) + " (" +
+                        std::to_string(size) + " bytes)");
+  return it->second.memory.data + offset;
+}
+
+void engine::serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+  handler_scope scope(to);
+  try {
+    const auto id = read_prefix<std::uint64_t>(payload, 0);
+    const auto offset = read_prefix<std::uint64_t>(payload, 8);
+    const std::span<const std::byte> data = payload.subspan(16);
+    std::byte* dst = local_span(id, offset, data.size());
+    if (!data.empty()) std::memcpy(dst, data.data(), data.size());
+  } catch (const std::exception& e) {
+    return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
+  }
+  reply(to, from, h.call_id, message_kind::reply_value, {});
+}
+
+void engine::serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+  handler_scope scope(to);
+  std::span<const std::byte> data;
+  try {
+    const auto id = read_prefix<std::uint64_t>(payload, 0);
+    const auto offset = read_prefix<std::uint64_t>(payload, 8);
+    const auto bytes = read_prefix<std::uint64_t>(payload, 16);
+    if (payload.size() != 24) throw decode_error("heddle::offload: a get frame of " + std::to_string(payload.size()) + " bytes");
+    data = std::span<const std::byte>(local_span(id, offset, bytes), bytes);
+  } catch (const std::exception& e) {
+    return reply_failure(to, from, h.call_id, std::string("heddle::offload: a get from node ") + std::to_string(from) + ": " + e.what());
+  }
+  reply(to, from, h.call_id, message_kind::reply_value, {}, data);
+}
+
+future<void> engine::put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes) {
+  if (bytes > to.bytes)
+    throw std::out_of_range("heddle::offload::put: " + std::to_string(bytes) + " bytes into a buffer_ptr of " +
+                            std::to_string(to.bytes));
+  const node_id here = current_node_of(*this);
+  if (future<void> f = transport_->put_direct(local, to.node, to.id, to.offset, bytes); f.valid()) return f;
+  auto* p = new pending_result<void>();
+  future<void> f = p->get_future();
+  const std::uint64_t head[2] = {to.id, to.offset};
+  request(here, to.node, message_kind::put, std::as_bytes(std::span(head)), std::span(local, bytes), p);
+  return f;
+}
+
+future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t bytes) {
+  if (bytes > from.bytes)
+    throw std::out_of_range("heddle::offload::get: " + std::to_string(bytes) + " bytes from a buffer_ptr of " +
+                            std::to_string(from.bytes));
+  const node_id here = current_node_of(*this);
+  if (future<void> f = transport_->get_direct(from.node, from.id, from.offset, local, bytes); f.valid()) return f;
+  auto* p = new pending_get(local, bytes);
+  future<void> f = p->get_future();
+  const std::uint64_t head[3] = {from.id, from.offset, bytes};
+  request(here, from.node, message_kind::get, std::as_bytes(std::span(head)), {}, p);
+  return f;
+}
+
+// ---- polling --------------------------------------------------------------------------------------
+
+void engine::check_peers_if_due() {
+  const std::int64_t now = clock::now().time_since_epoch().count();
+  std::int64_t due = next_peer_check_ns_.load(std::memory_order_relaxed);
+  if (now < due) return;
+  if (!next_peer_check_ns_.compare_exchange_strong(due, now + 100'000'000)) return;  // every 100 ms
+  transport_->check_peers();
+}
+
+void engine::receiver_loop() {
+  const auto spin = options_.receiver_spin;
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (!progress_.try_lock()) {
+      progress_.wait_while_held(std::chrono::milliseconds(1));
+      check_peers_if_due();
+      continue;
+    }
+    polling_thread = true;
+    auto idle_since = clock::now();
+    bool go_to_sleep = false;
+    for (unsigned n = 1;; ++n) {
+      if (stop_.load(std::memory_order_relaxed) || progress_.yield_wanted()) break;
+      if (transport_->poll()) {
+        n = 0;
+        continue;
+      }
+      if ((n & 63) == 0) {
+        const auto now = clock::now();
+        if (n == 64) idle_since = now;  // the first look after the last frame
+        if (now - idle_since > spin) {
+          go_to_sleep = true;
+          break;
+        }
+        check_peers_if_due();
+      }
+      heddle::detail::cpu_relax();
+    }
+    polling_thread = false;
+    progress_.unlock();
+    if (go_to_sleep && !stop_.load(std::memory_order_acquire)) transport_->sleep(std::chrono::milliseconds(100));
+    check_peers_if_due();
+  }
+}
+
+void engine::poll_for_a_while(const heddle::detail::future_state_base* s, std::chrono::nanoseconds spin) {
+  const auto deadline = clock::now() + spin;
+  for (unsigned n = 1; !s->is_done(); ++n) {
+    if (transport_->poll()) continue;
+    if ((n & 63) == 0) {
+      if (clock::now() > deadline) return;
+      check_peers_if_due();
+    }
+    heddle::detail::cpu_relax();
+  }
+}
+
+void engine::wait_polling(const heddle::detail::future_state_base* s) {
+  auto* state = const_cast<heddle::detail::future_state_base*>(s);
+  if (!has_receiver_ || heddle::detail::current_worker || polling_thread) return heddle::detail::force(state);
+  const auto deadline = clock::now() + options_.caller_spin;
+  for (unsigned n = 1; !s->is_done(); ++n) {
+    if (progress_.try_lock()) {
+      polling_thread = true;
+      poll_for_a_while(s, deadline - clock::now());
+      polling_thread = false;
+      progress_.unlock();
+      break;
+    }
+    progress_.ask_yield();
+    if ((n & 63) == 0 && clock::now() > deadline) break;
+    heddle::detail::cpu_relax();
+  }
+  if (s->is_done()) return;
+  progress_.wake_waiter();  // the receiver takes over while this thread sleeps
+  heddle::detail::force(state);
+}
+
+// ---- the open session -----------------------------------------------------------------------------
+
+void engine::lost(node_id peer, const std::string& why) {
+  {
+    std::lock_guard lock(m_);
+    if (peer >= peers_.size() || peers_[peer].lost.load()) return;
+    peers_[peer].why = why;
+    peers_[peer].lost.store(true, std::memory_order_release);
+    cv_.notify_all();
+  }
+  fail_pending(peer, std::make_exception_ptr(peer_lost(peer, "heddle::offload: " + describe(peer) + " was lost: " + why)));
+}
+
+}  // namespace heddle::offload::detail

@@ -1,0 +1,144 @@
+// The session's engine: everything between the offload API and a transport.
+//
+// Out: calls get an id and wait in the pending table until their reply; frames go to the
+// transport (or straight to deliver() for this node). In: deliver() starts calls as tasks by the
+// strategy the caller chose, completes pending calls with replies, serves put/get into this node's
+// buffers, and keeps the peers' hello/goodbye state. A lost peer fails every call waiting on it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "heddle/am/buffer.hpp"
+#include "heddle/am/detail/calls.hpp"
+#include "heddle/am/session.hpp"
+#include "progress.hpp"
+#include "transport.hpp"
+
+namespace heddle::offload::detail {
+
+class engine final : public frame_sink {
+ public:
+  engine(const session_options& options, std::unique_ptr<transport> t);
+  ~engine();
+
+  // Connects, exchanges hellos (checking the registries), starts the receiver.
+  void start();
+  // Waits until this node's handlers are done, says goodbye, waits for the peers' goodbyes, fails
+  // what still waits, stops. Idempotent.
+  void finish();
+  // Blocks until node 0 said goodbye or was lost; true if it said goodbye.
+  bool serve_until_node0_leaves();
+
+  node_id self() const noexcept { return options_.node; }
+  node_id nodes() const noexcept { return options_.nodes; }
+  runtime& rt() const noexcept { return *rt_; }
+  transport& wire() noexcept { return *transport_; }
+
+  // The offload API's entry points.
+  void call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
+            pending_call* p);
+  void post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args);
+  // A frame that carries a pending call (put, get): the prefix, then the data.
+  void request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
+               std::span<const std::byte> tail, pending_call* p);
+  void wait_polling(const heddle::detail::future_state_base* s);
+  // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
+  // direct path).
+  future<void> put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
+  future<void> get(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
+
+  // Buffers of this node.
+  buffer_ref allocate_local(std::uint64_t bytes, std::size_t alignment);
+  void free_local(std::uint64_t id, std::uint64_t offset);
+  // [offset, offset + bytes) of buffer `id` of this node; session_error naming what is wrong.
+  std::byte* local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes);
+
+  // The peer's state, for errors: "node 2 (pid 4711)".
+  std::string describe(node_id n) const;
+  // Throws peer_lost if `n` is lost, session_error if it does not exist.
+  void check_reachable(node_id n) const;
+
+  // frame_sink
+  void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) override;
+  void lost(node_id peer, const std::string& why) override;
+
+ private:
+  struct peer_state {
+    std::atomic<bool> lost{false};
+    bool hello = false;
+    bool goodbye = false;
+    std::int64_t pid = 0;
+    std::string why;                // how it was lost
+    std::exception_ptr refused;    // a hello that did not match
+  };
+  struct local_buffer {
+    local_allocation memory;
+    node_id node;  // the loopback node that owns it (this node elsewhere)
+  };
+  struct pending_entry {
+    node_id node;
+    pending_call* call;
+  };
+
+  // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
+  void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
+                  std::span<const std::byte> tail = {});
+  void request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                     std::span<const std::byte> tail, pending_call* p);
+  void run_call(node_id from, node_id to, const message_header& h, std::vector<std::byte> args);
+  void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
+             std::span<const std::byte> tail = {});
+  void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
+  void serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  void serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  void hello_from(node_id from, std::span<const std::byte> payload);
+  pending_call* take_pending(std::uint64_t id);
+  void fail_pending(node_id node, const std::exception_ptr& e);  // node == nodes(): all
+  void receiver_loop();
+  void poll_for_a_while(const heddle::detail::future_state_base* s, std::chrono::nanoseconds spin);
+  void check_peers_if_due();
+  void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
+  void task_ended() noexcept;
+  // Waits (polling or sleeping) until pred() holds or the deadline; true if it holds.
+  template <class Pred>
+  bool await(Pred pred, std::chrono::steady_clock::time_point deadline);
+
+  session_options options_;
+  runtime* rt_;
+  std::unique_ptr<transport> transport_;
+  bool has_receiver_;
+  std::vector<peer_state> peers_;
+  mutable std::mutex m_;             // peers_' plain fields, and the waiters of cv_
+  std::condition_variable cv_;
+
+  std::mutex pending_m_;
+  std::unordered_map<std::uint64_t, pending_entry> pending_;
+  std::atomic<std::uint64_t> next_call_{1};
+
+  std::mutex buffers_m_;
+  std::unordered_map<std::uint64_t, local_buffer> buffers_;
+  std::atomic<std::uint64_t> next_buffer_{1};
+
+  std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
+  progress progress_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::int64_t> next_peer_check_ns_{0};
+  std::thread receiver_;
+  bool finished_ = false;
+};
+
+// The engine of the open session; session_error if there is none.
+engine& current_engine();
+// The node the calling thread acts for: the node whose handler it runs (loopback nodes share a
+// process), else the engine's own.
+node_id current_node_of(const engine& e) noexcept;
+
+}  // namespace heddle::offload::detail

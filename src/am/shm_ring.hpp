@@ -1,0 +1,67 @@
+// One direction between two processes: a ring of 64-byte cells in the receiver's segment, written
+// by one sender process and read by the receiver (HAM's write-then-flag protocol, over shared
+// memory instead of SCIF).
+//
+// A record is a run of cells: the first starts with its stamp (the record's position + 1, written
+// last, with release), its length in cells and its kind (a frame, or padding to the ring's end);
+// then the frame's 32-byte header and its payload. The receiver polls the stamp at its position:
+// the frame's bytes share the stamp's cache line, so a small call crosses with one line transfer.
+// The receiver zeroes the first word of every cell it consumes, so a stale or payload word can
+// never read as a current stamp; then it publishes its position (`tail`), from which the sender
+// knows the free space.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace heddle::offload::detail {
+
+struct ring_cell {
+  static constexpr std::size_t bytes = 64;
+  static constexpr std::size_t prefix = 16;  // stamp, cells, kind
+  static constexpr std::uint32_t frame = 1, padding = 2;
+};
+
+// In shared memory: the consumer's position, then the cells.
+struct ring_control {
+  alignas(64) std::atomic<std::uint64_t> tail;  // cells consumed, ever
+  char pad[56];
+};
+static_assert(sizeof(ring_control) == 64);
+
+class ring_view {
+ public:
+  ring_view() = default;
+  ring_view(ring_control* c, std::byte* cells, std::uint64_t count) noexcept : control_(c), cells_(cells), count_(count) {}
+
+  std::uint64_t cells() const noexcept { return count_; }
+  std::byte* cell(std::uint64_t pos) const noexcept { return cells_ + (pos % count_) * ring_cell::bytes; }
+  ring_control& control() const noexcept { return *control_; }
+
+  static std::atomic_ref<std::uint64_t> stamp(std::byte* c) noexcept {
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(c));
+  }
+  static std::uint32_t length(const std::byte* c) noexcept {
+    std::uint32_t n;
+    std::memcpy(&n, c + 8, 4);
+    return n;
+  }
+  static std::uint32_t kind(const std::byte* c) noexcept {
+    std::uint32_t k;
+    std::memcpy(&k, c + 12, 4);
+    return k;
+  }
+  static void set_length_and_kind(std::byte* c, std::uint32_t n, std::uint32_t k) noexcept {
+    std::memcpy(c + 8, &n, 4);
+    std::memcpy(c + 12, &k, 4);
+  }
+
+ private:
+  ring_control* control_ = nullptr;
+  std::byte* cells_ = nullptr;
+  std::uint64_t count_ = 0;
+};
+
+}  // namespace heddle::offload::detail

@@ -1,0 +1,472 @@
+// The tcp backend: one TCP connection per pair of nodes. Node k listens on its address (or on the
+// socket heddle-run made for it), connects to every node below it and accepts every node above;
+// a connecting node first presents the session's secret, and a connection without it is closed.
+// Sockets are non-blocking with TCP_NODELAY. The polling thread reads whatever has arrived and
+// cuts it into frames; the receiver sleeps in epoll. A sender writes straight from the caller's
+// memory (a thread that may wait waits for the socket); what the polling thread cannot write now
+// is queued and flushed as the socket drains. A closed connection is a lost peer.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "transports.hpp"
+
+namespace heddle::offload::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+constexpr char connect_magic[4] = {'H', 'D', 'L', 'T'};
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+std::pair<std::string, std::string> host_port(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
+    throw session_error("heddle::offload: tcp address '" + address + "': HOST:PORT expected");
+  return {address.substr(0, colon), address.substr(colon + 1)};
+}
+
+addrinfo* resolve(const std::string& address, bool passive) {
+  auto [host, port] = host_port(address);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  if (passive) hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0)
+    throw session_error("heddle::offload: tcp address '" + address + "': " + ::gai_strerror(rc));
+  return res;
+}
+
+void set_nonblocking_nodelay(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+// Blocking helpers for the handshake, bounded by `deadline`.
+bool wait_fd(int fd, short events, clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (rc > 0) return true;
+    if (rc < 0 && errno != EINTR) return false;
+  }
+}
+bool write_all(int fd, const void* p, std::size_t n, clock::time_point deadline) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = ::send(fd, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w > 0) {
+      c += w;
+      n -= static_cast<std::size_t>(w);
+    } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_fd(fd, POLLOUT, deadline)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+bool read_all(int fd, void* p, std::size_t n, clock::time_point deadline) {
+  char* c = static_cast<char*>(p);
+  while (n > 0) {
+    const ssize_t r = ::recv(fd, c, n, MSG_DONTWAIT);
+    if (r > 0) {
+      c += r;
+      n -= static_cast<std::size_t>(r);
+    } else if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_fd(fd, POLLIN, deadline)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+class tcp_transport final : public transport {
+ public:
+  explicit tcp_transport(const session_options& o) : o_(o) {
+    if (o.peers.size() != o.nodes)
+      throw session_error("heddle::offload: the tcp backend needs every node's address: " + std::to_string(o.peers.size()) +
+                          " given for " + std::to_string(o.nodes) + " nodes (HEDDLE_PEERS, or session_options::peers)");
+    if (o.secret.empty())
+      throw session_error("heddle::offload: the tcp backend needs a shared secret (HEDDLE_SECRET, or session_options::secret)");
+    if (o.secret.size() > 1024) throw session_error("heddle::offload: the tcp secret is longer than 1024 bytes");
+    peers_.resize(o.nodes);
+    for (auto& p : peers_) p = std::make_unique<peer>();
+  }
+  ~tcp_transport() override {
+    for (auto& p : peers_)
+      if (p->fd >= 0) ::close(p->fd);
+    if (epoll_ >= 0) ::close(epoll_);
+    if (wake_ >= 0) ::close(wake_);
+  }
+
+  const char* name() const noexcept override { return "tcp"; }
+  std::uint64_t max_payload() const noexcept override { return o_.max_message_bytes; }
+
+  void start(frame_sink& sink) override {
+    sink_ = &sink;
+    const auto deadline = clock::now() + o_.connect_timeout;
+    int listener = o_.listen_fd;
+    bool own_listener = false;
+    if (listener < 0 && o_.node + 1 < o_.nodes) {
+      listener = listen_on(o_.peers[o_.node]);
+      own_listener = true;
+    }
+    // Lower nodes: connect and present the secret.
+    for (node_id to = 0; to < o_.node; ++to) peers_[to]->fd = connect_to(to, deadline);
+    // Higher nodes: accept until each has connected with the secret.
+    for (node_id left = o_.nodes - 1 - o_.node; left > 0;) {
+      if (!wait_fd(listener, POLLIN, deadline)) {
+        std::string missing;
+        for (node_id n = o_.node + 1; n < o_.nodes; ++n)
+          if (peers_[n]->fd < 0) {
+            missing += ' ';  // appended piece by piece: " " + ... makes g++ 12 warn (-Wrestrict) wrongly
+            missing += std::to_string(n);
+          }
+        if (own_listener) ::close(listener);
+        throw peer_lost(o_.node + 1, "heddle::offload: node(s)" + missing + " did not connect within " +
+                                         std::to_string(o_.connect_timeout.count()) + " ms");
+      }
+      if (accept_one(listener, deadline)) --left;
+    }
+    if (own_listener || o_.listen_fd >= 0) ::close(listener);
+
+    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u32 = o_.nodes;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
+    for (node_id n = 0; n < o_.nodes; ++n) {
+      if (n == o_.node) continue;
+      set_nonblocking_nodelay(peers_[n]->fd);
+      ev.events = EPOLLIN;
+      ev.data.u32 = n;
+      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, peers_[n]->fd, &ev);
+    }
+  }
+
+  bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
+            bool wait) override {
+    peer& p = *peers_[to];
+    std::unique_lock lock(p.out_m, std::defer_lock);
+    if (wait) lock.lock();
+    else if (!lock.try_lock()) return false;
+    if (p.closed) throw peer_lost(to, "heddle::offload: the connection to node " + std::to_string(to) + " is closed");
+    std::byte hdr[message_header::size];
+    h.encode(hdr);
+    std::span<const std::byte> parts[3] = {std::span<const std::byte>(hdr, sizeof hdr), head, tail};
+    if (wait) {
+      flush(to, p, true);
+      write_parts(to, p, parts, true);
+    } else if (!p.queue.empty()) {
+      for (auto& part : parts) queue_bytes(p, part);
+      flush(to, p, false);
+    } else {
+      write_parts(to, p, parts, false);
+    }
+    return true;
+  }
+
+  bool poll() override {
+    bool any = false;
+    for (node_id n = 0; n < o_.nodes; ++n) {
+      if (n == o_.node) continue;
+      peer& p = *peers_[n];
+      if (p.closed) continue;
+      if (p.has_queue.load(std::memory_order_relaxed)) {
+        std::unique_lock lock(p.out_m, std::try_to_lock);
+        if (lock) flush(n, p, false);
+      }
+      any |= read_from(n, p);
+    }
+    return any;
+  }
+
+  bool pending() const override { return false; }  // the receiver's epoll sees what is left
+
+  void sleep(std::chrono::nanoseconds timeout) override {
+    // Sockets with queued output are watched for room as well.
+    for (node_id n = 0; n < o_.nodes; ++n) {
+      if (n == o_.node || peers_[n]->closed) continue;
+      const bool out = peers_[n]->has_queue.load(std::memory_order_relaxed);
+      if (out != peers_[n]->watching_out) {
+        epoll_event ev{};
+        ev.events = out ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+        ev.data.u32 = n;
+        ::epoll_ctl(epoll_, EPOLL_CTL_MOD, peers_[n]->fd, &ev);
+        peers_[n]->watching_out = out;
+      }
+    }
+    epoll_event evs[16];
+    const int ms = static_cast<int>(std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()));
+    const int n = ::epoll_wait(epoll_, evs, 16, ms);
+    for (int i = 0; i < n; ++i)
+      if (evs[i].data.u32 == o_.nodes) {
+        std::uint64_t v;
+        [[maybe_unused]] ssize_t r = ::read(wake_, &v, sizeof v);
+      }
+  }
+
+  void interrupt() override {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t r = ::write(wake_, &one, sizeof one);
+  }
+
+ private:
+  struct peer {
+    int fd = -1;
+    std::mutex out_m;                   // senders to this peer, one at a time
+    std::deque<std::byte> queue;        // bytes the polling thread could not write yet
+    std::atomic<bool> has_queue{false};
+    bool watching_out = false;
+    std::atomic<bool> closed{false};
+    // Input, polling thread only: the frame being read.
+    std::byte header[message_header::size];
+    std::size_t header_have = 0;
+    message_header h{};
+    std::vector<std::byte> payload;
+    std::size_t payload_have = 0;
+  };
+
+  int listen_on(const std::string& address) {
+    addrinfo* res = resolve(address, true);
+    int fd = -1;
+    for (addrinfo* a = res; a && fd < 0; a = a->ai_next) {
+      fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      const int one = 1;
+      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 64) != 0) {
+        ::close(fd);
+        fd = -1;
+      }
+    }
+    ::freeaddrinfo(res);
+    if (fd < 0) throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot listen on " + address + ": " + std::strerror(errno));
+    return fd;
+  }
+
+  int connect_to(node_id to, clock::time_point deadline) {
+    for (;;) {
+      addrinfo* res = resolve(o_.peers[to], false);
+      int fd = -1;
+      for (addrinfo* a = res; a && fd < 0; a = a->ai_next) {
+        fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+          ::close(fd);
+          fd = -1;
+        }
+      }
+      ::freeaddrinfo(res);
+      if (fd >= 0) {
+        const std::uint32_t node = o_.node, len = static_cast<std::uint32_t>(o_.secret.size());
+        std::vector<char> hello(connect_magic, connect_magic + 4);
+        hello.insert(hello.end(), reinterpret_cast<const char*>(&node), reinterpret_cast<const char*>(&node) + 4);
+        hello.insert(hello.end(), reinterpret_cast<const char*>(&len), reinterpret_cast<const char*>(&len) + 4);
+        hello.insert(hello.end(), o_.secret.begin(), o_.secret.end());
+        if (write_all(fd, hello.data(), hello.size(), deadline)) return fd;
+        ::close(fd);
+      }
+      if (clock::now() > deadline)
+        throw peer_lost(to, "heddle::offload: node " + std::to_string(o_.node) + " cannot connect to node " + std::to_string(to) +
+                                " at " + o_.peers[to] + ": " + std::strerror(errno));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  // Accepts one connection; true if it was a node above this one with the secret.
+  bool accept_one(int listener, clock::time_point deadline) {
+    sockaddr_storage sa{};
+    socklen_t len = sizeof sa;
+    const int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&sa), &len, SOCK_CLOEXEC);
+    if (fd < 0) return false;
+    char host[INET6_ADDRSTRLEN + 8] = "?";
+    if (sa.ss_family == AF_INET) ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&sa)->sin_addr, host, sizeof host);
+    const auto refuse = [&](const std::string& why) {
+      std::fprintf(stderr, "heddle: node %u: refused a connection from %s: %s\n", o_.node, host, why.c_str());
+      ::close(fd);
+      return false;
+    };
+    char magic[4];
+    std::uint32_t node = 0, secret_len = 0;
+    const auto short_deadline = std::min(deadline, clock::now() + std::chrono::seconds(5));
+    if (!read_all(fd, magic, 4, short_deadline) || std::memcmp(magic, connect_magic, 4) != 0)
+      return refuse("not a heddle node");
+    if (!read_all(fd, &node, 4, short_deadline) || !read_all(fd, &secret_len, 4, short_deadline))
+      return refuse("a truncated greeting");
+    if (secret_len > 1024) return refuse("a secret of " + std::to_string(secret_len) + " bytes");
+    std::string secret(secret_len, '\0');
+    if (!read_all(fd, secret.data(), secret_len, short_deadline)) return refuse("a truncated secret");
+    // Compared in constant time: the secret's bytes do not leak through the timing.
+    unsigned diff = secret.size() != o_.secret.size();
+    for (std::size_t i = 0; i < std::min(secret.size(), o_.secret.size()); ++i) diff |= secret[i] ^ o_.secret[i];
+    if (diff) return refuse("wrong secret");
+    if (node <= o_.node || node >= o_.nodes) return refuse("it says it is node " + std::to_string(node));
+    if (peers_[node]->fd >= 0) return refuse("node " + std::to_string(node) + " is connected already");
+    peers_[node]->fd = fd;
+    return true;
+  }
+
+  void lose(node_id n, peer& p, const std::string& why) {
+    if (p.closed.exchange(true)) return;
+    ::epoll_ctl(epoll_, EPOLL_CTL_DEL, p.fd, nullptr);
+    ::shutdown(p.fd, SHUT_RDWR);
+    sink_->lost(n, why);
+  }
+
+  // Writes the parts; what the socket does not take now is waited for (`wait`) or queued.
+  void write_parts(node_id to, peer& p, std::span<const std::byte> (&parts)[3], bool wait) {
+    std::size_t first = 0;
+    while (first < 3) {
+      iovec iov[3];
+      int k = 0;
+      for (std::size_t i = first; i < 3; ++i)
+        if (!parts[i].empty()) iov[k++] = {const_cast<std::byte*>(parts[i].data()), parts[i].size()};
+      if (k == 0) return;
+      msghdr m{};
+      m.msg_iov = iov;
+      m.msg_iovlen = static_cast<std::size_t>(k);
+      ssize_t w = ::sendmsg(p.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) {
+          const std::string why = errno_text("send");
+          lose(to, p, why);
+          throw peer_lost(to, "heddle::offload: node " + std::to_string(to) + ": " + why);
+        }
+        w = 0;
+      }
+      for (std::size_t i = first; i < 3 && w > 0; ++i) {
+        const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(w), parts[i].size());
+        parts[i] = parts[i].subspan(take);
+        w -= static_cast<ssize_t>(take);
+      }
+      while (first < 3 && parts[first].empty()) ++first;
+      if (first < 3) {
+        if (!wait) {
+          for (std::size_t i = first; i < 3; ++i) queue_bytes(p, parts[i]);
+          return;
+        }
+        wait_writable(to, p);
+      }
+    }
+  }
+
+  void queue_bytes(peer& p, std::span<const std::byte> b) {
+    p.queue.insert(p.queue.end(), b.begin(), b.end());
+    p.has_queue.store(!p.queue.empty(), std::memory_order_relaxed);
+  }
+
+  // Writes queued bytes (out_m held); all of them if `wait`.
+  void flush(node_id to, peer& p, bool wait) {
+    while (!p.queue.empty()) {
+      std::byte chunk[65536];
+      const std::size_t n = std::min(p.queue.size(), sizeof chunk);
+      std::copy_n(p.queue.begin(), n, chunk);
+      const ssize_t w = ::send(p.fd, chunk, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0) {
+        p.queue.erase(p.queue.begin(), p.queue.begin() + w);
+        continue;
+      }
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0 && errno != EAGAIN) {
+        const std::string why = errno_text("send");
+        lose(to, p, why);
+        throw peer_lost(to, "heddle::offload: node " + std::to_string(to) + ": " + why);
+      }
+      if (!wait) break;
+      wait_writable(to, p);
+    }
+    p.has_queue.store(!p.queue.empty(), std::memory_order_relaxed);
+  }
+
+  void wait_writable(node_id to, peer& p) {
+    for (;;) {
+      if (p.closed) throw peer_lost(to, "heddle::offload: the connection to node " + std::to_string(to) + " closed");
+      pollfd pf{p.fd, POLLOUT, 0};
+      const int rc = ::poll(&pf, 1, 100);
+      if (rc > 0) return;
+    }
+  }
+
+  // Reads what has arrived from `n` and delivers the whole frames; true if any.
+  bool read_from(node_id n, peer& p) {
+    bool any = false;
+    for (int rounds = 0; rounds < 64; ++rounds) {
+      std::byte* dst;
+      std::size_t want;
+      if (p.header_have < message_header::size) {
+        dst = p.header + p.header_have;
+        want = message_header::size - p.header_have;
+      } else {
+        dst = p.payload.data() + p.payload_have;
+        want = p.payload.size() - p.payload_have;
+      }
+      ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
+      if (want && r <= 0) {
+        if (r < 0 && (errno == EAGAIN || errno == EINTR)) return any;
+        lose(n, p, r == 0 ? "it closed its connection" : errno_text("recv"));
+        return any;
+      }
+      if (p.header_have < message_header::size) {
+        p.header_have += static_cast<std::size_t>(r);
+        if (p.header_have < message_header::size) continue;
+        try {
+          p.h = message_header::decode(std::span<const std::byte>(p.header, message_header::size), o_.max_message_bytes);
+        } catch (const decode_error& e) {
+          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+          return any;
+        }
+        p.payload.resize(p.h.payload_bytes);
+        p.payload_have = 0;
+      } else {
+        p.payload_have += static_cast<std::size_t>(r);
+      }
+      if (p.header_have == message_header::size && p.payload_have == p.payload.size()) {
+        p.header_have = 0;
+        try {
+          sink_->deliver(n, o_.node, p.h, p.payload);
+        } catch (const decode_error& e) {
+          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+          return true;
+        }
+        any = true;
+        if (p.payload.capacity() > (std::size_t{1} << 20)) std::vector<std::byte>().swap(p.payload);
+      }
+    }
+    return any;
+  }
+
+  session_options o_;
+  frame_sink* sink_ = nullptr;
+  std::vector<std::unique_ptr<peer>> peers_;
+  int epoll_ = -1;
+  int wake_ = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<transport> make_tcp_transport(const session_options& o) { return std::make_unique<tcp_transport>(o); }
+
+}  // namespace heddle::offload::detail

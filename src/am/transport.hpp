@@ -1,0 +1,86 @@
+// The interface every backend implements: frames out, frames in, and where buffers live.
+//
+// The engine (engine.hpp) is the transport's only user. Incoming frames are handed to a
+// frame_sink by poll(), which one thread at a time calls (the progress lock, progress.hpp): the
+// receiver thread, or a thread waiting in sync() that polls for its own reply.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "heddle/am/errors.hpp"
+#include "heddle/am/message.hpp"
+#include "heddle/core/future.hpp"
+
+namespace heddle::offload::detail {
+
+class frame_sink {
+ public:
+  // A frame from `from` for node `to` (this node, or a loopback node). The payload is valid during
+  // the call only.
+  virtual void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) = 0;
+  // `peer` is gone (`why` says how: exit status, closed connection, corrupt frame).
+  virtual void lost(node_id peer, const std::string& why) = 0;
+
+ protected:
+  ~frame_sink() = default;
+};
+
+// Memory a transport allocated for a buffer: where it is, and what to release.
+struct local_allocation {
+  std::byte* data = nullptr;
+  std::uint64_t bytes = 0;
+  std::shared_ptr<void> keeper;  // releases the memory (a mapping, a heap block) when dropped
+};
+
+class transport {
+ public:
+  virtual ~transport() = default;
+
+  virtual const char* name() const noexcept = 0;
+  // Connects to every peer (hello exchange included, through the engine), ready to send.
+  virtual void start(frame_sink& sink) = 0;
+
+  // Sends one frame to `to` (never this node); any thread. The payload is `head` then `tail`
+  // (h.payload_bytes in all). When the peer cannot take it now, waits if `wait`, else returns
+  // false having sent nothing: the thread that polls never waits on a peer (two nodes sending to
+  // each other would wait on each other). Throws peer_lost.
+  virtual bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                    std::span<const std::byte> tail, bool wait) = 0;
+
+  // Delivers what has arrived to the sink; true if anything did. Holder of the progress lock only.
+  virtual bool poll() = 0;
+  // A cheap look, from any thread: may something be waiting for poll()? (False negatives only for
+  // frames whose senders will wake the receiver.)
+  virtual bool pending() const = 0;
+  // Sleeps until traffic may have arrived or `timeout` passes; the receiver thread only, not
+  // holding the progress lock. Senders wake it (the shm doorbell, the kernel's epoll).
+  virtual void sleep(std::chrono::nanoseconds timeout) = 0;
+  // Wakes sleep() from another thread (shutdown).
+  virtual void interrupt() = 0;
+  // Looks for dead peers (those no closed connection reports), reporting them to the sink.
+  virtual void check_peers() {}
+
+  // Buffers: memory of this node that peers reach by put/get/copy.
+  virtual local_allocation allocate(std::uint64_t bytes, std::uint64_t id, std::size_t alignment);
+  // Direct data transfers, where the transport can do better than put/get frames (shared memory);
+  // an invalid future means "use frames".
+  virtual future<void> put_direct(const std::byte*, node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/,
+                                  std::uint64_t /*bytes*/) {
+    return {};
+  }
+  virtual future<void> get_direct(node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::byte*,
+                                  std::uint64_t /*bytes*/) {
+    return {};
+  }
+  // A buffer freed on its owner: forget any mapping of it here.
+  virtual void forget(node_id /*owner*/, std::uint64_t /*id*/) {}
+
+  // The most payload a frame may carry on this transport.
+  virtual std::uint64_t max_payload() const noexcept = 0;
+};
+
+}  // namespace heddle::offload::detail

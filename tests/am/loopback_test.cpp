@@ -1,0 +1,156 @@
+// The offload API on the loopback backend: every node in this process, every frame through the
+// engine, the registry and the serialisation (the wire is the only thing missing).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <heddle/am.hpp>
+#include <heddle/core.hpp>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace off = heddle::offload;
+
+int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
+off::node_id where_am_i() { return off::this_node(); }
+std::atomic<int> pinged{0};
+void note(std::string s) { pinged.fetch_add(static_cast<int>(s.size())); }
+void fail_with(std::string what) { throw std::invalid_argument(what); }
+std::map<std::string, std::vector<double>> shapes(std::pair<int, std::string> p, std::tuple<char, std::optional<int>> t,
+                                                   std::array<std::string, 2> a) {
+  std::map<std::string, std::vector<double>> m;
+  m[p.second] = std::vector<double>(static_cast<std::size_t>(p.first), 1.5);
+  m[a[0] + a[1]] = {double(std::get<0>(t)), double(std::get<1>(t).value_or(-1))};
+  return m;
+}
+std::uint64_t checksum(std::vector<std::uint8_t> v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
+// Asks `next` (and so on around the ring) for its number: nested offloads, each from a handler.
+int relay(off::node_id next, int hops) {
+  if (hops == 0) return static_cast<int>(off::this_node());
+  return off::sync(next, heddle::f2f(&relay, (next + 1) % off::num_nodes(), hops - 1)) + 100;
+}
+double sum_buffer(off::buffer_ptr<double> b, std::size_t n) {
+  const double* p = b.get();
+  return std::accumulate(p, p + n, 0.0);
+}
+
+struct LoopbackSession : ::testing::Test {
+  off::session s{off::session_options{.transport = off::backend::loopback, .nodes = 3}};
+};
+
+TEST_F(LoopbackSession, AsyncSyncAndPing) {
+  EXPECT_EQ(off::num_nodes(), 3u);
+  EXPECT_EQ(off::this_node(), 0u);
+  heddle::future<int> f = off::async(1, heddle::f2f(&scale, 2, std::string("abc")));
+  EXPECT_EQ(f.get(), 6);
+  EXPECT_EQ(off::sync(2, heddle::f2f(&scale, 3, std::string("ab"))), 6);
+  EXPECT_EQ(off::sync(2, heddle::f2f(&where_am_i)), 2u);
+  EXPECT_EQ(off::sync(0, heddle::f2f(&where_am_i)), 0u);
+  EXPECT_EQ(off::sync(1, heddle::f2f(&where_am_i), heddle::strategy::short_task), 1u);
+  pinged = 0;
+  off::ping(1, heddle::f2f(&note, std::string("hello")));
+  off::ping(2, heddle::f2f(&note, std::string("hi")));
+  while (pinged.load() != 7) std::this_thread::yield();
+}
+
+TEST_F(LoopbackSession, ArgumentTypesTravel) {
+  auto m = off::sync(1, heddle::f2f(&shapes, std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7),
+                                    std::array<std::string, 2>{"p", "q"}));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
+  EXPECT_EQ(m["pq"], (std::vector<double>{97.0, 7.0}));
+}
+
+TEST_F(LoopbackSession, RemoteExceptionsNameNodeHandlerAndType) {
+  heddle::future<void> f = off::async(2, heddle::f2f(&fail_with, std::string("bad input")));
+  try {
+    f.get();
+    FAIL() << "no exception";
+  } catch (const off::remote_error& e) {
+    EXPECT_EQ(e.node(), 2u);
+    const std::string w = e.what();
+    EXPECT_NE(w.find("node 2 ran"), std::string::npos) << w;
+    EXPECT_NE(w.find("fail_with"), std::string::npos) << w;
+    EXPECT_NE(w.find("std::invalid_argument: bad input"), std::string::npos) << w;
+  }
+}
+
+TEST_F(LoopbackSession, MissingNodeIsAnError) {
+  heddle::future<int> f = off::async(7, heddle::f2f(&scale, 1, std::string("x")));
+  EXPECT_THROW(f.get(), off::session_error);
+}
+
+TEST_F(LoopbackSession, LargePayload) {
+  std::vector<std::uint8_t> v(64u << 20);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint8_t>(i * 7);
+  const std::uint64_t expect = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+  EXPECT_EQ(off::sync(1, heddle::f2f(&checksum, v)), expect);
+}
+
+TEST_F(LoopbackSession, NestedOffloadsAroundTheNodes) {
+  // 0 → 1 → 2 → 0 → 1: four hops, the last one answers with its node.
+  EXPECT_EQ(off::sync(1, heddle::f2f(&relay, off::node_id{2}, 3)), 300 + 1);
+}
+
+TEST_F(LoopbackSession, ManyConcurrentAsyncs) {
+  std::vector<heddle::future<int>> fs;
+  for (int i = 0; i < 10000; ++i) fs.push_back(off::async(1 + i % 2, heddle::f2f(&scale, i, std::string("ab"))));
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(fs[i].get(), 2 * i);
+}
+
+TEST_F(LoopbackSession, BuffersPutGetCopyFree) {
+  const std::size_t n = 1000;
+  std::vector<double> local(n);
+  std::iota(local.begin(), local.end(), 1.0);
+  off::buffer_ptr<double> b = off::allocate<double>(1, n);
+  off::buffer_ptr<double> b2 = off::allocate<double>(2, n);
+  EXPECT_EQ(b.node(), 1u);
+  EXPECT_EQ(b.size(), n);
+  off::put(local.data(), b, n).get();
+  EXPECT_EQ(off::sync(1, heddle::f2f(&sum_buffer, b, n)), n * (n + 1) / 2.0);
+  off::copy(b, b2, n).get();
+  std::vector<double> back(n);
+  off::get(b2, back.data(), n).get();
+  EXPECT_EQ(back, local);
+  off::get(b + 10, back.data(), 5).get();
+  EXPECT_EQ(back[0], 11.0);
+  EXPECT_THROW(off::put(local.data(), b, n + 1), std::out_of_range);
+  EXPECT_THROW((void)b.get(), off::session_error);  // node 1's memory, seen from node 0
+  off::free(b);
+  EXPECT_THROW(off::free(b), off::remote_error);
+  EXPECT_THROW(off::get(b, back.data(), n).get(), off::remote_error);
+  off::free(b2);
+}
+
+TEST(LoopbackOptions, CommandLineOptionsAreTakenOut) {
+  char a0[] = "prog", a1[] = "--heddle-backend=loopback", a2[] = "x", a3[] = "--heddle-nodes=4";
+  char* argv_[] = {a0, a1, a2, a3, nullptr};
+  int argc = 4;
+  char** argv = argv_;
+  const off::session_options o = off::options_from(argc, argv);
+  EXPECT_EQ(argc, 2);
+  EXPECT_STREQ(argv[1], "x");
+  EXPECT_EQ(o.nodes, 4u);
+  char b1[] = "--heddle-nodes=zero";
+  char* bad_[] = {a0, b1, nullptr};
+  int bc = 2;
+  char** bad = bad_;
+  try {
+    off::options_from(bc, bad);
+    FAIL();
+  } catch (const off::session_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--heddle-nodes=zero"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LoopbackOptions, NoSessionIsAClearError) {
+  EXPECT_THROW(off::this_node(), off::session_error);
+  heddle::future<int> f = off::async(0, heddle::f2f(&scale, 1, std::string("x")));
+  EXPECT_THROW(f.get(), off::session_error);
+}
+
+}  // namespace

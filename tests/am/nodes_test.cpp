@@ -1,0 +1,201 @@
+// The offload API across real nodes: the same tests on every backend (loopback in one process,
+// shm and tcp under heddle-run, mpi under mpirun). Node 0 runs the tests; the others serve.
+// HEDDLE_TEST_EXTRA_HANDLER=K makes node K register one more handler than the others, for the
+// registry-mismatch test (tests/am/nodes_failures.sh).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <heddle/am.hpp>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace off = heddle::offload;
+using namespace std::chrono_literals;
+
+int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
+off::node_id where_am_i() { return off::this_node(); }
+std::int64_t my_pid() { return ::getpid(); }
+std::atomic<int> counter{0};
+void bump(int by) { counter.fetch_add(by); }
+int counted() { return counter.load(); }
+void fail_with(std::string what) { throw std::invalid_argument(what); }
+void nap(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+std::map<std::string, std::vector<double>> shapes(std::pair<int, std::string> p, std::tuple<char, std::optional<int>> t) {
+  std::map<std::string, std::vector<double>> m;
+  m[p.second] = std::vector<double>(static_cast<std::size_t>(p.first), 1.5);
+  m["t"] = {double(std::get<0>(t)), double(std::get<1>(t).value_or(-1))};
+  return m;
+}
+std::uint64_t checksum(std::vector<std::uint8_t> v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
+std::vector<std::uint8_t> pattern(std::uint64_t n) {
+  std::vector<std::uint8_t> v(n);
+  for (std::uint64_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(i * 13 + 1);
+  return v;
+}
+// Around the nodes, each hop offloaded from the previous node's handler; the last hop answers.
+int relay(int hops) {
+  if (hops == 0) return static_cast<int>(off::this_node());
+  const off::node_id next = (off::this_node() + 1) % off::num_nodes();
+  return off::sync(next, heddle::f2f(&relay, hops - 1)) + 100;
+}
+double sum_buffer(off::buffer_ptr<double> b, std::size_t n) {
+  const double* p = b.get();
+  return std::accumulate(p, p + n, 0.0);
+}
+// A handler that moves data itself: from its node's buffer into another node's.
+void forward(off::buffer_ptr<double> from, off::buffer_ptr<double> to, std::size_t n) { off::copy(from, to, n).get(); }
+
+off::node_id last() { return off::num_nodes() - 1; }
+
+TEST(Nodes, AsyncSyncPingOnEveryNode) {
+  ASSERT_GE(off::num_nodes(), 2u);
+  EXPECT_EQ(off::this_node(), 0u);
+  for (off::node_id n = 0; n < off::num_nodes(); ++n) {
+    EXPECT_EQ(off::async(n, heddle::f2f(&scale, 2, std::string("abc"))).get(), 6);
+    EXPECT_EQ(off::sync(n, heddle::f2f(&where_am_i)), n);
+    EXPECT_EQ(off::sync(n, heddle::f2f(&where_am_i), heddle::strategy::short_task), n);
+  }
+  const int before = off::sync(1, heddle::f2f(&counted));
+  for (int i = 0; i < 100; ++i) off::ping(1, heddle::f2f(&bump, 1));
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (off::sync(1, heddle::f2f(&counted)) != before + 100 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(off::sync(1, heddle::f2f(&counted)), before + 100);
+}
+
+TEST(Nodes, ArgumentTypesTravel) {
+  auto m = off::sync(last(), heddle::f2f(&shapes, std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7)));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
+  EXPECT_EQ(m["t"], (std::vector<double>{97.0, 7.0}));
+}
+
+TEST(Nodes, RemoteExceptionNamesTheNode) {
+  try {
+    off::sync(last(), heddle::f2f(&fail_with, std::string("bad input")));
+    FAIL() << "no exception";
+  } catch (const off::remote_error& e) {
+    EXPECT_EQ(e.node(), last());
+    const std::string w = e.what();
+    EXPECT_NE(w.find("node " + std::to_string(last()) + " ran"), std::string::npos) << w;
+    EXPECT_NE(w.find("std::invalid_argument: bad input"), std::string::npos) << w;
+  }
+  EXPECT_THROW(off::sync(off::num_nodes(), heddle::f2f(&where_am_i)), off::session_error);
+}
+
+TEST(Nodes, SixtyFourMiBArgumentAndResult) {
+  const std::uint64_t n = 64u << 20;
+  std::vector<std::uint8_t> v = pattern(n);
+  const std::uint64_t expect = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+  EXPECT_EQ(off::sync(1, heddle::f2f(&checksum, v)), expect);
+  EXPECT_EQ(off::sync(1, heddle::f2f(&pattern, n)), v);
+}
+
+TEST(Nodes, TenThousandConcurrentAsyncs) {
+  std::vector<heddle::future<int>> fs;
+  fs.reserve(10000);
+  for (int i = 0; i < 10000; ++i) {
+    const off::node_id n = 1 + static_cast<off::node_id>(i) % (off::num_nodes() - 1);
+    fs.push_back(off::async(n, heddle::f2f(&scale, i, std::string("ab"))));
+  }
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(fs[i].get(), 2 * i) << i;
+}
+
+TEST(Nodes, NestedOffloadsAroundTheNodes) {
+  // Node 1 starts 2 * nodes hops: every node calls the next, node 0 included while it waits here.
+  const int hops = 2 * static_cast<int>(off::num_nodes());
+  EXPECT_EQ(off::sync(1, heddle::f2f(&relay, hops)), 100 * hops + static_cast<int>((1 + hops) % off::num_nodes()));
+}
+
+TEST(Nodes, BuffersPutGetCopyFree) {
+  const std::size_t n = 100000;
+  std::vector<double> local(n);
+  std::iota(local.begin(), local.end(), 1.0);
+  off::buffer_ptr<double> b = off::allocate<double>(1, n);
+  off::buffer_ptr<double> b2 = off::allocate<double>(last(), n);
+  off::buffer_ptr<double> mine = off::allocate<double>(0, n);
+  EXPECT_EQ(b.node(), 1u);
+  EXPECT_EQ(b.size(), n);
+  off::put(local.data(), b, n).get();
+  EXPECT_EQ(off::sync(1, heddle::f2f(&sum_buffer, b, n)), n * (n + 1) / 2.0);
+  off::copy(b, b2, n).get();  // between two other nodes when there are three
+  std::vector<double> back(n);
+  off::get(b2, back.data(), n).get();
+  EXPECT_EQ(back, local);
+  off::sync(last(), heddle::f2f(&forward, b2, mine, n));  // a handler puts into node 0
+  EXPECT_EQ(std::vector<double>(mine.get(), mine.get() + n), local);
+  off::get(b + 10, back.data(), 5).get();
+  EXPECT_EQ(back[0], 11.0);
+  EXPECT_THROW(off::put(local.data(), b, n + 1), std::out_of_range);
+  EXPECT_THROW((void)b.get(), off::session_error);
+  off::free(b);
+  EXPECT_THROW(off::free(b), off::remote_error);
+  EXPECT_THROW(off::get(b, back.data(), n).get(), off::remote_error);
+  off::free(b2);
+  off::free(mine);
+}
+
+TEST(Nodes, SixtyFourMiBTransfers) {
+  const std::size_t n = (64u << 20) / sizeof(std::uint32_t);
+  std::vector<std::uint32_t> local(n), back(n);
+  std::iota(local.begin(), local.end(), 7u);
+  off::buffer_ptr<std::uint32_t> b = off::allocate<std::uint32_t>(1, n);
+  off::put(local.data(), b, n).get();
+  off::get(b, back.data(), n).get();
+  EXPECT_EQ(back, local);
+  off::free(b);
+}
+
+// Run alone (tests/am/nodes_failures.sh): node `last` is killed during a call.
+TEST(PeerDeath, CallsFailWithinASecond) {
+  const off::node_id victim = last();
+  const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f(&my_pid)));
+  heddle::future<void> waiting = off::async(victim, heddle::f2f(&nap, 60000));
+  std::this_thread::sleep_for(100ms);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  try {
+    waiting.get();
+    FAIL() << "the call to a killed node returned";
+  } catch (const off::peer_lost& e) {
+    EXPECT_EQ(e.node(), victim);
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(seconds, 1.0);
+  std::printf("peer loss seen after %.3f s\n", seconds);
+  EXPECT_THROW(off::sync(victim, heddle::f2f(&where_am_i)), off::peer_lost);
+  if (off::num_nodes() > 2) {
+    EXPECT_EQ(off::sync(1, heddle::f2f(&where_am_i)), 1u);  // the others go on
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (const char* k = std::getenv("HEDDLE_TEST_EXTRA_HANDLER")) {
+    // Before the session: this process's registry then differs from its peers'.
+    const char* node = std::getenv("HEDDLE_NODE");
+    if (node && std::string(node) == k)
+      heddle::offload::detail::registry::instance().add("an extra handler", [](heddle::offload::reader&, heddle::offload::writer&) {});
+  }
+  try {
+    heddle::offload::session s(argc, argv);
+    if (heddle::offload::this_node() != 0) return s.serve();
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+  } catch (const std::exception& e) {  // a session that cannot start
+    std::fprintf(stderr, "am_nodes_test: %s\n", e.what());
+    return 2;
+  }
+}
