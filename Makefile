@@ -8,6 +8,7 @@
 #                  ends with the line "N passed, N failed"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only
 #   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)
+#   make fuzz      deps, then libFuzzer on the active-message frame decoder (scripts/fuzz.sh)
 #   make install   cmake --install build --prefix $(PREFIX)   (PREFIX=/usr/local)
 #   make clean     remove the build folders and results/
 #
@@ -25,10 +26,10 @@ BUILD_DIR := build
 BIN := $(BUILD_DIR)/bin
 RESULTS := results
 
-.PHONY: deps build demo test test-release test-tsan test-asan test-clang bench install clean help
+.PHONY: deps build demo test test-release test-tsan test-asan test-clang bench fuzz install clean help
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
@@ -50,8 +51,11 @@ bench: build
 	@mkdir -p $(RESULTS)
 	$(BIN)/heddle-bench all --quick --json $(RESULTS)/bench.json --plot $(RESULTS)
 
+fuzz: deps
+	@scripts/fuzz.sh
+
 install: build
 	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf build build-tsan build-asan build-clang $(RESULTS)
+	rm -rf build build-tsan build-asan build-clang build-fuzz $(RESULTS)

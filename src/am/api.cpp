@@ -14,12 +14,15 @@ node_id num_nodes() { return detail::current_engine().nodes(); }
 namespace detail {
 
 void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
-  engine* e;
+  engine* e = nullptr;
+  std::exception_ptr failure;
   try {
     e = &current_engine();
   } catch (...) {
-    return p->fail(std::current_exception());
+    failure = std::current_exception();
   }
+  // Completed outside the catch block: a waiter must never share an exception still being handled here.
+  if (failure) return p->fail(std::move(failure));
   e->call(current_node_of(*e), to, handler, how, args.data(), p);
 }
 

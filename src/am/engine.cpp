@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <cxxabi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,14 @@ namespace heddle::offload::detail {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+// A polling loop's pause. Every 256 empty looks it yields the core: on a machine with no core to
+// spare, the thread a frame is for (a worker woken for a handler, the other node's poller) may be
+// waiting for this one.
+inline void spin_pause(unsigned n) noexcept {
+  if ((n & 255) == 0) ::sched_yield();
+  else heddle::detail::cpu_relax();
+}
 
 // Set while a handler runs: the node it runs on (loopback nodes share a process).
 thread_local node_id handler_node = 0;
@@ -66,8 +75,9 @@ class pending_get final : public pending_call {
   future<void> get_future() { return p_.get_future(); }
   void complete(std::span<const std::byte> reply) noexcept override {
     if (reply.size() != bytes_) {
-      p_.set_exception(std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
-                                                            " bytes, " + std::to_string(bytes_) + " were asked")));
+      std::exception_ptr e = std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
+                                                                  " bytes, " + std::to_string(bytes_) + " were asked"));
+      p_.set_exception(std::move(e));
     } else {
       if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
       p_.set_value();
@@ -213,12 +223,9 @@ void engine::hello_from(node_id from, std::span<const std::byte> payload) {
   cv_.notify_all();
 }
 
-void engine::task_ended() noexcept {
-  if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    std::lock_guard lock(m_);
-    cv_.notify_all();
-  }
-}
+// No notification: finish() looks at the count every 10 ms, and a notification per handler would
+// wake whoever waits on cv_ (serve(), on every serving node) at every call.
+void engine::task_ended() noexcept { active_.fetch_sub(1, std::memory_order_release); }
 
 bool engine::serve_until_node0_leaves() {
   if (self() == 0) return true;
@@ -260,10 +267,10 @@ void engine::finish() {
     }
     stop_ = true;
     transport_->interrupt();
-    progress_.wake_waiter();
+    progress_.wake_receiver();
     receiver_.join();
   }
-  fail_pending(nodes(), std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")));
+  fail_pending(nodes(), [] { return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")); });
   std::lock_guard lock(buffers_m_);
   buffers_.clear();
 }
@@ -307,25 +314,32 @@ void engine::request(node_id from, node_id to, message_kind kind, std::span<cons
 
 void engine::request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                            std::span<const std::byte> tail, pending_call* p) {
+  std::exception_ptr failure;
   try {
     check_reachable(to);
   } catch (...) {
-    return p->fail(std::current_exception());
+    failure = std::current_exception();
   }
+  if (failure) return p->fail(std::move(failure));
   {
     std::lock_guard lock(pending_m_);
     pending_.emplace(h.call_id, pending_entry{to, p});
   }
   // A peer lost between the check and the insertion has already failed its pending calls.
   if (peers_[to].lost.load(std::memory_order_acquire)) {
-    if (pending_call* q = take_pending(h.call_id)) q->fail(std::make_exception_ptr(peer_lost(to, "heddle::offload: " + describe(to) + " is lost")));
+    if (pending_call* q = take_pending(h.call_id)) {
+      std::exception_ptr e = std::make_exception_ptr(peer_lost(to, "heddle::offload: " + describe(to) + " is lost"));
+      q->fail(std::move(e));
+    }
     return;
   }
   try {
     send_frame(from, to, h, head, tail);
   } catch (...) {
-    if (pending_call* q = take_pending(h.call_id)) q->fail(std::current_exception());
+    failure = std::current_exception();
   }
+  if (failure)
+    if (pending_call* q = take_pending(h.call_id)) q->fail(std::move(failure));
 }
 
 void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args) {
@@ -343,7 +357,7 @@ pending_call* engine::take_pending(std::uint64_t id) {
   return p;
 }
 
-void engine::fail_pending(node_id node, const std::exception_ptr& e) {
+void engine::fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error) {
   std::vector<pending_call*> failed;
   {
     std::lock_guard lock(pending_m_);
@@ -356,7 +370,12 @@ void engine::fail_pending(node_id node, const std::exception_ptr& e) {
       }
     }
   }
-  for (pending_call* p : failed) p->fail(e);
+  // One exception object per call, made before it is published: waiters on different threads never
+  // share one (its reference count lives in the uninstrumented C++ runtime).
+  for (pending_call* p : failed) {
+    std::exception_ptr e = make_error();
+    p->fail(std::move(e));
+  }
 }
 
 // ---- frames in ----------------------------------------------------------------------------------
@@ -396,7 +415,8 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
         } catch (const decode_error& e) {
           text = std::string("(an unreadable error report: ") + e.what() + ")";
         }
-        p->fail(std::make_exception_ptr(remote_error(from, text)));
+        std::exception_ptr e = std::make_exception_ptr(remote_error(from, text));
+        p->fail(std::move(e));
       }
       return;
     case message_kind::goodbye: {
@@ -561,7 +581,7 @@ void engine::receiver_loop() {
   const auto spin = options_.receiver_spin;
   while (!stop_.load(std::memory_order_acquire)) {
     if (!progress_.try_lock()) {
-      progress_.wait_while_held(std::chrono::milliseconds(1));
+      progress_.nap(std::chrono::milliseconds(1));
       check_peers_if_due();
       continue;
     }
@@ -583,11 +603,14 @@ void engine::receiver_loop() {
         }
         check_peers_if_due();
       }
-      heddle::detail::cpu_relax();
+      spin_pause(n);
     }
+    const bool yielded = progress_.yield_wanted();
     polling_thread = false;
     progress_.unlock();
-    if (go_to_sleep && !stop_.load(std::memory_order_acquire)) transport_->sleep(std::chrono::milliseconds(100));
+    if (stop_.load(std::memory_order_acquire)) break;
+    if (yielded) progress_.nap(std::chrono::milliseconds(1));  // a caller polls now: do not take the lock back at once
+    else if (go_to_sleep) transport_->sleep(std::chrono::milliseconds(100));
     check_peers_if_due();
   }
 }
@@ -600,7 +623,7 @@ void engine::poll_for_a_while(const heddle::detail::future_state_base* s, std::c
       if (clock::now() > deadline) return;
       check_peers_if_due();
     }
-    heddle::detail::cpu_relax();
+    spin_pause(n);
   }
 }
 
@@ -618,10 +641,10 @@ void engine::wait_polling(const heddle::detail::future_state_base* s) {
     }
     progress_.ask_yield();
     if ((n & 63) == 0 && clock::now() > deadline) break;
-    heddle::detail::cpu_relax();
+    spin_pause(n);
   }
   if (s->is_done()) return;
-  progress_.wake_waiter();  // the receiver takes over while this thread sleeps
+  progress_.wake_receiver();  // the receiver takes over while this thread sleeps
   heddle::detail::force(state);
 }
 
@@ -635,7 +658,8 @@ void engine::lost(node_id peer, const std::string& why) {
     peers_[peer].lost.store(true, std::memory_order_release);
     cv_.notify_all();
   }
-  fail_pending(peer, std::make_exception_ptr(peer_lost(peer, "heddle::offload: " + describe(peer) + " was lost: " + why)));
+  const std::string what = "heddle::offload: " + describe(peer) + " was lost: " + why;
+  fail_pending(peer, [&] { return std::make_exception_ptr(peer_lost(peer, what)); });
 }
 
 }  // namespace heddle::offload::detail

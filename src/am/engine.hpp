@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -101,7 +102,7 @@ class engine final : public frame_sink {
   void serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void hello_from(node_id from, std::span<const std::byte> payload);
   pending_call* take_pending(std::uint64_t id);
-  void fail_pending(node_id node, const std::exception_ptr& e);  // node == nodes(): all
+  void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
   void receiver_loop();
   void poll_for_a_while(const heddle::detail::future_state_base* s, std::chrono::nanoseconds spin);
   void check_peers_if_due();

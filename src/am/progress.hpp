@@ -8,8 +8,8 @@
 //   latency and no thread is woken on either side. After options.caller_spin it gives the lock
 //   back, wakes the receiver and sleeps on its future.
 //
-// While a caller polls, the receiver sleeps on the lock word itself (not in the transport, so
-// that senders do not pay for waking it) and looks again every millisecond.
+// While a caller polls, the receiver naps (not in the transport, so that senders do not pay for
+// waking it) and looks again every millisecond; a caller that gives up polling wakes it.
 #pragma once
 
 #include <atomic>
@@ -39,16 +39,13 @@ class progress {
     if (!(word_.load(std::memory_order_relaxed) & yield_asked)) word_.fetch_or(yield_asked, std::memory_order_relaxed);
   }
   bool yield_wanted() const noexcept { return word_.load(std::memory_order_relaxed) & yield_asked; }
-  bool is_held() const noexcept { return word_.load(std::memory_order_relaxed) & held; }
-  // Sleeps while the lock is held (at most `timeout`).
-  void wait_while_held(std::chrono::nanoseconds timeout) noexcept {
-    const std::uint32_t w = word_.load(std::memory_order_relaxed);
-    if (w & held) heddle::detail::futex_wait(word_, w, timeout.count());
-  }
-  void wake_waiter() noexcept { heddle::detail::futex_wake(word_, 1); }
+  // The receiver's nap while a caller polls: `timeout` at most, or until wake_receiver().
+  void nap(std::chrono::nanoseconds timeout) noexcept { heddle::detail::futex_wait(nap_, 0, timeout.count()); }
+  void wake_receiver() noexcept { heddle::detail::futex_wake(nap_, 1); }
 
  private:
   alignas(64) std::atomic<std::uint32_t> word_{0};
+  alignas(64) std::atomic<std::uint32_t> nap_{0};  // never changes: a futex to sleep on
 };
 
 // True on the thread that holds a progress lock: it must not block in a send.

@@ -38,8 +38,15 @@ double sum_buffer(off::buffer_ptr<double> b, std::size_t n) {
   return std::accumulate(p, p + n, 0.0);
 }
 
+off::session_options three_loopback_nodes() {
+  off::session_options o;
+  o.transport = off::backend::loopback;
+  o.nodes = 3;
+  return o;
+}
+
 struct LoopbackSession : ::testing::Test {
-  off::session s{off::session_options{.transport = off::backend::loopback, .nodes = 3}};
+  off::session s{three_loopback_nodes()};
 };
 
 TEST_F(LoopbackSession, AsyncSyncAndPing) {

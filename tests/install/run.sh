@@ -49,6 +49,7 @@ for f in include/heddle/heddle.hpp include/heddle/core.hpp; do
 done
 lib=$(find "$prefix" -name libheddle.a -print -quit)
 [[ -n $(find "$prefix" -name libheddle_fw.a -print -quit) ]] || fail "libheddle_fw.a is not installed"
+[[ -n $(find "$prefix" -name libheddle_am.a -print -quit) ]] || fail "libheddle_am.a is not installed"
 config=$(find "$prefix" -name heddleConfig.cmake -print -quit)
 pc=$(find "$prefix" -name heddle.pc -print -quit)
 [[ -n $lib ]] || fail "libheddle.a is not installed"
@@ -63,7 +64,7 @@ if grep -rlE "$build|$(cd "$here/../.." && pwd)/(include|src)" "$(dirname "$conf
   fail "the installed package refers to the build or source tree (files above)"
 fi
 
-echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle and heddle::fw ($cxx)"
+echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle, heddle::fw and heddle::am ($cxx)"
 quiet "configuring the CMake consumer" \
   cmake -S "$here/consumer" -B "$tmp/consumer-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
@@ -72,6 +73,8 @@ found=$(sed -n 's/^heddle_DIR:[A-Z]*=//p' "$tmp/consumer-build/CMakeCache.txt")
 quiet "building the CMake consumer" cmake --build "$tmp/consumer-build"
 "$tmp/consumer-build/app" || fail "the CMake consumer's checks failed"
 "$tmp/consumer-build/app_fw" || fail "the CMake consumer's framework checks failed"
+"$tmp/consumer-build/app_am" --heddle-backend=loopback --heddle-nodes=3 || fail "the CMake consumer's active-message checks failed"
+[[ -x $prefix/bin/heddle-run ]] || fail "heddle-run is not installed"
 
 echo "== pkg-config consumer: $cxx main.cpp \$(pkg-config --cflags --libs heddle)"
 command -v pkg-config >/dev/null 2>&1 || fail "pkg-config is not installed (make deps)"

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -52,7 +53,7 @@ class registry {
   // During static initialisation, once per functor type; returns true to initialise a flag.
   bool add(std::string_view name, handler_fn fn) {
     std::lock_guard lock(m_);
-    if (sealed_) throw std::logic_error("heddle::offload: a handler registered after the registry was sealed");
+    if (sealed_.load(std::memory_order_relaxed)) throw std::logic_error("heddle::offload: a handler registered after the registry was sealed");
     entries_.push_back({name, fn});
     return true;
   }
@@ -60,8 +61,10 @@ class registry {
   // Sorts the handlers by name (duplicates, from the same functor type in several translation
   // units, collapse) and fixes their indices and the registry's hash. Idempotent.
   void seal() {
+    if (sealed_.load(std::memory_order_acquire)) [[likely]]
+      return;  // the entries never change once sealed: no lock on the dispatch path
     std::lock_guard lock(m_);
-    if (sealed_) return;
+    if (sealed_.load(std::memory_order_relaxed)) return;
     std::sort(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
     entries_.erase(std::unique(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name == b.name; }),
                    entries_.end());
@@ -71,7 +74,7 @@ class registry {
       h = (h ^ 0) * 0x100000001b3ull;
     }
     hash_ = h;
-    sealed_ = true;
+    sealed_.store(true, std::memory_order_release);
   }
 
   std::size_t size() const noexcept { return entries_.size(); }
@@ -110,7 +113,7 @@ class registry {
   std::mutex m_;
   std::vector<entry> entries_;
   std::uint64_t hash_ = 0;
-  bool sealed_ = false;
+  std::atomic<bool> sealed_{false};
 };
 
 template <class T>

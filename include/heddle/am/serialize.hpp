@@ -1,6 +1,7 @@
 // Serialisation of active-message arguments and results: a byte buffer written by `writer` and read
-// back, bounds-checked, by `reader`. Trivially copyable types travel bitwise; std::string,
-// std::vector, std::array, std::pair, std::tuple, std::optional and std::map are built in; a user
+// back, bounds-checked, by `reader`. Arithmetic types, enums and trivially copyable structs travel
+// bitwise; bool (checked to be 0 or 1), std::string, std::vector, std::array, std::pair, std::tuple,
+// std::optional and std::map are built in, member by member where a bit pattern could be invalid; a user
 // type joins by specialising heddle::offload::serializer (below). Raw pointers and references
 // cannot travel: they would point into the sender's memory, and are rejected at compile time.
 //
@@ -111,16 +112,49 @@ T read(reader& r) {
   return serializer<T>::read(r);
 }
 
-// Bitwise: trivially copyable types that are not pointers (a struct holding a pointer is the
-// user's to avoid: it compiles, and the pointer is meaningless on the other side).
+// The standard templates that are sometimes trivially copyable but still travel member by member:
+// a bitwise optional or pair could carry an invalid bool (its flag) from a corrupt message.
 template <class T>
-struct serializer<T, std::enable_if_t<std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>>> {
+struct is_std_composite : std::false_type {};
+template <class T>
+struct is_std_composite<std::optional<T>> : std::true_type {};
+template <class A, class B>
+struct is_std_composite<std::pair<A, B>> : std::true_type {};
+template <class... T>
+struct is_std_composite<std::tuple<T...>> : std::true_type {};
+template <class T, std::size_t N>
+struct is_std_composite<std::array<T, N>> : std::true_type {};
+
+// Bitwise: trivially copyable types other than pointers, bool and the composites above. Every bit
+// pattern of an arithmetic type or an enum with a fixed underlying type is a valid value; a user
+// struct travels bitwise too, so a struct holding a bool (or another type with invalid patterns)
+// should specialise serializer to check what it reads.
+template <class T>
+inline constexpr bool bitwise_v = std::is_trivially_copyable_v<T> && !is_pointer_like_v<T> && !std::is_same_v<T, bool> &&
+                                  !is_std_composite<T>::value;
+
+template <class T>
+struct serializer<T, std::enable_if_t<bitwise_v<T>>> {
   static void write(writer& w, const T& v) { w.bytes(&v, sizeof v); }
   static T read(reader& r) {
     static_assert(std::is_default_constructible_v<T>, "heddle::offload: a bitwise type must be default-constructible");
     T v;
     r.bytes(&v, sizeof v);
     return v;
+  }
+};
+
+template <>
+struct serializer<bool> {
+  static void write(writer& w, bool b) {
+    const std::uint8_t v = b;
+    w.bytes(&v, 1);
+  }
+  static bool read(reader& r) {
+    std::uint8_t v = 0;
+    r.bytes(&v, 1);
+    if (v > 1) throw decode_error("heddle::offload: corrupt message: a bool of value " + std::to_string(v));
+    return v == 1;
   }
 };
 
@@ -143,7 +177,7 @@ struct serializer<std::vector<T, A>> {
   static void write(writer& w, const std::vector<T, A>& v) {
     const std::uint64_t n = v.size();
     w.bytes(&n, sizeof n);
-    if constexpr (std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>) {
+    if constexpr (bitwise_v<T>) {
       w.bytes(v.data(), v.size() * sizeof(T));
     } else {
       for (const T& x : v) offload::write(w, x);
@@ -151,7 +185,7 @@ struct serializer<std::vector<T, A>> {
   }
   static std::vector<T, A> read(reader& r) {
     std::vector<T, A> v;
-    if constexpr (std::is_trivially_copyable_v<T> && !is_pointer_like_v<T>) {
+    if constexpr (bitwise_v<T>) {
       v.resize(r.count(sizeof(T)));
       r.bytes(v.data(), v.size() * sizeof(T));
     } else {
@@ -164,19 +198,29 @@ struct serializer<std::vector<T, A>> {
 };
 
 template <class T, std::size_t N>
-struct serializer<std::array<T, N>, std::enable_if_t<!std::is_trivially_copyable_v<std::array<T, N>>>> {
+struct serializer<std::array<T, N>> {
   static void write(writer& w, const std::array<T, N>& a) {
-    for (const T& x : a) offload::write(w, x);
+    if constexpr (bitwise_v<T>) {
+      w.bytes(a.data(), sizeof a);
+    } else {
+      for (const T& x : a) offload::write(w, x);
+    }
   }
   static std::array<T, N> read(reader& r) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<T, N>{((void)I, offload::read<T>(r))...};
-    }(std::make_index_sequence<N>());
+    if constexpr (bitwise_v<T> && std::is_default_constructible_v<T>) {
+      std::array<T, N> a;
+      r.bytes(a.data(), sizeof a);
+      return a;
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<T, N>{((void)I, offload::read<T>(r))...};
+      }(std::make_index_sequence<N>());
+    }
   }
 };
 
 template <class A, class B>
-struct serializer<std::pair<A, B>, std::enable_if_t<!std::is_trivially_copyable_v<std::pair<A, B>>>> {
+struct serializer<std::pair<A, B>> {
   static void write(writer& w, const std::pair<A, B>& p) {
     offload::write(w, p.first);
     offload::write(w, p.second);
@@ -189,7 +233,7 @@ struct serializer<std::pair<A, B>, std::enable_if_t<!std::is_trivially_copyable_
 };
 
 template <class... T>
-struct serializer<std::tuple<T...>, std::enable_if_t<!std::is_trivially_copyable_v<std::tuple<T...>>>> {
+struct serializer<std::tuple<T...>> {
   static void write(writer& w, const std::tuple<T...>& t) {
     std::apply([&](const T&... x) { (offload::write(w, x), ...); }, t);
   }
@@ -200,7 +244,7 @@ struct serializer<std::tuple<T...>, std::enable_if_t<!std::is_trivially_copyable
 };
 
 template <class T>
-struct serializer<std::optional<T>, std::enable_if_t<!std::is_trivially_copyable_v<std::optional<T>>>> {
+struct serializer<std::optional<T>> {
   static void write(writer& w, const std::optional<T>& o) {
     const std::uint8_t has = o.has_value();
     w.bytes(&has, 1);
@@ -209,7 +253,7 @@ struct serializer<std::optional<T>, std::enable_if_t<!std::is_trivially_copyable
   static std::optional<T> read(reader& r) {
     std::uint8_t has = 0;
     r.bytes(&has, 1);
-    if (has > 1) throw decode_error("heddle::offload: corrupt message: an optional's flag is " + std::to_string(has));
+    if (has > 1) throw decode_error("heddle::offload: corrupt message: an optional's flag of value " + std::to_string(has));
     if (!has) return std::nullopt;
     return offload::read<T>(r);
   }

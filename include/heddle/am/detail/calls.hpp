@@ -32,6 +32,7 @@ class pending_result final : public pending_call {
   future<R> get_future() { return p_.get_future(); }
 
   void complete(std::span<const std::byte> reply) noexcept override {
+    std::exception_ptr failure;
     try {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
@@ -43,8 +44,10 @@ class pending_result final : public pending_call {
         p_.set_value(std::move(v));
       }
     } catch (...) {
-      p_.set_exception(std::current_exception());
+      failure = std::current_exception();
     }
+    // Published outside the catch block: the waiter must not share an exception still being handled.
+    if (failure) p_.set_exception(std::move(failure));
     delete this;
   }
   void fail(std::exception_ptr e) noexcept override {

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make fuzz: the active-message frame fuzzer (tests/am/fuzz/frame_fuzzer.cpp) under libFuzzer with
+# AddressSanitizer and UBSan, for HEDDLE_FUZZ_RUNS inputs (default 1,000,000). It starts from the
+# kept corpus (tests/am/fuzz/corpus/) and adds there the inputs that reach new code: commit them,
+# and every build's ctest replays them (am_frame_fuzzer_corpus). A crash leaves its input in
+# build-fuzz/ and fails.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+clangxx=$(command -v clang++-14 || command -v clang++ || true)
+[[ -n $clangxx ]] || { echo "fuzz.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
+runs=${HEDDLE_FUZZ_RUNS:-1000000}
+mkdir -p build-fuzz
+"$clangxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DHEDDLE_LIBFUZZER \
+  -Iinclude tests/am/fuzz/frame_fuzzer.cpp -o build-fuzz/frame_fuzzer
+cd build-fuzz
+./frame_fuzzer -runs="$runs" -max_len=4096 -print_final_stats=1 "$root/tests/am/fuzz/corpus" 2>&1 | tail -25
+echo "fuzz.sh: $runs inputs without a crash; corpus: $(ls "$root/tests/am/fuzz/corpus" | wc -l) files"
