@@ -31,7 +31,12 @@ void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const wr
   e.post(current_node_of(e), to, handler, how, args.data());
 }
 
-void wait_polling(const heddle::detail::future_state_base* s) { current_engine().wait_polling(s); }
+void drive_reply(heddle::detail::future_state_base* s) noexcept {
+  if (engine* e = acquire_engine()) {
+    e->poll_until(s);
+    release_engine();
+  }
+}
 
 // Run on the node that owns the memory.
 buffer_ref allocate_here(std::uint64_t bytes, std::uint64_t alignment) {

@@ -71,28 +71,30 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 // A pending get: the reply's bytes go to the caller's memory.
 class pending_get final : public pending_call {
  public:
-  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
-  future<void> get_future() { return p_.get_future(); }
+  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes), s_(heddle::detail::make_record<reply_state<void>>()) {}
+  future<void> get_future() noexcept { return future<void>(heddle::detail::adopt, s_); }
   void complete(std::span<const std::byte> reply) noexcept override {
     if (reply.size() != bytes_) {
       std::exception_ptr e = std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
                                                                   " bytes, " + std::to_string(bytes_) + " were asked"));
-      p_.set_exception(std::move(e));
+      s_->set_error(std::move(e));
     } else {
       if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
-      p_.set_value();
+      s_->set_value();
     }
+    s_->complete();
     delete this;
   }
   void fail(std::exception_ptr e) noexcept override {
-    p_.set_exception(std::move(e));
+    s_->set_error(std::move(e));
+    s_->complete();
     delete this;
   }
 
  private:
   std::byte* dst_;
   std::uint64_t bytes_;
-  promise<void> p_;
+  reply_state<void>* s_;
 };
 
 }  // namespace
@@ -269,6 +271,8 @@ void engine::finish() {
     transport_->interrupt();
     progress_.wake_receiver();
     receiver_.join();
+    // No thread polls from here on: a caller still polling finishes its look first.
+    for (unsigned n = 1; !progress_.try_lock(); ++n) spin_pause(n);
   }
   fail_pending(nodes(), [] { return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")); });
   std::lock_guard lock(buffers_m_);
@@ -278,14 +282,14 @@ void engine::finish() {
 // ---- calls out ----------------------------------------------------------------------------------
 
 void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                        std::span<const std::byte> tail) {
+                        std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   check_reachable(to);
   if (to == self() && has_receiver_) {
     if (tail.empty()) return deliver(from, to, h, head);
     const std::vector<std::byte> all = joined(head, tail);
     return deliver(from, to, h, all);
   }
-  if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread)) return;
+  if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) return;
   // The polling thread never waits on a peer: the frame goes out from a worker.
   task_begun();
   rt_->task([this, from, to, h, bytes = joined(head, tail)] {
@@ -321,10 +325,7 @@ void engine::request_frame(node_id from, node_id to, const message_header& h, st
     failure = std::current_exception();
   }
   if (failure) return p->fail(std::move(failure));
-  {
-    std::lock_guard lock(pending_m_);
-    pending_.emplace(h.call_id, pending_entry{to, p});
-  }
+  pending_.insert(h.call_id, to, p);
   // A peer lost between the check and the insertion has already failed its pending calls.
   if (peers_[to].lost.load(std::memory_order_acquire)) {
     if (pending_call* q = take_pending(h.call_id)) {
@@ -348,28 +349,10 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
   send_frame(from, to, h, args);
 }
 
-pending_call* engine::take_pending(std::uint64_t id) {
-  std::lock_guard lock(pending_m_);
-  auto it = pending_.find(id);
-  if (it == pending_.end()) return nullptr;
-  pending_call* p = it->second.call;
-  pending_.erase(it);
-  return p;
-}
+pending_call* engine::take_pending(std::uint64_t id) { return pending_.take(id); }
 
 void engine::fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error) {
-  std::vector<pending_call*> failed;
-  {
-    std::lock_guard lock(pending_m_);
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      if (node == nodes() || it->second.node == node) {
-        failed.push_back(it->second.call);
-        it = pending_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
+  const std::vector<pending_call*> failed = pending_.take_all(node, node == nodes());
   // One exception object per call, made before it is published: waiters on different threads never
   // share one (its reference count lives in the uninstrumented C++ runtime).
   for (pending_call* p : failed) {
@@ -386,6 +369,7 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
       return hello_from(from, payload);
     case message_kind::call:
     case message_kind::post: {
+      if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, payload);
       task_begun();
       // The guard ends the task's count whether the task runs or the runtime discards it.
       struct counted {
@@ -397,7 +381,7 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
         }
       };
       auto* t = heddle::detail::make_task(
-          [this, from, to, h](std::vector<std::byte> args, counted) { run_call(from, to, h, std::move(args)); },
+          [this, from, to, h](const std::vector<std::byte>& args, const counted&) { run_call(from, to, h, args); },
           std::vector<std::byte>(payload.begin(), payload.end()), counted(this));
       t->release();  // nobody waits on the task itself: its reply is the result
       heddle::detail::start_successor(rt_->core(), t, static_cast<heddle::strategy>(h.strategy));
@@ -432,7 +416,21 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
   }
 }
 
-void engine::run_call(node_id from, node_id to, const message_header& h, std::vector<std::byte> args) {
+// strategy::short_task: the handler runs here and now, on the thread that received the frame, with
+// no task record (HAM's way). Like a short_task successor, it runs as an outsider lent to the
+// runtime: what it spawns goes to the runtime's express lane.
+void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
+  heddle::detail::worker* w = heddle::detail::current_worker;
+  if (w && w->core == rt_->core()) return run_call(from, to, h, args);
+  heddle::detail::runtime_core* saved = heddle::detail::lending_core;
+  heddle::detail::lending_core = rt_->core();
+  heddle::detail::current_worker = nullptr;
+  run_call(from, to, h, args);
+  heddle::detail::current_worker = w;
+  heddle::detail::lending_core = saved;
+}
+
+void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
   handler_scope scope(to);
   registry& reg = registry::instance();
   writer result;
@@ -497,7 +495,7 @@ void engine::free_local(std::uint64_t id, std::uint64_t offset) {
   buffers_.erase(it);
 }
 
-std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes) {
+std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes, std::shared_ptr<void>* owner) {
   const node_id here = current_node_of(*this);
   std::lock_guard lock(buffers_m_);
   auto it = buffers_.find(id);
@@ -509,6 +507,7 @@ std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint6
     throw session_error("heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
                         ") are outside buffer " + std::to_string(id) + " of node " + std::to_string(here) + " (" +
                         std::to_string(size) + " bytes)");
+  if (owner) *owner = it->second.memory.keeper;
   return it->second.memory.data + offset;
 }
 
@@ -529,16 +528,24 @@ void engine::serve_put(node_id from, node_id to, const message_header& h, std::s
 void engine::serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   handler_scope scope(to);
   std::span<const std::byte> data;
+  std::shared_ptr<void> owner;
   try {
     const auto id = read_prefix<std::uint64_t>(payload, 0);
     const auto offset = read_prefix<std::uint64_t>(payload, 8);
     const auto bytes = read_prefix<std::uint64_t>(payload, 16);
     if (payload.size() != 24) throw decode_error("heddle::offload: a get frame of " + std::to_string(payload.size()) + " bytes");
-    data = std::span<const std::byte>(local_span(id, offset, bytes), bytes);
+    std::byte* p = local_span(id, offset, bytes, &owner);
+    data = std::span<const std::byte>(p, bytes);
   } catch (const std::exception& e) {
     return reply_failure(to, from, h.call_id, std::string("heddle::offload: a get from node ") + std::to_string(from) + ": " + e.what());
   }
-  reply(to, from, h.call_id, message_kind::reply_value, {}, data);
+  // The reply's bytes go from the buffer itself: the allocation stays alive until they are sent,
+  // even if the buffer is freed meanwhile.
+  const message_header r{.kind = message_kind::reply_value, .call_id = h.call_id, .payload_bytes = data.size()};
+  try {
+    send_frame(to, from, r, {}, data, owner);
+  } catch (const peer_error&) {
+  }
 }
 
 future<void> engine::put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes) {
@@ -627,9 +634,8 @@ void engine::poll_for_a_while(const heddle::detail::future_state_base* s, std::c
   }
 }
 
-void engine::wait_polling(const heddle::detail::future_state_base* s) {
-  auto* state = const_cast<heddle::detail::future_state_base*>(s);
-  if (!has_receiver_ || heddle::detail::current_worker || polling_thread) return heddle::detail::force(state);
+void engine::poll_until(const heddle::detail::future_state_base* s) {
+  if (!has_receiver_ || heddle::detail::current_worker || polling_thread) return;
   const auto deadline = clock::now() + options_.caller_spin;
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (progress_.try_lock()) {
@@ -643,9 +649,7 @@ void engine::wait_polling(const heddle::detail::future_state_base* s) {
     if ((n & 63) == 0 && clock::now() > deadline) break;
     spin_pause(n);
   }
-  if (s->is_done()) return;
-  progress_.wake_receiver();  // the receiver takes over while this thread sleeps
-  heddle::detail::force(state);
+  if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
 }
 
 // ---- the open session -----------------------------------------------------------------------------

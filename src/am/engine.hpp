@@ -20,6 +20,7 @@
 #include "heddle/am/buffer.hpp"
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/session.hpp"
+#include "pending_table.hpp"
 #include "progress.hpp"
 #include "transport.hpp"
 
@@ -50,7 +51,8 @@ class engine final : public frame_sink {
   // A frame that carries a pending call (put, get): the prefix, then the data.
   void request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                std::span<const std::byte> tail, pending_call* p);
-  void wait_polling(const heddle::detail::future_state_base* s);
+  // A thread waiting for `s` (not a worker) polls the transport for a while (drive_reply).
+  void poll_until(const heddle::detail::future_state_base* s);
   // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
   // direct path).
   future<void> put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
@@ -60,7 +62,8 @@ class engine final : public frame_sink {
   buffer_ref allocate_local(std::uint64_t bytes, std::size_t alignment);
   void free_local(std::uint64_t id, std::uint64_t offset);
   // [offset, offset + bytes) of buffer `id` of this node; session_error naming what is wrong.
-  std::byte* local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes);
+  // `owner`, if given, receives what keeps the allocation alive.
+  std::byte* local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes, std::shared_ptr<void>* owner = nullptr);
 
   // The peer's state, for errors: "node 2 (pid 4711)".
   std::string describe(node_id n) const;
@@ -84,17 +87,14 @@ class engine final : public frame_sink {
     local_allocation memory;
     node_id node;  // the loopback node that owns it (this node elsewhere)
   };
-  struct pending_entry {
-    node_id node;
-    pending_call* call;
-  };
 
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
   void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
-                  std::span<const std::byte> tail = {});
+                  std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = {});
   void request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
-  void run_call(node_id from, node_id to, const message_header& h, std::vector<std::byte> args);
+  void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args);
+  void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args);
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
@@ -120,8 +120,7 @@ class engine final : public frame_sink {
   mutable std::mutex m_;             // peers_' plain fields, and the waiters of cv_
   std::condition_variable cv_;
 
-  std::mutex pending_m_;
-  std::unordered_map<std::uint64_t, pending_entry> pending_;
+  pending_table pending_;
   std::atomic<std::uint64_t> next_call_{1};
 
   std::mutex buffers_m_;
@@ -138,6 +137,10 @@ class engine final : public frame_sink {
 
 // The engine of the open session; session_error if there is none.
 engine& current_engine();
+// The same, or nullptr, counted as in use until release_engine (so that the session waits for it
+// before it deletes the engine).
+engine* acquire_engine() noexcept;
+void release_engine() noexcept;
 // The node the calling thread acts for: the node whose handler it runs (loopback nodes share a
 // process), else the engine's own.
 node_id current_node_of(const engine& e) noexcept;

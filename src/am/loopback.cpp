@@ -15,7 +15,7 @@ class loopback_transport final : public transport {
   const char* name() const noexcept override { return "loopback"; }
   void start(frame_sink& sink) override { sink_ = &sink; }
   bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-            std::span<const std::byte> tail, bool) override {
+            std::span<const std::byte> tail, bool, const std::shared_ptr<void>&) override {
     if (tail.empty()) {
       sink_->deliver(from, to, h, head);
     } else {

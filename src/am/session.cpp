@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <thread>
 
 #include "engine.hpp"
 #include "transports.hpp"
@@ -16,6 +17,7 @@ namespace heddle::offload {
 namespace {
 
 std::atomic<detail::engine*> the_engine{nullptr};
+std::atomic<int> engine_users{0};  // threads inside drive_reply
 
 std::uint64_t parse_number(std::string_view text, const std::string& where, std::uint64_t max) {
   std::uint64_t v = 0;
@@ -142,6 +144,7 @@ session::~session() {
   if (!e) return;
   e->finish();
   the_engine.store(nullptr);
+  while (engine_users.load() != 0) std::this_thread::yield();  // a waiter still looking at the engine
   delete e;
 }
 
@@ -154,6 +157,13 @@ engine& current_engine() {
     throw session_error("heddle::offload: no session is open (construct a heddle::offload::session first)");
   return *e;
 }
+engine* acquire_engine() noexcept {
+  engine_users.fetch_add(1);
+  engine* e = the_engine.load();
+  if (!e) engine_users.fetch_sub(1);
+  return e;
+}
+void release_engine() noexcept { engine_users.fetch_sub(1); }
 }  // namespace detail
 
 }  // namespace heddle::offload

@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "heddle/core/detail/futex.hpp"
-#include "heddle/core/runtime.hpp"
 #include "heddle/async/promise.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
@@ -150,7 +149,7 @@ class shm_transport final : public transport {
   }
 
   bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-            std::span<const std::byte> tail, bool wait) override {
+            std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>&) override {
     peer_out& p = *out_[to];
     const std::size_t payload = head.size() + tail.size();
     const std::size_t record = ring_cell::prefix + message_header::size + payload;
@@ -316,7 +315,7 @@ class shm_transport final : public transport {
     message_header small = h;
     small.flags |= message_out_of_line;
     small.payload_bytes = sizeof desc;
-    if (!send(from, to, small, std::as_bytes(std::span(desc)), {}, wait)) return false;  // seg unlinks itself
+    if (!send(from, to, small, std::as_bytes(std::span(desc)), {}, wait, nullptr)) return false;  // seg unlinks itself
     seg.keep_name();  // the receiver unlinks it
     return true;
   }
@@ -400,14 +399,11 @@ class shm_transport final : public transport {
     return seg->data() + offset;
   }
 
-  // Small copies on the calling thread; large ones as a task (the caller goes on).
-  future<void> copy_bytes(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
-    if (bytes < (std::uint64_t{1} << 20)) {
-      if (bytes) std::memcpy(dst, src, bytes);
-      return ready_future();
-    }
-    runtime& rt = o_.rt ? *o_.rt : default_runtime();
-    return rt.task([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  // On the calling thread, whatever the size: a copy between the processes' memory is what a
+  // transfer is here, and handing it to a worker would only add a wake-up.
+  static future<void> copy_bytes(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
+    if (bytes) std::memcpy(dst, src, bytes);
+    return ready_future();
   }
 
   session_options o_;

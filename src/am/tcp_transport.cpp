@@ -167,7 +167,7 @@ class tcp_transport final : public transport {
   }
 
   bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
-            bool wait) override {
+            bool wait, const std::shared_ptr<void>& tail_owner) override {
     peer& p = *peers_[to];
     std::unique_lock lock(p.out_m, std::defer_lock);
     if (wait) lock.lock();
@@ -178,12 +178,14 @@ class tcp_transport final : public transport {
     std::span<const std::byte> parts[3] = {std::span<const std::byte>(hdr, sizeof hdr), head, tail};
     if (wait) {
       flush(to, p, true);
-      write_parts(to, p, parts, true);
+      write_parts(to, p, parts, true, tail_owner);
     } else if (!p.queue.empty()) {
-      for (auto& part : parts) queue_bytes(p, part);
+      queue_bytes(p, parts[0], {});
+      queue_bytes(p, parts[1], {});
+      queue_bytes(p, parts[2], tail_owner);
       flush(to, p, false);
     } else {
-      write_parts(to, p, parts, false);
+      write_parts(to, p, parts, false, tail_owner);
     }
     return true;
   }
@@ -237,7 +239,15 @@ class tcp_transport final : public transport {
   struct peer {
     int fd = -1;
     std::mutex out_m;                   // senders to this peer, one at a time
-    std::deque<std::byte> queue;        // bytes the polling thread could not write yet
+    // What the polling thread could not write yet: copies, or a buffer's bytes where they lie
+    // (with what keeps them alive).
+    struct chunk {
+      std::vector<std::byte> owned;
+      std::span<const std::byte> bytes;
+      std::shared_ptr<void> owner;
+    };
+    std::deque<chunk> queue;
+    std::size_t queue_offset = 0;  // bytes of queue.front() already written
     std::atomic<bool> has_queue{false};
     bool watching_out = false;
     std::atomic<bool> closed{false};
@@ -245,8 +255,8 @@ class tcp_transport final : public transport {
     std::byte header[message_header::size];
     std::size_t header_have = 0;
     message_header h{};
-    std::vector<std::byte> payload;
-    std::size_t payload_have = 0;
+    std::unique_ptr<std::byte[]> payload;  // not value-initialised: a frame's bytes overwrite it
+    std::size_t payload_capacity = 0, payload_size = 0, payload_have = 0;
   };
 
   int listen_on(const std::string& address) {
@@ -336,7 +346,8 @@ class tcp_transport final : public transport {
   }
 
   // Writes the parts; what the socket does not take now is waited for (`wait`) or queued.
-  void write_parts(node_id to, peer& p, std::span<const std::byte> (&parts)[3], bool wait) {
+  void write_parts(node_id to, peer& p, std::span<const std::byte> (&parts)[3], bool wait,
+                   const std::shared_ptr<void>& tail_owner) {
     std::size_t first = 0;
     while (first < 3) {
       iovec iov[3];
@@ -365,7 +376,7 @@ class tcp_transport final : public transport {
       while (first < 3 && parts[first].empty()) ++first;
       if (first < 3) {
         if (!wait) {
-          for (std::size_t i = first; i < 3; ++i) queue_bytes(p, parts[i]);
+          for (std::size_t i = first; i < 3; ++i) queue_bytes(p, parts[i], i == 2 ? tail_owner : nullptr);
           return;
         }
         wait_writable(to, p);
@@ -373,20 +384,29 @@ class tcp_transport final : public transport {
     }
   }
 
-  void queue_bytes(peer& p, std::span<const std::byte> b) {
-    p.queue.insert(p.queue.end(), b.begin(), b.end());
-    p.has_queue.store(!p.queue.empty(), std::memory_order_relaxed);
+  void queue_bytes(peer& p, std::span<const std::byte> b, const std::shared_ptr<void>& owner) {
+    if (b.empty()) return;
+    if (owner) {
+      p.queue.push_back({{}, b, owner});
+    } else {
+      peer::chunk& c = p.queue.emplace_back();
+      c.owned.assign(b.begin(), b.end());
+      c.bytes = c.owned;
+    }
+    p.has_queue.store(true, std::memory_order_relaxed);
   }
 
   // Writes queued bytes (out_m held); all of them if `wait`.
   void flush(node_id to, peer& p, bool wait) {
     while (!p.queue.empty()) {
-      std::byte chunk[65536];
-      const std::size_t n = std::min(p.queue.size(), sizeof chunk);
-      std::copy_n(p.queue.begin(), n, chunk);
-      const ssize_t w = ::send(p.fd, chunk, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const std::span<const std::byte> front = p.queue.front().bytes;
+      const ssize_t w = ::send(p.fd, front.data() + p.queue_offset, front.size() - p.queue_offset, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w > 0) {
-        p.queue.erase(p.queue.begin(), p.queue.begin() + w);
+        p.queue_offset += static_cast<std::size_t>(w);
+        if (p.queue_offset == front.size()) {
+          p.queue.pop_front();
+          p.queue_offset = 0;
+        }
         continue;
       }
       if (w < 0 && errno == EINTR) continue;
@@ -420,8 +440,8 @@ class tcp_transport final : public transport {
         dst = p.header + p.header_have;
         want = message_header::size - p.header_have;
       } else {
-        dst = p.payload.data() + p.payload_have;
-        want = p.payload.size() - p.payload_have;
+        dst = p.payload.get() + p.payload_have;
+        want = p.payload_size - p.payload_have;
       }
       ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
       if (want && r <= 0) {
@@ -438,21 +458,28 @@ class tcp_transport final : public transport {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return any;
         }
-        p.payload.resize(p.h.payload_bytes);
+        if (p.h.payload_bytes > p.payload_capacity) {
+          p.payload.reset(new std::byte[p.h.payload_bytes]);
+          p.payload_capacity = p.h.payload_bytes;
+        }
+        p.payload_size = p.h.payload_bytes;
         p.payload_have = 0;
       } else {
         p.payload_have += static_cast<std::size_t>(r);
       }
-      if (p.header_have == message_header::size && p.payload_have == p.payload.size()) {
+      if (p.header_have == message_header::size && p.payload_have == p.payload_size) {
         p.header_have = 0;
         try {
-          sink_->deliver(n, o_.node, p.h, p.payload);
+          sink_->deliver(n, o_.node, p.h, std::span<const std::byte>(p.payload.get(), p.payload_size));
         } catch (const decode_error& e) {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return true;
         }
         any = true;
-        if (p.payload.capacity() > (std::size_t{1} << 20)) std::vector<std::byte>().swap(p.payload);
+        if (p.payload_capacity > (std::size_t{64} << 20)) {  // keep up to 64 MiB for the next large frame
+          p.payload.reset();
+          p.payload_capacity = 0;
+        }
       }
     }
     return any;

@@ -46,10 +46,12 @@ class transport {
 
   // Sends one frame to `to` (never this node); any thread. The payload is `head` then `tail`
   // (h.payload_bytes in all). When the peer cannot take it now, waits if `wait`, else returns
-  // false having sent nothing: the thread that polls never waits on a peer (two nodes sending to
-  // each other would wait on each other). Throws peer_lost.
+  // false having sent nothing, or queues it: the thread that polls never waits on a peer (two
+  // nodes sending to each other would wait on each other). `tail_owner`, when given, keeps the
+  // tail's memory alive (a buffer's allocation): a transport may then send the tail from where it
+  // lies after this returns, instead of copying it. Throws peer_lost.
   virtual bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                    std::span<const std::byte> tail, bool wait) = 0;
+                    std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner = {}) = 0;
 
   // Delivers what has arrived to the sink; true if anything did. Holder of the progress lock only.
   virtual bool poll() = 0;

@@ -148,6 +148,10 @@ void help_until_ready(worker* w, future_state_base* s) {
 }
 
 void block_until_ready(future_state_base* s) {
+  if (auto drive = s->fvt()->drive) {
+    drive(s);
+    if (s->is_done()) return;
+  }
   spin_briefly([s] { return s->is_done(); });
   if (s->is_done()) return;
   sleeping_waiter node(nullptr);

@@ -11,6 +11,10 @@
 // functions of a few microseconds and nothing that waits). Any node may call any node, itself
 // included, and a function running on a target may offload in turn.
 //
+// Waiting on an offload's future (get, wait, sync) on a thread that is not a worker polls the
+// transport for the reply (the round trip then costs the transport's latency, with no thread
+// woken); on a worker it runs other tasks, like any future.
+//
 // Failures arrive through the future: remote_error when the function threw there, peer_lost when
 // the node died or its connection broke (within a second), unknown_handler or decode_error when the
 // two sides disagree, session_error when no session is open.
@@ -43,17 +47,10 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
   return f;
 }
 
-// Runs `call` on `node` and waits for its result (rethrowing its failure). A thread that is not a
-// worker polls the transport while it waits; a worker runs other tasks.
+// Runs `call` on `node` and waits for its result (rethrowing its failure).
 template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
-  future<typename Call::result_type> f = offload::async(node, call, how);
-  if (!f.is_ready()) {
-    auto* s = f.release_state();
-    detail::wait_polling(s);
-    f = future<typename Call::result_type>(heddle::detail::adopt, s);
-  }
-  return std::move(f).get();
+  return offload::async(node, call, how).get();
 }
 
 // Runs `call` on `node` without a reply: fire and forget. A failure there is printed on the

@@ -9,7 +9,8 @@
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
-#include "heddle/async/promise.hpp"
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle::offload::detail {
@@ -25,11 +26,30 @@ class pending_call {
   ~pending_call() = default;
 };
 
-// A call's result: decoded from the reply (all of it, nothing left over) into a promise.
+// Polls for the reply of a call until `s` is done or the caller's patience ends (engine.cpp): the
+// `drive` of every offload future, so that a thread that is not a worker waiting on one (get(),
+// wait(), sync) reads its reply itself instead of sleeping until another thread has.
+void drive_reply(heddle::detail::future_state_base* s) noexcept;
+
+// The state of an offload's future: a promise's, whose waiters poll for the reply.
+template <class R>
+class reply_state final : public heddle::detail::future_state<R> {
+ public:
+  reply_state() noexcept : heddle::detail::future_state<R>(&vtable) {}
+
+ private:
+  static void never_queued(heddle::detail::task_base*) noexcept { std::terminate(); }
+  static void destroy(heddle::detail::future_state_base* b) noexcept { heddle::detail::free_record(static_cast<reply_state*>(b)); }
+  static constexpr heddle::detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
+};
+
+// A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
 template <class R>
 class pending_result final : public pending_call {
  public:
-  future<R> get_future() { return p_.get_future(); }
+  pending_result() : s_(heddle::detail::make_record<reply_state<R>>()) {}
+  // The future; taken once, before the call is sent.
+  future<R> get_future() noexcept { return future<R>(heddle::detail::adopt, s_); }
 
   void complete(std::span<const std::byte> reply) noexcept override {
     std::exception_ptr failure;
@@ -37,26 +57,28 @@ class pending_result final : public pending_call {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
         r.expect_end("call result");
-        p_.set_value();
+        s_->set_value();
       } else {
         R v = offload::read<R>(r);
         r.expect_end("call result");
-        p_.set_value(std::move(v));
+        s_->set_value(std::move(v));
       }
     } catch (...) {
       failure = std::current_exception();
     }
     // Published outside the catch block: the waiter must not share an exception still being handled.
-    if (failure) p_.set_exception(std::move(failure));
+    if (failure) s_->set_error(std::move(failure));
+    s_->complete();
     delete this;
   }
   void fail(std::exception_ptr e) noexcept override {
-    p_.set_exception(std::move(e));
+    s_->set_error(std::move(e));
+    s_->complete();
     delete this;
   }
 
  private:
-  promise<R> p_;
+  reply_state<R>* s_;
 };
 
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
@@ -64,8 +86,5 @@ class pending_result final : public pending_call {
 void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
 // Sends a call that wants no reply.
 void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args);
-// Waits for `s` like future::wait, but a thread that is not a worker polls the transport itself
-// while it waits (the latency of a round trip is then the transport's, with no thread woken).
-void wait_polling(const heddle::detail::future_state_base* s);
 
 }  // namespace heddle::offload::detail

@@ -26,6 +26,10 @@ struct future_vtable : task_vtable {
   void (*run)(task_base*) noexcept;
   // Destroys the stored result and frees the record.
   void (*destroy)(future_state_base*) noexcept;
+  // For a state that a waiting thread can itself bring closer to done (the reply of an offloaded
+  // call, which the waiter can poll the transport for): a thread that is not a worker calls it
+  // before it sleeps on the state. It returns once the state is done or it gives up.
+  void (*drive)(future_state_base*) noexcept = nullptr;
 };
 
 enum class result_kind : std::uint8_t { none, value, error };

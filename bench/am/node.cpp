@@ -1,0 +1,330 @@
+// heddle-bench-am-node: the two nodes of the am suite (suite.cpp starts them with heddle-run or
+// mpirun). Node 0 measures, in the same run and interleaved round by round, an empty offload's
+// round trip and put/get transfers against the raw transport between the same two processes:
+//   shm: a flag ping-pong through shared memory, and memcpy into the other process's memory;
+//   tcp: 8-byte messages over a TCP_NODELAY socket, and streaming into it;
+//   mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD.
+// Node 1 runs its side of every raw measurement as an offloaded task. Node 0 writes
+//   {"backend", "results": [{"name", "config", "samples": [seconds per operation, ...]}]}
+// to --json FILE.
+//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B]
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <heddle/am.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace off = heddle::offload;
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+void empty() {}
+
+// ---- shm: a flag ping-pong and a memcpy between the processes ----
+struct alignas(64) flag_line {
+  std::atomic<std::uint64_t> v{0};
+};
+struct flags {
+  flag_line ping, pong;
+};
+void* map_shared(const std::string& name, std::size_t bytes, bool create) {
+  const int fd = ::shm_open(name.c_str(), O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
+  if (fd < 0) throw std::runtime_error("shm_open " + name + ": " + std::strerror(errno));
+  if (create && ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) throw std::runtime_error("ftruncate");
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throw std::runtime_error("mmap " + name);
+  return p;
+}
+// Node 1: answers n pings (after the handshake value 1).
+void shm_pong(std::string name, std::uint64_t n) {
+  auto* f = static_cast<flags*>(map_shared(name, sizeof(flags), false));
+  for (std::uint64_t i = 1; i <= n + 1; ++i) {
+    while (f->ping.v.load(std::memory_order_acquire) != i) __builtin_ia32_pause();
+    f->pong.v.store(i, std::memory_order_release);
+  }
+  ::munmap(f, sizeof(flags));
+}
+double shm_raw_rtt(std::uint64_t n) {
+  static int round = 0;
+  const std::string name = "/heddle-bench-am." + std::to_string(::getpid()) + "." + std::to_string(round++);
+  auto* f = static_cast<flags*>(map_shared(name, sizeof(flags), true));
+  off::ping(1, heddle::f2f(&shm_pong, name, n));
+  f->ping.v.store(1, std::memory_order_release);  // handshake: node 1's task is running
+  while (f->pong.v.load(std::memory_order_acquire) != 1) __builtin_ia32_pause();
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 2; i <= n + 1; ++i) {
+    f->ping.v.store(i, std::memory_order_release);
+    while (f->pong.v.load(std::memory_order_acquire) != i) __builtin_ia32_pause();
+  }
+  const double s = seconds_since(t0) / static_cast<double>(n);
+  ::munmap(f, sizeof(flags));
+  ::shm_unlink(name.c_str());
+  return s;
+}
+
+// ---- tcp: a socket between the two processes ----
+int tcp_listener(int& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 4) != 0)
+    throw std::runtime_error(std::string("listen: ") + std::strerror(errno));
+  socklen_t len = sizeof sa;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  port = ntohs(sa.sin_port);
+  return fd;
+}
+int tcp_connect(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) throw std::runtime_error("connect");
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+void full_write(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = ::send(fd, c, n, MSG_NOSIGNAL);
+    if (w <= 0) throw std::runtime_error("send");
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+void full_read(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n) {
+    const ssize_t r = ::recv(fd, c, n, 0);
+    if (r <= 0) throw std::runtime_error("recv");
+    c += r;
+    n -= static_cast<std::size_t>(r);
+  }
+}
+// Node 1: echoes n 8-byte messages, then receives `transfers` blocks of `bytes` and acks each.
+void tcp_peer(int port, std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers) {
+  const int fd = tcp_connect(port);
+  std::uint64_t v = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    full_read(fd, &v, sizeof v);
+    full_write(fd, &v, sizeof v);
+  }
+  std::vector<char> buf(bytes);
+  for (std::uint64_t i = 0; i < transfers; ++i) {
+    full_read(fd, buf.data(), bytes);
+    full_write(fd, "k", 1);
+  }
+  ::close(fd);
+}
+int tcp_accept(int listener) {
+  const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+double tcp_raw_rtt(std::uint64_t n) {
+  int port = 0;
+  const int l = tcp_listener(port);
+  off::ping(1, heddle::f2f(&tcp_peer, port, n, std::uint64_t{0}, std::uint64_t{0}));
+  const int fd = tcp_accept(l);
+  std::uint64_t v = 0;
+  full_write(fd, &v, sizeof v);  // the first round trip starts the peer
+  full_read(fd, &v, sizeof v);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 1; i < n; ++i) {
+    full_write(fd, &i, sizeof i);
+    full_read(fd, &v, sizeof v);
+  }
+  const double s = seconds_since(t0) / static_cast<double>(n - 1);
+  ::close(fd);
+  ::close(l);
+  return s;
+}
+double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
+  int port = 0;
+  const int l = tcp_listener(port);
+  off::ping(1, heddle::f2f(&tcp_peer, port, std::uint64_t{0}, bytes, k + 1));
+  const int fd = tcp_accept(l);
+  char ack;
+  full_write(fd, data.data(), bytes);  // warm the connection
+  full_read(fd, &ack, 1);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) {
+    full_write(fd, data.data(), bytes);
+    full_read(fd, &ack, 1);
+  }
+  const double s = seconds_since(t0) / static_cast<double>(k);
+  ::close(fd);
+  ::close(l);
+  return s;
+}
+
+// ---- mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD ----
+constexpr int raw_tag = 4242;
+void mpi_peer(std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers) {
+  std::uint64_t v = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    MPI_Recv(&v, 8, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&v, 8, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD);
+  }
+  std::vector<char> buf(bytes);
+  for (std::uint64_t i = 0; i < transfers; ++i) {
+    MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD);
+  }
+}
+double mpi_raw_rtt(std::uint64_t n) {
+  off::ping(1, heddle::f2f(&mpi_peer, n, std::uint64_t{0}, std::uint64_t{0}));
+  std::uint64_t v = 0;
+  MPI_Send(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+  MPI_Recv(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 1; i < n; ++i) {
+    MPI_Send(&i, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+    MPI_Recv(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return seconds_since(t0) / static_cast<double>(n - 1);
+}
+double mpi_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
+  off::ping(1, heddle::f2f(&mpi_peer, std::uint64_t{0}, bytes, k + 1));
+  MPI_Send(data.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+  MPI_Recv(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) {
+    MPI_Send(data.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+    MPI_Recv(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return seconds_since(t0) / static_cast<double>(k);
+}
+
+// ---- shm raw transfer: memcpy into memory node 1 owns ----
+double shm_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data, char* remote) {
+  std::memcpy(remote, data.data(), bytes);  // warm
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) std::memcpy(remote, data.data(), bytes);
+  return seconds_since(t0) / static_cast<double>(k);
+}
+// Node 1: makes the segment the raw memcpy writes into.
+void shm_make_target(std::string name, std::uint64_t bytes) {
+  std::memset(map_shared(name, bytes, true), 0, bytes);  // touched: its pages exist, as a buffer's do once used
+}
+
+double offload_rtt(std::uint64_t n, heddle::strategy how) {
+  off::sync(1, heddle::f2f(&empty), how);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < n; ++i) off::sync(1, heddle::f2f(&empty), how);
+  return seconds_since(t0) / static_cast<double>(n);
+}
+
+struct series {
+  std::string name, config;
+  std::vector<double> samples;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string backend_name, json_file;
+  int reps = 5;
+  std::uint64_t rtt_n = 20000, max_bytes = std::uint64_t{64} << 20;
+  try {
+    off::session s(argc, argv);
+    if (off::this_node() != 0) return s.serve();
+    CLI::App app{"heddle-bench-am-node: node 0 of heddle-bench am"};
+    app.add_option("--backend", backend_name)->required();
+    app.add_option("--json", json_file)->required();
+    app.add_option("--reps", reps);
+    app.add_option("--rtt-iterations", rtt_n);
+    app.add_option("--max-bytes", max_bytes);
+    app.parse(argc, argv);
+
+    std::vector<series> out;
+    auto add = [&](const std::string& name, const std::string& config, double v) {
+      for (series& x : out)
+        if (x.name == name && x.config == config) return x.samples.push_back(v);
+      out.push_back({name, config, {v}});
+    };
+    const std::string raw_rtt_name = backend_name == "shm" ? "raw shared-memory flag"
+                                     : backend_name == "tcp" ? "raw TCP socket"
+                                                             : "raw MPI_Send/MPI_Recv";
+    const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy into the other process"
+                                    : backend_name == "tcp" ? "raw TCP socket"
+                                                            : "raw MPI_Send";
+    // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
+    for (int r = 0; r < reps + 1; ++r) {  // round 0 warms up
+      const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n) : mpi_raw_rtt(rtt_n);
+      const double inl = offload_rtt(rtt_n, heddle::strategy::short_task);
+      const double exp = offload_rtt(rtt_n / 20 + 1, heddle::strategy::express);
+      if (r == 0) continue;
+      add(raw_rtt_name, "empty round trip", raw);
+      add("heddle offload (short_task)", "empty round trip", inl);
+      add("heddle offload (express)", "empty round trip", exp);
+    }
+    // Transfers: 1 KiB to max_bytes by 4×.
+    std::vector<char> data(max_bytes), back(max_bytes);
+    for (std::uint64_t i = 0; i < max_bytes; ++i) data[i] = static_cast<char>(i * 31 + 7);
+    off::buffer_ptr<char> b = off::allocate<char>(1, max_bytes);
+    std::string shm_target;
+    char* remote = nullptr;
+    if (backend_name == "shm") {
+      shm_target = "/heddle-bench-am-target." + std::to_string(::getpid());
+      off::sync(1, heddle::f2f(&shm_make_target, shm_target, max_bytes));
+      remote = static_cast<char*>(map_shared(shm_target, max_bytes, false));
+    }
+    for (std::uint64_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {
+      const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
+      const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+      for (int r = 0; r < reps + 1; ++r) {
+        const double raw = backend_name == "shm" ? shm_raw_transfer(bytes, k, data, remote)
+                           : backend_name == "tcp" ? tcp_raw_transfer(bytes, k, data)
+                                                   : mpi_raw_transfer(bytes, k, data);
+        off::put(data.data(), b, bytes).get();
+        auto t0 = clock_type::now();
+        for (std::uint64_t i = 0; i < k; ++i) off::put(data.data(), b, bytes).get();
+        const double put = seconds_since(t0) / static_cast<double>(k);
+        t0 = clock_type::now();
+        for (std::uint64_t i = 0; i < k; ++i) off::get(b, back.data(), bytes).get();
+        const double get = seconds_since(t0) / static_cast<double>(k);
+        if (std::memcmp(back.data(), data.data(), bytes) != 0)
+          throw std::runtime_error("get returned other bytes than put wrote (" + config + ")");
+        if (r == 0) continue;
+        add(raw_bw_name, config, raw);
+        add("heddle put", config, put);
+        add("heddle get", config, get);
+      }
+    }
+    off::free(b);
+    if (remote) {
+      ::munmap(remote, max_bytes);
+      ::shm_unlink(shm_target.c_str());
+    }
+    nlohmann::json j{{"backend", backend_name}, {"results", nlohmann::json::array()}};
+    for (const series& x : out) j["results"].push_back({{"name", x.name}, {"config", x.config}, {"samples", x.samples}});
+    std::ofstream(json_file) << j.dump(1) << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heddle-bench-am-node: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,111 @@
+// The am suite: HAM's Table 1 and Figure 6 on this machine. For each backend (shm and tcp under
+// heddle-run, mpi under mpirun) it starts two nodes of heddle-bench-am-node (node.cpp), which time
+// an empty offload's round trip and put/get from 1 KiB up against the raw transport between the
+// same two processes, interleaved round by round; this prints the medians and the ratios.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "table.hpp"
+
+namespace heddle::bench::am {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path own_folder() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs the two nodes for `backend`; the node's results, as harness results (threads = 2 nodes).
+std::vector<result> run_backend(const std::string& backend, const options& opt) {
+  const fs::path bin = own_folder();
+  const fs::path node = bin / "heddle-bench-am-node";
+  const fs::path json = fs::temp_directory_path() / ("heddle-bench-am-" + std::to_string(::getpid()) + "-" + backend + ".json");
+  const int reps = opt.check ? 1 : opt.reps;
+  const std::string args = " --backend " + backend + " --json " + shell_quote(json.string()) + " --reps " + std::to_string(reps) +
+                           " --rtt-iterations " + std::to_string(opt.pick(200, 5000, 20000, 100000)) + " --max-bytes " +
+                           std::to_string(opt.pick(std::uint64_t{64} << 10, std::uint64_t{16} << 20, std::uint64_t{64} << 20,
+                                                   std::uint64_t{64} << 20));
+  std::string cmd;
+  if (backend == "mpi") {
+    cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "
+          "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 2 " + shell_quote(node.string()) + args;
+  } else {
+    cmd = shell_quote((bin / "heddle-run").string()) + " -n 2 --backend " + backend + " --timeout 900 " + shell_quote(node.string()) + args;
+  }
+  std::fflush(stdout);
+  if (const int rc = std::system(cmd.c_str()); rc != 0)
+    throw std::runtime_error("am: the " + backend + " nodes failed (status " + std::to_string(rc) + "): " + cmd);
+  std::ifstream in(json);
+  if (!in) throw std::runtime_error("am: the " + backend + " nodes wrote no " + json.string());
+  const nlohmann::json j = nlohmann::json::parse(in);
+  fs::remove(json);
+  std::vector<result> rs;
+  for (const auto& r : j.at("results")) {
+    result x{r.at("name").get<std::string>(), 2, backend + " " + r.at("config").get<std::string>(),
+             r.at("samples").get<std::vector<double>>()};
+    for (double v : x.samples)
+      if (!(v > 0)) throw std::runtime_error("am: " + x.name + " " + x.config + " measured " + std::to_string(v));
+    rs.push_back(std::move(x));
+  }
+  return rs;
+}
+
+const result* find_row(const std::vector<result>& rs, const std::string& prefix, const std::string& config) {
+  for (const result& r : rs)
+    if (r.name.rfind(prefix, 0) == 0 && r.config == config) return &r;
+  return nullptr;
+}
+
+void run(const options& opt, nlohmann::json& report) {
+  std::printf("## am: an empty offload's round trip and put/get against the raw transport (2 nodes) %s\n\n", opt.scale_name());
+  std::vector<result> all;
+  nlohmann::json extra = {{"unit", "s per operation"}, {"plot_rows", false}};
+  for (const std::string backend : {"shm", "tcp", "mpi"}) {
+    std::vector<result> rs = run_backend(backend, opt);
+    const std::string rtt = backend + " empty round trip";
+    const result* raw = find_row(rs, "raw", rtt);
+    const result* inl = find_row(rs, "heddle offload (short_task)", rtt);
+    const result* exp = find_row(rs, "heddle offload (express)", rtt);
+    if (!raw || !inl || !exp) throw std::runtime_error("am: " + backend + ": missing round-trip rows");
+    std::printf("### %s\n\n%s\n", backend.c_str(), markdown_table(rs, raw->name).c_str());
+    std::printf("round trip: raw %.0f ns, offload %.0f ns short_task (+%.0f ns, %+.1f %%), %.0f ns express\n\n",
+                raw->median() * 1e9, inl->median() * 1e9, (inl->median() - raw->median()) * 1e9,
+                100 * (inl->median() / raw->median() - 1), exp->median() * 1e9);
+    add_ratio(report, backend + "_offload_vs_raw", inl->median() / raw->median(),
+              "an empty offload's round trip (short_task, HAM's inline mode) over the raw " + backend + " round trip");
+    add_ratio(report, backend + "_offload_express_vs_raw", exp->median() / raw->median(),
+              "the same with the default strategy (express: a worker runs the function)");
+    const std::string mib = backend + " 1 MiB";
+    if (const result* rb = find_row(rs, "raw", mib)) {
+      const result* put = find_row(rs, "heddle put", mib);
+      const result* get = find_row(rs, "heddle get", mib);
+      // Bandwidth ratio = raw time / heddle time (the higher the better, 1 = raw's bandwidth).
+      add_ratio(report, backend + "_bw_1MiB_vs_raw", rb->median() / put->median(), "put's bandwidth at 1 MiB over the raw " + backend + " transfer's");
+      add_ratio(report, backend + "_get_bw_1MiB_vs_raw", rb->median() / get->median(), "get's bandwidth at 1 MiB over the raw " + backend + " transfer's");
+    }
+    all.insert(all.end(), rs.begin(), rs.end());
+  }
+  add_suite(report, "am", all, extra);
+}
+
+const registration reg{{"am", 90, "active messages: offload round trip and put/get bandwidth vs raw shm, TCP and MPI", &run}};
+
+}  // namespace
+
+}  // namespace heddle::bench::am
