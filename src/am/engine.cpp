@@ -283,7 +283,8 @@ void engine::finish() {
 
 void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                         std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
-  check_reachable(to);
+  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
+    check_reachable(to);  // throws, saying why
   if (to == self() && has_receiver_) {
     if (tail.empty()) return deliver(from, to, h, head);
     const std::vector<std::byte> all = joined(head, tail);

@@ -19,6 +19,7 @@
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/async/promise.hpp"
 #include "shm_ring.hpp"
+#include "spin_lock.hpp"
 #include "shm_segment.hpp"
 #include "transports.hpp"
 
@@ -269,7 +270,7 @@ class shm_transport final : public transport {
     shm_segment seg;
     node_control* ctl = nullptr;
     ring_view ring;  // this node's ring in the peer's segment
-    std::mutex m;    // this process's senders to the peer, one at a time
+    spin_lock m;     // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
     std::int64_t pid = 0;
