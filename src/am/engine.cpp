@@ -69,32 +69,23 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 }
 
 // A pending get: the reply's bytes go to the caller's memory.
-class pending_get final : public pending_call {
+class pending_get final : public pending_reply<void> {
  public:
-  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes), s_(heddle::detail::make_record<reply_state<void>>()) {}
-  future<void> get_future() noexcept { return future<void>(heddle::detail::adopt, s_); }
+  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
   void complete(std::span<const std::byte> reply) noexcept override {
     if (reply.size() != bytes_) {
       std::exception_ptr e = std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
                                                                   " bytes, " + std::to_string(bytes_) + " were asked"));
-      s_->set_error(std::move(e));
-    } else {
-      if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
-      s_->set_value();
+      return fail(std::move(e));
     }
-    s_->complete();
-    delete this;
-  }
-  void fail(std::exception_ptr e) noexcept override {
-    s_->set_error(std::move(e));
-    s_->complete();
-    delete this;
+    if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
+    state()->set_value();
+    publish();
   }
 
  private:
   std::byte* dst_;
   std::uint64_t bytes_;
-  reply_state<void>* s_;
 };
 
 }  // namespace
@@ -482,13 +473,18 @@ buffer_ref engine::allocate_local(std::uint64_t bytes, std::size_t alignment) {
   return buffer_ref{here, id, 0, bytes};
 }
 
-void engine::free_local(std::uint64_t id, std::uint64_t offset) {
-  const node_id here = current_node_of(*this);
-  std::lock_guard lock(buffers_m_);
+std::unordered_map<std::uint64_t, engine::local_buffer>::iterator engine::find_local(std::uint64_t id, node_id here) {
   auto it = buffers_.find(id);
   if (it == buffers_.end() || it->second.node != here)
     throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
-                        " (freed already?)");
+                        " (freed, or never allocated there)");
+  return it;
+}
+
+void engine::free_local(std::uint64_t id, std::uint64_t offset) {
+  const node_id here = current_node_of(*this);
+  std::lock_guard lock(buffers_m_);
+  const auto it = find_local(id, here);
   if (offset != 0)
     throw session_error("heddle::offload: free of a buffer_ptr " + std::to_string(offset) +
                         " bytes into buffer " + std::to_string(id) + " of node " + std::to_string(here) +
@@ -499,10 +495,7 @@ void engine::free_local(std::uint64_t id, std::uint64_t offset) {
 std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes, std::shared_ptr<void>* owner) {
   const node_id here = current_node_of(*this);
   std::lock_guard lock(buffers_m_);
-  auto it = buffers_.find(id);
-  if (it == buffers_.end() || it->second.node != here)
-    throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
-                        " (freed, or never allocated there)");
+  const auto it = find_local(id, here);
   const std::uint64_t size = it->second.memory.bytes;
   if (offset > size || bytes > size - offset)
     throw session_error("heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +

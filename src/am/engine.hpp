@@ -98,6 +98,8 @@ class engine final : public frame_sink {
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
+  // The buffer `id` of node `here`, or session_error; buffers_m_ held.
+  std::unordered_map<std::uint64_t, local_buffer>::iterator find_local(std::uint64_t id, node_id here);
   void serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void hello_from(node_id from, std::span<const std::byte> payload);

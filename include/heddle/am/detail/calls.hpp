@@ -23,7 +23,7 @@ class pending_call {
   virtual void fail(std::exception_ptr e) noexcept = 0;
 
  protected:
-  ~pending_call() = default;
+  virtual ~pending_call() = default;
 };
 
 // Polls for the reply of a call until `s` is done or the caller's patience ends (engine.cpp): the
@@ -43,42 +43,53 @@ class reply_state final : public heddle::detail::future_state<R> {
   static constexpr heddle::detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
 };
 
-// A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
+// A call waiting for its reply, with the future it completes.
 template <class R>
-class pending_result final : public pending_call {
+class pending_reply : public pending_call {
  public:
-  pending_result() : s_(heddle::detail::make_record<reply_state<R>>()) {}
+  pending_reply() : s_(heddle::detail::make_record<reply_state<R>>()) {}
   // The future; taken once, before the call is sent.
   future<R> get_future() noexcept { return future<R>(heddle::detail::adopt, s_); }
-
-  void complete(std::span<const std::byte> reply) noexcept override {
-    std::exception_ptr failure;
-    try {
-      reader r(reply);
-      if constexpr (std::is_void_v<R>) {
-        r.expect_end("call result");
-        s_->set_value();
-      } else {
-        R v = offload::read<R>(r);
-        r.expect_end("call result");
-        s_->set_value(std::move(v));
-      }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    // Published outside the catch block: the waiter must not share an exception still being handled.
-    if (failure) s_->set_error(std::move(failure));
-    s_->complete();
-    delete this;
-  }
   void fail(std::exception_ptr e) noexcept override {
     s_->set_error(std::move(e));
+    publish();
+  }
+
+ protected:
+  reply_state<R>* state() const noexcept { return s_; }
+  // Completes the future with what is stored, and ends this call.
+  void publish() noexcept {
     s_->complete();
     delete this;
   }
 
  private:
   reply_state<R>* s_;
+};
+
+// A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
+template <class R>
+class pending_result final : public pending_reply<R> {
+ public:
+  void complete(std::span<const std::byte> reply) noexcept override {
+    std::exception_ptr failure;
+    try {
+      reader r(reply);
+      if constexpr (std::is_void_v<R>) {
+        r.expect_end("call result");
+        this->state()->set_value();
+      } else {
+        R v = offload::read<R>(r);
+        r.expect_end("call result");
+        this->state()->set_value(std::move(v));
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    // Published outside the catch block: the waiter must not share an exception still being handled.
+    if (failure) return this->fail(std::move(failure));
+    this->publish();
+  }
 };
 
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
