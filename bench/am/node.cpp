@@ -113,21 +113,23 @@ void full_write(int fd, const void* p, std::size_t n) {
     n -= static_cast<std::size_t>(w);
   }
 }
-void full_read(int fd, void* p, std::size_t n) {
+// `busy`: polls the socket (MSG_DONTWAIT) instead of sleeping in recv, as heddle's polling does.
+void full_read(int fd, void* p, std::size_t n, bool busy = false) {
   char* c = static_cast<char*>(p);
   while (n) {
-    const ssize_t r = ::recv(fd, c, n, 0);
+    const ssize_t r = ::recv(fd, c, n, busy ? MSG_DONTWAIT : 0);
+    if (r < 0 && busy && errno == EAGAIN) continue;
     if (r <= 0) throw std::runtime_error("recv");
     c += r;
     n -= static_cast<std::size_t>(r);
   }
 }
 // Node 1: echoes n 8-byte messages, then receives `transfers` blocks of `bytes` and acks each.
-void tcp_peer(int port, std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers) {
+void tcp_peer(int port, std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers, bool busy) {
   const int fd = tcp_connect(port);
   std::uint64_t v = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
-    full_read(fd, &v, sizeof v);
+    full_read(fd, &v, sizeof v, busy);
     full_write(fd, &v, sizeof v);
   }
   std::vector<char> buf(bytes);
@@ -143,18 +145,18 @@ int tcp_accept(int listener) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
-double tcp_raw_rtt(std::uint64_t n) {
+double tcp_raw_rtt(std::uint64_t n, bool busy) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f(&tcp_peer, port, n, std::uint64_t{0}, std::uint64_t{0}));
+  off::ping(1, heddle::f2f(&tcp_peer, port, n, std::uint64_t{0}, std::uint64_t{0}, busy));
   const int fd = tcp_accept(l);
   std::uint64_t v = 0;
   full_write(fd, &v, sizeof v);  // the first round trip starts the peer
-  full_read(fd, &v, sizeof v);
+  full_read(fd, &v, sizeof v, busy);
   const auto t0 = clock_type::now();
   for (std::uint64_t i = 1; i < n; ++i) {
     full_write(fd, &i, sizeof i);
-    full_read(fd, &v, sizeof v);
+    full_read(fd, &v, sizeof v, busy);
   }
   const double s = seconds_since(t0) / static_cast<double>(n - 1);
   ::close(fd);
@@ -164,7 +166,7 @@ double tcp_raw_rtt(std::uint64_t n) {
 double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f(&tcp_peer, port, std::uint64_t{0}, bytes, k + 1));
+  off::ping(1, heddle::f2f(&tcp_peer, port, std::uint64_t{0}, bytes, k + 1, false));
   const int fd = tcp_accept(l);
   char ack;
   full_write(fd, data.data(), bytes);  // warm the connection
@@ -266,18 +268,21 @@ int main(int argc, char** argv) {
       out.push_back({name, config, {v}});
     };
     const std::string raw_rtt_name = backend_name == "shm" ? "raw shared-memory flag"
-                                     : backend_name == "tcp" ? "raw TCP socket"
+                                     : backend_name == "tcp" ? "raw TCP socket, blocking recv"
                                                              : "raw MPI_Send/MPI_Recv";
     const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy into the other process"
                                     : backend_name == "tcp" ? "raw TCP socket"
                                                             : "raw MPI_Send";
     // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
     for (int r = 0; r < reps + 1; ++r) {  // round 0 warms up
-      const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n) : mpi_raw_rtt(rtt_n);
+      const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n, false) : mpi_raw_rtt(rtt_n);
+      // TCP both ways: sleeping in recv (the usual raw socket) and polling it, as heddle does.
+      const double raw_polled = backend_name == "tcp" ? tcp_raw_rtt(rtt_n, true) : 0;
       const double inl = offload_rtt(rtt_n, heddle::strategy::short_task);
       const double exp = offload_rtt(rtt_n / 20 + 1, heddle::strategy::express);
       if (r == 0) continue;
       add(raw_rtt_name, "empty round trip", raw);
+      if (backend_name == "tcp") add("raw TCP socket, polled recv", "empty round trip", raw_polled);
       add("heddle offload (short_task)", "empty round trip", inl);
       add("heddle offload (express)", "empty round trip", exp);
     }

@@ -476,7 +476,7 @@ class tcp_transport final : public transport {
           return true;
         }
         any = true;
-        if (p.payload_capacity > (std::size_t{64} << 20)) {  // keep up to 64 MiB for the next large frame
+        if (p.payload_capacity > (std::size_t{256} << 20)) {  // keep up to 256 MiB for the next large frame
           p.payload.reset();
           p.payload_capacity = 0;
         }
