@@ -72,13 +72,14 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 class pending_get final : public pending_reply<void> {
  public:
   pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
+  std::byte* destination(std::uint64_t bytes) noexcept override { return bytes == bytes_ ? dst_ : nullptr; }
   void complete(std::span<const std::byte> reply) noexcept override {
     if (reply.size() != bytes_) {
       std::exception_ptr e = std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
                                                                   " bytes, " + std::to_string(bytes_) + " were asked"));
       return fail(std::move(e));
     }
-    if (bytes_) std::memcpy(dst_, reply.data(), bytes_);
+    if (bytes_ && reply.data() != dst_) std::memcpy(dst_, reply.data(), bytes_);  // not read in place
     state()->set_value();
     publish();
   }
@@ -342,6 +343,12 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
 }
 
 pending_call* engine::take_pending(std::uint64_t id) { return pending_.take(id); }
+
+std::byte* engine::reply_destination(node_id from, const message_header& h) {
+  if (h.kind != message_kind::reply_value) return nullptr;
+  pending_call* p = pending_.find(h.call_id, from);
+  return p ? p->destination(h.payload_bytes) : nullptr;
+}
 
 void engine::fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error) {
   const std::vector<pending_call*> failed = pending_.take_all(node, node == nodes());

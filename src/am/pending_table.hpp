@@ -38,6 +38,15 @@ class pending_table {
     return p;
   }
 
+  // The call with this id to `node`, left in the table; nullptr if there is none.
+  pending_call* find(std::uint64_t id, node_id node) {
+    std::lock_guard g(lock_);
+    const slot& s = slots_[id % slots_.size()];
+    if (s.call && s.id == id) return s.node == node ? s.call : nullptr;
+    auto it = overflow_.find(id);
+    return it != overflow_.end() && it->second.node == node ? it->second.call : nullptr;
+  }
+
   // Every call to `node` (every call when all), now the caller's.
   std::vector<pending_call*> take_all(node_id node, bool all) {
     std::vector<pending_call*> out;

@@ -31,6 +31,8 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 constexpr char connect_magic[4] = {'H', 'D', 'L', 'T'};
+// Replies at least this large are read straight into the memory that waits for them.
+constexpr std::size_t direct_bytes = std::size_t{16} << 10;
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -257,6 +259,7 @@ class tcp_transport final : public transport {
     message_header h{};
     std::unique_ptr<std::byte[]> payload;  // not value-initialised: a frame's bytes overwrite it
     std::size_t payload_capacity = 0, payload_size = 0, payload_have = 0;
+    std::byte* direct = nullptr;  // a large reply's payload goes straight here (a get's destination)
   };
 
   int listen_on(const std::string& address) {
@@ -440,7 +443,7 @@ class tcp_transport final : public transport {
         dst = p.header + p.header_have;
         want = message_header::size - p.header_have;
       } else {
-        dst = p.payload.get() + p.payload_have;
+        dst = (p.direct ? p.direct : p.payload.get()) + p.payload_have;
         want = p.payload_size - p.payload_have;
       }
       ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
@@ -458,7 +461,8 @@ class tcp_transport final : public transport {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return any;
         }
-        if (p.h.payload_bytes > p.payload_capacity) {
+        p.direct = p.h.payload_bytes >= direct_bytes ? sink_->reply_destination(n, p.h) : nullptr;
+        if (!p.direct && p.h.payload_bytes > p.payload_capacity) {
           p.payload.reset(new std::byte[p.h.payload_bytes]);
           p.payload_capacity = p.h.payload_bytes;
         }
@@ -470,7 +474,7 @@ class tcp_transport final : public transport {
       if (p.header_have == message_header::size && p.payload_have == p.payload_size) {
         p.header_have = 0;
         try {
-          sink_->deliver(n, o_.node, p.h, std::span<const std::byte>(p.payload.get(), p.payload_size));
+          sink_->deliver(n, o_.node, p.h, std::span<const std::byte>(p.direct ? p.direct : p.payload.get(), p.payload_size));
         } catch (const decode_error& e) {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return true;

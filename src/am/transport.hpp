@@ -24,6 +24,10 @@ class frame_sink {
   virtual void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) = 0;
   // `peer` is gone (`why` says how: exit status, closed connection, corrupt frame).
   virtual void lost(node_id peer, const std::string& why) = 0;
+  // Where a transport may read the payload of frame `h` from `from` directly: the caller's memory
+  // of a get that waits for exactly these bytes, so that they are not copied twice; nullptr
+  // otherwise. The memory stays valid until the frame is delivered there. Polling thread only.
+  virtual std::byte* reply_destination(node_id from, const message_header& h) = 0;
 
  protected:
   ~frame_sink() = default;

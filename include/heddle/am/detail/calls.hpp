@@ -21,6 +21,8 @@ class pending_call {
  public:
   virtual void complete(std::span<const std::byte> reply) noexcept = 0;
   virtual void fail(std::exception_ptr e) noexcept = 0;
+  // Memory where a reply of `bytes` bytes may be received directly (a get's destination), or nullptr.
+  virtual std::byte* destination(std::uint64_t /*bytes*/) noexcept { return nullptr; }
 
  protected:
   virtual ~pending_call() = default;
