@@ -41,7 +41,6 @@ class engine final : public frame_sink {
 
   node_id self() const noexcept { return options_.node; }
   node_id nodes() const noexcept { return options_.nodes; }
-  runtime& rt() const noexcept { return *rt_; }
   transport& wire() noexcept { return *transport_; }
 
   // The offload API's entry points.

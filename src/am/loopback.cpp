@@ -12,7 +12,6 @@ namespace {
 
 class loopback_transport final : public transport {
  public:
-  const char* name() const noexcept override { return "loopback"; }
   void start(frame_sink& sink) override { sink_ = &sink; }
   bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
             std::span<const std::byte> tail, bool, const std::shared_ptr<void>&) override {
@@ -29,7 +28,6 @@ class loopback_transport final : public transport {
   bool pending() const override { return false; }
   void sleep(std::chrono::nanoseconds) override {}
   void interrupt() override {}
-  std::uint64_t max_payload() const noexcept override { return ~std::uint64_t{0}; }
 
  private:
   frame_sink* sink_ = nullptr;

@@ -70,8 +70,8 @@ class mpi_transport final : public transport {
     if (we_initialized_) MPI_Finalize();
   }
 
-  const char* name() const noexcept override { return "mpi"; }
-  std::uint64_t max_payload() const noexcept override { return INT_MAX - message_header::size; }
+  // The most payload a frame may carry: MPI counts are ints.
+  static constexpr std::uint64_t max_payload() noexcept { return INT_MAX - message_header::size; }
   void start(frame_sink& sink) override { sink_ = &sink; }
 
   bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,

@@ -63,7 +63,6 @@ class shm_segment {
 
   std::byte* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return bytes_; }
-  const std::string& name() const noexcept { return name_; }
   // This object no longer unlinks the name when it goes (a transfer segment, which its reader unlinks).
   void keep_name() noexcept { owner_ = false; }
   // The name goes now (the mapping stays): for objects whose reader unlinks them.

@@ -92,8 +92,6 @@ class shm_transport final : public transport {
       if (p && p->pidfd >= 0) ::close(p->pidfd);
   }
 
-  const char* name() const noexcept override { return "shm"; }
-  std::uint64_t max_payload() const noexcept override { return std::uint64_t{1} << 40; }
 
   void start(frame_sink& sink) override {
     sink_ = &sink;

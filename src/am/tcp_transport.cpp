@@ -122,8 +122,6 @@ class tcp_transport final : public transport {
     if (wake_ >= 0) ::close(wake_);
   }
 
-  const char* name() const noexcept override { return "tcp"; }
-  std::uint64_t max_payload() const noexcept override { return o_.max_message_bytes; }
 
   void start(frame_sink& sink) override {
     sink_ = &sink;

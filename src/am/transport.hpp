@@ -44,7 +44,6 @@ class transport {
  public:
   virtual ~transport() = default;
 
-  virtual const char* name() const noexcept = 0;
   // Connects to every peer (hello exchange included, through the engine), ready to send.
   virtual void start(frame_sink& sink) = 0;
 
@@ -84,9 +83,6 @@ class transport {
   }
   // A buffer freed on its owner: forget any mapping of it here.
   virtual void forget(node_id /*owner*/, std::uint64_t /*id*/) {}
-
-  // The most payload a frame may carry on this transport.
-  virtual std::uint64_t max_payload() const noexcept = 0;
 };
 
 }  // namespace heddle::offload::detail
