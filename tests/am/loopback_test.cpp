@@ -154,6 +154,26 @@ TEST(LoopbackOptions, CommandLineOptionsAreTakenOut) {
   }
 }
 
+TEST(LoopbackOptions, RunWrapsMainForNodeZero) {
+  char a0[] = "prog", a1[] = "--heddle-backend=loopback", a2[] = "--heddle-nodes=3", a3[] = "input";
+  char* argv[] = {a0, a1, a2, a3, nullptr};
+  const int status = off::run(4, argv, [](int argc, char** args) {
+    EXPECT_EQ(argc, 2);  // the --heddle-* options are gone
+    EXPECT_STREQ(args[1], "input");
+    return off::sync(2, heddle::f2f(&scale, 7, std::string("abc"))) == 21 ? 5 : 6;
+  });
+  EXPECT_EQ(status, 5);
+  char* argv2[] = {a0, a1, a2, a3, nullptr};  // run takes the options out of the array it is given
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(off::run(4, argv2, [](int, char**) -> int { throw std::runtime_error("no input"); }), 1);
+  char b1[] = "--heddle-nodes=none";
+  char* bad[] = {a0, b1, nullptr};
+  EXPECT_EQ(off::run(2, bad, [](int, char**) { return 0; }), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("prog: no input"), std::string::npos) << err;
+  EXPECT_NE(err.find("prog: heddle::offload: --heddle-nodes=none"), std::string::npos) << err;
+}
+
 TEST(LoopbackOptions, NoSessionIsAClearError) {
   EXPECT_THROW(off::this_node(), off::session_error);
   heddle::future<int> f = off::async(0, heddle::f2f(&scale, 1, std::string("x")));

@@ -19,11 +19,15 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <optional>
+#include <utility>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "heddle/am/errors.hpp"
+#include "heddle/am/offload.hpp"
 #include "heddle/core/runtime.hpp"
 
 namespace heddle::offload {
@@ -92,6 +96,32 @@ class session {
  private:
   session_options options_;
 };
+
+// HAM's main wrapper: joins the session, serves on every node but 0, and runs
+// `node0_main(argc, argv)` (the --heddle-* options removed) on node 0; returns the exit status.
+// A session that cannot start is one line on stderr and status 2; an exception out of node0_main
+// is one line and status 1.
+//   int main(int argc, char** argv) {
+//     return heddle::offload::run(argc, argv, [](int argc, char** argv) { ...; return 0; });
+//   }
+template <class F>
+int run(int argc, char** argv, F&& node0_main) {
+  const char* program = argc > 0 && argv[0] ? argv[0] : "heddle";
+  std::optional<session> s;
+  try {
+    s.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 2;
+  }
+  if (this_node() != 0) return s->serve();
+  try {
+    return std::forward<F>(node0_main)(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 1;
+  }
+}
 
 // The options session(argc, argv) would use: the --heddle-* options of argv (removed), the
 // environment, or the defaults, as described above.

@@ -11,10 +11,8 @@ namespace {
 int length_times(std::string s, int k) { return static_cast<int>(s.size()) * k; }
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) { return heddle::offload::run(argc, argv, [](int, char**) {
   namespace off = heddle::offload;
-  off::session s(argc, argv);
-  if (off::this_node() != 0) return s.serve();
   int bad = 0;
   for (off::node_id n = 0; n < off::num_nodes(); ++n)
     if (off::sync(n, heddle::f2f(&length_times, std::string("abc"), static_cast<int>(n))) != 3 * static_cast<int>(n)) ++bad;
@@ -27,4 +25,4 @@ int main(int argc, char** argv) {
   if (back != v) ++bad;
   std::printf("active messages on %u nodes: %s\n", off::num_nodes(), bad ? "FAILED" : "ok");
   return bad ? 1 : 0;
-}
+}); }
