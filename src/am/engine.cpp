@@ -53,6 +53,24 @@ std::string current_exception_type() {
   return r;
 }
 
+// What a node says first to every peer: who it is, and the registry it was built with.
+struct hello_payload {
+  std::uint32_t node, nodes;
+  std::uint64_t hash, count;
+  std::int64_t pid;
+};
+
+// "TYPE: what()" of the exception being handled ("TYPE" for one that is no std::exception).
+std::string current_exception_text() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return current_exception_type() + ": " + e.what();
+  } catch (...) {
+    return current_exception_type();
+  }
+}
+
 std::vector<std::byte> joined(std::span<const std::byte> head, std::span<const std::byte> tail) {
   std::vector<std::byte> v(head.size() + tail.size());
   if (!head.empty()) std::memcpy(v.data(), head.data(), head.size());
@@ -147,11 +165,7 @@ void engine::start() {
   receiver_ = std::thread([this] { receiver_loop(); });
   // Hello: who this is, and the registry it was built with.
   registry& reg = registry::instance();
-  struct {
-    std::uint32_t node, nodes;
-    std::uint64_t hash, count;
-    std::int64_t pid;
-  } hello{self(), nodes(), reg.hash(), reg.size(), ::getpid()};
+  const hello_payload hello{self(), nodes(), reg.hash(), reg.size(), ::getpid()};
   for (node_id n = 0; n < nodes(); ++n) {
     if (n == self()) continue;
     const message_header h{.kind = message_kind::hello, .payload_bytes = sizeof hello};
@@ -187,11 +201,7 @@ void engine::start() {
 }
 
 void engine::hello_from(node_id from, std::span<const std::byte> payload) {
-  struct {
-    std::uint32_t node, nodes;
-    std::uint64_t hash, count;
-    std::int64_t pid;
-  } hello;
+  hello_payload hello;
   if (payload.size() != sizeof hello) throw decode_error("a hello of " + std::to_string(payload.size()) + " bytes");
   std::memcpy(&hello, payload.data(), sizeof hello);
   registry& reg = registry::instance();
@@ -437,15 +447,9 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
     const handler_fn fn = reg.at(h.handler);
     reader r(args);
     fn(r, result);
-  } catch (const std::exception& e) {
-    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
-                             " for node " + std::to_string(from) + ": it threw " + current_exception_type() + ": " + e.what();
-    if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
-    std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
-    return;
   } catch (...) {
     const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
-                             " for node " + std::to_string(from) + ": it threw " + current_exception_type();
+                             " for node " + std::to_string(from) + ": it threw " + current_exception_text();
     if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
     return;

@@ -1,9 +1,6 @@
 // The loopback backend: every node lives in this process. A frame is delivered on the sending
 // thread, with nothing between the engine and itself: calls still go through the registry, the
 // serialisation and the runtime, so the loopback tests all of the engine but the wire.
-#include <cstdlib>
-#include <new>
-
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
@@ -34,13 +31,6 @@ class loopback_transport final : public transport {
 };
 
 }  // namespace
-
-local_allocation transport::allocate(std::uint64_t bytes, std::uint64_t, std::size_t alignment) {
-  const std::size_t n = bytes ? static_cast<std::size_t>(bytes) : 1;
-  void* p = ::operator new(n, std::align_val_t(alignment));
-  return {static_cast<std::byte*>(p), bytes,
-          std::shared_ptr<void>(p, [alignment](void* q) { ::operator delete(q, std::align_val_t(alignment)); })};
-}
 
 std::unique_ptr<transport> make_loopback_transport(const session_options&) {
   return std::make_unique<loopback_transport>();

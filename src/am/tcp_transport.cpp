@@ -72,35 +72,26 @@ bool wait_fd(int fd, short events, clock::time_point deadline) {
     if (rc < 0 && errno != EINTR) return false;
   }
 }
-bool write_all(int fd, const void* p, std::size_t n, clock::time_point deadline) {
-  const char* c = static_cast<const char*>(p);
+// Sends (out) or receives all n bytes, waiting for the socket until the deadline; false on failure.
+bool transfer_all(int fd, std::byte* p, std::size_t n, bool out, clock::time_point deadline) {
   while (n > 0) {
-    const ssize_t w = ::send(fd, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (w > 0) {
-      c += w;
-      n -= static_cast<std::size_t>(w);
-    } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (!wait_fd(fd, POLLOUT, deadline)) return false;
+    const ssize_t k = out ? ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : ::recv(fd, p, n, MSG_DONTWAIT);
+    if (k > 0) {
+      p += k;
+      n -= static_cast<std::size_t>(k);
+    } else if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_fd(fd, out ? POLLOUT : POLLIN, deadline)) return false;
     } else {
       return false;
     }
   }
   return true;
 }
+bool write_all(int fd, const void* p, std::size_t n, clock::time_point deadline) {
+  return transfer_all(fd, static_cast<std::byte*>(const_cast<void*>(p)), n, true, deadline);
+}
 bool read_all(int fd, void* p, std::size_t n, clock::time_point deadline) {
-  char* c = static_cast<char*>(p);
-  while (n > 0) {
-    const ssize_t r = ::recv(fd, c, n, MSG_DONTWAIT);
-    if (r > 0) {
-      c += r;
-      n -= static_cast<std::size_t>(r);
-    } else if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (!wait_fd(fd, POLLIN, deadline)) return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return transfer_all(fd, static_cast<std::byte*>(p), n, false, deadline);
 }
 
 class tcp_transport final : public transport {
