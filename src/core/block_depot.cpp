@@ -1,8 +1,8 @@
 // The process-wide depot behind the workers' block caches (include/heddle/core/detail/block_cache.hpp):
-// per size class, a stack of full magazines, a loose list for threads outside the runtime, and the
-// slab that new blocks are carved from. One mutex per class: it is taken once per magazine_blocks
-// operations of a worker, or once per operation of an outside thread (which pays a futex wake-up
-// for its task anyway).
+// per size class, a stack of full magazines, a loose list (blocks returned one by one, or by a cache
+// that is not full), and the slab that new blocks are carved from. One mutex per class: it is taken
+// once per magazine_blocks operations of a cache, a worker's or an outside thread's (outside_cache,
+// below), or once per operation of a thread whose cache is already gone.
 #include <mutex>
 #include <new>
 
@@ -118,6 +118,33 @@ void depot_free_one(std::size_t cls, void* p) noexcept {
   poison_free_block(p, cls);
   std::lock_guard lock(d.mutex);
   d.push_loose(b);
+}
+
+namespace {
+// The state of the calling thread's outside cache. Plain thread-locals (no destructor): readable at
+// any point of the thread's life, even after the cache itself is gone.
+enum class cache_state : unsigned char { none, alive, gone };
+thread_local cache_state outside_state = cache_state::none;
+thread_local block_cache* outside = nullptr;
+
+struct outside_cache_owner {
+  block_cache cache;  // its destructor returns the blocks to the depot
+  outside_cache_owner() noexcept {
+    outside = &cache;
+    outside_state = cache_state::alive;
+  }
+  ~outside_cache_owner() {
+    outside = nullptr;
+    outside_state = cache_state::gone;
+  }
+};
+}  // namespace
+
+block_cache* outside_cache() noexcept {
+  if (outside_state == cache_state::alive) [[likely]] return outside;
+  if (outside_state == cache_state::gone) return nullptr;
+  static thread_local outside_cache_owner owner;
+  return outside;
 }
 
 std::size_t depot_slabs() noexcept {

@@ -7,7 +7,9 @@
 // - a process-wide depot (src/core/block_depot.cpp) trades whole magazines under a lock, once per
 //   `magazine_blocks` operations at most, and carves new blocks from 64 KiB slabs.
 // A block freed by another worker than the one that allocated it simply joins that worker's
-// magazines; threads outside the runtime allocate and free through the depot one block at a time.
+// magazines. Threads outside the runtime (a program's main thread submitting tasks and waiting on
+// futures, a transport's receiver) have a cache of their own too, made on first use and returned to
+// the depot when the thread ends; while it ends, they go through the depot one block at a time.
 // Slabs are never returned to the system: the memory of the largest burst of live records stays
 // ready for the next one.
 #pragma once
@@ -50,7 +52,7 @@ block_list depot_take(std::size_t cls);                    // a full magazine; t
 void depot_give(std::size_t cls, block_list full) noexcept;  // full: magazine_blocks blocks
 void depot_return(std::size_t cls, block_list any) noexcept;  // any number of blocks
 void* depot_allocate_one(std::size_t cls);                 // for threads outside the runtime
-void depot_free_one(std::size_t cls, void* p) noexcept;
+void depot_free_one(std::size_t cls, void* p) noexcept;    // whose own cache is gone (outside_cache)
 std::size_t depot_slabs() noexcept;  // slabs carved so far, all classes: memory the records hold
 
 // A freed block keeps its first bytes for the free list; AddressSanitizer builds poison the rest, so
@@ -122,5 +124,9 @@ class block_cache {
   block_list loaded_[num_size_classes];
   block_list previous_[num_size_classes];
 };
+
+// The calling thread's cache when it is not a worker: made on its first call, returned to the depot
+// when the thread ends; nullptr from then on (thread-local destructors that still free records).
+block_cache* outside_cache() noexcept;
 
 }  // namespace heddle::detail
