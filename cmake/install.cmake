@@ -1,12 +1,14 @@
 # `cmake --install` puts the headers, the libraries, a CMake package (heddle::heddle, the
-# framework's heddle::fw and the active messages' heddle::am), a pkg-config file (the runtime) and
+# framework's heddle::fw, the MPI engine's heddle::mpi and the active messages' heddle::am), a
+# pkg-config file (the runtime) and
 # the launcher heddle-run under the prefix.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set_target_properties(heddle_fw PROPERTIES EXPORT_NAME fw)
+set_target_properties(heddle_mpi PROPERTIES EXPORT_NAME mpi)
 set_target_properties(heddle_am PROPERTIES EXPORT_NAME am)
-install(TARGETS heddle heddle_fw heddle_am EXPORT heddleTargets
+install(TARGETS heddle heddle_fw heddle_mpi heddle_am EXPORT heddleTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

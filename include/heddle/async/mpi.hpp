@@ -1,0 +1,53 @@
+// Waiting for an MPI request as a future: the runtime's MPI engine (one service thread) tests the
+// requests it holds with MPI_Testsome, spinning briefly and then backing off to a millisecond (MPI
+// cannot wake a thread), and completes each request's future with its MPI_Status. A task that
+// depends on a message (`then` on the future, a when_all over many) waits without holding a worker.
+//
+// Part of the heddle::mpi library (it links Open MPI), apart from the core. The engine's thread
+// makes MPI calls while the program's threads make theirs: MPI must run at MPI_THREAD_MULTIPLE
+// (MPI_Init_thread); at a lower level, or before MPI_Init or after MPI_Finalize, the future fails
+// with std::runtime_error saying so. The request belongs to heddle from the call on: do not test,
+// wait on or free it yourself. A request that completes with an error (a message truncated, with
+// MPI_ERRORS_RETURN on its communicator) fails its future with heddle::mpi_error, carrying MPI's
+// error class and text. A runtime that stops with requests pending fails their futures with
+// task_cancelled and leaves the requests active.
+#pragma once
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "heddle/async/errors.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/runtime.hpp"
+
+namespace heddle {
+
+// An MPI request that completed with an error.
+class mpi_error : public std::runtime_error {
+ public:
+  mpi_error(int error_class, const std::string& what) : std::runtime_error(what), class_(error_class) {}
+  int error_class() const noexcept { return class_; }  // MPI_ERR_TRUNCATE, ...
+
+ private:
+  int class_;
+};
+
+namespace io {
+
+namespace detail_ops {
+heddle::detail::future_state<MPI_Status>* wait_mpi(heddle::detail::runtime_core* core, MPI_Request request);
+}  // namespace detail_ops
+
+// The status of `request` once it completes (MPI_REQUEST_NULL: at once, an empty status).
+inline future<MPI_Status> wait_mpi(runtime& rt, MPI_Request request) {
+  return {heddle::detail::adopt, detail_ops::wait_mpi(rt.core(), request), rt.core()};
+}
+inline future<MPI_Status> wait_mpi(MPI_Request request) {
+  heddle::detail::runtime_core* core = heddle::detail::current_core();
+  return {heddle::detail::adopt, detail_ops::wait_mpi(core, request), core};
+}
+
+}  // namespace io
+}  // namespace heddle
