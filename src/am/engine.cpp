@@ -1,7 +1,6 @@
 #include "engine.hpp"
 
 #include <cxxabi.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,20 +9,13 @@
 
 #include "heddle/am/functor.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "spin_lock.hpp"
 
 namespace heddle::offload::detail {
 
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-// A polling loop's pause. Every 256 empty looks it yields the core: on a machine with no core to
-// spare, the thread a frame is for (a worker woken for a handler, the other node's poller) may be
-// waiting for this one.
-inline void spin_pause(unsigned n) noexcept {
-  if ((n & 255) == 0) ::sched_yield();
-  else heddle::detail::cpu_relax();
-}
 
 // Set while a handler runs: the node it runs on (loopback nodes share a process).
 thread_local node_id handler_node = 0;
@@ -87,7 +79,7 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 }
 
 // A pending get: the reply's bytes go to the caller's memory.
-class pending_get final : public pending_reply<void> {
+class pending_get final : public pending_reply<void, pending_get> {
  public:
   pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
   std::byte* destination(std::uint64_t bytes) noexcept override { return bytes == bytes_ ? dst_ : nullptr; }
@@ -98,7 +90,7 @@ class pending_get final : public pending_reply<void> {
       return fail(std::move(e));
     }
     if (bytes_ && reply.data() != dst_) std::memcpy(dst_, reply.data(), bytes_);  // not read in place
-    state()->set_value();
+    set_value();
     publish();
   }
 
@@ -235,6 +227,8 @@ bool engine::serve_until_node0_leaves() {
   if (self() == 0) return true;
   std::unique_lock lock(m_);
   cv_.wait(lock, [&] { return peers_[0].goodbye || peers_[0].lost.load(); });
+  if (!peers_[0].goodbye)  // the serving node's only word on why it stops
+    std::fprintf(stderr, "heddle: node %u: node 0 was lost (%s); serving ends\n", self(), peers_[0].why.c_str());
   return peers_[0].goodbye;
 }
 
@@ -354,10 +348,23 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
 
 pending_call* engine::take_pending(std::uint64_t id) { return pending_.take(id); }
 
-std::byte* engine::reply_destination(node_id from, const message_header& h) {
-  if (h.kind != message_kind::reply_value) return nullptr;
-  pending_call* p = pending_.find(h.call_id, from);
-  return p ? p->destination(h.payload_bytes) : nullptr;
+placement engine::place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) {
+  if (prefix.size() != placement_prefix(h.kind)) return {};
+  if (h.kind == message_kind::reply_value) {
+    pending_call* p = pending_.find(h.call_id, from);
+    return {p ? p->destination(h.payload_bytes) : nullptr, {}};
+  }
+  // A put: its bytes go straight into the buffer. A bad buffer or range is no placement: the frame
+  // then arrives whole and serve_put reports what is wrong.
+  handler_scope scope(to);
+  try {
+    placement where;
+    where.data = local_span(read_prefix<std::uint64_t>(prefix, 0), read_prefix<std::uint64_t>(prefix, 8),
+                            h.payload_bytes - prefix.size(), &where.keeper);
+    return where;
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 void engine::fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error) {
@@ -397,7 +404,11 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
       return;
     }
     case message_kind::reply_value:
-      if (pending_call* p = take_pending(h.call_id)) p->complete(payload);
+      if (pending_call* p = take_pending(h.call_id)) {
+        // A placed reply lies in the caller's memory already: complete() sees it there.
+        if (h.flags & message_placed) payload = std::span(p->destination(h.payload_bytes), h.payload_bytes);
+        p->complete(payload);
+      }
       return;
     case message_kind::reply_error:
       if (pending_call* p = take_pending(h.call_id)) {
@@ -521,9 +532,11 @@ void engine::serve_put(node_id from, node_id to, const message_header& h, std::s
   try {
     const auto id = read_prefix<std::uint64_t>(payload, 0);
     const auto offset = read_prefix<std::uint64_t>(payload, 8);
-    const std::span<const std::byte> data = payload.subspan(16);
-    std::byte* dst = local_span(id, offset, data.size());
-    if (!data.empty()) std::memcpy(dst, data.data(), data.size());
+    constexpr std::size_t prefix = placement_prefix(message_kind::put);  // the buffer id and offset
+    const std::span<const std::byte> data = payload.subspan(prefix);
+    const std::uint64_t bytes = (h.flags & message_placed) ? h.payload_bytes - prefix : data.size();
+    std::byte* dst = local_span(id, offset, bytes);
+    if (!(h.flags & message_placed) && !data.empty()) std::memcpy(dst, data.data(), data.size());
   } catch (const std::exception& e) {
     return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
   }
@@ -559,7 +572,7 @@ future<void> engine::put(const std::byte* local, const buffer_ref& to, std::uint
                             std::to_string(to.bytes));
   const node_id here = current_node_of(*this);
   if (future<void> f = transport_->put_direct(local, to.node, to.id, to.offset, bytes); f.valid()) return f;
-  auto* p = new pending_result<void>();
+  auto* p = heddle::detail::make_record<pending_result<void>>();
   future<void> f = p->get_future();
   const std::uint64_t head[2] = {to.id, to.offset};
   request(here, to.node, message_kind::put, std::as_bytes(std::span(head)), std::span(local, bytes), p);
@@ -572,7 +585,7 @@ future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t
                             std::to_string(from.bytes));
   const node_id here = current_node_of(*this);
   if (future<void> f = transport_->get_direct(from.node, from.id, from.offset, local, bytes); f.valid()) return f;
-  auto* p = new pending_get(local, bytes);
+  auto* p = heddle::detail::make_record<pending_get>(local, bytes);
   future<void> f = p->get_future();
   const std::uint64_t head[3] = {from.id, from.offset, bytes};
   request(here, from.node, message_kind::get, std::as_bytes(std::span(head)), {}, p);

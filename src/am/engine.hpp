@@ -72,7 +72,7 @@ class engine final : public frame_sink {
   // frame_sink
   void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) override;
   void lost(node_id peer, const std::string& why) override;
-  std::byte* reply_destination(node_id from, const message_header& h) override;
+  placement place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) override;
 
  private:
   struct peer_state {

@@ -1,20 +1,27 @@
 // The mpi backend: the ranks of MPI_COMM_WORLD are the nodes, and heddle talks on a duplicate of it
-// (its own communicator: a user's tags never meet heddle's). A frame is one MPI message. The
-// polling thread takes them with MPI_Improbe/MPI_Mrecv (a matched probe: safe beside other
-// threads' MPI calls) and completes its non-blocking sends; a sender that may wait sends straight
-// from the caller's memory. Every MPI call of heddle's is made under one lock, so an MPI library
-// with MPI_THREAD_SERIALIZED is enough for heddle; the session asks for MPI_THREAD_MULTIPLE, which
-// a program that makes MPI calls of its own while the session runs needs. A rank that dies ends
-// the job (MPI's own rule under mpirun).
+// (its own communicator: a user's tags never meet heddle's). A frame of up to eager_bytes is one
+// MPI message, received into one of the receives the polling thread keeps posted (frame_slots);
+// the polling thread also completes the non-blocking sends (sends_), its own and those of senders
+// that wait, which send straight from the caller's memory. A larger frame is two messages: the
+// header (with the head if it fits), flagged out of line, then the rest on its own tag, which the
+// receiver reads straight into the buffer or the caller's memory when it is a put's data or a get's
+// reply (frame_sink::place) instead of copying it there from a frame. Every MPI call of heddle's is
+// made under one lock, so an MPI library with MPI_THREAD_SERIALIZED is enough for heddle; the
+// session asks for MPI_THREAD_MULTIPLE, which a program that makes MPI calls of its own while the
+// session runs needs. A rank that dies ends the job (MPI's own rule under mpirun).
 #include <mpi.h>
 #include <time.h>
 
 #include <climits>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <initializer_list>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "transports.hpp"
 
@@ -23,9 +30,13 @@ namespace heddle::offload::detail {
 namespace {
 
 constexpr int frame_tag = 1;
-// Frames up to this size go out with MPI_Send: within the eager limit of Open MPI's shared-memory
-// and TCP transports (4 KiB and more), so the call never waits for the receiver.
+constexpr int tail_tag = 2;  // the rest of the sender's last out-of-line frame
+// Messages on frame_tag are at most this large. They go out with MPI_Send: within the eager limit
+// of Open MPI's shared-memory and TCP transports (4 KiB and more), so the call never waits for the
+// receiver; and they arrive in receives posted ahead (frame_slots of them), which MPI fills as the
+// message comes in: no probe, no copy out of MPI's queue of unexpected messages.
 constexpr std::size_t eager_bytes = 1024;
+constexpr int frame_slots = 4;
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -65,6 +76,11 @@ class mpi_transport final : public transport {
       std::lock_guard lock(m_);
       for (auto& s : sends_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
       sends_.clear();
+      for (slot& f : slots_) {
+        if (f.request == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&f.request);
+        MPI_Wait(&f.request, MPI_STATUS_IGNORE);
+      }
     }
     MPI_Comm_free(&comm_);
     if (we_initialized_) MPI_Finalize();
@@ -72,7 +88,11 @@ class mpi_transport final : public transport {
 
   // The most payload a frame may carry: MPI counts are ints.
   static constexpr std::uint64_t max_payload() noexcept { return INT_MAX - message_header::size; }
-  void start(frame_sink& sink) override { sink_ = &sink; }
+  void start(frame_sink& sink) override {
+    sink_ = &sink;
+    std::lock_guard lock(m_);
+    for (int i = 0; i < frame_slots; ++i) check(self_, repost(i));
+  }
 
   bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
             bool wait, const std::shared_ptr<void>& tail_owner) override {
@@ -80,108 +100,83 @@ class mpi_transport final : public transport {
       throw session_error("heddle::offload: a frame of " + std::to_string(h.payload_bytes) +
                           " bytes: the mpi backend carries at most " + std::to_string(max_payload()) + " per frame");
     const std::size_t frame_bytes = message_header::size + head.size() + tail.size();
-    if (frame_bytes <= eager_bytes) {
-      // Small enough for MPI's eager protocol: MPI_Send returns once the bytes are copied out,
-      // without waiting for the peer, so even the polling thread may use it (and no request to
-      // complete later).
-      std::byte frame[eager_bytes];
-      h.encode(frame);
-      if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
-      if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
+    const bool split = frame_bytes > eager_bytes;
+    const bool head_inline = message_header::size + head.size() <= eager_bytes;  // when split
+    message_header fh = h;
+    if (split) fh.flags |= message_out_of_line;
+    std::byte hdr[message_header::size];
+    fh.encode(hdr);
+    const std::span<const std::byte> header(hdr, sizeof hdr);
+
+    // A sender that may wait sends from the caller's memory and waits until MPI is done with it.
+    // Its sends join sends_, so that the polling thread, which holds m_ most of the time, completes
+    // them too: a waiting sender that had to win m_ from it for every test would starve.
+    std::atomic<int> unfinished{0};
+    std::atomic<int>* count = wait ? &unfinished : nullptr;
+    std::exception_ptr failed;  // a send that MPI refused, after one it took: wait for that one first
+    try {
+      // Both messages of a split frame under one hold of the lock: another sender's frame never
+      // comes between them, so the receiver pairs each frame with the right tail.
       std::unique_lock lock(m_, std::defer_lock);
       if (wait) lock.lock();
       else if (!lock.try_lock()) return false;
-      check(to, MPI_Send(frame, static_cast<int>(frame_bytes), MPI_BYTE, static_cast<int>(to), frame_tag, comm_));
-      return true;
-    }
-    if (!wait) {
-      // The polling thread: a non-blocking send, completed by later polls, of a copy of the header
-      // and head, and of the tail where it lies if something keeps it alive (else copied too).
-      std::unique_lock lock(m_, std::try_to_lock);
-      if (!lock) return false;
-      outgoing& s = sends_.emplace_back();
-      const std::size_t copied = message_header::size + head.size() + (tail_owner ? 0 : tail.size());
-      s.bytes.resize(copied);
-      h.encode(s.bytes.data());
-      if (!head.empty()) std::memcpy(s.bytes.data() + message_header::size, head.data(), head.size());
-      if (!tail_owner && !tail.empty()) std::memcpy(s.bytes.data() + message_header::size + head.size(), tail.data(), tail.size());
-      if (!tail_owner || tail.empty()) {
-        check(to, MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, static_cast<int>(to), frame_tag, comm_,
-                            &s.request));
-        return true;
+      if (split && head_inline) {
+        post(to, frame_tag, {header, head}, {}, count);
+        post(to, tail_tag, {tail}, tail_owner, count);
+      } else if (split) {
+        post(to, frame_tag, {header}, {}, count);
+        post(to, tail_tag, {head, tail}, tail_owner, count);
+      } else {
+        post(to, frame_tag, {header, head, tail}, tail_owner, count);
       }
-      s.owner = tail_owner;
-      MPI_Aint displacements[2];
-      int lengths[2] = {static_cast<int>(copied), static_cast<int>(tail.size())};
-      MPI_Get_address(s.bytes.data(), &displacements[0]);
-      MPI_Get_address(tail.data(), &displacements[1]);
-      MPI_Datatype type;
-      MPI_Type_create_hindexed(2, lengths, displacements, MPI_BYTE, &type);
-      MPI_Type_commit(&type);
-      const int rc = MPI_Isend(MPI_BOTTOM, 1, type, static_cast<int>(to), frame_tag, comm_, &s.request);
-      MPI_Type_free(&type);
-      check(to, rc);
-      return true;
+    } catch (...) {
+      failed = std::current_exception();
     }
-    // Straight from the caller's memory: the header, head and tail as one message of three blocks.
-    std::byte hdr[message_header::size];
-    h.encode(hdr);
-    MPI_Aint displacements[3];
-    int lengths[3] = {static_cast<int>(message_header::size), static_cast<int>(head.size()), static_cast<int>(tail.size())};
-    MPI_Get_address(hdr, &displacements[0]);
-    MPI_Get_address(head.data() ? head.data() : reinterpret_cast<const std::byte*>(hdr), &displacements[1]);
-    MPI_Get_address(tail.data() ? tail.data() : reinterpret_cast<const std::byte*>(hdr), &displacements[2]);
-    MPI_Request request;
-    {
-      std::lock_guard lock(m_);
-      MPI_Datatype type;
-      MPI_Type_create_hindexed(3, lengths, displacements, MPI_BYTE, &type);
-      MPI_Type_commit(&type);
-      const int rc = MPI_Isend(MPI_BOTTOM, 1, type, static_cast<int>(to), frame_tag, comm_, &request);
-      MPI_Type_free(&type);
-      check(to, rc);
-    }
-    for (unsigned spins = 0;; ++spins) {
-      int done = 0;
-      {
-        std::lock_guard lock(m_);
-        check(to, MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    for (unsigned spins = 0; unfinished.load(std::memory_order_acquire) != 0; ++spins) {
+      if (m_.try_lock()) {
+        complete_sends();
+        m_.unlock();
       }
-      if (done) return true;
       if (spins > 100) std::this_thread::yield();
     }
+    if (failed) std::rethrow_exception(failed);
+    return true;
   }
 
   bool poll() override {
     bool any = false;
     for (int batch = 0; batch < 16; ++batch) {
-      int found = 0, source = 0;
+      int done = 0, count = 0, index = 0;
+      MPI_Status st;
       {
         std::lock_guard lock(m_);
-        complete_sends();
-        MPI_Message msg;
-        MPI_Status st;
-        check(self_, MPI_Improbe(MPI_ANY_SOURCE, frame_tag, comm_, &found, &msg, &st));
-        if (!found) return any;
-        int count = 0;
+        // A completed send counts as traffic: the peer that took it is busy with this node and
+        // likely to send soon (a get's requester, its next request), so the receiver stays awake.
+        any |= complete_sends();
+        // Receives complete in the order they were posted: only the oldest can be done.
+        if (posted_.empty()) throw peer_lost(self_, "heddle::offload: MPI refused to post a receive");
+        index = posted_.front();
+        const int rc = MPI_Test(&slots_[index].request, &done, &st);
+        if (rc != MPI_SUCCESS && !done) check(self_, rc);
+        if (!done) return any;
+        posted_.pop_front();
         MPI_Get_count(&st, MPI_BYTE, &count);
-        source = st.MPI_SOURCE;
-        if (static_cast<std::size_t>(count) > in_capacity_) {
-          in_.reset(new std::byte[static_cast<std::size_t>(count)]);  // not value-initialised
-          in_capacity_ = static_cast<std::size_t>(count);
-        }
-        in_size_ = static_cast<std::size_t>(count);
-        check(static_cast<node_id>(source), MPI_Mrecv(in_.get(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+        if (rc != MPI_SUCCESS) count = -1;  // done with an error: more than a frame may be, truncated
       }
       any = true;
-      const node_id from = static_cast<node_id>(source);
+      // Posted again whatever happens below, last in line.
+      struct repost_at_exit {
+        mpi_transport* t;
+        int index;
+        ~repost_at_exit() {
+          std::lock_guard lock(t->m_);
+          t->repost(index);
+        }
+      } again{this, index};
+      const node_id from = static_cast<node_id>(st.MPI_SOURCE);
       try {
-        const std::span<const std::byte> frame(in_.get(), in_size_);
-        const message_header h = message_header::decode(frame, max_payload());
-        if (h.payload_bytes != in_size_ - message_header::size)
-          throw decode_error("a frame whose header says " + std::to_string(h.payload_bytes) + " bytes of payload in a message of " +
-                             std::to_string(in_size_) + " bytes");
-        sink_->deliver(from, self_, h, frame.subspan(message_header::size));
+        if (count < 0) throw decode_error("a frame message of more than " + std::to_string(eager_bytes) + " bytes");
+        deliver(from, std::span<const std::byte>(slots_[index].bytes, static_cast<std::size_t>(count)));
       } catch (const decode_error& e) {
         sink_->lost(from, std::string("it sent a corrupt frame (") + e.what() + ")");
       }
@@ -205,7 +200,8 @@ class mpi_transport final : public transport {
       {
         std::lock_guard lock(m_);
         int found = 0;
-        MPI_Iprobe(MPI_ANY_SOURCE, frame_tag, comm_, &found, MPI_STATUS_IGNORE);
+        if (!posted_.empty())
+          MPI_Request_get_status(slots_[posted_.front()].request, &found, MPI_STATUS_IGNORE);  // leaves it to poll()
         complete_sends();
         if (found) return;
       }
@@ -216,18 +212,174 @@ class mpi_transport final : public transport {
   void interrupt() override { interrupted_ = true; }
 
  private:
+  // Receives posted ahead for frame messages (polling thread; their MPI calls under m_).
+  struct slot {
+    alignas(64) std::byte bytes[eager_bytes];
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
   struct outgoing {
     std::vector<std::byte> bytes;
     std::shared_ptr<void> owner;  // keeps a tail sent where it lies alive until the send completes
     MPI_Request request;
+    std::atomic<int>* unfinished = nullptr;  // a waiting sender's count, dropped on completion
   };
 
-  void complete_sends() {
+  // A frame message from `from`: delivers it, reading the rest of an out-of-line frame first.
+  void deliver(node_id from, std::span<const std::byte> message) {
+    message_header h = message_header::decode(message, max_payload());
+    const std::span<const std::byte> head = message.subspan(message_header::size);
+    if (!(h.flags & message_out_of_line)) {
+      if (h.payload_bytes != head.size())
+        throw decode_error("a frame whose header says " + std::to_string(h.payload_bytes) + " bytes of payload in a message of " +
+                           std::to_string(message.size()) + " bytes");
+      return sink_->deliver(from, self_, h, head);
+    }
+    if (h.payload_bytes < head.size())
+      throw decode_error("an out-of-line frame whose header says " + std::to_string(h.payload_bytes) + " bytes of payload with " +
+                         std::to_string(head.size()) + " bytes in the frame");
+    h.flags &= static_cast<std::uint8_t>(~message_out_of_line);
+    const placement where = sink_->place(from, self_, h, head);
+    if (where.data) {
+      receive_rest(from, where.data, h.payload_bytes - head.size());
+      h.flags |= message_placed;
+      return sink_->deliver(from, self_, h, head);
+    }
+    // The whole payload in one piece: the head, then the rest after it.
+    reserve(h.payload_bytes);
+    if (!head.empty()) std::memcpy(in_.get(), head.data(), head.size());
+    receive_rest(from, in_.get() + head.size(), h.payload_bytes - head.size());
+    sink_->deliver(from, self_, h, std::span<const std::byte>(in_.get(), h.payload_bytes));
+  }
+
+  // Posts slot `index`'s receive (again), last in line; m_ held. MPI's error code (the slot stays
+  // unposted if it fails: fewer slots, frames still arrive).
+  int repost(int index) noexcept {
+    slot& f = slots_[index];
+    const int rc = MPI_Irecv(f.bytes, static_cast<int>(eager_bytes), MPI_BYTE, MPI_ANY_SOURCE, frame_tag, comm_, &f.request);
+    if (rc == MPI_SUCCESS) posted_.push_back(index);
+    return rc;
+  }
+
+  // One message of `blocks` (empty ones skipped) with `tag`, m_ held. Up to eager_bytes: copied and
+  // sent with MPI_Send, done on return. Larger: a non-blocking send recorded in sends_, which
+  // whoever holds m_ next completes (complete_sends). With `unfinished`, the caller's count of its
+  // sends in flight, the message goes from where the blocks lie and the count drops when it is
+  // complete; without (the polling thread, which does not wait), it goes from copies of the blocks
+  // but a last one that `last_owner` keeps alive.
+  void post(node_id to, int tag, std::initializer_list<std::span<const std::byte>> blocks, const std::shared_ptr<void>& last_owner,
+            std::atomic<int>* unfinished) {
+    std::size_t total = 0;
+    for (auto b : blocks) total += b.size();
+    if (total <= eager_bytes) {
+      std::byte frame[eager_bytes];
+      std::size_t at = 0;
+      for (auto b : blocks)
+        if (!b.empty()) std::memcpy(frame + std::exchange(at, at + b.size()), b.data(), b.size());
+      check(to, MPI_Send(frame, static_cast<int>(total), MPI_BYTE, static_cast<int>(to), tag, comm_));
+      return;
+    }
+    std::span<const std::byte> where[3];
+    std::size_t n = 0;
+    outgoing& s = sends_.emplace_back();
+    if (unfinished) {
+      s.unfinished = unfinished;
+      unfinished->fetch_add(1, std::memory_order_relaxed);
+      for (auto b : blocks)
+        if (!b.empty()) where[n++] = b;
+    } else {
+      const std::span<const std::byte> last = *(blocks.end() - 1);
+      const bool by_reference = last_owner && !last.empty();
+      s.bytes.resize(total - (by_reference ? last.size() : 0));
+      std::size_t at = 0, i = 0;
+      for (auto b : blocks)
+        if (++i < blocks.size() || !by_reference)
+          if (!b.empty()) std::memcpy(s.bytes.data() + std::exchange(at, at + b.size()), b.data(), b.size());
+      if (!s.bytes.empty()) where[n++] = s.bytes;
+      if (by_reference) {
+        s.owner = last_owner;
+        where[n++] = last;
+      }
+    }
+    try {
+      isend(to, tag, std::span(where, n), &s.request);
+    } catch (...) {
+      if (unfinished) unfinished->fetch_sub(1, std::memory_order_relaxed);
+      sends_.pop_back();
+      throw;
+    }
+  }
+
+  // A non-blocking send of the blocks as one message: one contiguous block as it is (MPI may then
+  // move it in one copy, process to process), several as an hindexed type.
+  void isend(node_id to, int tag, std::span<const std::span<const std::byte>> blocks, MPI_Request* request) {
+    if (blocks.size() == 1) {
+      check(to, MPI_Isend(blocks[0].data(), static_cast<int>(blocks[0].size()), MPI_BYTE, static_cast<int>(to), tag, comm_, request));
+      return;
+    }
+    MPI_Aint displacements[3];
+    int lengths[3];
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      MPI_Get_address(blocks[i].data(), &displacements[i]);
+      lengths[i] = static_cast<int>(blocks[i].size());
+    }
+    MPI_Datatype type;
+    MPI_Type_create_hindexed(static_cast<int>(blocks.size()), lengths, displacements, MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    const int rc = MPI_Isend(MPI_BOTTOM, 1, type, static_cast<int>(to), tag, comm_, request);
+    MPI_Type_free(&type);
+    check(to, rc);
+  }
+
+  // Reads the rest of `from`'s out-of-line frame into `into`. The polling thread waits for it (so
+  // that frames are delivered in the order they were sent), leaving the lock to senders between
+  // tests; the sender posted it together with the frame.
+  void receive_rest(node_id from, std::byte* into, std::uint64_t bytes) {
+    MPI_Request request;
+    {
+      std::lock_guard lock(m_);
+      check(from, MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(from), tail_tag, comm_, &request));
+    }
+    for (unsigned spins = 0;; ++spins) {
+      int done = 0;
+      MPI_Status st;
+      {
+        std::lock_guard lock(m_);
+        check(from, MPI_Test(&request, &done, &st));
+        complete_sends();
+      }
+      if (done) {
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        if (static_cast<std::uint64_t>(count) != bytes)
+          throw decode_error("the rest of a frame in " + std::to_string(count) + " bytes, " + std::to_string(bytes) + " announced");
+        return;
+      }
+      if (spins > 100) std::this_thread::yield();
+    }
+  }
+
+  // Room for `bytes` in in_ (its contents need not be kept).
+  void reserve(std::size_t bytes) {
+    if (bytes <= in_capacity_) return;
+    in_.reset(new std::byte[bytes]);  // not value-initialised
+    in_capacity_ = bytes;
+  }
+
+  // True if any send completed.
+  bool complete_sends() {
+    bool any = false;
     for (auto it = sends_.begin(); it != sends_.end();) {
       int done = 0;
       MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
-      it = done ? sends_.erase(it) : std::next(it);
+      if (!done) {
+        ++it;
+        continue;
+      }
+      any = true;
+      if (it->unfinished) it->unfinished->fetch_sub(1, std::memory_order_release);
+      it = sends_.erase(it);
     }
+    return any;
   }
   void check(node_id peer, int rc) {
     if (rc != MPI_SUCCESS) throw peer_lost(peer, "heddle::offload: MPI with rank " + std::to_string(peer) + ": " + mpi_error_text(rc));
@@ -239,8 +391,10 @@ class mpi_transport final : public transport {
   frame_sink* sink_ = nullptr;
   std::mutex m_;                // every MPI call
   std::list<outgoing> sends_;   // non-blocking sends not yet complete
-  std::unique_ptr<std::byte[]> in_;  // the frame being delivered (polling thread)
-  std::size_t in_capacity_ = 0, in_size_ = 0;
+  slot slots_[frame_slots];
+  std::deque<int> posted_;  // slots_ posted, in the order they were (under m_)
+  std::unique_ptr<std::byte[]> in_;  // an out-of-line frame's payload being delivered (polling thread)
+  std::size_t in_capacity_ = 0;
   std::atomic<bool> interrupted_{false};
 };
 

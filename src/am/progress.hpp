@@ -15,11 +15,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
-#include <thread>
 
 #include "heddle/core/detail/futex.hpp"
-#include "transport.hpp"
 
 namespace heddle::offload::detail {
 

@@ -92,7 +92,6 @@ class shm_transport final : public transport {
       if (p && p->pidfd >= 0) ::close(p->pidfd);
   }
 
-
   void start(frame_sink& sink) override {
     sink_ = &sink;
     const node_id self = o_.node;

@@ -31,7 +31,8 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 constexpr char connect_magic[4] = {'H', 'D', 'L', 'T'};
-// Replies at least this large are read straight into the memory that waits for them.
+// Puts and replies with at least this much data are read straight into the memory that waits for
+// them (frame_sink::place): a buffer, a get's destination.
 constexpr std::size_t direct_bytes = std::size_t{16} << 10;
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
@@ -189,7 +190,8 @@ class tcp_transport final : public transport {
       if (p.closed) continue;
       if (p.has_queue.load(std::memory_order_relaxed)) {
         std::unique_lock lock(p.out_m, std::try_to_lock);
-        if (lock) flush(n, p, false);
+        // Bytes written count as traffic (transport::poll): the receiver keeps spinning.
+        if (lock) any |= flush(n, p, false);
       }
       any |= read_from(n, p);
     }
@@ -248,7 +250,11 @@ class tcp_transport final : public transport {
     message_header h{};
     std::unique_ptr<std::byte[]> payload;  // not value-initialised: a frame's bytes overwrite it
     std::size_t payload_capacity = 0, payload_size = 0, payload_have = 0;
-    std::byte* direct = nullptr;  // a large reply's payload goes straight here (a get's destination)
+    // Direct placement: the first `prefix` payload bytes go to `payload`, then the sink is asked
+    // (while `placeable`) where the rest goes; `placed` is its answer.
+    bool placeable = false;
+    std::size_t prefix = 0;
+    placement placed;
   };
 
   int listen_on(const std::string& address) {
@@ -388,12 +394,14 @@ class tcp_transport final : public transport {
     p.has_queue.store(true, std::memory_order_relaxed);
   }
 
-  // Writes queued bytes (out_m held); all of them if `wait`.
-  void flush(node_id to, peer& p, bool wait) {
+  // Writes queued bytes (out_m held); all of them if `wait`. True if it wrote any.
+  bool flush(node_id to, peer& p, bool wait) {
+    bool wrote = false;
     while (!p.queue.empty()) {
       const std::span<const std::byte> front = p.queue.front().bytes;
       const ssize_t w = ::send(p.fd, front.data() + p.queue_offset, front.size() - p.queue_offset, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w > 0) {
+        wrote = true;
         p.queue_offset += static_cast<std::size_t>(w);
         if (p.queue_offset == front.size()) {
           p.queue.pop_front();
@@ -411,6 +419,7 @@ class tcp_transport final : public transport {
       wait_writable(to, p);
     }
     p.has_queue.store(!p.queue.empty(), std::memory_order_relaxed);
+    return wrote;
   }
 
   void wait_writable(node_id to, peer& p) {
@@ -431,9 +440,12 @@ class tcp_transport final : public transport {
       if (p.header_have < message_header::size) {
         dst = p.header + p.header_have;
         want = message_header::size - p.header_have;
-      } else {
-        dst = (p.direct ? p.direct : p.payload.get()) + p.payload_have;
+      } else if (p.placed.data && p.payload_have >= p.prefix) {
+        dst = p.placed.data + (p.payload_have - p.prefix);
         want = p.payload_size - p.payload_have;
+      } else {
+        dst = p.payload.get() + p.payload_have;
+        want = (p.placeable ? p.prefix : p.payload_size) - p.payload_have;
       }
       ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
       if (want && r <= 0) {
@@ -450,25 +462,36 @@ class tcp_transport final : public transport {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return any;
         }
-        p.direct = p.h.payload_bytes >= direct_bytes ? sink_->reply_destination(n, p.h) : nullptr;
-        if (!p.direct && p.h.payload_bytes > p.payload_capacity) {
-          p.payload.reset(new std::byte[p.h.payload_bytes]);
-          p.payload_capacity = p.h.payload_bytes;
-        }
         p.payload_size = p.h.payload_bytes;
         p.payload_have = 0;
+        const std::size_t prefix = placement_prefix(p.h.kind);
+        p.placeable = prefix != no_placement && p.payload_size >= prefix + direct_bytes;
+        p.prefix = p.placeable ? prefix : 0;
+        reserve(p, p.placeable ? p.prefix : p.payload_size);
       } else {
         p.payload_have += static_cast<std::size_t>(r);
       }
-      if (p.header_have == message_header::size && p.payload_have == p.payload_size) {
+      if (p.placeable && p.payload_have == p.prefix) {
+        p.placeable = false;
+        p.placed = sink_->place(n, o_.node, p.h, std::span<const std::byte>(p.payload.get(), p.prefix));
+        if (!p.placed.data) reserve(p, p.payload_size);
+      }
+      if (p.header_have == message_header::size && !p.placeable && p.payload_have == p.payload_size) {
         p.header_have = 0;
+        message_header h = p.h;
+        std::span<const std::byte> payload(p.payload.get(), p.payload_size);
+        if (p.placed.data) {
+          h.flags |= message_placed;
+          payload = payload.first(p.prefix);
+        }
         try {
-          sink_->deliver(n, o_.node, p.h, std::span<const std::byte>(p.direct ? p.direct : p.payload.get(), p.payload_size));
+          sink_->deliver(n, o_.node, h, payload);
         } catch (const decode_error& e) {
           lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
           return true;
         }
         any = true;
+        p.placed = {};
         if (p.payload_capacity > (std::size_t{256} << 20)) {  // keep up to 256 MiB for the next large frame
           p.payload.reset();
           p.payload_capacity = 0;
@@ -476,6 +499,15 @@ class tcp_transport final : public transport {
       }
     }
     return any;
+  }
+
+  // Room for `bytes` of payload, keeping what was read of it.
+  static void reserve(peer& p, std::size_t bytes) {
+    if (bytes <= p.payload_capacity) return;
+    std::unique_ptr<std::byte[]> bigger(new std::byte[bytes]);  // not value-initialised
+    if (p.payload_have) std::memcpy(bigger.get(), p.payload.get(), p.payload_have);
+    p.payload = std::move(bigger);
+    p.payload_capacity = bytes;
   }
 
   session_options o_;

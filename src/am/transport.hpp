@@ -17,17 +17,36 @@
 
 namespace heddle::offload::detail {
 
+// Direct placement: where a transport may read part of a payload straight into, so that its bytes
+// are not copied twice (a put's data into the buffer, a get's reply into the caller's memory).
+struct placement {
+  std::byte* data = nullptr;     // nullptr: no placement, deliver the payload whole
+  std::shared_ptr<void> keeper;  // keeps `data` alive until the frame is delivered (a buffer's allocation)
+};
+
+// How many payload bytes of a frame of kind `k` come before the part that may be placed: a put's
+// buffer id and offset, nothing of a reply; no_placement for frames whose payload is never placed.
+inline constexpr std::size_t no_placement = ~std::size_t{0};
+constexpr std::size_t placement_prefix(message_kind k) noexcept {
+  switch (k) {
+    case message_kind::put: return 16;
+    case message_kind::reply_value: return 0;
+    default: return no_placement;
+  }
+}
+
 class frame_sink {
  public:
   // A frame from `from` for node `to` (this node, or a loopback node). The payload is valid during
-  // the call only.
+  // the call only. With message_placed in h.flags, `payload` is the prefix only (placement_prefix)
+  // and the rest of the h.payload_bytes already lies where place() said.
   virtual void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) = 0;
   // `peer` is gone (`why` says how: exit status, closed connection, corrupt frame).
   virtual void lost(node_id peer, const std::string& why) = 0;
-  // Where a transport may read the payload of frame `h` from `from` directly: the caller's memory
-  // of a get that waits for exactly these bytes, so that they are not copied twice; nullptr
-  // otherwise. The memory stays valid until the frame is delivered there. Polling thread only.
-  virtual std::byte* reply_destination(node_id from, const message_header& h) = 0;
+  // Where a transport may read the payload of frame `h` from `from` after its `prefix` (the first
+  // placement_prefix(h.kind) bytes) directly, h.payload_bytes - prefix.size() bytes of it; or no
+  // placement. The transport then delivers the frame with message_placed. Polling thread only.
+  virtual placement place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) = 0;
 
  protected:
   ~frame_sink() = default;
@@ -56,7 +75,9 @@ class transport {
   virtual bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner = {}) = 0;
 
-  // Delivers what has arrived to the sink; true if anything did. Holder of the progress lock only.
+  // Delivers what has arrived to the sink; true if anything did, or if a send of the polling
+  // thread's completed (traffic either way: the receiver keeps spinning). Holder of the progress
+  // lock only.
   virtual bool poll() = 0;
   // A cheap look, from any thread: may something be waiting for poll()? (False negatives only for
   // frames whose senders will wake the receiver.)

@@ -136,11 +136,17 @@ TEST(Nodes, BuffersPutGetCopyFree) {
   EXPECT_EQ(std::vector<double>(mine.get(), mine.get() + n), local);
   off::get(b + 10, back.data(), 5).get();
   EXPECT_EQ(back[0], 11.0);
+  // Large enough to be read straight into the buffer, at an offset.
+  off::put(local.data(), b + 10, n - 10).get();
+  off::get(b, back.data(), n).get();
+  EXPECT_TRUE(std::equal(back.begin() + 10, back.end(), local.begin()));
+  EXPECT_EQ(back[9], 10.0);
   EXPECT_THROW(off::put(local.data(), b, n + 1), std::out_of_range);
   EXPECT_THROW((void)b.get(), off::session_error);
   off::free(b);
   EXPECT_THROW(off::free(b), off::remote_error);
   EXPECT_THROW(off::get(b, back.data(), n).get(), off::remote_error);
+  EXPECT_THROW(off::put(local.data(), b, n).get(), off::remote_error);  // no buffer to place it in
   off::free(b2);
   off::free(mine);
 }

@@ -28,8 +28,14 @@ enum class message_kind : std::uint16_t {
 inline constexpr std::uint16_t message_kind_count = 8;
 
 // Flags of a message.
-inline constexpr std::uint8_t message_out_of_line = 1;  // the payload lies in a transfer segment the payload names
+// The payload travels apart from the frame, as the backend arranges: in a shared-memory transfer
+// segment the payload names (shm), or as a second message that follows the frame (mpi).
+inline constexpr std::uint8_t message_out_of_line = 1;
 inline constexpr std::uint8_t message_flags_known = message_out_of_line;
+// Never on the wire (decode rejects it): set by a transport on a frame it delivers when it read the
+// payload's placeable part straight into the place its sink named (transport.hpp, frame_sink::place).
+inline constexpr std::uint8_t message_placed = 0x80;
+static_assert((message_placed & message_flags_known) == 0, "a local flag must never be accepted from the wire");
 const char* to_string(message_kind k) noexcept;
 
 struct message_header {

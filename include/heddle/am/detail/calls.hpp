@@ -16,7 +16,7 @@
 namespace heddle::offload::detail {
 
 // A call that waits for its reply. The engine calls exactly one of complete or fail, once, from
-// the thread that receives the reply (or finds the peer lost), and the object deletes itself.
+// the thread that receives the reply (or finds the peer lost); the object may be gone after it.
 class pending_call {
  public:
   virtual void complete(std::span<const std::byte> reply) noexcept = 0;
@@ -25,7 +25,7 @@ class pending_call {
   virtual std::byte* destination(std::uint64_t /*bytes*/) noexcept { return nullptr; }
 
  protected:
-  virtual ~pending_call() = default;
+  ~pending_call() = default;
 };
 
 // Polls for the reply of a call until `s` is done or the caller's patience ends (engine.cpp): the
@@ -33,45 +33,35 @@ class pending_call {
 // wait(), sync) reads its reply itself instead of sleeping until another thread has.
 void drive_reply(heddle::detail::future_state_base* s) noexcept;
 
-// The state of an offload's future: a promise's, whose waiters poll for the reply.
-template <class R>
-class reply_state final : public heddle::detail::future_state<R> {
+// A call waiting for its reply that is also its future's state: one record (from the runtime's
+// block caches) per call. The future frees it when both it is dropped and the reply published,
+// whichever comes last. Derived is the concrete class (its size and destructor free the record).
+template <class R, class Derived>
+class pending_reply : public heddle::detail::future_state<R>, public pending_call {
  public:
-  reply_state() noexcept : heddle::detail::future_state<R>(&vtable) {}
-
- private:
-  static void never_queued(heddle::detail::task_base*) noexcept { std::terminate(); }
-  static void destroy(heddle::detail::future_state_base* b) noexcept { heddle::detail::free_record(static_cast<reply_state*>(b)); }
-  static constexpr heddle::detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
-};
-
-// A call waiting for its reply, with the future it completes.
-template <class R>
-class pending_reply : public pending_call {
- public:
-  pending_reply() : s_(heddle::detail::make_record<reply_state<R>>()) {}
+  pending_reply() noexcept : heddle::detail::future_state<R>(&vtable) {}
   // The future; taken once, before the call is sent.
-  future<R> get_future() noexcept { return future<R>(heddle::detail::adopt, s_); }
+  future<R> get_future() noexcept { return future<R>(heddle::detail::adopt, static_cast<heddle::detail::future_state<R>*>(this)); }
   void fail(std::exception_ptr e) noexcept override {
-    s_->set_error(std::move(e));
+    this->set_error(std::move(e));
     publish();
   }
 
  protected:
-  reply_state<R>* state() const noexcept { return s_; }
-  // Completes the future with what is stored, and ends this call.
-  void publish() noexcept {
-    s_->complete();
-    delete this;
-  }
+  // Completes the future with what is stored. The record may be gone when this returns.
+  void publish() noexcept { heddle::detail::future_state_base::complete(); }
 
  private:
-  reply_state<R>* s_;
+  static void never_queued(heddle::detail::task_base*) noexcept { std::terminate(); }
+  static void destroy(heddle::detail::future_state_base* b) noexcept {
+    heddle::detail::free_record(static_cast<Derived*>(static_cast<heddle::detail::future_state<R>*>(b)));
+  }
+  static constexpr heddle::detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
 };
 
 // A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
 template <class R>
-class pending_result final : public pending_reply<R> {
+class pending_result final : public pending_reply<R, pending_result<R>> {
  public:
   void complete(std::span<const std::byte> reply) noexcept override {
     std::exception_ptr failure;
@@ -79,11 +69,11 @@ class pending_result final : public pending_reply<R> {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
         r.expect_end("call result");
-        this->state()->set_value();
+        this->set_value();
       } else {
         R v = offload::read<R>(r);
         r.expect_end("call result");
-        this->state()->set_value(std::move(v));
+        this->set_value(std::move(v));
       }
     } catch (...) {
       failure = std::current_exception();
