@@ -139,6 +139,17 @@ void tcp_peer(int port, std::uint64_t n, std::uint64_t bytes, std::uint64_t tran
   }
   ::close(fd);
 }
+// Node 1: sends `transfers` blocks of `bytes`, each after node 0's ack of the one before.
+void tcp_source(int port, std::uint64_t bytes, std::uint64_t transfers) {
+  const int fd = tcp_connect(port);
+  std::vector<char> buf(bytes, 'x');
+  char ack;
+  for (std::uint64_t i = 0; i < transfers; ++i) {
+    full_write(fd, buf.data(), bytes);
+    full_read(fd, &ack, 1);
+  }
+  ::close(fd);
+}
 int tcp_accept(int listener) {
   const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   const int one = 1;
@@ -175,6 +186,25 @@ double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<
   for (std::uint64_t i = 0; i < k; ++i) {
     full_write(fd, data.data(), bytes);
     full_read(fd, &ack, 1);
+  }
+  const double s = seconds_since(t0) / static_cast<double>(k);
+  ::close(fd);
+  ::close(l);
+  return s;
+}
+
+// From node 1 into `into` (get's direction).
+double tcp_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into) {
+  int port = 0;
+  const int l = tcp_listener(port);
+  off::ping(1, heddle::f2f(&tcp_source, port, bytes, k + 1));
+  const int fd = tcp_accept(l);
+  full_read(fd, into.data(), bytes);  // warm the connection
+  full_write(fd, "k", 1);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) {
+    full_read(fd, into.data(), bytes);
+    full_write(fd, "k", 1);
   }
   const double s = seconds_since(t0) / static_cast<double>(k);
   ::close(fd);
@@ -220,11 +250,38 @@ double mpi_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<
   return seconds_since(t0) / static_cast<double>(k);
 }
 
-// ---- shm raw transfer: memcpy into memory node 1 owns ----
+// Node 1: sends `transfers` blocks of `bytes` to node 0, each after node 0's ack of the one before.
+void mpi_source(std::uint64_t bytes, std::uint64_t transfers) {
+  std::vector<char> buf(bytes, 'x');
+  for (std::uint64_t i = 0; i < transfers; ++i) {
+    MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD);
+    MPI_Recv(nullptr, 0, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+// From node 1 into `into` (get's direction).
+double mpi_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into) {
+  off::ping(1, heddle::f2f(&mpi_source, bytes, k + 1));
+  MPI_Recv(into.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Send(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) {
+    MPI_Recv(into.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
+  }
+  return seconds_since(t0) / static_cast<double>(k);
+}
+
+// ---- shm raw transfer: memcpy into memory node 1 owns, and out of it ----
 double shm_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data, char* remote) {
   std::memcpy(remote, data.data(), bytes);  // warm
   const auto t0 = clock_type::now();
   for (std::uint64_t i = 0; i < k; ++i) std::memcpy(remote, data.data(), bytes);
+  return seconds_since(t0) / static_cast<double>(k);
+}
+double shm_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into, const char* remote) {
+  std::memcpy(into.data(), remote, bytes);  // warm
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < k; ++i) std::memcpy(into.data(), remote, bytes);
   return seconds_since(t0) / static_cast<double>(k);
 }
 // Node 1: makes the segment the raw memcpy writes into.
@@ -270,9 +327,9 @@ int main(int argc, char** argv) {
     const std::string raw_rtt_name = backend_name == "shm" ? "raw shared-memory flag"
                                      : backend_name == "tcp" ? "raw TCP socket, blocking recv"
                                                              : "raw MPI_Send/MPI_Recv";
-    const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy into the other process"
-                                    : backend_name == "tcp" ? "raw TCP socket"
-                                                            : "raw MPI_Send";
+    // Raw transfers both ways: into node 1's memory (put's direction) and out of it (get's).
+    const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy" : backend_name == "tcp" ? "raw TCP socket" : "raw MPI_Send";
+    const std::string raw_out_name = raw_bw_name + " 0→1", raw_in_name = raw_bw_name + " 1→0";
     // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
     for (int r = 0; r < reps + 1; ++r) {  // round 0 warms up
       const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n, false) : mpi_raw_rtt(rtt_n);
@@ -304,6 +361,9 @@ int main(int argc, char** argv) {
         const double raw = backend_name == "shm" ? shm_raw_transfer(bytes, k, data, remote)
                            : backend_name == "tcp" ? tcp_raw_transfer(bytes, k, data)
                                                    : mpi_raw_transfer(bytes, k, data);
+        const double raw_in = backend_name == "shm" ? shm_raw_transfer_in(bytes, k, back, remote)
+                              : backend_name == "tcp" ? tcp_raw_transfer_in(bytes, k, back)
+                                                      : mpi_raw_transfer_in(bytes, k, back);
         off::put(data.data(), b, bytes).get();
         auto t0 = clock_type::now();
         for (std::uint64_t i = 0; i < k; ++i) off::put(data.data(), b, bytes).get();
@@ -314,7 +374,8 @@ int main(int argc, char** argv) {
         if (std::memcmp(back.data(), data.data(), bytes) != 0)
           throw std::runtime_error("get returned other bytes than put wrote (" + config + ")");
         if (r == 0) continue;
-        add(raw_bw_name, config, raw);
+        add(raw_out_name, config, raw);
+        add(raw_in_name, config, raw_in);
         add("heddle put", config, put);
         add("heddle get", config, get);
       }

@@ -4,6 +4,7 @@
 // same two processes, interleaved round by round; this prints the medians and the ratios.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -75,10 +76,45 @@ const result* find_row(const std::vector<result>& rs, const std::string& prefix,
   return best;
 }
 
+// The bytes of a transfer row's config ("shm 4 KiB", "mpi 16 MiB"); 0 for a round-trip row.
+std::uint64_t transfer_bytes(const std::string& config) {
+  unsigned long long n = 0;
+  char unit[4] = {};
+  if (std::sscanf(config.c_str(), "%*s %llu %3s", &n, unit) != 2) return 0;
+  const std::string u = unit;
+  return u == "KiB" ? n << 10 : u == "MiB" ? n << 20 : 0;
+}
+
+// The raw transfer of `config` in the direction of `variant`: out of node 0 (0→1) for put, into it
+// (1→0) for get.
+const result* raw_for(const std::vector<result>& rs, const std::string& variant, const std::string& config) {
+  const std::string direction = variant.find("get") != std::string::npos || variant.find("1→0") != std::string::npos ? "1→0" : "0→1";
+  for (const result& r : rs)
+    if (r.name.rfind("raw", 0) == 0 && r.config == config && r.name.find(direction) != std::string::npos) return &r;
+  return nullptr;
+}
+
+// HAM's Figure 6: each transfer row as bandwidth (GiB/s at the median) against its size, and
+// against the raw transfer of the same size and direction (raw time / row's time).
+nlohmann::json bandwidth_table(const std::string& backend, const std::vector<result>& transfers) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const result& r : transfers) {
+    const std::uint64_t bytes = transfer_bytes(r.config);
+    const result* raw = raw_for(transfers, r.name, r.config);
+    if (!bytes || !raw) continue;
+    rows.push_back({{"backend", backend},
+                    {"variant", r.name},
+                    {"bytes", bytes},
+                    {"gib_per_s", static_cast<double>(bytes) / r.median() / double(1u << 30)},
+                    {"vs_raw", raw->median() / r.median()}});
+  }
+  return rows;
+}
+
 void run(const options& opt, nlohmann::json& report) {
   std::printf("## am: an empty offload's round trip and put/get against the raw transport (2 nodes) %s\n\n", opt.scale_name());
   std::vector<result> all;
-  nlohmann::json extra = {{"unit", "s per operation"}, {"plot_rows", false}};
+  nlohmann::json bandwidth = nlohmann::json::array();
   for (const std::string backend : {"shm", "tcp", "mpi"}) {
     std::vector<result> rs = run_backend(backend, opt);
     const std::string rtt = backend + " empty round trip";
@@ -89,7 +125,7 @@ void run(const options& opt, nlohmann::json& report) {
     // Two tables, each against its raw reference: the round trips, and the transfers.
     std::vector<result> trips, transfers;
     for (const result& r : rs) (r.config == rtt ? trips : transfers).push_back(r);
-    const result* raw_transfer = transfers.empty() ? nullptr : find_row(transfers, "raw", transfers.front().config);
+    const result* raw_transfer = transfers.empty() ? nullptr : raw_for(transfers, "heddle put", transfers.front().config);
     std::printf("### %s\n\n%s\n%s\n", backend.c_str(), markdown_table(trips, raw->name).c_str(),
                 raw_transfer ? markdown_table(transfers, raw_transfer->name).c_str() : "");
     std::printf("round trip: raw %.0f ns (%s), offload %.0f ns short_task (+%.0f ns, %+.1f %%), %.0f ns express\n\n",
@@ -100,16 +136,21 @@ void run(const options& opt, nlohmann::json& report) {
     add_ratio(report, backend + "_offload_express_vs_raw", exp->median() / raw->median(),
               "the same with the default strategy (express: a worker runs the function)");
     const std::string mib = backend + " 1 MiB";
-    if (const result* rb = find_row(rs, "raw", mib)) {
-      const result* put = find_row(rs, "heddle put", mib);
-      const result* get = find_row(rs, "heddle get", mib);
+    const result* put = find_row(rs, "heddle put", mib);
+    const result* get = find_row(rs, "heddle get", mib);
+    const result* raw_out = put ? raw_for(rs, put->name, mib) : nullptr;
+    const result* raw_in = get ? raw_for(rs, get->name, mib) : nullptr;
+    if (raw_out && raw_in) {
       // Bandwidth ratio = raw time / heddle time (the higher the better, 1 = raw's bandwidth).
-      add_ratio(report, backend + "_bw_1MiB_vs_raw", rb->median() / put->median(), "put's bandwidth at 1 MiB over the raw " + backend + " transfer's");
-      add_ratio(report, backend + "_get_bw_1MiB_vs_raw", rb->median() / get->median(), "get's bandwidth at 1 MiB over the raw " + backend + " transfer's");
+      add_ratio(report, backend + "_bw_1MiB_vs_raw", raw_out->median() / put->median(),
+                "put's bandwidth at 1 MiB over the raw " + backend + " transfer's in the same direction (" + raw_out->name + ")");
+      add_ratio(report, backend + "_get_bw_1MiB_vs_raw", raw_in->median() / get->median(),
+                "get's bandwidth at 1 MiB over the raw " + backend + " transfer's in the same direction (" + raw_in->name + ")");
     }
+    for (auto& row : bandwidth_table(backend, transfers)) bandwidth.push_back(std::move(row));
     all.insert(all.end(), rs.begin(), rs.end());
   }
-  add_suite(report, "am", all, extra);
+  add_suite(report, "am", all, {{"unit", "s per operation"}, {"plot_rows", false}, {"tables", {{"bandwidth", bandwidth}}}});
 }
 
 const registration reg{{"am", 90, "active messages: offload round trip and put/get bandwidth vs raw shm, TCP and MPI", &run}};

@@ -7,7 +7,8 @@ than one thread count: each variant's speed-up over the serial program (or, with
 time at the fewest threads), the shape of TaskMan's speed-up figures. One row of panels per config.
 
 A table with an "overhead" column (the stats suite's) is drawn as overhead against mean task length
-instead, one PNG per thread count.
+instead, one PNG per thread count; one with a "gib_per_s" column (the am suite's) as bandwidth against
+transfer size, a panel per backend (HAM's Figure 6).
 """
 import argparse
 import csv
@@ -23,6 +24,20 @@ try:
 except ImportError:
     sys.exit(f"plot.py: {sys.executable} cannot import matplotlib "
              "(apt-get install python3-matplotlib, or set HEDDLE_BENCH_PYTHON to a python3 that has it)")
+
+
+def csv_name(path):
+    """The CSV's file name without its folder and extension: its PNGs are named after it."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def save(fig, out_dir, name):
+    """Writes out_dir/name.png and closes the figure; the PNG's path."""
+    fig.tight_layout()
+    png = os.path.join(out_dir, f"{name}.png")
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
 
 
 def load(path):
@@ -88,11 +103,7 @@ def plot_suite(path, out_dir):
             ax.set_ylabel("speed-up over serial" if serial else f"speed-up over {threads[0]} thread(s)")
             ax.set_title(f"{suite}: speed-up")
             ax.legend(fontsize="small")
-    fig.tight_layout()
-    png = os.path.join(out_dir, f"{suite}.png")
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png
+    return save(fig, out_dir, suite)
 
 
 def plot_overhead(path, out_dir):
@@ -130,12 +141,34 @@ def plot_overhead(path, out_dir):
                 ax.set_xlabel("mean task length (µs)")
                 ax.set_ylabel("overhead (%), (T - T_ideal) / T_ideal")
                 ax.legend(fontsize="small")
-        fig.tight_layout()
-        png = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(path))[0]}_{threads}t.png")
-        fig.savefig(png, dpi=110)
-        plt.close(fig)
-        pngs.append(png)
+        pngs.append(save(fig, out_dir, f"{csv_name(path)}_{threads}t"))
     return pngs
+
+
+def plot_bandwidth(path, out_dir):
+    """HAM's Figure 6: bandwidth against transfer size, a panel per backend, a line per variant (the
+    raw transfer dotted)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return None
+    suite = rows[0]["suite"]
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, len(backends), squeeze=False, figsize=(5 * len(backends), 4))
+    for ax, backend in zip(axes[0], backends):
+        mine = [r for r in rows if r["backend"] == backend]
+        for k, v in enumerate(dict.fromkeys(r["variant"] for r in mine)):
+            pts = sorted((int(r["bytes"]), float(r["gib_per_s"])) for r in mine if r["variant"] == v)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=v, color=palette[k % len(palette)],
+                    linestyle=":" if v.startswith("raw") else "-")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("transfer size (bytes)")
+        ax.set_ylabel("bandwidth (GiB/s, median)")
+        ax.set_title(f"{suite}: {backend}")
+        ax.legend(fontsize="small")
+    return save(fig, out_dir, csv_name(path))
 
 
 def main():
@@ -147,7 +180,12 @@ def main():
     for path in a.csv:
         with open(path, newline="") as f:
             columns = next(csv.reader(f), [])
-        pngs = plot_overhead(path, a.out) if "overhead" in columns else [plot_suite(path, a.out)]
+        if "overhead" in columns:
+            pngs = plot_overhead(path, a.out)
+        elif "gib_per_s" in columns:
+            pngs = [plot_bandwidth(path, a.out)]
+        else:
+            pngs = [plot_suite(path, a.out)]
         for png in pngs:
             if png:
                 print(f"plot: {png}")
