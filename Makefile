@@ -4,7 +4,7 @@
 #   make deps      install the missing Debian packages (scripts/install-deps.sh)
 #   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
 #   make demo      deps + build, then heddle-fw on a generated CMS-like configuration (scripts/demo.sh)
-#   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer+UBSan, clang 14;
+#   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer, clang 14 + UBSan;
 #                  ends with the line "N passed, N failed"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only
 #   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)

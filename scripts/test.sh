@@ -3,8 +3,8 @@
 #
 #   release  build/        Release build + ctest (includes the install test)
 #   tsan     build-tsan/   ThreadSanitizer build + ctest
-#   asan     build-asan/   AddressSanitizer + UBSan build + ctest
-#   clang    build-clang/  clang++ 14 build of the core and its tests + ctest
+#   asan     build-asan/   AddressSanitizer build + ctest
+#   clang    build-clang/  clang++ 14 build with UBSan of the core and its tests + ctest
 #
 # Every phase runs even when an earlier one failed. At the end: the time of each phase, then one
 # line `N passed, N failed` (summed over the ctest runs; a build that fails counts as one failure),
