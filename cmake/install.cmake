@@ -1,7 +1,6 @@
 # `cmake --install` puts the headers, the libraries, a CMake package (heddle::heddle, the
 # framework's heddle::fw, the MPI engine's heddle::mpi and the active messages' heddle::am), a
-# pkg-config file (the runtime) and
-# the launcher heddle-run under the prefix.
+# pkg-config file (the runtime) and the launcher heddle-run under the prefix.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

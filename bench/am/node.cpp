@@ -271,17 +271,11 @@ double mpi_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<cha
   return seconds_since(t0) / static_cast<double>(k);
 }
 
-// ---- shm raw transfer: memcpy into memory node 1 owns, and out of it ----
-double shm_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data, char* remote) {
-  std::memcpy(remote, data.data(), bytes);  // warm
+// ---- shm raw transfer: memcpy into memory node 1 owns (put's direction), and out of it (get's) ----
+double shm_raw_transfer(void* to, const void* from, std::uint64_t bytes, std::uint64_t k) {
+  std::memcpy(to, from, bytes);  // warm
   const auto t0 = clock_type::now();
-  for (std::uint64_t i = 0; i < k; ++i) std::memcpy(remote, data.data(), bytes);
-  return seconds_since(t0) / static_cast<double>(k);
-}
-double shm_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into, const char* remote) {
-  std::memcpy(into.data(), remote, bytes);  // warm
-  const auto t0 = clock_type::now();
-  for (std::uint64_t i = 0; i < k; ++i) std::memcpy(into.data(), remote, bytes);
+  for (std::uint64_t i = 0; i < k; ++i) std::memcpy(to, from, bytes);
   return seconds_since(t0) / static_cast<double>(k);
 }
 // Node 1: makes the segment the raw memcpy writes into.
@@ -358,10 +352,10 @@ int main(int argc, char** argv) {
       const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
       const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
       for (int r = 0; r < reps + 1; ++r) {
-        const double raw = backend_name == "shm" ? shm_raw_transfer(bytes, k, data, remote)
+        const double raw = backend_name == "shm" ? shm_raw_transfer(remote, data.data(), bytes, k)
                            : backend_name == "tcp" ? tcp_raw_transfer(bytes, k, data)
                                                    : mpi_raw_transfer(bytes, k, data);
-        const double raw_in = backend_name == "shm" ? shm_raw_transfer_in(bytes, k, back, remote)
+        const double raw_in = backend_name == "shm" ? shm_raw_transfer(back.data(), remote, bytes, k)
                               : backend_name == "tcp" ? tcp_raw_transfer_in(bytes, k, back)
                                                       : mpi_raw_transfer_in(bytes, k, back);
         off::put(data.data(), b, bytes).get();

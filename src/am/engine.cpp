@@ -528,17 +528,18 @@ std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint6
 }
 
 void engine::serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
-  handler_scope scope(to);
-  try {
-    const auto id = read_prefix<std::uint64_t>(payload, 0);
-    const auto offset = read_prefix<std::uint64_t>(payload, 8);
-    constexpr std::size_t prefix = placement_prefix(message_kind::put);  // the buffer id and offset
-    const std::span<const std::byte> data = payload.subspan(prefix);
-    const std::uint64_t bytes = (h.flags & message_placed) ? h.payload_bytes - prefix : data.size();
-    std::byte* dst = local_span(id, offset, bytes);
-    if (!(h.flags & message_placed) && !data.empty()) std::memcpy(dst, data.data(), data.size());
-  } catch (const std::exception& e) {
-    return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
+  // A placed put's bytes lie in the buffer already: place() checked the buffer and the range.
+  if (!(h.flags & message_placed)) {
+    handler_scope scope(to);
+    try {
+      const auto id = read_prefix<std::uint64_t>(payload, 0);
+      const auto offset = read_prefix<std::uint64_t>(payload, 8);
+      const std::span<const std::byte> data = payload.subspan(placement_prefix(message_kind::put));  // after the id and offset
+      std::byte* dst = local_span(id, offset, data.size());
+      if (!data.empty()) std::memcpy(dst, data.data(), data.size());
+    } catch (const std::exception& e) {
+      return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
+    }
   }
   reply(to, from, h.call_id, message_kind::reply_value, {});
 }
