@@ -7,7 +7,7 @@ namespace heddle::bench::spawn {
 long fib_heddle(int n);        // futures: a = heddle::task(fib, n-1); b = heddle::task(fib, n-2); *a + *b
 long fib_heddle_group(int n);  // heddle::task_group, the same shape as the oneTBB version
 long fib_tbb(int n);           // tbb::task_group: g.run both children, g.wait()
-long fib_serial(int n);        // the same recursion without tasks (serial.cpp is built at -O1)
+long fib_serial(int n);        // the same recursion without tasks, both calls kept (serial.cpp)
 
 // fib(n) by iteration, to check the others against.
 constexpr long fib_value(int n) {
