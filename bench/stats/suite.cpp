@@ -2,12 +2,15 @@
 // overhead = (T − T_ideal) / T_ideal with T_ideal = total work / threads, for heddle, oneTBB and
 // OpenMP, two distributions (exponential, Pareto with the same mean), two shapes (loop, tree) and
 // four mean task lengths. A serial run of the same tasks shows the floor: what spinning on the clock
-// and counting each task cost without any runtime.
-#include <map>
+// and counting each task cost without any runtime; heddle's ratios to its peers compare the
+// overheads above that floor.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "harness.hpp"
 #include "heddle_counters.hpp"
@@ -32,10 +35,26 @@ double overhead(const result& r, const workload& w, unsigned threads) {
   return (r.median() - ideal) / ideal;
 }
 
-// heddle's overhead over a peer's; NaN (JSON null, "n/a") when the peer's is not positive.
+// A runtime's overhead above the serial floor, in the same unit as overhead(): (T − T_serial / t) /
+// T_ideal, the serial run's time shared over t threads being what the tasks cost with no runtime at
+// all. The plain overheads' ratio carries that floor in numerator and denominator alike, which pulls
+// every ratio towards 1. NaN (JSON null, "n/a") when the difference lies inside the min–max spread of
+// the runtime's runs or of the serial runs (shared over t): too small for these runs to resolve.
+double above_floor(const result& r, const result& serial, const workload& w, unsigned threads) {
+  const double ideal = double(w.total_ns) * 1e-9 / threads;
+  const double excess = r.median() - serial.median() / threads;
+  const double spread = std::max(r.max() - r.min(), (serial.max() - serial.min()) / threads);
+  return std::abs(excess) <= spread ? std::nan("") : excess / ideal;
+}
+
+// heddle's overhead above the floor over a peer's; NaN (JSON null, "n/a") unless both were resolved
+// and the peer's is positive.
 double overhead_ratio(double heddle, double peer) { return peer > 0 ? heddle / peer : std::nan(""); }
 
+nlohmann::json or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+
 std::string percent(double x) {
+  if (std::isnan(x)) return "n/a";
   char s[32];
   std::snprintf(s, sizeof s, "%.2f%%", 100 * x);
   return s;
@@ -89,39 +108,49 @@ void run(const options& opt, nlohmann::json& report) {
   const auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, tbb_name).c_str());
 
-  // The overhead table, TaskMan's measure, and the ratios.
-  std::printf("| shape | distribution | mean | tasks | threads | serial | heddle | oneTBB | OpenMP | heddle / oneTBB | "
-              "heddle / OpenMP |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  // The overhead table: TaskMan's measure, then each runtime's overhead above the serial floor and
+  // the ratios of those.
+  std::printf("| shape | distribution | mean | tasks | threads | serial | heddle | oneTBB | OpenMP | heddle − floor | "
+              "oneTBB − floor | OpenMP − floor | heddle / oneTBB | heddle / OpenMP |\n"
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   auto table = nlohmann::json::array();
   for (auto& lp : loads) {
     const workload& w = *lp;
     const std::string config = w.name();
-    const double serial = overhead(find(rs, "serial", 1, config), w, 1);
+    const result& serial_run = find(rs, "serial", 1, config);
+    const double serial = overhead(serial_run, w, 1);
     for (unsigned t : threads) {
-      const double h = overhead(find(rs, heddle_name, t, config), w, t);
-      const double b = overhead(find(rs, tbb_name, t, config), w, t);
-      const double o = overhead(find(rs, omp_name, t, config), w, t);
+      const result& hr = find(rs, heddle_name, t, config);
+      const result& br = find(rs, tbb_name, t, config);
+      const result& orr = find(rs, omp_name, t, config);
+      const double h = overhead(hr, w, t), b = overhead(br, w, t), o = overhead(orr, w, t);
+      const double hf = above_floor(hr, serial_run, w, t), bf = above_floor(br, serial_run, w, t),
+                   of = above_floor(orr, serial_run, w, t);
+      const double vs_tbb = overhead_ratio(hf, bf), vs_omp = overhead_ratio(hf, of);
       const char* form = w.form == shape::loop ? "loop" : "tree";
       const char* dist = w.dist == distribution::exponential ? "exp" : "pareto";
-      std::printf("| %s | %s | %s | %zu | %u | %s | %s | %s | %s | %s | %s |\n", form, dist, mean_label(w.mean_ns).c_str(),
-                  w.size(), t, percent(serial).c_str(), percent(h).c_str(), percent(b).c_str(), percent(o).c_str(),
-                  ratio_text(overhead_ratio(h, b)).c_str(), ratio_text(overhead_ratio(h, o)).c_str());
-      for (auto [variant, value] : {std::pair{"serial", serial}, {"heddle", h}, {"oneTBB", b}, {"OpenMP", o}})
+      std::printf("| %s | %s | %s | %zu | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", form, dist,
+                  mean_label(w.mean_ns).c_str(), w.size(), t, percent(serial).c_str(), percent(h).c_str(),
+                  percent(b).c_str(), percent(o).c_str(), percent(hf).c_str(), percent(bf).c_str(), percent(of).c_str(),
+                  ratio_text(vs_tbb).c_str(), ratio_text(vs_omp).c_str());
+      for (auto [variant, value, floored] : {std::tuple{"serial", serial, std::nan("")},
+                                             {"heddle", h, hf}, {"oneTBB", b, bf}, {"OpenMP", o, of}})
         table.push_back({{"shape", form}, {"distribution", dist}, {"mean_us", w.mean_ns / 1000}, {"threads", t},
-                         {"variant", variant}, {"overhead", value}});
+                         {"variant", variant}, {"overhead", value}, {"above_floor", or_null(floored)}});
 
       // stats_exp_loop_1us_overhead_vs_tbb at the machine's thread count, ..._<t>t_... at every count.
       const std::string stem = std::string("stats_") + dist + "_" + form + "_" + mean_label(w.mean_ns);
-      for (auto [peer, value] : {std::pair{"tbb", overhead_ratio(h, b)}, {"omp", overhead_ratio(h, o)}}) {
-        const auto json_value = std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value);
-        report["ratios"][stem + "_" + std::to_string(t) + "t_overhead_vs_" + peer] = json_value;
-        if (t == main_threads) report["ratios"][stem + "_overhead_vs_" + peer] = json_value;
+      for (auto [peer, value] : {std::pair{"tbb", vs_tbb}, {"omp", vs_omp}}) {
+        report["ratios"][stem + "_" + std::to_string(t) + "t_overhead_vs_" + peer] = or_null(value);
+        if (t == main_threads) report["ratios"][stem + "_overhead_vs_" + peer] = or_null(value);
       }
     }
   }
-  std::printf("\nOverhead = (T − T_ideal) / T_ideal, T_ideal = total work / threads; T is the median. The ratios\n"
-              "stats_<distribution>_<shape>_<mean>_overhead_vs_{tbb,omp} (heddle overhead / peer overhead, %u "
-              "thread%s; n/a where the peer's overhead is not positive) are in the JSON report.\n\n",
+  std::printf("\nOverhead = (T − T_ideal) / T_ideal, T_ideal = total work / threads; T is the median. X − floor = "
+              "(T_X − T_serial / threads) / T_ideal: the overhead above what the tasks cost with no runtime, n/a "
+              "where that difference lies inside the min–max spread of X's runs or the serial runs. The ratios "
+              "stats_<distribution>_<shape>_<mean>_overhead_vs_{tbb,omp} (heddle − floor over the peer's, %u "
+              "thread%s; null where either is n/a or the peer's is not positive) are in the JSON report.\n\n",
               main_threads, main_threads == 1 ? "" : "s");
 
   const nlohmann::json counts = print_counters(counters);
