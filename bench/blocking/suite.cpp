@@ -109,6 +109,19 @@ std::string ms(double ns, int decimals = 2) {
   return b;
 }
 
+// The bar of the paper's Table I for one heddle strategy: time ≤ 1.02 × the baseline with a mean
+// latency ≤ 1 ms. The time half is judged on the ratio's bootstrap interval, not its point value:
+// the baseline's own runs spread more than 2 % on this machine, so a median ratio under 1.02 alone
+// shows nothing. Met: the interval lies below 1.02 and the latency is within 1 ms; missed: the
+// interval lies above 1.02 or the latency is over 1 ms; otherwise the runs do not show either.
+constexpr double bar_ratio = 1.02;
+constexpr double bar_latency_ns = 1e6;
+
+const char* verdict(interval ci, double latency_mean_ns) {
+  if (latency_mean_ns > bar_latency_ns || ci.lo > bar_ratio) return "missed";
+  return ci.hi < bar_ratio ? "met" : "not shown";
+}
+
 void run(const options& opt, nlohmann::json& report) {
   const double delay_s = opt.pick(0.004, 0.1, 0.25, 1.0);
   const double compute_s = 6.7 * delay_s;  // the paper's 1 s delay against ~6.7 s of compute chains
@@ -170,7 +183,9 @@ void run(const options& opt, nlohmann::json& report) {
   const auto rs = run_interleaved(vs, opt.reps);
 
   nlohmann::json lat_json = nlohmann::json::object();
-  nlohmann::json bar = nlohmann::json::array();
+  nlohmann::json ci_json = nlohmann::json::object();  // "<key> <threads>": the ratio, its interval, the verdict
+  nlohmann::json bar = nlohmann::json::array();        // the strategies that met the bar
+  std::vector<std::string> bar_verdicts;               // of each candidate strategy at main_threads
   for (unsigned t : threads) {
     const params& p = ps[t];
     struct pending_ratio {
@@ -183,12 +198,13 @@ void run(const options& opt, nlohmann::json& report) {
       ratios.push_back({std::move(name), value, std::move(meaning)});
     };
     std::printf("### %u thread%s\n\n", t, t == 1 ? "" : "s");
-    std::printf("| variant | how a light task waits | median ms | min–max ms | vs baseline | latency mean ms | "
-                "p50 ms | p99 ms | max ms | heddle stats mean / p50 / p99 ms |\n"
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    std::printf("| variant | how a light task waits | median ms | min–max ms | vs baseline | 95 %% CI | bar | "
+                "latency mean ms | p50 ms | p99 ms | max ms | heddle stats mean / p50 / p99 ms |\n"
+                "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n");
     for (const variant_def& d : defs) {
       const result& r = find(rs, d.key, t);
-      const double base = find(rs, d.baseline, t).median();
+      const result& base_run = find(rs, d.baseline, t);
+      const double base = base_run.median();
       const collected& c = col[std::string(d.key) + " " + std::to_string(t)];
       const latency_stats l = summarise(c.latency_ns);
       std::string engine = "";
@@ -227,8 +243,29 @@ void run(const options& opt, nlohmann::json& report) {
               {"runs_with_wrong_count", c.engine_count_mismatches},
               {"timer_lateness_mean_ms", late_mean * 1e-6}, {"timer_lateness_max_ms", late_max * 1e-6}};
       }
-      std::printf("| %s | %s | %.1f | %.1f–%.1f | %.3f | %s | %s | %s | %s | %s |\n", d.key, d.how, r.median() * 1e3,
-                  r.min() * 1e3, r.max() * 1e3, r.median() / base, d.waits ? ms(l.mean, 3).c_str() : "–",
+      // The interval of the time ratio (none for a baseline against itself), and the bar's verdict
+      // for heddle's timer strategies, the ones the bar is about.
+      std::string ci_text = "–", verdict_text = "–";
+      if (d.key != std::string(d.baseline)) {
+        const interval ci = median_ratio_interval(r, base_run);
+        char b[48];
+        std::snprintf(b, sizeof b, "%.3f–%.3f", ci.lo, ci.hi);
+        ci_text = b;
+        nlohmann::json cj = {{"variant", d.key}, {"threads", t}, {"baseline", d.baseline}, {"ratio", r.median() / base},
+                             {"ci95_lo", ci.lo}, {"ci95_hi", ci.hi}};
+        if (d.kind == runtime_kind::heddle && d.hmode == heddle_mode::timer) {
+          verdict_text = verdict(ci, l.mean);
+          cj["bar"] = verdict_text;
+          if (t == main_threads) {
+            bar_verdicts.push_back(verdict_text);
+            if (verdict_text == "met") bar.push_back(d.key);
+          }
+        }
+        ci_json[std::string(d.key) + " " + std::to_string(t)] = std::move(cj);
+      }
+      std::printf("| %s | %s | %.1f | %.1f–%.1f | %.3f | %s | %s | %s | %s | %s | %s | %s |\n", d.key, d.how,
+                  r.median() * 1e3, r.min() * 1e3, r.max() * 1e3, r.median() / base, ci_text.c_str(),
+                  verdict_text.c_str(), d.waits ? ms(l.mean, 3).c_str() : "–",
                   d.waits ? ms(l.p50, 3).c_str() : "–", d.waits ? ms(l.p99, 3).c_str() : "–",
                   d.waits ? ms(l.max, 3).c_str() : "–", engine.c_str());
       if (d.waits)
@@ -267,16 +304,16 @@ void run(const options& opt, nlohmann::json& report) {
                     "p99 start latency of light tasks, ms, " + key + ", " + std::to_string(t) + " threads");
         }
       }
-      if (t == main_threads && d.kind == runtime_kind::heddle && d.hmode == heddle_mode::timer &&
-          r.median() / base <= 1.02 && l.mean <= 1e6)
-        bar.push_back(d.key);
     }
-    std::printf("\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock. Latency: start of "
+    std::printf("\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock (medians); 95 %% CI: "
+                "percentile bootstrap of that ratio over the runs (fixed seed). bar: ≤ %.2f × the baseline with mean "
+                "latency ≤ 1 ms, met only when the whole interval is below %.2f, missed when all of it is above or "
+                "the latency is over, else not shown. Latency: start of "
                 "a light task − (its predecessor's start + %.0f ms), %zu per run, pooled over the timed runs "
                 "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
                 "over runs, median of the runs' p50, largest p99; the count in brackets); timer late: "
                 "rt.stats().timer_lateness, deadline to the timer engine's completion (mean, largest max).\n\n",
-                delay_s * 1e3, p.latency_samples());
+                bar_ratio, bar_ratio, delay_s * 1e3, p.latency_samples());
     // The bar is 2 %: say so when the baselines' own runs spread wider than that.
     for (const char* b : {"noblock", "tbb_noblock"}) {
       const result& base = find(rs, b, t);
@@ -288,12 +325,12 @@ void run(const options& opt, nlohmann::json& report) {
     for (auto& x : ratios) heddle::bench::add_ratio(report, x.name, x.value, x.meaning);
     if (!ratios.empty()) std::printf("\n");
   }
-  if (bar.empty())
-    std::printf("Bar (one heddle strategy at ≤ 1.02 × noblock with mean latency ≤ 1 ms, %u threads): not met\n\n",
-                main_threads);
-  else
-    std::printf("Bar (one heddle strategy at ≤ 1.02 × noblock with mean latency ≤ 1 ms, %u threads): met by %s\n\n",
-                main_threads, bar.dump().c_str());
+  // Met by one strategy is enough; else "not shown" unless every strategy missed.
+  const bool any_open = std::find(bar_verdicts.begin(), bar_verdicts.end(), "not shown") != bar_verdicts.end();
+  const char* bar_verdict = !bar.empty() ? "met" : any_open ? "not shown" : "missed";
+  std::printf("Bar (one heddle strategy at ≤ %.2f × noblock, the 95 %% interval below it, with mean latency ≤ 1 ms, "
+              "%u threads): %s%s%s\n\n",
+              bar_ratio, main_threads, bar_verdict, bar.empty() ? "" : " by ", bar.empty() ? "" : bar.dump().c_str());
 
   const params& p = ps[main_threads];
   add_suite(report, "blocking", rs,
@@ -307,6 +344,8 @@ void run(const options& opt, nlohmann::json& report) {
              {"light_task_us", double(p.light_iters) / rate},
              {"iters_per_us", rate},
              {"latency", lat_json},
+             {"time_ratio_ci95", ci_json},
+             {"bar", bar_verdict},
              {"bar_met_by", bar}});
 }
 

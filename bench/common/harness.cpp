@@ -7,11 +7,18 @@
 
 namespace heddle::bench {
 
+namespace {
+// The median of v; sorts v.
+double median_of(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
 double result::median() const {
   auto s = samples;
-  std::sort(s.begin(), s.end());
-  const auto n = s.size();
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return median_of(s);
 }
 double result::min() const { return *std::min_element(samples.begin(), samples.end()); }
 double result::max() const { return *std::max_element(samples.begin(), samples.end()); }
@@ -39,6 +46,20 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps) {
     }
   }
   return rs;
+}
+
+interval median_ratio_interval(const result& a, const result& b) {
+  constexpr int resamples = 10000;
+  std::mt19937_64 rng(20261125);
+  std::vector<double> ra(a.samples.size()), rb(b.samples.size()), ratios(resamples);
+  for (double& ratio : ratios) {
+    for (double& x : ra) x = a.samples[rng() % a.samples.size()];
+    for (double& x : rb) x = b.samples[rng() % b.samples.size()];
+    ratio = median_of(ra) / median_of(rb);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  // Nearest rank: the 250th and the 9,750th of 10,000.
+  return {ratios[resamples * 25 / 1000 - 1], ratios[resamples * 975 / 1000 - 1]};
 }
 
 unsigned headline_threads(const std::vector<unsigned>& threads) {

@@ -66,6 +66,16 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps);
 const result& find(const std::vector<result>& rs, const std::string& name, unsigned threads,
                    const std::string& config = {});
 
+// A 95 % confidence interval of median(a) / median(b), by the percentile bootstrap: each variant's
+// samples are resampled with replacement (as many as it has), the ratio of the two medians taken,
+// 10,000 times, and the 2.5th and 97.5th percentiles of those ratios returned. The generator has a
+// fixed seed, so the same samples give the same interval on every run of the program. With few
+// runs the interval is wide: a margin smaller than the runs' own spread is not shown by them.
+struct interval {
+  double lo = 0, hi = 0;
+};
+interval median_ratio_interval(const result& a, const result& b);
+
 // Wall time of f() in seconds; check(value) throws if the value is wrong. The check runs outside
 // the timed region.
 template <class F, class Check>
