@@ -44,6 +44,15 @@ std::size_t rss_bytes() {
   return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
+std::size_t peak_rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    unsigned long kb = 0;
+    if (std::sscanf(line.c_str(), "VmHWM: %lu kB", &kb) == 1) return kb * 1024;
+  }
+  return 0;
+}
+
 std::size_t heap_bytes() {
   const struct mallinfo2 m = mallinfo2();
   return m.uordblks + m.hblkhd;
@@ -99,6 +108,7 @@ snapshot snapshot::take(std::size_t depot_slabs) {
 void store_delta(run_result& r, const snapshot& before, const snapshot& after) {
   auto d = [](std::size_t a, std::size_t b) { return double(a) - double(b); };
   r.rss_bytes = d(after.rss, before.rss);
+  r.rss_total_bytes = double(after.rss);
   r.heap_bytes = d(after.heap, before.heap);
   r.kernel_stack_bytes = d(after.kernel_stack, before.kernel_stack);
   r.slab_bytes = d(after.slabs, before.slabs) * 64 * 1024;
@@ -243,6 +253,7 @@ run_result in_child(const std::function<run_result()>& f, double timeout_s, cons
     run_result r;
     try {
       r = f();
+      r.rss_peak_bytes = double(peak_rss_bytes());
     } catch (const std::exception& e) {
       set_error(r, e.what());
     } catch (...) {

@@ -21,6 +21,8 @@ inline double seconds(clock::duration d) { return std::chrono::duration<double>(
 
 // Resident set of this process in bytes (/proc/self/statm, second field × page size).
 std::size_t rss_bytes();
+// The largest resident set this process has had, in bytes (/proc/self/status VmHWM); 0 if unreadable.
+std::size_t peak_rss_bytes();
 // Bytes malloc has handed out and not got back, every arena (mallinfo2: uordblks + hblkhd).
 std::size_t heap_bytes();
 // Kernel stacks of every thread on the machine, bytes (/proc/meminfo KernelStack).
@@ -36,7 +38,8 @@ struct snapshot {
   std::size_t rss = 0, heap = 0, kernel_stack = 0, slabs = 0;
   static snapshot take(std::size_t depot_slabs = 0);
 };
-// Fills r.rss_bytes, heap_bytes, kernel_stack_bytes and slab_bytes with after − before.
+// Fills r.rss_bytes, heap_bytes, kernel_stack_bytes and slab_bytes with after − before, and
+// r.rss_total_bytes with after's RSS.
 void store_delta(run_result& r, const snapshot& before, const snapshot& after);
 
 // Soft (and, where allowed, hard) RLIMIT_NOFILE to at least `fds`; std::runtime_error if it cannot.
@@ -76,8 +79,9 @@ class thread_set {
   std::size_t started_ = 0;
 };
 
-// Runs f in a child process forked for it and returns what it returned. The child's error (or its
-// death: a signal, an exit status, no answer within timeout_s) becomes std::runtime_error here.
+// Runs f in a child process forked for it and returns what it returned, with rss_peak_bytes set to
+// the child's peak RSS once f has returned. The child's error (or its death: a signal, an exit
+// status, no answer within timeout_s) becomes std::runtime_error here.
 run_result in_child(const std::function<run_result()>& f, double timeout_s, const std::string& what);
 
 // "1.23 M", "456 k", "78.9": a rate or a count for the tables.

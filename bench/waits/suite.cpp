@@ -62,6 +62,8 @@ struct collected {
     return stat_of(v);
   }
   stat bytes_per_op() const { return of([](auto& r) { return r.rss_bytes / double(r.n); }); }
+  stat rss_total_mib() const { return of([](auto& r) { return r.rss_total_bytes / double(1 << 20); }); }
+  stat rss_peak_mib() const { return of([](auto& r) { return r.rss_peak_bytes / double(1 << 20); }); }
   stat heap_per_op() const { return of([](auto& r) { return r.heap_bytes / double(r.n); }); }
   stat slab_per_op() const { return of([](auto& r) { return r.slab_bytes / double(r.n); }); }
   stat kstack_per_op() const { return of([](auto& r) { return r.kernel_stack_bytes / double(r.n); }); }
@@ -167,6 +169,8 @@ void run(const options& opt, nlohmann::json& report) {
     for (auto& r : c.runs)
       samples.push_back({{"start_s", r.start_s},
                          {"rss_bytes", r.rss_bytes},
+                         {"rss_total_bytes", r.rss_total_bytes},
+                         {"rss_peak_bytes", r.rss_peak_bytes},
                          {"heap_bytes", r.heap_bytes},
                          {"slab_bytes", r.slab_bytes},
                          {"kernel_stack_bytes", r.kernel_stack_bytes},
@@ -183,6 +187,8 @@ void run(const options& opt, nlohmann::json& report) {
                      {"n", d.n},
                      {"workers", d.how == impl::heddle ? workers : 0},
                      {"rss_bytes_per_op", stat_json(c.bytes_per_op())},
+                     {"rss_total_mib", stat_json(c.rss_total_mib())},
+                     {"rss_peak_mib", stat_json(c.rss_peak_mib())},
                      {"heap_bytes_per_op", stat_json(c.heap_per_op())},
                      {"slab_bytes_per_op", stat_json(c.slab_per_op())},
                      {"kernel_stack_bytes_per_op", stat_json(c.kstack_per_op())},
@@ -206,17 +212,18 @@ void run(const options& opt, nlohmann::json& report) {
 
   // ---- timers
   std::printf("### timers: every wait due at the same instant, a lead time after the first start\n\n");
-  std::printf("| variant | waits | started/s | RSS B/wait | heap B/wait | records B/wait | kernel stack B/wait | "
-              "completions/s | CPU µs/completion | start − deadline: first ms | p50 ms | max ms |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| variant | waits | started/s | RSS B/wait | RSS MiB, all pending | peak RSS MiB | heap B/wait | "
+              "records B/wait | kernel stack B/wait | completions/s | CPU µs/completion | start − deadline: first ms | "
+              "p50 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   int late_reads = 0;
   for (const def& d : defs) {
     if (d.k != kind::timers) continue;
     const collected& c = get(d.k, d.how, d.n);
     late_reads += c.late_memory_reads();
-    std::printf("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(), si(double(d.n)).c_str(),
-                si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(), c.late_memory_reads() ? " *" : "",
-                si(c.heap_per_op().median).c_str(), d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–",
+    std::printf("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(),
+                si(double(d.n)).c_str(), si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(),
+                c.late_memory_reads() ? " *" : "", fixed(c.rss_total_mib().median, 1).c_str(),
+                fixed(c.rss_peak_mib().median, 1).c_str(), si(c.heap_per_op().median).c_str(), d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–",
                 si(c.kstack_per_op().median).c_str(), cell(c.completions_per_s()).c_str(),
                 fixed(c.cpu_us_per_completion().median, 2).c_str(), fixed(c.lateness_min_ms().median, 2).c_str(),
                 fixed(c.lateness_p50_ms().median, 2).c_str(),
@@ -224,7 +231,10 @@ void run(const options& opt, nlohmann::json& report) {
   }
   std::printf("\nMedians (min–max) of %d runs. started/s: waits started per second (heddle: by tasks on %u workers, "
               "%s: pthread_create until every thread is in its sleep). RSS, heap (mallinfo2) and, for heddle, its "
-              "record slabs: growth from before the first start to every wait pending, per wait. Kernel stack: "
+              "record slabs: growth from before the first start to every wait pending, per wait. RSS MiB, all "
+              "pending: the whole process's RSS at that moment (the runtime and its engines, or the threads' "
+              "process, and what the forked child shares with heddle-bench); peak RSS: its largest RSS over the "
+              "run (VmHWM at the end). Kernel stack: "
               "/proc/meminfo KernelStack growth (machine-wide) per wait: a thread's kernel stack, not in RSS (nor "
               "is the rest of its kernel state). completions/s: waits / (deadline → last successor's end). CPU "
               "µs/completion: the process's CPU time (all threads) from every wait started to the last successor's "
@@ -238,14 +248,16 @@ void run(const options& opt, nlohmann::json& report) {
   // ---- sockets
   std::printf("### sockets: one 1-byte read pending on each socketpair; after an idle window, one byte written to "
               "every pair\n\n");
-  std::printf("| variant | waits | started/s | RSS B/wait | heap B/wait | records B/wait | kernel stack B/wait | "
-              "idle CPU ms/s | completions/s | CPU µs/completion |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| variant | waits | started/s | RSS B/wait | RSS MiB, all pending | peak RSS MiB | heap B/wait | "
+              "records B/wait | kernel stack B/wait | idle CPU ms/s | completions/s | CPU µs/completion |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const def& d : defs) {
     if (d.k != kind::sockets) continue;
     const collected& c = get(d.k, d.how, d.n);
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(), si(double(d.n)).c_str(),
-                si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(), si(c.heap_per_op().median).c_str(),
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(),
+                si(double(d.n)).c_str(), si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(),
+                fixed(c.rss_total_mib().median, 1).c_str(), fixed(c.rss_peak_mib().median, 1).c_str(),
+                si(c.heap_per_op().median).c_str(),
                 d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–", si(c.kstack_per_op().median).c_str(),
                 fixed(c.idle_cpu_ms_per_s().median, 2).c_str(), cell(c.completions_per_s()).c_str(),
                 fixed(c.cpu_us_per_completion().median, 2).c_str());
@@ -288,6 +300,12 @@ void run(const options& opt, nlohmann::json& report) {
   add_ratio(report, "waits_timer_bytes_per_op_vs_threads_with_kernel_stacks",
             thb.bytes_per_op().median / with_kstack(tt),
             "heddle RSS per timer / (RSS + kernel stack) per sleeping thread, " + tb + " each");
+  add_ratio(report, "waits_timer_peak_rss_mib", th.rss_peak_mib().median,
+            "heddle: the process's peak RSS, MiB, " + tn + " timers (runtime and engines included)");
+  add_ratio(report, "waits_timer_threads_peak_rss_mib", tt.rss_peak_mib().median,
+            "thread per wait: the process's peak RSS, MiB, " + tb + " threads");
+  add_ratio(report, "waits_timer_peak_rss_vs_threads", thb.rss_peak_mib().median / tt.rss_peak_mib().median,
+            "heddle's peak RSS / the threads', " + tb + " each (lower: heddle smaller)");
   add_ratio(report, "waits_timer_starts_per_s_vs_threads", thb.starts_per_s().median / tt.starts_per_s().median,
             "heddle starts per second / thread starts per second, " + tb + " each (higher: heddle faster)");
   add_ratio(report, "waits_timer_completions_per_s_vs_threads", thb.completions_per_s().median / tt.completions_per_s().median,
@@ -312,6 +330,12 @@ void run(const options& opt, nlohmann::json& report) {
   add_ratio(report, "waits_socket_bytes_per_op_vs_threads_with_kernel_stacks",
             shb.bytes_per_op().median / with_kstack(st),
             "heddle RSS per pending read / (RSS + kernel stack) per blocked reader, " + sb + " each");
+  add_ratio(report, "waits_socket_peak_rss_mib", sh.rss_peak_mib().median,
+            "heddle: the process's peak RSS, MiB, " + sn + " sockets (runtime and engines included)");
+  add_ratio(report, "waits_socket_threads_peak_rss_mib", st.rss_peak_mib().median,
+            "thread per wait: the process's peak RSS, MiB, " + sb + " sockets");
+  add_ratio(report, "waits_socket_peak_rss_vs_threads", shb.rss_peak_mib().median / st.rss_peak_mib().median,
+            "heddle's peak RSS / the threads', " + sb + " each (lower: heddle smaller)");
   add_ratio(report, "waits_socket_starts_per_s_vs_threads", shb.starts_per_s().median / st.starts_per_s().median,
             "heddle starts per second / thread starts per second, " + sb + " each (higher: heddle faster)");
   add_ratio(report, "waits_socket_completions_per_s_vs_threads", shb.completions_per_s().median / st.completions_per_s().median,

@@ -20,6 +20,10 @@ struct run_result {
   std::uint64_t n = 0;             // outstanding operations (timers, pending reads, threads)
   double start_s = 0;              // first start → every operation started (threads: every thread in its wait)
   double rss_bytes = 0;            // resident set with all n pending − before the first start (/proc/self/statm)
+  // The per-wait figures leave out what the process held before the first start (the runtime, its
+  // engines, what the child inherited from heddle-bench); these two are the whole process.
+  double rss_total_bytes = 0;      // resident set with all n pending
+  double rss_peak_bytes = 0;       // the largest resident set of the run, read at its end (VmHWM)
   double heap_bytes = 0;           // malloc's bytes in use, the same two moments (mallinfo2: uordblks + hblkhd)
   double slab_bytes = 0;           // heddle's record slabs carved meanwhile (detail::depot_slabs() × 64 KiB)
   double kernel_stack_bytes = 0;   // /proc/meminfo KernelStack, the same two moments (system-wide)
