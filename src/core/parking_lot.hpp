@@ -7,13 +7,20 @@
 // goes to an idle worker when there is one, so it is never spent on a waiter that may not take
 // the new work.
 //
-// Lost wake-ups: submissions from outside the runtime (injection, express) read the sleeper count
-// with a read-modify-write after queuing, against the sleeper's registration, so one of the two
-// always sees the other. A worker's own spawns skip that fence on the hot path; a worker that sleeps while
-// another is still awake therefore sleeps with a timeout (1 ms, doubling to 64 ms while nothing
-// wakes it), so a spawn that raced with its registration waits a bounded time for a thief. The
-// last worker to fall asleep sleeps without timeout: with every worker asleep nothing can be
-// spawned, and an idle runtime uses no CPU.
+// Lost wake-ups: the publisher of work and a sleeper each store (the work; the registration) and
+// then load (the sleeper count; the queues), and one of the two must see the other's store.
+// Submissions from outside the runtime (injection, express) read the sleeper count with a
+// read-modify-write, which is ordered against the registration (also one). A worker's own spawn
+// cannot afford a fence: it pairs a compiler barrier with the sleeper's heavy side of an
+// asymmetric fence (asymmetric_fence.hpp), so that no wake-up is lost on any path.
+//
+// Every sleeper but the last one awake still sleeps with a timeout, as a safety net and as a
+// detector: a timed-out idle sleep during which no wake-up went to anybody and after which work is
+// waiting is a lost wake-up, counted in runtime_stats::lost_wakeups (the wake-up tests assert zero).
+// Where the kernel has no membarrier (or HEDDLE_PARKING=timed) spawns can miss a registering
+// sleeper, and the timeout is what finds the work: 1 ms, doubling to 64 ms while nothing wakes the
+// sleeper. The last worker to fall asleep sleeps without timeout: with every worker asleep nothing
+// can be spawned, and an idle runtime uses no CPU.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +29,7 @@
 #include <mutex>
 #include <vector>
 
+#include "asymmetric_fence.hpp"
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/worker.hpp"
 
@@ -32,7 +40,7 @@ class parking_lot {
   enum class sleeper_kind { idle, waiting };
   enum class wake_reason { woken, timed_out, not_parked };
 
-  explicit parking_lot(unsigned workers) : workers_(workers) {
+  explicit parking_lot(unsigned workers) : workers_(workers), exact_(asymmetric_fence_available()) {
     idle_.reserve(workers);
     waiting_.reserve(workers);
   }
@@ -42,12 +50,15 @@ class parking_lot {
   wake_reason park(worker* w, sleeper_kind kind, HasWork&& has_work) {
     w->wake_word.store(0, std::memory_order_relaxed);
     std::uint32_t others_awake;
+    std::uint64_t wakeups_before;
     {
       std::lock_guard lock(m_);
       (kind == sleeper_kind::idle ? idle_ : waiting_).push_back(w);
       others_awake = workers_ - static_cast<std::uint32_t>(idle_.size() + waiting_.size());
       sleepers.fetch_add(1, std::memory_order_seq_cst);
+      wakeups_before = wakeups.load(std::memory_order_relaxed);
     }
+    if (exact_) asymmetric_fence_heavy();  // a spawn that missed the registration is visible now
     wake_reason reason = wake_reason::not_parked;
     if (!has_work()) {
       w->stats.parks.bump();
@@ -55,13 +66,24 @@ class parking_lot {
         while (w->wake_word.load(std::memory_order_acquire) == 0) futex_wait(w->wake_word, 0);
         reason = wake_reason::woken;
       } else {
-        futex_wait(w->wake_word, 0, w->watch_timeout_ns);
+        futex_wait(w->wake_word, 0, exact_ ? safety_net_ns : w->watch_timeout_ns);
         reason = w->wake_word.load(std::memory_order_acquire) ? wake_reason::woken : wake_reason::timed_out;
       }
+    }
+    const auto [chosen, wakeups_after] = unregister(w);
+    if (reason == wake_reason::timed_out) {
+      if (chosen) {
+        reason = wake_reason::woken;  // a waker took w off its list as the sleep timed out
+      } else if (kind == sleeper_kind::idle && wakeups_after == wakeups_before && has_work()) {
+        // Work arrived while w slept and no wake-up went to anybody. (Work whose publisher is
+        // between its queue and its wake_one as the sleep ends counts too; that needs a publisher
+        // after a whole quiet safety-net period, landing in the microsecond after it.)
+        lost_wakeups.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    if (reason != wake_reason::not_parked)
       w->watch_timeout_ns = reason == wake_reason::timed_out ? std::min(w->watch_timeout_ns * 2, max_watch_ns)
                                                               : min_watch_ns;
-    }
-    unregister(w);
     return reason;
   }
 
@@ -81,8 +103,8 @@ class parking_lot {
       v = list.back();  // the most recently parked: its cache is the warmest
       list.pop_back();
       sleepers.fetch_sub(1, std::memory_order_relaxed);
+      wakeups.fetch_add(1, std::memory_order_relaxed);  // under the lock: sleepers compare it (park)
     }
-    wakeups.fetch_add(1, std::memory_order_relaxed);
     wake(v);
     return true;
   }
@@ -101,26 +123,38 @@ class parking_lot {
     futex_wake(v->wake_word, 1);
   }
 
+  // The timed sleep without the asymmetric fence, where it is what finds a missed spawn.
   static constexpr std::int64_t min_watch_ns = 1'000'000;
   static constexpr std::int64_t max_watch_ns = 64'000'000;
+  // The timed sleep with the fence, where no wake-up should be missed: long enough to cost no CPU
+  // worth measuring, short enough that a lost wake-up (a bug) costs a visible delay, not a hang.
+  static constexpr std::int64_t safety_net_ns = 1'000'000'000;
 
   std::atomic<std::uint32_t> sleepers{0};
-  std::atomic<std::uint64_t> wakeups{0};  // sleepers taken off a list by wake_one
+  std::atomic<std::uint64_t> wakeups{0};       // sleepers taken off a list by wake_one
+  std::atomic<std::uint64_t> lost_wakeups{0};  // see park()
 
  private:
-  void unregister(worker* w) noexcept {
+  struct unregistered {
+    bool chosen;  // w was no longer listed: a waker took it, and its wake is on the way
+    std::uint64_t wakeups;
+  };
+  unregistered unregister(worker* w) noexcept {
     std::lock_guard lock(m_);
+    const std::uint64_t n = wakeups.load(std::memory_order_relaxed);
     for (auto* list : {&idle_, &waiting_}) {
       auto it = std::find(list->begin(), list->end(), w);
       if (it != list->end()) {
         list->erase(it);
         sleepers.fetch_sub(1, std::memory_order_relaxed);
-        return;
+        return {false, n};
       }
     }
+    return {true, n};
   }
 
   const std::uint32_t workers_;
+  const bool exact_;  // the asymmetric fence works here
   std::mutex m_;
   std::vector<worker*> idle_;
   std::vector<worker*> waiting_;

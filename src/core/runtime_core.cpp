@@ -256,6 +256,7 @@ runtime_stats runtime_core::stats() const {
     s.parks += w->stats.parks.get();
   }
   s.wakeups = lot_.wakeups.load(std::memory_order_relaxed);
+  s.lost_wakeups = lot_.lost_wakeups.load(std::memory_order_relaxed);
   s.injected = injected_count_.load(std::memory_order_relaxed);
   s.express = express_count_.load(std::memory_order_relaxed);
   s.asap_by_pool = asap_by_pool_.load(std::memory_order_relaxed);

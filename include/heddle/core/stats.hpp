@@ -28,6 +28,10 @@ struct runtime_stats {
   std::uint64_t failed_steals = 0;  // steal attempts that found nothing or lost a race
   std::uint64_t parks = 0;          // times a worker went to sleep in the kernel
   std::uint64_t wakeups = 0;        // times a worker woke up another one
+  // Idle sleeps that timed out with work waiting and no wake-up sent to anybody meanwhile: wake-ups
+  // the scheduler missed, found only by the sleeper's timeout. Zero unless the kernel lacks
+  // membarrier or HEDDLE_PARKING=timed is set (docs/core.md, "Sleeping and waking").
+  std::uint64_t lost_wakeups = 0;
   std::uint64_t asap_by_pool = 0;   // asap successors that the auxiliary pool won
   std::uint64_t asap_by_workers = 0;  // asap successors that a worker won
 

@@ -40,8 +40,15 @@ class work_stealing_deque {
     bottom_.store(b + 1, std::memory_order_release);
   }
 
-  // Owner only. Returns nullptr when empty.
-  task_base* pop() {
+  // How the owner's pops of a last element went against the thieves (tests count them).
+  struct last_element_tally {
+    std::uint64_t won = 0;   // the owner's CAS took it
+    std::uint64_t lost = 0;  // a thief's CAS took it first
+  };
+
+  // Owner only. Returns nullptr when empty. With a tally, also counts the last-element races; the
+  // schedulers' calls pass none, and the inlined null check folds away.
+  task_base* pop(last_element_tally* tally = nullptr) {
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     ring* a = array_.load(std::memory_order_relaxed);
     bottom_.store(b, std::memory_order_seq_cst);
@@ -52,9 +59,9 @@ class work_stealing_deque {
     }
     task_base* x = a->get(b);
     if (t == b) {  // the last element: race a thief for it
-      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                        std::memory_order_relaxed))
-        x = nullptr;
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      if (!won) x = nullptr;
+      if (tally) ++(won ? tally->won : tally->lost);
       bottom_.store(b + 1, std::memory_order_relaxed);
     }
     return x;

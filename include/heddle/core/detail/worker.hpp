@@ -44,7 +44,7 @@ struct worker {
   unsigned index = 0;
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
-  std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep while others run
+  std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep without the fence
   alignas(64) std::atomic<std::uint32_t> wake_word{0};  // the futex word this worker parks on
   worker_wake_node waiter;  // attached to a future this worker sleeps on
   worker_counters stats;
@@ -56,11 +56,13 @@ inline thread_local worker* current_worker [[gnu::tls_model("initial-exec")]] = 
 void wake_one_sleeper(runtime_core* core) noexcept;
 
 // Pushes a ready task onto the calling worker's own deque; wakes a parked worker if there is one.
-// The sleeper check is a plain load: a spawn racing with a worker falling asleep may miss it, and
-// the parking protocol (src/core/parking_lot.cpp) bounds what such a miss can cost.
+// The sleeper check is a plain load after a compiler barrier: the light side of the asymmetric
+// fence whose heavy side a worker falling asleep executes (src/core/asymmetric_fence.hpp), so that
+// either this load sees the sleeper or the sleeper sees the pushed task.
 inline void spawn_local(worker* w, task_base* t) {
   w->deque.push(t);
   w->stats.spawned.bump();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   if (w->sleepers->load(std::memory_order_relaxed) != 0) [[unlikely]] wake_one_sleeper(w->core);
 }
 
