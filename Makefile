@@ -5,7 +5,7 @@
 #   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
 #   make demo      deps + build, then heddle-fw on a generated CMS-like configuration (scripts/demo.sh)
 #   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer, clang 14 + UBSan;
-#                  ends with the line "N passed, N failed"
+#                  ends with the line "N passed, N failed, N skipped"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only
 #   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)
 #   make fuzz      deps, then libFuzzer on the active-message frame decoder (scripts/fuzz.sh)

@@ -6,9 +6,10 @@
 #   asan     build-asan/   AddressSanitizer build + ctest
 #   clang    build-clang/  clang++ 14 build with UBSan of the core and its tests + ctest
 #
-# Every phase runs even when an earlier one failed. At the end: the time of each phase, then one
-# line `N passed, N failed` (summed over the ctest runs; a build that fails counts as one failure),
-# and a non-zero exit status if anything failed.
+# Every phase runs even when an earlier one failed. At the end: the time of each phase, the tests
+# that did not run (skipped, each with its phase), then one line `N passed, N failed, N skipped`
+# (summed over the ctest runs; a build that fails counts as one failure), and a non-zero exit status
+# if anything failed.
 #
 # Usage: scripts/test.sh [PHASE...]        (default: release tsan asan clang)
 # Settings (environment): HEDDLE_CTEST_JOBS (ctest -j, default 2), HEDDLE_CTEST_ARGS (more ctest
@@ -42,7 +43,9 @@ ctest_jobs=${HEDDLE_CTEST_JOBS:-2}
 
 total_passed=0
 total_failed=0
+total_skipped=0
 table=()
+skipped_list=()
 start_all=$SECONDS
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
@@ -75,7 +78,10 @@ for phase in "${phases[@]}"; do
   if [[ -n $line ]]; then
     failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$line")
     out_of=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
-    skipped=$(sed -n '/^The following tests did not run:/,/^$/p' "$log" | grep -cE '^\s+[0-9]+ - ' || true)
+    mapfile -t skipped_here < <(sed -n '/^The following tests did not run:/,/^$/p' "$log" |
+      sed -nE 's/^\s+[0-9]+ - (.*)$/\1/p')
+    skipped=${#skipped_here[@]}
+    for t in "${skipped_here[@]}"; do skipped_list+=("$phase: $t"); done
     passed=$((out_of - failed - skipped))
     result="$passed passed, $failed failed, $skipped skipped (of $out_of)"
     if [[ $ctest_rc -ne 0 && $failed -eq 0 ]]; then
@@ -85,10 +91,12 @@ for phase in "${phases[@]}"; do
   else
     passed=0
     failed=1
+    skipped=0
     result="ctest gave no summary (exit status $ctest_rc; counted as 1 failure)"
   fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
   table+=("$(printf '%-8s %-12s build %8s  tests %8s  %s' \
     "$phase" "$dir" "$(fmt_time $((t1 - t0)))" "$(fmt_time $((t2 - t1)))" "$result")")
 done
@@ -97,5 +105,9 @@ echo
 echo "=================== summary ==================="
 printf '%s\n' "${table[@]}"
 echo "total time $(fmt_time $((SECONDS - start_all)))"
-echo "$total_passed passed, $total_failed failed"
+if [[ ${#skipped_list[@]} -gt 0 ]]; then
+  echo "did not run (the reason is in each phase's ctest.log):"
+  printf '  %s\n' "${skipped_list[@]}"
+fi
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 [[ $total_failed -eq 0 ]]

@@ -14,6 +14,9 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "test_support.hpp"
 
@@ -31,6 +34,32 @@ bool eventually(P p, std::chrono::milliseconds limit = std::chrono::seconds(10))
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   return true;
+}
+
+// Timers complete in (deadline, start) order among the timers the engine holds. A test cannot
+// make sure every timer is started before the first deadline (a loaded machine can overrun any
+// margin), so it checks only what that order defines: timer a completing before timer b, with b's
+// key smaller, is wrong when b was started before a's deadline (b was then in the engine's heap when
+// a was taken out of it). `order` lists the timers as they completed; `precedes(b, a)` says that
+// b's (deadline, start) is smaller than a's; `started_by(i)` is a time the start of i had returned
+// by; `deadline(i)` its deadline. Returns the number of wrong pairs (reporting the first five) and
+// counts the pairs it could judge.
+template <class Precedes, class StartedBy, class Deadline>
+int count_misordered(const std::vector<int>& order, Precedes precedes, StartedBy started_by, Deadline deadline,
+                     std::uint64_t& judged) {
+  int wrong = 0;
+  judged = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const int a = order[k];
+    for (std::size_t j = k + 1; j < order.size(); ++j) {
+      const int b = order[j];
+      if (started_by(b) >= deadline(a)) continue;  // b may have been started after a left the heap
+      ++judged;
+      if (precedes(b, a) && wrong++ < 5)
+        ADD_FAILURE() << "timer " << a << " completed before timer " << b << ", which has an earlier (deadline, start)";
+    }
+  }
+  return wrong;
 }
 
 // True on one of rt's workers.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -309,33 +310,44 @@ TEST(Cancellation, CancellingSomeTimersKeepsTheOthersInOrder) {
   }
   std::vector<std::unique_ptr<heddle::cancellation_source>> srcs;
   for (int i = 0; i < n; ++i) srcs.push_back(std::make_unique<heddle::cancellation_source>());
+  // Should starting and cancelling overrun the margin, a timer cancelled after its deadline may
+  // have fired, and the order is judged only where it is defined (count_misordered).
   const auto base = clock_type::now() + (heddle_test::sanitized ? 500ms : 150ms);
+  auto deadline_of = [&](int i) { return base + slot[i] * 200us; };
   std::mutex m;
   std::vector<int> order;
   std::vector<heddle::future<void>> fs;
-  for (int i = 0; i < n; ++i)
-    fs.push_back(heddle::sleep_until(rt, base + slot[i] * 200us, srcs[i]->token()).then(strategy::short_task, [&, i] {
+  std::vector<clock_type::time_point> started_by(n), cancelled_by(n);
+  for (int i = 0; i < n; ++i) {
+    fs.push_back(heddle::sleep_until(rt, deadline_of(i), srcs[i]->token()).then(strategy::short_task, [&, i] {
       std::lock_guard lock(m);
       order.push_back(i);
     }));
-  for (int i : cancel_order) srcs[i]->cancel();
-  const auto cancelled_by = clock_type::now();
-  int wrong = 0;
+    started_by[i] = clock_type::now();
+  }
+  for (int i : cancel_order) {
+    srcs[i]->cancel();
+    cancelled_by[i] = clock_type::now();
+  }
+  int wrong = 0, fired_before_cancel = 0;
   for (int i = 0; i < n; ++i) {
     const outcome o = outcome_of(fs[i]);
+    if (cancel[i] && o == outcome::value && cancelled_by[i] > deadline_of(i)) {
+      ++fired_before_cancel;  // its deadline passed before the cancel: either outcome is right
+      continue;
+    }
     if (o != (cancel[i] ? outcome::cancelled : outcome::value) && wrong++ < 5)
       ADD_FAILURE() << "timer " << i << " (to be cancelled: " << cancel[i] << "): " << name(o);
   }
   EXPECT_EQ(wrong, 0);
-  if (cancelled_by >= base) GTEST_SKIP() << "starting and cancelling took longer than the margin";
-  ASSERT_EQ(order.size(), static_cast<std::size_t>(n) - cancel_order.size());
-  int misordered = 0;
-  for (std::size_t k = 1; k < order.size(); ++k) {
-    const int a = order[k - 1], b = order[k];
-    if (std::pair(slot[a], a) > std::pair(slot[b], b) && misordered++ < 5)
-      ADD_FAILURE() << "timer " << a << " (slot " << slot[a] << ") completed before timer " << b << " (slot " << slot[b] << ")";
-  }
-  EXPECT_EQ(misordered, 0);
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(n - static_cast<int>(cancel_order.size()) + fired_before_cancel));
+  std::uint64_t judged = 0;
+  EXPECT_EQ(heddle_test::count_misordered(
+                order, [&](int b, int a) { return std::pair(slot[b], b) < std::pair(slot[a], a); },
+                [&](int i) { return started_by[i]; }, deadline_of, judged),
+            0);
+  std::printf("[ info     ] %d timers fired before their late cancel; %llu pairs judged\n", fired_before_cancel,
+              static_cast<unsigned long long>(judged));
 }
 
 // Stress: several sources, each with many timers (some due soon, some in an hour), are cancelled from

@@ -34,16 +34,6 @@ constexpr T scaled(T full, T sanitizer_size) {
   return sanitized ? sanitizer_size : full;
 }
 
-// A test that exposed a runtime bug starts with HEDDLE_KNOWN_BUG("what goes wrong"): it is
-// skipped with that message, so the suite stays green, until the bug is fixed and the line
-// removed. HEDDLE_TEST_RUN_KNOWN_BUGS=1 runs such tests anyway, to check a fix.
-inline bool run_known_bugs() {
-  const char* v = std::getenv("HEDDLE_TEST_RUN_KNOWN_BUGS");
-  return v && *v && *v != '0';
-}
-#define HEDDLE_KNOWN_BUG(what) \
-  if (!::heddle_test::run_known_bugs()) GTEST_SKIP() << "BUG: " << what
-
 // Aborts the process with a message if it is still alive `limit` after construction; the
 // destructor disarms it. Limits are generous (many times the expected run time), so a slow
 // machine never trips one; only a real hang does.
