@@ -6,7 +6,6 @@
 #include <cmath>
 #include <fstream>
 #include <initializer_list>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cstring>
@@ -103,8 +102,9 @@ double positive(const json& v, const place& p) {
   return d;
 }
 
-// A count: a non-negative integer, or a string of one ("200", as some configurations write it).
-std::uint64_t count(const json& v, const place& p, std::uint64_t min = 0) {
+// A count in [min, max]: a non-negative integer, or a string of one ("200", as some
+// configurations write it).
+std::uint64_t count(const json& v, const place& p, std::uint64_t min = 0, std::uint64_t max = UINT64_MAX) {
   std::uint64_t n = 0;
   if (v.is_number_unsigned()) {
     n = v.get<std::uint64_t>();
@@ -128,6 +128,7 @@ std::uint64_t count(const json& v, const place& p, std::uint64_t min = 0) {
     p.fail(std::string("expected a count, found ") + kind(v));
   }
   if (n < min) p.fail("expected at least " + std::to_string(min) + ", found " + std::to_string(n));
+  if (n > max) p.fail("expected at most " + std::to_string(max) + ", found " + std::to_string(n));
   return n;
 }
 
@@ -306,11 +307,10 @@ process_config parse_config(std::string_view text, const std::string& file) {
   check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait", "singleThreaded",
                            "quiet", "json", "timeline", "idleSpinUs"});
   c.events_in_flight = static_cast<unsigned>(
-      std::min<std::uint64_t>(count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1),
-                              std::numeric_limits<unsigned>::max()));
+      count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1, max_events_in_flight));
   c.busy_wait_scale = positive(require(options, "busyWaitScaleFactor", po), po.at("busyWaitScaleFactor"));
   if (auto it = options.find("nThreads"); it != options.end())
-    c.threads = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, po.at("nThreads"), 1), 4096));
+    c.threads = static_cast<unsigned>(count(*it, po.at("nThreads"), 1, max_threads));
   if (auto it = options.find("timeScale"); it != options.end())
     c.time_scale = positive(*it, po.at("timeScale"));
   if (auto it = options.find("wait"); it != options.end()) {
@@ -330,7 +330,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
   if (auto it = options.find("json"); it != options.end()) c.json_file = string(*it, po.at("json"));
   if (auto it = options.find("timeline"); it != options.end()) c.timeline_file = string(*it, po.at("timeline"));
   if (auto it = options.find("idleSpinUs"); it != options.end())
-    c.idle_spin_us = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, po.at("idleSpinUs")), 1000000));
+    c.idle_spin_us = static_cast<unsigned>(count(*it, po.at("idleSpinUs"), 0, max_idle_spin_us));
 
   const place ps = pp.at("source");
   const json& source = object(require(proc, "source", pp), ps);
@@ -340,7 +340,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
     if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
     if (type != "SimpleSource") ps.at("@type").fail("unknown source type '" + type + "' (known: SimpleSource)");
   }
-  c.events = count(require(source, "iterations", ps), ps.at("iterations"));
+  c.events = count(require(source, "iterations", ps), ps.at("iterations"), 1);
   if (auto it = source.find("eventsPerRun"); it != source.end()) c.events_per_run = count(*it, ps.at("eventsPerRun"), 1);
 
   auto modules = [&](const char* key, module_role role) {

@@ -57,6 +57,72 @@ expect 2 "cli: zero threads" "--threads" "$data/examples/simple_config.json" --t
 expect 2 "cli: no config" "config is required" --threads 2
 expect 2 "unwritable --json" "/dev/null/r.json: cannot write" "$data/examples/simple_config.json" --json /dev/null/r.json
 
+# Every numeric option of every command, with a negative value, zero where it means nothing, a
+# value past its range and text that is no number: exit 2 and the option named. (CLI11 alone reads
+# "--events -3" as 2^64 - 3, a run without end.)
+# bad_values COMMAND... -- OPTION VALUE... [-- OPTION VALUE...]: each value of each option in turn.
+bad_values() {
+  local command=() option=
+  while [[ $1 != -- ]]; do command+=("$1"); shift; done
+  while [[ $# -gt 0 ]]; do
+    if [[ $1 == -- ]]; then option=$2; shift 2; continue; fi
+    expect 2 "cli: ${command[0]} $option $1" "$option: expected" "${command[@]}" "$option" "$1"
+    shift
+  done
+}
+simple=$data/examples/simple_config.json
+bad_values "$simple" -- --threads -1 0 4097 010x -- --events -3 0 18446744073709551616 1e3 \
+  -- --events-in-flight -1 0 100000001 -- --events-per-run -2 0 -- --time-scale -1 0 nan 1e999 \
+  -- --busy-wait-scale -5 0 inf -- --idle-spin-us -1 1000001
+bad_values scan "$simple" --out "$tmp/scan-bad" -- --in-flight -1 0 1,-2 1000001 -- --threads -1 0 4097 \
+  -- --events -3 0 -- --time-scale -1 0 inf -- --busy-wait-scale -1 nan -- --reps -1 0 1001 \
+  -- --figure5-in-flight -1 0 1000001
+bad_values generate -o "$tmp/gen-bad.json" -- --producers -1 9 100001 -- --events -3 0 -- --seed -1 18446744073709551616 \
+  -- --time-scale -1 0 nan
+bad_values calibrate -- --rounds -1 0 1001 -- --round-ms -5 0 60001
+[[ ! -e $tmp/scan-bad && ! -e $tmp/gen-bad.json ]] || fail "a command with a bad option wrote its output"
+# Decimal digits only: CLI11 would run "--threads 010" with 8 threads (octal).
+expect 2 "cli: --threads 010" "--threads: expected a whole number from 1 to 4096, not '010' (no leading zeros)" "$simple" --threads 010
+
+# The same settings from the file: a bad value fails naming the file and the key.
+# setting NAME 'options' 'source': a small process with these options and source keys.
+setting() {
+  cat >"$tmp/$1.json" <<JSON
+{"process":{"options":{$2},
+ "source":{"@type":"demo::SimpleSource",$3},
+ "producers":[{"@label":"a","@type":"FastProducer"}],
+ "filters":[{"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":""}]}],
+ "paths":{"p":["f"]}}}
+JSON
+}
+options='"nSimultaneousEvents":2,"busyWaitScaleFactor":2e7' src='"iterations":20'
+# with KEYS KEY VALUE: the keys with KEY set to VALUE (not repeated: a repeated key hides which is read).
+with() {
+  local keys
+  keys=$(sed -E "s/\"$2\":[^,]*,?//; s/,$//" <<<"$1")
+  echo "${keys:+$keys,}\"$2\":$3"
+}
+# At their limits they are good (the command line then asks for less of the costly ones).
+setting good "$(with "$options" nThreads 4096),\"idleSpinUs\":1000000" "$(with "$src" eventsPerRun 1)"
+timeout 120 "$bin" "$tmp/good.json" -q --threads 2 --idle-spin-us 50 >"$tmp/out" 2>"$tmp/err" ||
+  fail "settings at their limits: $(cat "$tmp/err")"
+for bad in "options nSimultaneousEvents -1 expected a count" "options nSimultaneousEvents 0 expected at least 1" \
+           "options nSimultaneousEvents 100000001 expected at most 100000000" "options nThreads -2 expected a count" \
+           "options nThreads 0 expected at least 1" "options nThreads 4097 expected at most 4096" \
+           "options timeScale 0 expected a positive number" "options timeScale -1 expected a positive number" \
+           "options busyWaitScaleFactor -1 expected a positive number" "options idleSpinUs -1 expected a count" \
+           "options idleSpinUs 1000001 expected at most 1000000" "source iterations -3 expected a count" \
+           "source iterations 0 expected at least 1" "source eventsPerRun 0 expected at least 1" \
+           "source eventsPerRun -1 expected a count"; do
+  read -r section key value why <<<"$bad"
+  if [[ $section == options ]]; then
+    setting "$key$value" "$(with "$options" "$key" "$value")" "$src"
+  else
+    setting "$key$value" "$options" "$(with "$src" "$key" "$value")"
+  fi
+  expect 2 "file: $key $value" "$tmp/$key$value.json: process.$section.$key: $why" "$tmp/$key$value.json"
+done
+
 # Modules that throw: exit 1, the module's label and the event; both processors.
 for single in "" --single-threaded; do
   expect 1 "throwing filter $single" "module 'third' failed on event " "$data/examples/filter_exception_config.json" --time-scale 1e-3 $single

@@ -24,6 +24,14 @@ expect_usage_error "--quick with --full" "excludes" spawn --quick --full
 expect_usage_error "--check with --quick" "excludes" spawn --check --quick
 expect_usage_error "too few repetitions" "reps" spawn --reps 2
 expect_usage_error "unwritable --json" "cannot write /dev/null/r.json" spawn --check --json /dev/null/r.json
+# Each numeric option: a negative value, zero where it means nothing, past its range, no number.
+# (CLI11 alone reads "--reps 010" as octal 8.)
+for t in -1 0 1025 1,-2 2x 02 99999999999999999999; do
+  expect_usage_error "--threads $t" "--threads: expected a whole number from 1 to 1024" spawn --check --threads "$t"
+done
+for r in -5 0 4 010 100001 five; do
+  expect_usage_error "--reps $r" "--reps: expected a whole number from 5 to 100000, not '$r'" spawn --reps "$r"
+done
 
 # A good run: every result checked, JSON with machine, suites and the named ratios; CSV and PNG.
 if ! "$bin" spawn --check --threads 1,2 --json "$tmp/r.json" --plot "$tmp/plots" >"$tmp/out" 2>"$tmp/err"; then

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness.hpp"
+#include "numeric_options.hpp"
 #include "plot.hpp"
 #include "registry.hpp"
 #include "report.hpp"
@@ -35,9 +36,9 @@ int main(int argc, char** argv) {
       ->excludes(full);
   app.add_option("--threads", opt.threads, "thread counts: --threads 1,2,4 or --threads 1 2 4 (default 1,2)")
       ->delimiter(',')
-      ->check(CLI::Range(1u, 1024u));
+      ->check(heddle::tool::whole_number(1, 1024));
   app.add_option("--reps", opt.reps, "interleaved repetitions per variant, after a warm-up (default 5, at least 5)")
-      ->check(CLI::Range(5, 100000));
+      ->check(heddle::tool::whole_number(5, 100000));
   app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
   app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
   try {

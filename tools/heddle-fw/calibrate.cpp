@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "heddle/fw/waiting.hpp"
+#include "numeric_options.hpp"
 #include "run_command.hpp"
 
 namespace heddle::fw::tool {
@@ -15,8 +16,8 @@ int calibrate_main(int argc, char** argv) {
   app.name("heddle-fw calibrate");
   int rounds = 7;
   unsigned round_ms = 100;
-  app.add_option("--rounds", rounds, "timed rounds; the median is printed (default 7)")->check(CLI::Range(1, 1000));
-  app.add_option("--round-ms", round_ms, "length of a round in ms (default 100)")->check(CLI::Range(1u, 60000u));
+  app.add_option("--rounds", rounds, "timed rounds; the median is printed (default 7)")->check(heddle::tool::whole_number(1, 1000));
+  app.add_option("--round-ms", round_ms, "length of a round in ms (default 100)")->check(heddle::tool::whole_number(1, 60000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "heddle/fw.hpp"
+#include "numeric_options.hpp"
 #include "run_command.hpp"
 
 namespace heddle::fw::tool {
@@ -88,11 +89,11 @@ int generate_main(int argc, char** argv) {
   CLI::App app{"heddle-fw generate: a CMS-like configuration with the statistics of the study's real ones"};
   app.name("heddle-fw generate");
   gen_settings s;
-  app.add_option("--producers", s.producers, "producers (default 480)")->check(CLI::Range(10u, 100000u));
-  app.add_option("--events", s.events, "source.iterations (default 100)");
-  app.add_option("--seed", s.seed, "random seed (default 2012)");
+  app.add_option("--producers", s.producers, "producers (default 480)")->check(heddle::tool::whole_number(10, 100000));
+  app.add_option("--events", s.events, "source.iterations (default 100)")->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--seed", s.seed, "random seed (default 2012)")->check(heddle::tool::whole_number(0, UINT64_MAX));
   app.add_option("--time-scale", s.time_scale, "options.timeScale (default 5e-3: ~60 ms of work per event)")
-      ->check(CLI::PositiveNumber);
+      ->check(heddle::tool::real_number(false));
   app.add_option("-o,--out", s.out, "file to write (default cms_like.json)");
   try {
     app.parse(argc, argv);

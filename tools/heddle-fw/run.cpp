@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
 #include "heddle/fw/detail/graph.hpp"
+#include "numeric_options.hpp"
 #include "report.hpp"
 #include "run_command.hpp"
 
@@ -42,8 +44,8 @@ double busy_wait_scale_option(const std::string& s) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || !(v > 0))
-    throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a positive number, not '" + s + "'");
+  if (used != s.size() || !std::isfinite(v) || !(v > 0))
+    throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a finite number greater than 0, not '" + s + "'");
   return v;
 }
 
@@ -57,14 +59,16 @@ int run_main(int argc, char** argv) {
       "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
   cli c;
   app.add_option("config", c.config, "configuration file (JSON)")->required();
-  app.add_option("--threads", c.threads, "worker threads (default: nThreads, else one per core)")->check(CLI::Range(1u, 4096u));
+  app.add_option("--threads", c.threads, "worker threads (default: nThreads, else one per core)")
+      ->check(heddle::tool::whole_number(1, max_threads));
   app.add_option("--events-in-flight", c.in_flight, "events processed at once (default: nSimultaneousEvents)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
-  app.add_option("--events", c.events, "events to process (default: source.iterations)");
+      ->check(heddle::tool::whole_number(1, max_events_in_flight));
+  app.add_option("--events", c.events, "events to process (default: source.iterations)")
+      ->check(heddle::tool::whole_number(1, UINT64_MAX));
   app.add_option("--events-per-run", c.per_run, "events per run (default: source.eventsPerRun, else one run)")
-      ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
+      ->check(heddle::tool::whole_number(1, UINT64_MAX));
   app.add_option("--time-scale", c.time_scale, "multiplies every module time (default: options.timeScale, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(heddle::tool::real_number(false));
   app.add_option("--wait", c.wait, "how timing modules wait: busy, sleep, timer (no thread held) or configured")
       ->check(CLI::IsMember({"busy", "sleep", "timer", "configured"}));
   app.add_option("--busy-wait-scale", c.busy_scale,
@@ -74,7 +78,7 @@ int run_main(int argc, char** argv) {
   app.add_option("--timeline", c.timeline_file, "write every module execution (CSV: module,label,event,start_s,end_s)");
   app.add_option("--idle-spin-us", c.idle_spin_us,
                  "how long an idle worker looks for work before it sleeps (default 500, 50 with --wait timer)")
-      ->check(CLI::Range(0u, 1000000u));
+      ->check(heddle::tool::whole_number(0, max_idle_spin_us));
   app.add_flag("-q,--quiet", c.quiet, "no progress bar");
   double busy_scale = 0;
   try {

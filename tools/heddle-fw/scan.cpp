@@ -20,6 +20,7 @@
 
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
+#include "numeric_options.hpp"
 #include "run_command.hpp"
 
 extern char** environ;
@@ -27,6 +28,10 @@ extern char** environ;
 namespace heddle::fw::tool {
 
 namespace {
+
+// Each point of the scan is several runs; a million events in flight is already far past the
+// point where throughput stops changing.
+constexpr std::uint64_t max_scan_in_flight = 1000000;
 
 struct scan_settings {
   std::string config;
@@ -153,16 +158,17 @@ int scan_main(int argc, char** argv) {
   app.add_option("config", s.config, "configuration file (JSON)")->required();
   app.add_option("--in-flight", s.in_flight, "events in flight to scan: --in-flight 1,2,4 (default 1,2,3,4)")
       ->delimiter(',')
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
-  app.add_option("--threads", s.threads, "worker threads (default: one per core)")->check(CLI::Range(1u, 4096u));
-  app.add_option("--events", s.events, "events per run (default: the configuration's, at most 100)");
-  app.add_option("--time-scale", s.time_scale, "multiplies every module time (default 1e-3)")->check(CLI::PositiveNumber);
+      ->check(heddle::tool::whole_number(1, max_scan_in_flight));
+  app.add_option("--threads", s.threads, "worker threads (default: one per core)")->check(heddle::tool::whole_number(1, max_threads));
+  app.add_option("--events", s.events, "events per run (default: the configuration's, at most 100)")
+      ->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--time-scale", s.time_scale, "multiplies every module time (default 1e-3)")->check(heddle::tool::real_number(false));
   app.add_option("--wait", s.wait, "busy, sleep, timer or configured (default)")->check(CLI::IsMember({"busy", "sleep", "timer", "configured"}));
   app.add_option("--busy-wait-scale", busy, "config, auto or a number (as for a run)");
-  app.add_option("--reps", s.reps, "interleaved repetitions; medians are reported (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", s.reps, "interleaved repetitions; medians are reported (default 3)")->check(heddle::tool::whole_number(1, 1000));
   app.add_flag("!--no-processes", s.processes, "skip the single-threaded-processes series");
   app.add_option("--figure5-in-flight", s.figure5_in_flight, "events in flight for the modules-running timeline (default 1)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
+      ->check(heddle::tool::whole_number(1, max_scan_in_flight));
   app.add_option("--out", s.out, "output folder (default ./scan)");
   try {
     app.parse(argc, argv);

@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "numeric_options.hpp"
+
 namespace {
 
 volatile sig_atomic_t forwarded_signal = 0;
@@ -91,10 +93,10 @@ int main(int argc, char** argv) {
   std::string backend = "shm", bind = "127.0.0.1";
   double timeout = 0;
   std::vector<std::string> command;
-  app.add_option("-n,--nodes", nodes, "number of nodes (processes)")->required()->check(CLI::Range(1u, 1024u));
+  app.add_option("-n,--nodes", nodes, "number of nodes (processes)")->required()->check(heddle::tool::whole_number(1, 1024));
   app.add_option("--backend", backend, "shm (one host, shared memory) or tcp")->check(CLI::IsMember({"shm", "tcp"}));
   app.add_option("--bind", bind, "tcp: the IPv4 address the nodes listen on (default 127.0.0.1)");
-  app.add_option("--timeout", timeout, "kill every node after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
+  app.add_option("--timeout", timeout, "kill every node after this many seconds (0: never)")->check(heddle::tool::real_number(true));
   app.prefix_command();  // the first argument that is not heddle-run's starts the program's command line
   app.footer("The program and its arguments follow heddle-run's options.");
   try {

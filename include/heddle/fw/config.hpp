@@ -50,6 +50,12 @@ struct path_config {
   std::vector<std::string> labels;
 };
 
+// The largest values of these settings; a larger one is an error, in the file as on heddle-fw's
+// command line, not silently lowered.
+inline constexpr unsigned max_threads = 4096;
+inline constexpr std::uint64_t max_events_in_flight = 100000000;
+inline constexpr unsigned max_idle_spin_us = 1000000;
+
 struct process_config {
   std::string file;   // as given, for messages
   std::string label;  // process.label
