@@ -142,8 +142,9 @@ void report(const char* what, const outcome& o) {
 // 4 thieves and the owner on a 2-core machine: threads are preempted inside the race windows.
 TEST(WorkStealingDeque, EveryElementTakenOnceAgainstThieves) {
   heddle_test::watchdog dog("WorkStealingDeque.EveryElementTakenOnceAgainstThieves", 120s);
-  const auto o = run(4, heddle_test::scaled<std::size_t>(1'000'000, 200'000),
-                     heddle_test::scaled<std::size_t>(100'000'000, 10'000'000), 10, 4, 200);
+  const auto o = run(4, heddle_test::scaled<std::size_t>(1'000'000, 50'000),
+                     heddle_test::scaled<std::size_t>(100'000'000, 10'000'000), 10, 4,
+                     heddle_test::scaled<std::uint64_t>(200, 20));
   report("4 thieves", o);
   check_exactly_once(o);
   // The last-element race was run in both outcomes (on a quiet machine 200 thief wins take about
@@ -154,7 +155,7 @@ TEST(WorkStealingDeque, EveryElementTakenOnceAgainstThieves) {
 
 // A ring of 4 slots that grows while thieves read the old one: growth hands every element over.
 TEST(WorkStealingDeque, GrowingUnderSteals) {
-  const std::size_t n = heddle_test::scaled<std::size_t>(1'000'000, 200'000);
+  const std::size_t n = heddle_test::scaled<std::size_t>(1'000'000, 100'000);
   const auto o = run(3, n, n, 2, 300, 0);
   report("3 thieves, growing from 4 slots", o);
   check_exactly_once(o);
