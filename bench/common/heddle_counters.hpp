@@ -30,6 +30,7 @@ struct heddle_counters {
     sum.failed_steals += after.failed_steals - before.failed_steals;
     sum.parks += after.parks - before.parks;
     sum.wakeups += after.wakeups - before.wakeups;
+    sum.lost_wakeups += after.lost_wakeups - before.lost_wakeups;
     ++runs;
     return s;
   }
@@ -39,15 +40,17 @@ struct heddle_counters {
   nlohmann::json json() const {
     return {{"spawned", per_run(sum.spawned)}, {"executed", per_run(sum.executed)}, {"steals", per_run(sum.steals)},
             {"failed_steals", per_run(sum.failed_steals)}, {"parks", per_run(sum.parks)},
-            {"wakeups", per_run(sum.wakeups)}};
+            {"wakeups", per_run(sum.wakeups)}, {"lost_wakeups", per_run(sum.lost_wakeups)}};
   }
 
-  // "spawned 2692536, executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2" (per run)
+  // "spawned 2692536, executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2, lost 0" (per
+  // run; "lost": wake-ups the scheduler missed, runtime_stats::lost_wakeups)
   std::string line() const {
-    char s[200];
-    std::snprintf(s, sizeof s, "spawned %.0f, executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f",
+    char s[240];
+    std::snprintf(s, sizeof s,
+                  "spawned %.0f, executed %.0f, steals %.0f, failed steals %.0f, parks %.0f, wake-ups %.0f, lost %.0f",
                   per_run(sum.spawned), per_run(sum.executed), per_run(sum.steals), per_run(sum.failed_steals),
-                  per_run(sum.parks), per_run(sum.wakeups));
+                  per_run(sum.parks), per_run(sum.wakeups), per_run(sum.lost_wakeups));
     return s;
   }
 };
