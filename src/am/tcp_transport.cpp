@@ -450,7 +450,7 @@ class tcp_transport final : public transport {
       ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
       if (want && r <= 0) {
         if (r < 0 && (errno == EAGAIN || errno == EINTR)) return any;
-        lose(n, p, r == 0 ? "it closed its connection" : errno_text("recv"));
+        lose(n, p, (r == 0 ? std::string("it closed its connection") : errno_text("recv")) + cut_short(p));
         return any;
       }
       if (p.header_have < message_header::size) {
@@ -499,6 +499,15 @@ class tcp_transport final : public transport {
       }
     }
     return any;
+  }
+
+  // Where a connection ended inside a frame: a truncated message, not a peer that simply left.
+  static std::string cut_short(const peer& p) {
+    if (p.header_have == 0) return {};
+    if (p.header_have < message_header::size)
+      return " in the middle of a frame header (" + std::to_string(p.header_have) + " of " + std::to_string(message_header::size) + " bytes)";
+    return std::string(" in the middle of a ") + to_string(p.h.kind) + " frame (" + std::to_string(p.payload_have) + " of " +
+           std::to_string(p.payload_size) + " payload bytes)";
   }
 
   // Room for `bytes` of payload, keeping what was read of it.

@@ -1,11 +1,13 @@
 // What a tcp node does with a peer that misbehaves on the wire: a connection with the wrong secret
-// is refused and logged, and a frame that does not decode drops the peer (every call waiting on it
-// fails, naming it) instead of being acted on. The peer here is a forked process speaking the
-// protocol by hand.
+// is refused and logged, a frame that does not decode or that the connection's end cuts short
+// drops the peer (every call waiting on it fails, naming it) instead of being acted on; and a
+// frame that arrives a byte at a time is put back together. The peer here is a forked process
+// speaking the protocol by hand.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <netinet/tcp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,9 @@ namespace {
 namespace off = heddle::offload;
 
 int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
+// Registered here, answered by the fake node 1: it sends the call's payload back as the reply,
+// which is what echo's reply is (a call's payload is its arguments' encoding, here one string).
+std::string echo(std::string s) { return s; }
 
 int listen_any(int& port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -74,6 +79,64 @@ struct hello_payload {
   std::int64_t pid;
 };
 
+// Sends a frame, all at once or a byte at a time with a pause after each, so that the reader
+// gets it in as many reads.
+bool put_frame(int fd, const off::message_header& h, const void* payload, bool byte_by_byte) {
+  std::byte header[off::message_header::size];
+  h.encode(header);
+  if (!byte_by_byte) return put_all(fd, header, sizeof header) && put_all(fd, payload, h.payload_bytes);
+  const auto dribble = [fd](const void* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!put_all(fd, static_cast<const char*>(p) + i, 1)) return false;
+      ::usleep(500);
+    }
+    return true;
+  };
+  return dribble(header, sizeof header) && dribble(payload, h.payload_bytes);
+}
+
+// Node 1, by hand, up to where calls can come: connects with the secret, says hello (a byte at a
+// time if asked) and reads node 0's hello. Exits with `status` if node 0 does not answer.
+int join_as_node1(int port, std::uint64_t hash, std::uint64_t count, bool byte_by_byte, int status) {
+  const int fd = connect_to(port);
+  const int one = 1;  // every byte its own segment: no coalescing while earlier ones are unacknowledged
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  greet(fd, "s3cret");
+  const hello_payload hello{1, 2, hash, count, ::getpid()};
+  put_frame(fd, off::message_header{.kind = off::message_kind::hello, .payload_bytes = sizeof hello}, &hello, byte_by_byte);
+  std::byte in[off::message_header::size + sizeof(hello_payload)];
+  if (!get_all(fd, in, sizeof in)) ::_exit(status);
+  return fd;
+}
+
+// Reads node 0's call into `payload` (at most `room` bytes); its header, or exits with `status`.
+off::message_header get_call(int fd, std::byte* payload, std::size_t room, int status) {
+  std::byte header[off::message_header::size];
+  if (!get_all(fd, header, sizeof header)) ::_exit(status);
+  const off::message_header h = off::message_header::decode(header, room);
+  if (h.kind != off::message_kind::call || !get_all(fd, payload, h.payload_bytes)) ::_exit(status);
+  return h;
+}
+
+off::session_options node0_options(int listener, int port) {
+  off::session_options o;
+  o.transport = off::backend::tcp;
+  o.node = 0;
+  o.nodes = 2;
+  o.peers = {"127.0.0.1:" + std::to_string(port), "127.0.0.1:1"};
+  o.listen_fd = listener;
+  o.secret = "s3cret";
+  o.connect_timeout = std::chrono::seconds(20);
+  o.shutdown_timeout = std::chrono::seconds(2);
+  return o;
+}
+
+int exit_status(pid_t child) {
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 // Node 1, by hand: a wrong secret first, then the right one, a proper hello, then garbage in
 // answer to the first call.
 [[noreturn]] void fake_node1(int port, std::uint64_t hash, std::uint64_t count) {
@@ -82,16 +145,9 @@ struct hello_payload {
   char c;
   (void)!::read(bad, &c, 1);  // node 0 closes it
   ::close(bad);
-  const int fd = connect_to(port);
-  greet(fd, "s3cret");
-  const hello_payload hello{1, 2, hash, count, ::getpid()};
-  std::byte header[off::message_header::size];
-  off::message_header{.kind = off::message_kind::hello, .payload_bytes = sizeof hello}.encode(header);
-  put_all(fd, header, sizeof header);
-  put_all(fd, &hello, sizeof hello);
-  std::byte in[off::message_header::size + sizeof(hello_payload)];
-  if (!get_all(fd, in, sizeof in)) ::_exit(3);           // node 0's hello
-  if (!get_all(fd, in, off::message_header::size)) ::_exit(4);  // the header of node 0's call
+  const int fd = join_as_node1(port, hash, count, false, 3);
+  std::byte in[off::message_header::size];
+  if (!get_all(fd, in, sizeof in)) ::_exit(4);  // the header of node 0's call
   const char junk[off::message_header::size] = "this is not a heddle frame";
   put_all(fd, junk, sizeof junk);
   (void)!::read(fd, &c, 1);  // until node 0 drops the connection
@@ -108,18 +164,9 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
   ASSERT_GE(child, 0);
   if (child == 0) fake_node1(port, hash, count);
 
-  off::session_options o;
-  o.transport = off::backend::tcp;
-  o.node = 0;
-  o.nodes = 2;
-  o.peers = {"127.0.0.1:" + std::to_string(port), "127.0.0.1:1"};
-  o.listen_fd = listener;
-  o.secret = "s3cret";
-  o.connect_timeout = std::chrono::seconds(20);
-  o.shutdown_timeout = std::chrono::seconds(2);
   testing::internal::CaptureStderr();
   {
-    off::session s(o);
+    off::session s(node0_options(listener, port));
     heddle::future<int> f = off::async(1, heddle::f2f(&scale, 2, std::string("ab")));
     try {
       f.get();
@@ -135,9 +182,95 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
   }
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("refused a connection from 127.0.0.1: wrong secret"), std::string::npos) << err;
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(exit_status(child), 0);
+}
+
+// Node 1 answers the call with `sent` bytes of a reply frame whose header promises 64 bytes of
+// payload, then closes the connection.
+[[noreturn]] void fake_node1_cut_short(int port, std::uint64_t hash, std::uint64_t count, std::size_t sent) {
+  const int fd = join_as_node1(port, hash, count, false, 3);
+  std::byte call[256];
+  const off::message_header h = get_call(fd, call, sizeof call, 4);
+  std::byte reply[off::message_header::size + 64] = {};
+  off::message_header{.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = 64}.encode(reply);
+  if (!put_all(fd, reply, sent)) ::_exit(5);
+  ::close(fd);
+  ::_exit(0);
+}
+
+// The call waiting for the cut frame fails with peer_lost naming node 1 and saying where the
+// frame ended (`why`); so does every call after it.
+void expect_cut_short_frame_loses_the_peer(std::size_t sent, const std::string& why) {
+  int port = 0;
+  const int listener = listen_any(port);
+  ASSERT_GE(listener, 0);
+  off::detail::registry& reg = off::detail::registry::instance();
+  const std::uint64_t hash = reg.hash(), count = reg.size();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) fake_node1_cut_short(port, hash, count, sent);
+  {
+    off::session s(node0_options(listener, port));
+    heddle::future<std::string> f = off::async(1, heddle::f2f(&echo, std::string("cut short")));
+    try {
+      f.get();
+      FAIL() << "a call answered with a truncated frame returned";
+    } catch (const off::peer_lost& e) {
+      EXPECT_EQ(e.node(), 1u);
+      const std::string w = e.what();
+      EXPECT_NE(w.find("node 1"), std::string::npos) << w;
+      EXPECT_NE(w.find("it closed its connection in the middle of a " + why), std::string::npos) << w;
+    }
+    EXPECT_THROW(off::sync(1, heddle::f2f(&echo, std::string("after"))), off::peer_lost);
+  }
+  EXPECT_EQ(exit_status(child), 0);
+}
+
+TEST(TcpWire, HeaderThenShortPayloadThenEndOfFileLosesThePeer) {
+  expect_cut_short_frame_loses_the_peer(off::message_header::size + 10, "reply_value frame (10 of 64 payload bytes)");
+}
+
+TEST(TcpWire, PartOfAHeaderThenEndOfFileLosesThePeer) {
+  expect_cut_short_frame_loses_the_peer(20, "frame header (20 of 32 bytes)");
+}
+
+// Node 1 sends its hello, its reply and its goodbye a byte at a time; the reply is the call's
+// own payload (echo's answer).
+[[noreturn]] void fake_node1_byte_by_byte(int port, std::uint64_t hash, std::uint64_t count) {
+  const int fd = join_as_node1(port, hash, count, true, 3);
+  std::byte call[1024];
+  const off::message_header h = get_call(fd, call, sizeof call, 4);
+  if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = h.payload_bytes}, call, true))
+    ::_exit(5);
+  std::byte header[off::message_header::size];
+  if (!get_all(fd, header, sizeof header) ||
+      off::message_header::decode(header, 0).kind != off::message_kind::goodbye)  // node 0's session ends
+    ::_exit(6);
+  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, true)) ::_exit(7);
+  char c;
+  (void)!::read(fd, &c, 1);  // until node 0 closes the connection
+  ::_exit(0);
+}
+
+TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
+  int port = 0;
+  const int listener = listen_any(port);
+  ASSERT_GE(listener, 0);
+  off::detail::registry& reg = off::detail::registry::instance();
+  const std::uint64_t hash = reg.hash(), count = reg.size();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) fake_node1_byte_by_byte(port, hash, count);
+  std::string text;  // every byte value, so that a byte lost, doubled or moved changes the result
+  for (int i = 0; i < 300; ++i) text += static_cast<char>(i * 7);
+  testing::internal::CaptureStderr();
+  {
+    off::session s(node0_options(listener, port));
+    EXPECT_EQ(off::sync(1, heddle::f2f(&echo, text)), text);
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "");  // node 1's goodbye came: the session ended without a complaint
+  EXPECT_EQ(exit_status(child), 0);
 }
 
 }  // namespace
