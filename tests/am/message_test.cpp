@@ -1,10 +1,11 @@
-// The message frame: what is encoded decodes the same, and every malformed header is rejected with
-// a message that says what is wrong.
+// The message frame: what is encoded decodes the same, and every malformed header, or frame whose
+// payload disagrees with its header, is rejected with a message that says what is wrong.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <heddle/am/message.hpp>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -64,6 +65,37 @@ TEST(Message, MalformedHeadersAreRejected) {
   auto bad_reserved = b;
   bad_reserved[15] = std::byte{1};
   EXPECT_NE(error_of(bad_reserved).find("reserved field"), std::string::npos);
+}
+
+// A frame in one piece: header, then `arrived` payload bytes; decode_frame's error, or "".
+std::string frame_error_of(const message_header& h, std::size_t arrived) {
+  std::vector<std::byte> frame(message_header::size + arrived, std::byte{7});
+  h.encode(frame.data());
+  try {
+    const message_header d = message_header::decode_frame(frame, 1 << 20);
+    EXPECT_EQ(d.payload_bytes, h.payload_bytes);
+  } catch (const decode_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Message, FramesOfTheWrongLengthAreRejected) {
+  const message_header in_line{.kind = message_kind::call, .handler = 3, .call_id = 9, .payload_bytes = 100};
+  EXPECT_EQ(frame_error_of(in_line, 100), "");
+  EXPECT_EQ(frame_error_of(in_line, 99), "a frame whose header says 100 bytes of payload, with 99 bytes after its header");
+  EXPECT_EQ(frame_error_of(in_line, 101), "a frame whose header says 100 bytes of payload, with 101 bytes after its header");
+  EXPECT_EQ(frame_error_of(in_line, 0), "a frame whose header says 100 bytes of payload, with 0 bytes after its header");
+  // Out of line: the frame brings the payload's head, the rest follows apart.
+  message_header out_of_line = in_line;
+  out_of_line.flags = message_out_of_line;
+  EXPECT_EQ(frame_error_of(out_of_line, 0), "");
+  EXPECT_EQ(frame_error_of(out_of_line, 100), "");
+  EXPECT_EQ(frame_error_of(out_of_line, 101),
+            "an out-of-line frame whose header says 100 bytes of payload, with 101 bytes after its header");
+  // The header's own checks come first.
+  const message_header oversized{.kind = message_kind::call, .payload_bytes = (1 << 20) + 1};
+  EXPECT_NE(frame_error_of(oversized, 3).find("oversized message"), std::string::npos);
 }
 
 TEST(Message, RandomHeadersNeverCrash) {

@@ -98,6 +98,20 @@ struct message_header {
     return h;
   }
 
+  // Decodes a frame that arrived in one piece with its payload (an mpi message): the header as
+  // decode does, then its length against what came after it. An in-line frame carries exactly its
+  // payload; an out-of-line one at most that much (the rest follows as the backend arranges). A
+  // frame cut short or with bytes past its payload is a decode_error before anything reads it.
+  static message_header decode_frame(std::span<const std::byte> in, std::uint64_t max_payload) {
+    const message_header h = decode(in, max_payload);
+    const std::size_t arrived = in.size() - size;
+    if ((h.flags & message_out_of_line) ? h.payload_bytes < arrived : h.payload_bytes != arrived)
+      throw decode_error(std::string(h.flags & message_out_of_line ? "an out-of-line frame" : "a frame") + " whose header says " +
+                         std::to_string(h.payload_bytes) + " bytes of payload, with " + std::to_string(arrived) +
+                         " bytes after its header");
+    return h;
+  }
+
  private:
   static std::string hex(std::uint32_t v) {
     char buf[16];

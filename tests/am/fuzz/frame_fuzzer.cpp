@@ -1,15 +1,18 @@
-// Fuzzes what a node does with bytes from a peer: the frame header's decoder, the registry's
-// handler lookup, and the argument decoders of handlers with every built-in type. Any input must
-// end in a decoded call or a decode_error/unknown_handler: never a crash, an overlong read or a
-// huge allocation.
+// Fuzzes what a node does with bytes from a peer: the frame decoder (header, and its length
+// against the bytes that came with it), the registry's handler lookup, and the argument decoders
+// of handlers with every built-in type. Any input must end in a decoded call or a
+// decode_error/unknown_handler: never a crash, an overlong read or a huge allocation; and a frame
+// whose payload is not as long as its header says is never decoded further.
 //
 // Built two ways: with libFuzzer (`make fuzz`: clang -fsanitize=fuzzer,address,undefined, at
 // least a million inputs), and as a plain program (frame_fuzzer_replay) that ctest runs over the
 // kept corpus (tests/am/fuzz/corpus/), in every build. `frame_fuzzer_replay --write-seeds DIR`
-// writes the valid frames the corpus started from.
+// writes the valid frames the corpus started from, and frames of the wrong length made from them.
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <heddle/am/functor.hpp>
@@ -59,14 +62,36 @@ std::vector<std::vector<std::byte>> seeds() {
   };
 }
 
+// Frames whose payload disagrees with their header, from the seeds: cut short, with bytes past
+// the end, and out of line with more bytes in the frame than the whole payload. Each must be a
+// decode_error.
+std::vector<std::pair<std::string, std::vector<std::byte>>> wrong_lengths() {
+  const auto s = seeds();
+  std::vector<std::byte> short_call(s[0].begin(), s[0].end() - 3);
+  std::vector<std::byte> long_post = s[1];
+  long_post.insert(long_post.end(), 5, std::byte{0x2a});
+  std::vector<std::byte> out_of_line = s[2];
+  out_of_line[13] = std::byte{off::message_out_of_line};  // the flags
+  const std::uint64_t less = out_of_line.size() - off::message_header::size - 1;
+  std::memcpy(out_of_line.data() + 24, &less, sizeof less);  // payload_bytes
+  return {{"length-short-call", short_call}, {"length-long-post", long_post}, {"length-out-of-line-overlong", out_of_line}};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> in(reinterpret_cast<const std::byte*>(data), size);
   try {
-    const off::message_header h = off::message_header::decode(in, std::uint64_t{1} << 20);
+    // The input is a frame as it arrived in one piece (an mpi message), of any length.
+    const off::message_header h = off::message_header::decode_frame(in, std::uint64_t{1} << 20);
     const std::span<const std::byte> payload = in.subspan(off::message_header::size);
-    if (h.payload_bytes != payload.size()) return 0;  // a transport has already cut the frame to its length
+    if (payload.size() > h.payload_bytes || (!(h.flags & off::message_out_of_line) && payload.size() != h.payload_bytes)) {
+      std::fprintf(stderr, "frame_fuzzer: a frame of %zu payload bytes whose header says %llu was accepted\n", payload.size(),
+                   static_cast<unsigned long long>(h.payload_bytes));
+      std::abort();
+    }
+    // An out-of-line frame brings here at most the head of its payload: the handler's decoder
+    // gets only that, and must find arguments cut short as it finds any others.
     if (h.kind == off::message_kind::call || h.kind == off::message_kind::post) {
       const off::detail::handler_fn fn = off::detail::registry::instance().at(h.handler);
       off::reader r(payload);
@@ -85,10 +110,12 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   if (argc == 3 && std::string(argv[1]) == "--write-seeds") {
     int i = 0;
-    for (const auto& s : seeds()) {
-      std::ofstream(fs::path(argv[2]) / ("seed-" + std::to_string(i++)), std::ios::binary)
-          .write(reinterpret_cast<const char*>(s.data()), static_cast<std::streamsize>(s.size()));
-    }
+    const auto write = [&](const std::string& name, const std::vector<std::byte>& bytes) {
+      std::ofstream(fs::path(argv[2]) / name, std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    };
+    for (const auto& s : seeds()) write("seed-" + std::to_string(i++), s);
+    for (const auto& [name, bytes] : wrong_lengths()) write(name, bytes);
     return 0;
   }
   std::size_t files = 0;
@@ -102,10 +129,23 @@ int main(int argc, char** argv) {
   }
   // The seeds must still decode and run: the corpus keeps testing the real paths.
   for (const auto& s : seeds()) {
-    const off::message_header h = off::message_header::decode(s, 1 << 20);
+    const off::message_header h = off::message_header::decode_frame(s, 1 << 20);
     off::reader r(std::span<const std::byte>(s).subspan(off::message_header::size));
     off::writer out;
     off::detail::registry::instance().at(h.handler)(r, out);
+  }
+  // And the frames of the wrong length are refused for their length.
+  for (const auto& [name, bytes] : wrong_lengths()) {
+    try {
+      off::message_header::decode_frame(bytes, 1 << 20);
+      std::fprintf(stderr, "frame_fuzzer_replay: %s was accepted\n", name.c_str());
+      return 1;
+    } catch (const off::decode_error& e) {
+      if (std::string(e.what()).find("whose header says") == std::string::npos) {
+        std::fprintf(stderr, "frame_fuzzer_replay: %s refused for another reason: %s\n", name.c_str(), e.what());
+        return 1;
+      }
+    }
   }
   std::printf("frame_fuzzer_replay: %zu inputs, no crash\n", files);
   return files > 0 ? 0 : 1;
