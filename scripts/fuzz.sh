@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make fuzz: the active-message frame fuzzer (tests/am/fuzz/frame_fuzzer.cpp) under libFuzzer with
 # AddressSanitizer and UBSan, for HEDDLE_FUZZ_RUNS inputs (default 1,000,000). It starts from the
-# kept corpus (tests/am/fuzz/corpus/) and adds there the inputs that reach new code: commit them,
-# and every build's ctest replays them (am_frame_fuzzer_corpus). A crash leaves its input in
-# build-fuzz/ and fails.
+# kept corpus (tests/am/fuzz/corpus/) and adds there the inputs that reach code the corpus did not
+# (a run finds a hundred or so new inputs, most of them covered by the others: a merge keeps only
+# what adds coverage): commit them, and every build's ctest replays them (am_frame_fuzzer_corpus).
+# A crash leaves its input in build-fuzz/ and fails.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -14,5 +15,7 @@ mkdir -p build-fuzz
 "$clangxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DHEDDLE_LIBFUZZER \
   -Iinclude tests/am/fuzz/frame_fuzzer.cpp -o build-fuzz/frame_fuzzer
 cd build-fuzz
-./frame_fuzzer -runs="$runs" -max_len=4096 -print_final_stats=1 "$root/tests/am/fuzz/corpus" 2>&1 | tail -25
+rm -rf new && mkdir new  # libFuzzer writes the inputs it finds to its first corpus folder
+./frame_fuzzer -runs="$runs" -max_len=4096 -print_final_stats=1 new "$root/tests/am/fuzz/corpus" 2>&1 | tail -25
+./frame_fuzzer -merge=1 "$root/tests/am/fuzz/corpus" new 2>&1 | tail -1
 echo "fuzz.sh: $runs inputs without a crash; corpus: $(ls "$root/tests/am/fuzz/corpus" | wc -l) files"
