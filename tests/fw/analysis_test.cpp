@@ -63,6 +63,7 @@ TEST(DependencyBound, PathsRunInOrderAndRejectionStopsThem) {
 }
 
 TEST(DependencyBound, TheHighPileupConfiguration) {
+  FW_TEST_NEEDS_CMS(fw_test::hipileup);
   const dependency_bound b = analyse_dependencies(load_config(fw_test::cms(fw_test::hipileup)), 1, 100);
   // ~24 s of work and an ~18 s critical path per event: at most 1.3x with one event in flight.
   EXPECT_NEAR(b.work_s() / 100, 23.9, 0.2);

@@ -1,4 +1,5 @@
-// Reading configurations: the study's files as they are, and one clear line for each bad input.
+// Reading configurations: the study's files as they are (where they lie beside the repository), the
+// project's own, and one clear line for each bad input.
 #include <gtest/gtest.h>
 
 #include <heddle/fw.hpp>
@@ -31,6 +32,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Config, ReadsTheHighPileupConfigurationAsItIs) {
+  FW_TEST_NEEDS_CMS(fw_test::hipileup);
   const process_config c = load_config(cms(fw_test::hipileup));
   EXPECT_EQ(c.events_in_flight, 10u);
   EXPECT_DOUBLE_EQ(c.busy_wait_scale, 18351400.0);
@@ -49,6 +51,7 @@ TEST(Config, ReadsTheHighPileupConfigurationAsItIs) {
 }
 
 TEST(Config, ReadsTheMinimumBiasConfigurationWithItsThreadTypes) {
+  FW_TEST_NEEDS_CMS(fw_test::minbias);
   const process_config c = load_config(cms(fw_test::minbias));
   EXPECT_EQ(c.events_in_flight, 2u);
   EXPECT_EQ(c.events, 200u);
@@ -61,9 +64,12 @@ TEST(Config, ReadsTheMinimumBiasConfigurationWithItsThreadTypes) {
   EXPECT_EQ(between_modules, 1u);
 }
 
+// The study's small examples, as they are: heddle reads the study's files unchanged.
 TEST(Config, ReadsEveryExampleConfiguration) {
-  for (const char* name : {"simple_config.json", "test_config.json", "test_acquire_config.json",
-                           "filter_exception_config.json", "producer_exception_config.json"}) {
+  const char* const names[] = {"simple_config.json", "test_config.json", "test_acquire_config.json",
+                               "filter_exception_config.json", "producer_exception_config.json"};
+  for (const char* name : names) FW_TEST_NEEDS_CMS(std::string("examples/") + name);
+  for (const char* name : names) {
     const process_config c = load_config(cms(std::string("examples/") + name));
     EXPECT_EQ(c.events, 3000u) << name;
     EXPECT_FALSE(c.paths.empty()) << name;
@@ -75,6 +81,36 @@ TEST(Config, ReadsEveryExampleConfiguration) {
   EXPECT_EQ(t.modules[5].type, "ThreadSaferGetterFilter");
   ASSERT_EQ(t.modules[5].to_get.size(), 2u);
   EXPECT_EQ(t.modules[5].to_get[1].label, "beta");
+}
+
+// The project's own configurations (tests/fw/configs/), which the framework's tests run on.
+TEST(Config, ReadsTheProjectsOwnConfigurations) {
+  for (const char* name : {"one_filter.json", "chain.json", "chain_acquire.json", "throwing_filter.json",
+                           "throwing_producer.json"}) {
+    const process_config c = load_config(fw_test::own(name));
+    EXPECT_EQ(c.events, 500u) << name;
+    EXPECT_FALSE(c.paths.empty()) << name;
+  }
+  const process_config t = load_config(fw_test::own("chain.json"));
+  ASSERT_EQ(t.modules.size(), 6u);
+  EXPECT_EQ(t.events_in_flight, 4u);
+  EXPECT_EQ(t.modules[0].label, "hits");  // producers first, then filters
+  EXPECT_EQ(t.modules[0].type, "BusyWaitProducer");  // "demo::" is dropped
+  EXPECT_DOUBLE_EQ(t.modules[0].average_time, 0.01);
+  EXPECT_EQ(t.modules[1].threads, thread_type::safe_between_modules);
+  EXPECT_EQ(t.modules[2].threads, thread_type::unsafe);
+  EXPECT_EQ(t.modules[5].label, "calo");
+  EXPECT_EQ(t.modules[5].type, "ThreadSaferGetterFilter");
+  ASSERT_EQ(t.modules[5].to_get.size(), 2u);
+  EXPECT_EQ(t.modules[5].to_get[1].label, "clusters");
+  ASSERT_EQ(t.paths.size(), 2u);
+  // chain_acquire.json is chain.json with its producers waiting through ExternalWork's acquire.
+  const process_config a = load_config(fw_test::own("chain_acquire.json"));
+  ASSERT_EQ(a.modules.size(), t.modules.size());
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.modules[i].label, t.modules[i].label);
+    EXPECT_EQ(a.modules[i].type, "SleepingWithAcquireProducer");
+  }
 }
 
 TEST(Config, IterationsMayBeAString) {

@@ -1,9 +1,11 @@
-// Shared helpers of the framework's tests: the study's configurations by path, and modules that
-// count and record what the framework does with them.
+// Shared helpers of the framework's tests: the configurations by path (the study's, and the
+// project's own), and modules that count and record what the framework does with them.
 #pragma once
 
 #include <atomic>
+#include <filesystem>
 #include <functional>
+#include <gtest/gtest.h>
 #include <heddle/fw.hpp>
 #include <memory>
 #include <string>
@@ -12,7 +14,26 @@
 
 namespace fw_test {
 
+// The CMS study's configurations lie beside the repository (HEDDLE_CMS_DATA, from
+// tests/fw/CMakeLists.txt), not in it: a clone of the project alone lacks them, so a test that
+// reads one starts with FW_TEST_NEEDS_CMS and skips without it.
 inline std::string cms(const std::string& name) { return std::string(HEDDLE_CMS_DATA) + "/" + name; }
+// The project's own small configurations (tests/fw/configs/): what the framework's own behaviour
+// is tested on, so that those tests run everywhere.
+inline std::string own(const std::string& name) { return std::string(HEDDLE_FW_CONFIGS) + "/" + name; }
+
+// Skips the current test, saying why, when the study's file `name` (under HEDDLE_CMS_DATA) is
+// absent. A macro: GTEST_SKIP() returns from the test function itself.
+#define FW_TEST_NEEDS_CMS(name)                                                                              \
+  do {                                                                                                       \
+    const std::string fw_test_file_ = fw_test::cms(name);                                                    \
+    if (!std::filesystem::exists(fw_test_file_))                                                             \
+      GTEST_SKIP() << fw_test_file_                                                                          \
+                   << " is absent: the CMS study's configurations are not part of the repository (CI and " \
+                      "developers have them in ../shared/data/cms beside it; -DHEDDLE_CMS_DATA=DIR names "  \
+                      "another folder)";                                                                     \
+  } while (0)
+
 inline const char* const hipileup = "reco_hipileup_5_2_0_busywait_perfectIO.json";
 inline const char* const minbias = "reco_minbias_busywait.json";
 

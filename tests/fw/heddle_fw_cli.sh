@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # heddle-fw as a user meets it: every bad input is one line on stderr and exit status 2, a module
 # that throws stops the run with exit status 1 naming the module and the event, nothing hangs, and
-# a good run prints its report and writes the JSON and the timeline.
+# a good run prints its report and writes the JSON and the timeline. All of it on the project's
+# own configurations (tests/fw/configs/) and ones written here; the CMS study's configurations in
+# CMS_DATA_DIR, which lie beside the repository and not in it, are run unchanged where they are, and
+# that part is skipped, saying so, where they are not.
 #   tests/fw/heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR
 set -uo pipefail
 bin=${1:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
 data=${2:?usage: heddle_fw_cli.sh HEDDLE_FW CMS_DATA_DIR}
+configs=$(dirname "$0")/configs
 source "$(dirname "$0")/../tools/cli_support.sh"
 
 # expect STATUS "what" "message part" args...: that exit status, the message on stderr in one line.
@@ -51,11 +55,12 @@ expect 2 "negative time" "'a': eventTimes[1]: negative time -2" "$tmp/negative.j
 config unknown_key '{"@label":"a","@type":"FastProducer","colour":"red"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
 expect 2 "unknown key" "key 'colour' does not apply to type FastProducer" "$tmp/unknown_key.json"
 expect 2 "missing file" "$tmp/none.json: cannot open" "$tmp/none.json"
-expect 2 "cli: unknown option" "--frobnicate" "$data/examples/simple_config.json" --frobnicate
-expect 2 "cli: bad --wait" "--wait" "$data/examples/simple_config.json" --wait nap
-expect 2 "cli: zero threads" "--threads" "$data/examples/simple_config.json" --threads 0
+simple=$configs/one_filter.json
+expect 2 "cli: unknown option" "--frobnicate" "$simple" --frobnicate
+expect 2 "cli: bad --wait" "--wait" "$simple" --wait nap
+expect 2 "cli: zero threads" "--threads" "$simple" --threads 0
 expect 2 "cli: no config" "config is required" --threads 2
-expect 2 "unwritable --json" "/dev/null/r.json: cannot write" "$data/examples/simple_config.json" --json /dev/null/r.json
+expect 2 "unwritable --json" "/dev/null/r.json: cannot write" "$simple" --json /dev/null/r.json
 
 # Every numeric option of every command, with a negative value, zero where it means nothing, a
 # value past its range and text that is no number: exit 2 and the option named. (CLI11 alone reads
@@ -70,7 +75,6 @@ bad_values() {
     shift
   done
 }
-simple=$data/examples/simple_config.json
 bad_values "$simple" -- --threads -1 0 4097 010x -- --events -3 0 18446744073709551616 1e3 \
   -- --events-in-flight -1 0 100000001 -- --events-per-run -2 0 -- --time-scale -1 0 nan 1e999 \
   -- --busy-wait-scale -5 0 inf -- --idle-spin-us -1 1000001
@@ -125,12 +129,12 @@ done
 
 # Modules that throw: exit 1, the module's label and the event; both processors.
 for single in "" --single-threaded; do
-  expect 1 "throwing filter $single" "module 'third' failed on event " "$data/examples/filter_exception_config.json" --time-scale 1e-3 $single
-  expect 1 "throwing producer $single" "module 'beta' failed on event " "$data/examples/producer_exception_config.json" --time-scale 1e-3 $single
+  expect 1 "throwing filter $single" "module 'veto' failed on event " "$configs/throwing_filter.json" --time-scale 1e-3 $single
+  expect 1 "throwing producer $single" "module 'calibration' failed on event " "$configs/throwing_producer.json" --time-scale 1e-3 $single
 done
 
 # A good run: the report, the JSON, the timeline; threaded and single-threaded agree.
-cfg=$data/examples/test_config.json
+cfg=$configs/chain.json
 if ! timeout 120 "$bin" "$cfg" --time-scale 1e-3 --events 200 --json "$tmp/r.json" --timeline "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err"; then
   fail "good run failed: $(cat "$tmp/err")"
 else
@@ -144,9 +148,9 @@ for key in ("events", "wall_s", "cpu_s", "events_per_s", "checksum", "peak_rss_b
     assert key in r, key
 assert r["events"] == 200 and r["threads"] >= 2 and r["checksum"].startswith("0x"), r
 rows = list(csv.DictReader(open(sys.argv[2])))
-assert len(rows) == 200 * 6, len(rows)  # 6 modules run for every event
+assert len(rows) == 200 * 6, len(rows)  # 6 modules run once for every event ("trigger" is on both paths)
 assert all(float(x["start_s"]) <= float(x["end_s"]) for x in rows)
-assert {x["label"] for x in rows} == {"first", "second", "third", "fourth", "alpha", "beta"}
+assert {x["label"] for x in rows} == {"hits", "tracks", "clusters", "trigger", "tracking", "calo"}
 PY
   threaded=$(grep checksum "$tmp/out")
   single=$(timeout 120 "$bin" "$cfg" --time-scale 1e-3 --events 200 --single-threaded | grep checksum)
@@ -164,7 +168,7 @@ else
 fi
 
 # scan: CSV, JSON with the targets' ratios, and plots where matplotlib is there.
-if ! timeout 300 "$bin" scan "$data/examples/test_config.json" --events 12 --time-scale 1e-4 --reps 1 --in-flight 1,2 \
+if ! timeout 300 "$bin" scan "$cfg" --events 12 --time-scale 1e-4 --reps 1 --in-flight 1,2 \
     --out "$tmp/scan" >"$tmp/out" 2>"$tmp/err"; then
   fail "scan failed: $(cat "$tmp/err")"
 else
@@ -189,14 +193,40 @@ fi
 expect 2 "scan: missing file" "$tmp/none.json: cannot open" scan "$tmp/none.json"
 
 # heddle-fw's options from the file: the report goes where "json" says, single-threaded.
-sed 's|"nSimultaneousEvents" : 4,|"nSimultaneousEvents" : 4, "singleThreaded": true, "quiet": true, "json": "'"$tmp"'/from_file.json",|' \
-  "$data/examples/test_config.json" >"$tmp/options.json"
+sed 's|"nSimultaneousEvents": 4,|& "singleThreaded": true, "quiet": true, "json": "'"$tmp"'/from_file.json",|' \
+  "$cfg" >"$tmp/options.json"
 if ! timeout 120 "$bin" "$tmp/options.json" --time-scale 1e-3 --events 20 >"$tmp/out" 2>"$tmp/err"; then
   fail "options from the file: $(cat "$tmp/err")"
 else
   grep -qF "single-threaded" "$tmp/out" || fail "singleThreaded in the file was not used: $(cat "$tmp/out")"
   [[ -s $tmp/from_file.json ]] || fail "json in the file wrote no report"
 fi
+
+# The CMS study's configurations, unchanged: its exception examples stop naming their module, its
+# other examples and the real reconstruction jobs run. Each file is skipped, saying why, where it is
+# absent: they lie beside the repository (../shared/data/cms), and a clone of the project lacks them.
+# study NAME: true when the study's NAME is there; otherwise says that it is skipped.
+study() {
+  [[ -f $data/$1 ]] && return
+  echo "SKIP: $data/$1 is absent: the CMS study's configurations are not part of the repository"
+  return 1
+}
+for thrower in "filter_exception_config.json third" "producer_exception_config.json beta"; do
+  read -r name label <<<"$thrower"
+  study "examples/$name" || continue
+  for single in "" --single-threaded; do
+    expect 1 "the study's $name $single" "module '$label' failed on event " "$data/examples/$name" --time-scale 1e-3 $single
+  done
+done
+for name in examples/simple_config.json examples/test_config.json examples/test_acquire_config.json \
+            reco_minbias_busywait.json reco_hipileup_5_2_0_busywait_perfectIO.json; do
+  study "$name" || continue
+  if ! timeout 120 "$bin" "$data/$name" -q --time-scale 1e-4 --events 4 >"$tmp/out" 2>"$tmp/err"; then
+    fail "the study's $name: $(cat "$tmp/err")"
+  else
+    grep -qE '^  events +4 in 1 run$' "$tmp/out" || fail "the study's $name: the report says $(cat "$tmp/out")"
+  fi
+done
 
 timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
 grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"

@@ -34,6 +34,8 @@ std::string config_error_of(const std::string& producers, const std::string& fil
 }
 
 TEST(Process, TheRealConfigurationsFinalize) {
+  FW_TEST_NEEDS_CMS(fw_test::hipileup);
+  FW_TEST_NEEDS_CMS(fw_test::minbias);
   for (const char* name : {fw_test::hipileup, fw_test::minbias}) {
     process p = make_process(load_config(fw_test::cms(name)), {});
     ASSERT_NO_THROW(p.finalize()) << name;

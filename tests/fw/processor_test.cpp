@@ -1,5 +1,6 @@
-// The processors on the study's configurations: the multi-threaded one gives the single-threaded
-// reference's checksum for every number of threads, events in flight and way of waiting.
+// The processors on the study's configurations and the project's own: the multi-threaded one gives
+// the single-threaded reference's checksum for every number of threads, events in flight and way of
+// waiting.
 #include <gtest/gtest.h>
 
 #include <heddle/fw.hpp>
@@ -28,6 +29,7 @@ outcome run(const std::string& file, bool single, unsigned threads, std::uint64_
 class RealConfiguration : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RealConfiguration, ThreadedChecksumEqualsSingleThreadedForEveryCombination) {
+  FW_TEST_NEEDS_CMS(GetParam());
   heddle_test::watchdog dog("real configuration checksums", std::chrono::seconds(600));
   const std::string file = cms(GetParam());
   const std::uint64_t events = heddle_test::scaled<std::uint64_t>(30, 12);
@@ -48,53 +50,75 @@ TEST_P(RealConfiguration, ThreadedChecksumEqualsSingleThreadedForEveryCombinatio
 INSTANTIATE_TEST_SUITE_P(Cms, RealConfiguration, ::testing::Values(fw_test::hipileup, fw_test::minbias));
 
 TEST(Processor, TheChecksumDependsOnTheEvents) {
-  const std::string file = cms("examples/test_config.json");
+  const std::string file = fw_test::own("chain.json");
   const outcome a = run(file, true, 1, 1, 10, wait_mode::as_configured, 1e-3);
   const outcome b = run(file, true, 1, 1, 11, wait_mode::as_configured, 1e-3);
   EXPECT_NE(a.checksum, b.checksum);
   EXPECT_EQ(a.checksum, run(file, true, 1, 1, 10, wait_mode::as_configured, 1e-3).checksum);
 }
 
-TEST(Processor, EveryExampleConfigurationRuns) {
-  for (const char* name : {"simple_config.json", "test_config.json", "test_acquire_config.json"}) {
-    const std::string file = cms(std::string("examples/") + name);
+// Each configuration runs 100 events with the single-threaded reference's checksum, threaded with 1,
+// 4 and 32 events in flight; the last two, which differ only in how their producers wait (spinning,
+// ExternalWork's acquire), give the same products.
+void expect_runs_like_the_reference(const std::string& simple, const std::string& busy, const std::string& acquire) {
+  for (const std::string& file : {simple, busy, acquire}) {
     const outcome reference = run(file, true, 1, 1, 100, wait_mode::as_configured, 1e-3);
-    EXPECT_EQ(reference.events, 100u) << name;
+    EXPECT_EQ(reference.events, 100u) << file;
     for (std::uint64_t in_flight : {1u, 4u, 32u}) {
       const outcome o = run(file, false, 2, in_flight, 100, wait_mode::as_configured, 1e-3);
-      EXPECT_EQ(o.events, 100u) << name;
-      EXPECT_EQ(o.checksum, reference.checksum) << name << " in flight " << in_flight;
+      EXPECT_EQ(o.events, 100u) << file;
+      EXPECT_EQ(o.checksum, reference.checksum) << file << " in flight " << in_flight;
     }
   }
-  // test_config and test_acquire_config differ only in how alpha and beta wait: same products.
-  EXPECT_EQ(run(cms("examples/test_config.json"), false, 2, 4, 50, wait_mode::as_configured, 1e-3).checksum,
-            run(cms("examples/test_acquire_config.json"), false, 2, 4, 50, wait_mode::as_configured, 1e-3).checksum);
+  EXPECT_EQ(run(busy, false, 2, 4, 50, wait_mode::as_configured, 1e-3).checksum,
+            run(acquire, false, 2, 4, 50, wait_mode::as_configured, 1e-3).checksum);
 }
 
-// The exception examples: the run stops cleanly with an error naming the module and the event.
-TEST(Processor, TheExceptionExamplesStopWithTheModuleAndTheEvent) {
-  heddle_test::watchdog dog("exception examples", std::chrono::seconds(120));
-  struct expectation {
-    const char* file;
-    const char* label;
-  };
-  for (auto [name, label] : {expectation{"filter_exception_config.json", "third"}, expectation{"producer_exception_config.json", "beta"}}) {
-    for (bool single : {true, false}) {
-      process p = make_process(load_config(cms(std::string("examples/") + name)), timing_options{wait_mode::as_configured, 1e-3, 0});
-      try {
-        (single ? run_single_threaded : run_threaded)(p, fw_test::options(3000, 4));
-        ADD_FAILURE() << name << " ran to the end";
-      } catch (const module_error& e) {
-        EXPECT_EQ(e.label(), label) << name;
-        EXPECT_LT(e.event(), 3000u);
-        if (single) {
-          EXPECT_EQ(e.event(), 0u);
-        }
-        EXPECT_EQ(e.run(), 1u);
-        EXPECT_NE(std::string(e.what()).find("module '" + std::string(label) + "' failed on event "), std::string::npos) << e.what();
+TEST(Processor, TheProjectsConfigurationsRun) {
+  expect_runs_like_the_reference(fw_test::own("one_filter.json"), fw_test::own("chain.json"),
+                                 fw_test::own("chain_acquire.json"));
+}
+
+TEST(Processor, EveryExampleConfigurationRuns) {
+  for (const char* name : {"simple_config.json", "test_config.json", "test_acquire_config.json"})
+    FW_TEST_NEEDS_CMS(std::string("examples/") + name);
+  expect_runs_like_the_reference(cms("examples/simple_config.json"), cms("examples/test_config.json"),
+                                 cms("examples/test_acquire_config.json"));
+}
+
+// A configuration whose module `label` throws on every event: the run, single-threaded and threaded,
+// stops cleanly with an error naming the module and the event.
+void expect_stops_at(const std::string& file, const std::string& label) {
+  heddle_test::watchdog dog("exception " + file, std::chrono::seconds(120));
+  const process_config c = load_config(file);
+  for (bool single : {true, false}) {
+    process p = make_process(c, timing_options{wait_mode::as_configured, 1e-3, 0});
+    try {
+      (single ? run_single_threaded : run_threaded)(p, fw_test::options(c.events, 4));
+      ADD_FAILURE() << file << " ran to the end";
+    } catch (const module_error& e) {
+      EXPECT_EQ(e.label(), label) << file;
+      EXPECT_LT(e.event(), c.events);
+      if (single) {
+        EXPECT_EQ(e.event(), 0u);
       }
+      EXPECT_EQ(e.run(), 1u);
+      EXPECT_NE(std::string(e.what()).find("module '" + label + "' failed on event "), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(Processor, AThrowingModuleStopsTheRunWithTheModuleAndTheEvent) {
+  expect_stops_at(fw_test::own("throwing_filter.json"), "veto");
+  expect_stops_at(fw_test::own("throwing_producer.json"), "calibration");
+}
+
+// The study's exception examples.
+TEST(Processor, TheExceptionExamplesStopWithTheModuleAndTheEvent) {
+  FW_TEST_NEEDS_CMS("examples/filter_exception_config.json");
+  FW_TEST_NEEDS_CMS("examples/producer_exception_config.json");
+  expect_stops_at(cms("examples/filter_exception_config.json"), "third");
+  expect_stops_at(cms("examples/producer_exception_config.json"), "beta");
 }
 
 }  // namespace

@@ -173,6 +173,7 @@ TEST(ThreadSafety, LevelsHoldUnderManyEventsInFlight) {
 // its timeline, with timer waits (a serialised module keeps its queue while it waits), shows no
 // overlap where the levels forbid it.
 TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
+  FW_TEST_NEEDS_CMS(fw_test::minbias);
   heddle_test::watchdog dog("minbias timeline", std::chrono::seconds(300));
   const process_config c = load_config(fw_test::cms(fw_test::minbias));
   for (wait_mode wait : {wait_mode::as_configured, wait_mode::timer}) {
