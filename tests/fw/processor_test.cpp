@@ -79,6 +79,7 @@ TEST(Processor, TheProjectsConfigurationsRun) {
                                  fw_test::own("chain_acquire.json"));
 }
 
+// The study's small examples, unchanged.
 TEST(Processor, EveryExampleConfigurationRuns) {
   for (const char* name : {"simple_config.json", "test_config.json", "test_acquire_config.json"})
     FW_TEST_NEEDS_CMS(std::string("examples/") + name);
@@ -113,7 +114,7 @@ TEST(Processor, AThrowingModuleStopsTheRunWithTheModuleAndTheEvent) {
   expect_stops_at(fw_test::own("throwing_producer.json"), "calibration");
 }
 
-// The study's exception examples.
+// The study's exception examples, unchanged.
 TEST(Processor, TheExceptionExamplesStopWithTheModuleAndTheEvent) {
   FW_TEST_NEEDS_CMS("examples/filter_exception_config.json");
   FW_TEST_NEEDS_CMS("examples/producer_exception_config.json");
