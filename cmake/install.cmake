@@ -1,28 +1,50 @@
-# `cmake --install` puts the headers, the libraries, a CMake package (heddle::heddle, the
-# framework's heddle::fw, the MPI engine's heddle::mpi and the active messages' heddle::am), a
-# pkg-config file (the runtime) and the launcher heddle-run under the prefix.
-include(GNUInstallDirs)
+# `cmake --install` puts under the prefix: the headers, one library per layer, a CMake package with
+# one component per layer (find_package(heddle CONFIG REQUIRED COMPONENTS core async dispatch mpi
+# am fw); each component finds only its own dependencies, and no component means heddle::heddle),
+# one pkg-config file per component (heddle-core.pc, ..., heddle.pc) and the tools users run.
 include(CMakePackageConfigHelpers)
 
-set_target_properties(heddle_fw PROPERTIES EXPORT_NAME fw)
-set_target_properties(heddle_mpi PROPERTIES EXPORT_NAME mpi)
-set_target_properties(heddle_am PROPERTIES EXPORT_NAME am)
-install(TARGETS heddle heddle_fw heddle_mpi heddle_am EXPORT heddleTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(EXPORT heddleTargets NAMESPACE heddle:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
+get_property(heddle_components GLOBAL PROPERTY HEDDLE_LAYERS)  # in build order: core async [mpi] dispatch am fw
+list(APPEND heddle_components heddle)
+set(heddle_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
 
+# Every public header is installed, and the internals in <layer>/detail/ that the public headers'
+# inline code includes; src/ stays private, and so do the two detail headers only the layers' compiled
+# code uses (a thread's futex, a runtime's services). The install test compiles every installed
+# header against the installed tree alone.
+# heddle::mpi's header goes only with heddle::mpi.
+set(heddle_not_installed "core/detail/(futex|service)\\.hpp$")
+if(NOT HEDDLE_HAVE_MPI)
+  set(heddle_not_installed "(${heddle_not_installed})|(async/mpi\\.hpp$)")
+endif()
+install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} REGEX "${heddle_not_installed}" EXCLUDE)
+
+foreach(component IN LISTS heddle_components)
+  set(target heddle_${component})
+  if(component STREQUAL "heddle")
+    set(target heddle)
+  endif()
+  install(TARGETS ${target} EXPORT heddle-${component}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT heddle-${component} NAMESPACE heddle:: FILE heddle-${component}-targets.cmake
+    DESTINATION ${heddle_cmake_dir})
+endforeach()
+
+# The configuration file learns which components this build has and what the static libraries'
+# users must link besides heddle's own (with static libraries, a layer's private dependencies are
+# its users' too).
+set(HEDDLE_PACKAGE_COMPONENTS "${heddle_components}")
 configure_package_config_file(cmake/heddleConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/heddleConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
+  INSTALL_DESTINATION ${heddle_cmake_dir})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddleConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion.cmake
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
+  DESTINATION ${heddle_cmake_dir})
 
-# heddle.pc finds its prefix from where it lies (pkg-config's ${pcfiledir}), so that
-# `cmake --install build --prefix P` (or DESTDIR, or moving the tree) gives a .pc pointing into P,
+# The .pc files find their prefix from where they lie (pkg-config's ${pcfiledir}), so that
+# `cmake --install build --prefix P` (or DESTDIR, or moving the tree) gives files pointing into P,
 # not at the CMAKE_INSTALL_PREFIX of configure time.
 foreach(kind LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
@@ -38,5 +60,35 @@ else()
   string(REGEX REPLACE "/$" "" heddle_pc_up "${heddle_pc_up}")
   set(HEDDLE_PC_PREFIX "\${pcfiledir}/${heddle_pc_up}")
 endif()
-configure_file(cmake/heddle.pc.in ${CMAKE_CURRENT_BINARY_DIR}/heddle.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddle.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# heddle_pc(<file name> <component> <Requires> <Libs>)
+function(heddle_pc name component requires libs)
+  set(HEDDLE_PC_NAME ${name})
+  set(HEDDLE_PC_DESCRIPTION "heddle ${component}: ${PROJECT_DESCRIPTION}")
+  set(HEDDLE_PC_REQUIRES "${requires}")
+  set(HEDDLE_PC_LIBS "${libs}")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/heddle.pc.in ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/${name}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/${name}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endfunction()
+
+set(uring_pc "")
+if(HEDDLE_HAVE_LIBURING)
+  set(uring_pc ", liburing")
+endif()
+heddle_pc(heddle-core core "" "-L\${libdir} -lheddle_core -pthread")
+heddle_pc(heddle-async async "heddle-core${uring_pc}" "-L\${libdir} -lheddle_async")
+heddle_pc(heddle-dispatch dispatch "heddle-async" "-L\${libdir} -lheddle_dispatch")
+heddle_pc(heddle heddle "heddle-dispatch" "")
+if(HEDDLE_HAVE_MPI)
+  heddle_pc(heddle-mpi mpi "heddle-async, mpi-c" "-L\${libdir} -lheddle_mpi")
+  heddle_pc(heddle-am am "heddle-async, mpi-c" "-L\${libdir} -lheddle_am")
+else()
+  heddle_pc(heddle-am am "heddle-async" "-L\${libdir} -lheddle_am")
+endif()
+heddle_pc(heddle-fw fw "heddle-dispatch, nlohmann_json" "-L\${libdir} -lheddle_fw")
+
+# The tools a user runs, and what heddle-fw reads: its configuration reference and example
+# configurations (the ones the framework's tests run on).
+install(TARGETS heddle-fw heddle-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES docs/fw-config.md DESTINATION ${CMAKE_INSTALL_DATADIR}/heddle)
+install(DIRECTORY tests/fw/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/heddle/examples FILES_MATCHING PATTERN "*.json")

@@ -5,7 +5,7 @@
 #include <functional>
 #include <queue>
 
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 #include "heddle/fw/process.hpp"
 #include "module_time.hpp"
 #include "run_steps.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "heddle/core/parallel_for.hpp"
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/waiting.hpp"
 #include "module_time.hpp"

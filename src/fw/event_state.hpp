@@ -9,7 +9,7 @@
 #include <cstring>
 #include <new>
 
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 
 namespace heddle::fw::detail {
 

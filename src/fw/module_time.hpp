@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "heddle/fw/config.hpp"
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 
 namespace heddle::fw::detail {
 

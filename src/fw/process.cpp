@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 
 namespace heddle::fw {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <exception>
 
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 #include "heddle/fw/processor.hpp"
 #include "run_steps.hpp"
 #include "usage.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "heddle/core/detail/continuation_state.hpp"
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {

@@ -174,6 +174,20 @@ TEST(LoopbackOptions, RunWrapsMainForNodeZero) {
   EXPECT_NE(err.find("prog: heddle::offload: --heddle-nodes=none"), std::string::npos) << err;
 }
 
+#if !HEDDLE_TEST_HAVE_MPI
+// Built without MPI, a session asking for the mpi backend fails and says why; the others work.
+TEST(LoopbackOptions, WithoutMpiTheMpiBackendIsAClearError) {
+  off::session_options o;
+  o.transport = off::backend::mpi;
+  try {
+    off::session s(o);
+    ADD_FAILURE() << "a session on the mpi backend started in a build without MPI";
+  } catch (const off::session_error& e) {
+    EXPECT_NE(std::string(e.what()).find("built without MPI"), std::string::npos) << e.what();
+  }
+}
+#endif
+
 TEST(LoopbackOptions, NoSessionIsAClearError) {
   EXPECT_THROW(off::this_node(), off::session_error);
   heddle::future<int> f = off::async(0, heddle::f2f(&scale, 1, std::string("x")));

@@ -133,6 +133,13 @@ bool kernel_has_io_uring() {
 #endif
 }
 
+// The io_uring backend is there when heddle was built with liburing (HEDDLE_TEST_HAVE_LIBURING, from
+// the build) and the kernel lets the process make a ring; why not, otherwise.
+bool io_uring_usable() { return HEDDLE_TEST_HAVE_LIBURING && kernel_has_io_uring(); }
+const char* why_no_io_uring() {
+  return HEDDLE_TEST_HAVE_LIBURING ? "the kernel refuses io_uring here" : "heddle was built without liburing";
+}
+
 // Reads [offset, offset + buf.size()) completely through the engine: short reads are continued.
 void pread_fully(heddle::runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
   while (!buf.empty()) {
@@ -153,8 +160,8 @@ class FileIoBackend : public ::testing::TestWithParam<io::file_backend> {
     try {
       io::use_file_backend(*rt_, GetParam());
     } catch (const std::system_error& e) {
-      if (GetParam() == io::file_backend::io_uring && !kernel_has_io_uring())
-        GTEST_SKIP() << "the kernel refuses io_uring here: " << e.what();
+      if (GetParam() == io::file_backend::io_uring && !io_uring_usable())
+        GTEST_SKIP() << why_no_io_uring() << ": " << e.what();
       throw;
     }
     ASSERT_EQ(io::file_backend_of(*rt_), GetParam());
@@ -580,7 +587,7 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
   unique_fd fd(check_sys(::open(dir.file("f").c_str(), O_RDONLY | O_CLOEXEC), "open"));
   std::vector<std::byte> buf(4096);
   for (io::file_backend first : {io::file_backend::threads, io::file_backend::io_uring}) {
-    if (first == io::file_backend::io_uring && !kernel_has_io_uring()) continue;
+    if (first == io::file_backend::io_uring && !io_uring_usable()) continue;
     SCOPED_TRACE(backend_name(first));
     heddle::runtime rt(2);
     io::use_file_backend(rt, first);
@@ -598,12 +605,33 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
   EXPECT_THROW(io::use_file_backend(rt, other), std::logic_error);
 }
 
+#if HEDDLE_TEST_HAVE_LIBURING
 TEST(FileIo, DefaultBackendIsIoUringWhereTheKernelHasIt) {
   if (const char* v = std::getenv("HEDDLE_FILE_IO"); v && *v) GTEST_SKIP() << "HEDDLE_FILE_IO=" << v << " is set";
-  if (!kernel_has_io_uring()) GTEST_SKIP() << "no io_uring in this kernel";
+  if (!io_uring_usable()) GTEST_SKIP() << why_no_io_uring();
   heddle::runtime rt(1);
   EXPECT_EQ(io::file_backend_of(rt), io::file_backend::io_uring);
 }
+#endif
+
+#if !HEDDLE_TEST_HAVE_LIBURING
+// Built without liburing, files are served by I/O threads, and asking for io_uring says why not.
+TEST(FileIo, WithoutLiburingTheThreadsServeAndIoUringIsRefused) {
+  heddle::runtime rt(1);
+  try {
+    io::use_file_backend(rt, io::file_backend::io_uring);
+    ADD_FAILURE() << "use_file_backend(io_uring) succeeded in a build without liburing";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find("built without liburing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(io::file_backend_of(rt), io::file_backend::threads);
+  temp_dir dir;
+  write_reference_file(dir.file("f"), 4096);
+  unique_fd fd(check_sys(::open(dir.file("f").c_str(), O_RDONLY | O_CLOEXEC), "open"));
+  std::vector<std::byte> buf(4096);
+  EXPECT_EQ(*io::pread(rt, fd.get(), buf, 0), 4096u);
+}
+#endif
 
 // HEDDLE_FILE_IO=threads picks the fallback for runtimes that did not choose. (This test changes
 // the environment only while no other thread of the test reads it.)
@@ -624,7 +652,7 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
     std::uint64_t sum = 0;
     EXPECT_EQ(check_chunk(buf.data(), buf.size(), 0, &sum), 0u);
     // An explicit choice still wins over the environment.
-    if (kernel_has_io_uring()) {
+    if (io_uring_usable()) {
       heddle::runtime rt2(1);
       io::use_file_backend(rt2, io::file_backend::io_uring);
       EXPECT_EQ(io::file_backend_of(rt2), io::file_backend::io_uring);
@@ -636,7 +664,7 @@ TEST(FileIo, EnvironmentSelectsTheThreadsBackend) {
 }
 
 TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
-  if (!kernel_has_io_uring()) GTEST_SKIP() << "no io_uring in this kernel";
+  if (!io_uring_usable()) GTEST_SKIP() << why_no_io_uring();
   watchdog dog("FileIo.TwoRuntimesWithDifferentBackendsOnOneFile", 120s);
   temp_dir dir;
   const std::size_t size = scaled<std::size_t>(16 << 20, 2 << 20), chunk = 256 << 10;

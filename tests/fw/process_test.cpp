@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <heddle/fw.hpp>
-#include <heddle/fw/detail/graph.hpp>
+#include "graph.hpp"  // src/fw
 
 #include "fw_test_support.hpp"
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The install test: installs a built heddle into a temporary prefix, then builds and runs
-# consumer/main.cpp against it twice, as users would:
-#   1. an outside CMake project: find_package(heddle CONFIG REQUIRED) + heddle::heddle (and
-#      consumer/fw_main.cpp with heddle::fw);
-#   2. one compiler command with `pkg-config --cflags --libs heddle`.
+# The install test: installs a built heddle into a temporary prefix, then builds and runs programs
+# against it as users would:
+#   1. an outside CMake project: find_package(heddle CONFIG REQUIRED) + heddle::heddle, and the
+#      components fw and am (consumer/fw_main.cpp, consumer/am_main.cpp);
+#   2. the same project asking for the core component alone, configured with MPI and nlohmann-json
+#      hidden from CMake: a core-only program needs neither;
+#   3. one compiler command with `pkg-config --cflags --libs heddle` (and heddle-core for the
+#      core-only program).
+# Also checks that the tools (heddle-fw, heddle-run) and heddle-fw's reference and examples are
+# installed.
 # Uses the C++ compiler the build folder was configured with. Cleans up after itself (keep the
 # folder for a look with HEDDLE_KEEP_INSTALL_TEST=1).
 #
@@ -47,15 +52,32 @@ quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
 for f in include/heddle/heddle.hpp include/heddle/core.hpp; do
   [[ -f $prefix/$f ]] || fail "$f is not installed"
 done
-lib=$(find "$prefix" -name libheddle.a -print -quit)
-[[ -n $(find "$prefix" -name libheddle_fw.a -print -quit) ]] || fail "libheddle_fw.a is not installed"
-[[ -n $(find "$prefix" -name libheddle_am.a -print -quit) ]] || fail "libheddle_am.a is not installed"
+for layer in core async dispatch am fw; do
+  [[ -n $(find "$prefix" -name "libheddle_$layer.a" -print -quit) ]] || fail "libheddle_$layer.a is not installed"
+done
 config=$(find "$prefix" -name heddleConfig.cmake -print -quit)
 pc=$(find "$prefix" -name heddle.pc -print -quit)
-[[ -n $lib ]] || fail "libheddle.a is not installed"
 [[ -n $config ]] || fail "heddleConfig.cmake is not installed"
 [[ -n $pc ]] || fail "heddle.pc is not installed"
-targets=$(dirname "$config")/heddleTargets.cmake
+for f in heddle-core heddle-async heddle-dispatch heddle-am heddle-fw; do
+  [[ -f $(dirname "$pc")/$f.pc ]] || fail "$f.pc is not installed"
+done
+for tool in heddle-fw heddle-run; do
+  [[ -x $prefix/bin/$tool ]] || fail "$tool is not installed"
+done
+[[ -f $prefix/share/heddle/fw-config.md ]] || fail "heddle-fw's configuration reference is not installed (share/heddle/fw-config.md)"
+[[ -n $(find "$prefix/share/heddle/examples" -name '*.json' -print -quit 2>/dev/null) ]] ||
+  fail "no example configuration under share/heddle/examples"
+"$prefix/bin/heddle-fw" "$prefix/share/heddle/examples/chain.json" --events 20 --time-scale 1e-3 >"$tmp/fw.out" 2>&1 ||
+  { cat "$tmp/fw.out" >&2; fail "the installed heddle-fw does not run the installed example chain.json"; }
+# Every installed header compiles on its own against the installed tree: none includes a header that
+# stayed behind (src/, or an internal left out of the install). Only async/mpi.hpp needs more (mpi.h),
+# and is installed only with heddle::mpi.
+mpi_cflags=$(pkg-config --cflags mpi-c 2>/dev/null || true)
+find "$prefix/include/heddle" -name '*.hpp' -print0 |
+  xargs -0 -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$1" | "$2" -std=c++20 -fsyntax-only -x c++ -I"$3" $4 - 2>&1 | sed "s|^|$1: |"' _ {} "$cxx" "$prefix/include" "$mpi_cflags" >"$tmp/headers.log"
+[[ ! -s $tmp/headers.log ]] || { head -40 "$tmp/headers.log" >&2; fail "installed headers that do not compile on their own (above)"; }
+targets=$(dirname "$config")/heddle-core-targets.cmake
 # shellcheck disable=SC2016  # ${_IMPORT_PREFIX} is literal text in the file
 grep -q 'INTERFACE_INCLUDE_DIRECTORIES "${_IMPORT_PREFIX}/' "$targets" ||
   fail "heddle::heddle carries no installed include folder (INTERFACE_INCLUDE_DIRECTORIES in $targets)"
@@ -74,13 +96,22 @@ quiet "building the CMake consumer" cmake --build "$tmp/consumer-build"
 "$tmp/consumer-build/app" || fail "the CMake consumer's checks failed"
 "$tmp/consumer-build/app_fw" || fail "the CMake consumer's framework checks failed"
 "$tmp/consumer-build/app_am" --heddle-backend=loopback --heddle-nodes=3 || fail "the CMake consumer's active-message checks failed"
-[[ -x $prefix/bin/heddle-run ]] || fail "heddle-run is not installed"
+
+echo "== CMake consumer of the core component alone, MPI and nlohmann-json hidden"
+quiet "configuring the core-only consumer (find_package(heddle COMPONENTS core) must not look for MPI or nlohmann-json)" \
+  cmake -S "$here/consumer" -B "$tmp/core-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DHEDDLE_CONSUMER=core \
+  "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+quiet "building the core-only consumer" cmake --build "$tmp/core-build"
+"$tmp/core-build/app_core" || fail "the core-only consumer's checks failed"
 
 echo "== pkg-config consumer: $cxx main.cpp \$(pkg-config --cflags --libs heddle)"
 command -v pkg-config >/dev/null 2>&1 || fail "pkg-config is not installed (make deps)"
-# Only the installed prefix's .pc files: a heddle in /usr/local must not stand in for this one.
+# The installed prefix's .pc files first (a heddle in /usr/local must not stand in for this one),
+# then the system's, where the packages heddle's files require lie (liburing, mpi-c, nlohmann_json).
+system_pc_path=$(pkg-config --variable pc_path pkg-config)
 export PKG_CONFIG_LIBDIR
-PKG_CONFIG_LIBDIR=$(dirname "$pc")
+PKG_CONFIG_LIBDIR=$(dirname "$pc"):$system_pc_path
 flags=$(pkg-config --cflags --libs heddle) || fail "pkg-config does not know heddle"
 echo "   pkg-config: $flags"
 incdir=$(realpath -m "$(pkg-config --variable=includedir heddle)")
@@ -88,5 +119,10 @@ incdir=$(realpath -m "$(pkg-config --variable=includedir heddle)")
 # shellcheck disable=SC2086  # the flags are a list of words
 quiet "building with pkg-config flags" "$cxx" -O2 -Wall -Wextra "$here/consumer/main.cpp" -o "$tmp/pc-app" $flags
 "$tmp/pc-app" || fail "the pkg-config consumer's checks failed"
+flags=$(pkg-config --cflags --libs heddle-core) || fail "pkg-config does not know heddle-core"
+[[ $flags != *uring* && $flags != *mpi* ]] || fail "heddle-core.pc asks for more than the core needs: $flags"
+# shellcheck disable=SC2086  # the flags are a list of words
+quiet "building the core-only program with pkg-config flags" "$cxx" -O2 -Wall -Wextra "$here/consumer/core_main.cpp" -o "$tmp/pc-core" $flags
+"$tmp/pc-core" || fail "the pkg-config core-only consumer's checks failed"
 
 echo "install test: passed"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"  // src/fw: the framework's internal graph
 
 namespace heddle::fw::tool {
 

@@ -12,7 +12,7 @@
 
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
-#include "heddle/fw/detail/graph.hpp"
+#include "graph.hpp"  // src/fw: the framework's internal graph
 #include "numeric_options.hpp"
 #include "report.hpp"
 #include "run_command.hpp"

@@ -1,0 +1,109 @@
+# Checks that one layer's files include only what the layering allows (docs/architecture.md):
+#   - its own public headers (include/heddle/<layer>/), its own internals (include/heddle/<layer>/detail/)
+#     and its own private headers (src/<layer>/, by a name in the same folder, never "../");
+#   - the public headers of the layers below it;
+#   - of a lower layer's detail/ folder, only the headers that layer offers to the layers above it
+#     (the extension headers listed below);
+#   - nothing of a layer above it.
+# Run by the build before the layer compiles (src/CMakeLists.txt, heddle_check_layer):
+#   cmake -DLAYER=<layer> -DROOT=<source tree> [-DSTAMP=<file written on success>] -P check_layer_includes.cmake
+# Fails with one line per bad include: file:line: what it includes and why that is not allowed.
+cmake_minimum_required(VERSION 3.25)
+
+set(below_core "")
+set(below_async core)
+set(below_dispatch async core)
+set(below_am async core)
+set(below_fw dispatch async core)
+
+# The detail headers a layer offers the layers above it: how they make futures of their own
+# (future and continuation states, cancellation), hand records to workers (task records, the
+# scheduling calls, the calling worker), start per-runtime engines (services) and sleep (futex),
+# and how a completion or a detached task leaves the dispatch layer. Documented in
+# docs/architecture.md ("What a layer offers the layers above it").
+set(extension_core
+  core/detail/cancel_state.hpp
+  core/detail/continuation_state.hpp
+  core/detail/futex.hpp
+  core/detail/future_state.hpp
+  core/detail/scheduling.hpp
+  core/detail/service.hpp
+  core/detail/task_record.hpp
+  core/detail/worker.hpp)
+set(extension_async "")
+set(extension_dispatch
+  dispatch/detail/completion_hook.hpp
+  dispatch/detail/detached_task.hpp)
+
+if(NOT DEFINED LAYER OR NOT DEFINED ROOT)
+  message(FATAL_ERROR "usage: cmake -DLAYER=<layer> -DROOT=<source tree> -P check_layer_includes.cmake")
+endif()
+if(NOT DEFINED below_${LAYER})
+  message(FATAL_ERROR "check_layer_includes: unknown layer '${LAYER}'")
+endif()
+set(layers core async dispatch am fw)
+
+file(GLOB_RECURSE files ${ROOT}/src/${LAYER}/*.cpp ${ROOT}/src/${LAYER}/*.hpp ${ROOT}/include/heddle/${LAYER}/*.hpp)
+set(problems "")
+foreach(file IN LISTS files)
+  get_filename_component(dir ${file} DIRECTORY)
+  file(RELATIVE_PATH shown ${ROOT} ${file})
+  file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+  # Line numbers: file(STRINGS) keeps no positions, so find each include's line afterwards.
+  file(STRINGS ${file} all_lines)
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"]+)[>\"].*$" "\\1;\\2" parsed "${line}")
+    list(GET parsed 0 delim)
+    list(GET parsed 1 path)
+    set(why "")
+    if(path MATCHES "^heddle/([a-z_]+)\\.hpp$")
+      # An umbrella header: heddle.hpp is core, async and dispatch; <layer>.hpp is that layer.
+      set(umbrella ${CMAKE_MATCH_1})
+      if(umbrella STREQUAL "heddle")
+        if(NOT LAYER STREQUAL "fw")
+          set(why "heddle.hpp includes layers that are not below the ${LAYER} layer")
+        endif()
+      elseif(NOT umbrella IN_LIST layers)
+        set(why "no layer '${umbrella}'")
+      elseif(NOT umbrella STREQUAL LAYER AND NOT umbrella IN_LIST below_${LAYER})
+        set(why "the ${umbrella} layer is not below the ${LAYER} layer")
+      endif()
+    elseif(path MATCHES "^heddle/([a-z_]+)/(.*)$")
+      set(target_layer ${CMAKE_MATCH_1})
+      set(rest "${CMAKE_MATCH_2}")
+      if(NOT target_layer IN_LIST layers)
+        set(why "no layer '${target_layer}'")
+      elseif(target_layer STREQUAL LAYER)
+        # its own layer: anything
+      elseif(NOT target_layer IN_LIST below_${LAYER})
+        set(why "the ${target_layer} layer is not below the ${LAYER} layer")
+      elseif(rest MATCHES "(^|/)detail/")
+        string(REGEX REPLACE "^heddle/" "" rel ${path})
+        if(NOT rel IN_LIST extension_${target_layer})
+          set(why "a private header of the ${target_layer} layer (not one it offers the layers above it)")
+        endif()
+      endif()
+    elseif(delim STREQUAL "\"")
+      # A private header: in the including file's own folder, by its bare name.
+      if(path MATCHES "/" OR NOT EXISTS ${dir}/${path})
+        set(why "a private header must be in the including file's own folder (src/${LAYER}/), named without a path")
+      endif()
+    endif()
+    if(why)
+      list(FIND all_lines "${line}" index)
+      math(EXPR number "${index} + 1")
+      list(APPEND problems "${shown}:${number}: includes ${path}: ${why}")
+    endif()
+  endforeach()
+endforeach()
+
+if(problems)
+  # One unwrapped line each (FATAL_ERROR's text is re-flowed), then the failure.
+  foreach(problem IN LISTS problems)
+    message(NOTICE "${problem}")
+  endforeach()
+  message(FATAL_ERROR "the ${LAYER} layer includes what its layering does not allow (docs/architecture.md)")
+endif()
+if(DEFINED STAMP)
+  file(WRITE ${STAMP} "")
+endif()

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The layer check (cmake/check_layer_includes.cmake) on trees made here: the real tree passes, and
+# each kind of bad include fails the check with its file, line and reason.
+#   tests/build/layer_check_test.sh SOURCE_TREE
+set -uo pipefail
+root=${1:?usage: layer_check_test.sh SOURCE_TREE}
+script=$root/cmake/check_layer_includes.cmake
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/heddle-layer-check.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# The project's own tree: every layer passes.
+for layer in core async dispatch am fw; do
+  cmake -DLAYER="$layer" -DROOT="$root" -P "$script" >"$tmp/out" 2>&1 || fail "the $layer layer of the source tree: $(cat "$tmp/out")"
+done
+
+# expect_refused LAYER FILE 'line to add' 'reason in the message'
+expect_refused() {
+  local layer=$1 file=$2 line=$3 reason=$4
+  rm -rf "$tmp/tree"
+  mkdir -p "$tmp/tree/src/$layer" "$tmp/tree/include/heddle/$layer"
+  printf '// a file\n#include <vector>\n%s\n' "$line" >"$tmp/tree/$file"
+  if cmake -DLAYER="$layer" -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1; then
+    fail "$layer: '$line' in $file was accepted"
+    return
+  fi
+  grep -qF "$file:3: includes" "$tmp/out" || fail "$layer: the message does not name $file:3: $(cat "$tmp/out")"
+  grep -qF "$reason" "$tmp/out" || fail "$layer: the message for '$line' lacks '$reason': $(cat "$tmp/out")"
+}
+expect_refused core src/core/a.cpp '#include "heddle/async/io.hpp"' "the async layer is not below the core layer"
+expect_refused async src/async/a.cpp '#include <heddle/dispatch/group.hpp>' "the dispatch layer is not below the async layer"
+expect_refused dispatch include/heddle/dispatch/a.hpp '#include "heddle/fw/process.hpp"' "the fw layer is not below the dispatch layer"
+expect_refused fw src/fw/a.cpp '#include "../core/runtime_core.hpp"' "a private header must be in the including file's own folder"
+expect_refused fw src/fw/a.cpp '#include "missing.hpp"' "a private header must be in the including file's own folder"
+expect_refused fw src/fw/a.cpp '#include "heddle/core/detail/block_cache.hpp"' "a private header of the core layer"
+expect_refused am src/am/a.cpp '#include "heddle/dispatch/serial_queue.hpp"' "the dispatch layer is not below the am layer"
+expect_refused core src/core/a.cpp '#include "heddle/heddle.hpp"' "heddle.hpp includes layers that are not below the core layer"
+
+# What is allowed: a lower layer's public header and one of its extension headers, the own layer's
+# detail, a private header beside the file.
+rm -rf "$tmp/tree"
+mkdir -p "$tmp/tree/src/fw" "$tmp/tree/include/heddle/fw/detail"
+touch "$tmp/tree/src/fw/own.hpp"
+printf '#include "heddle/core/future.hpp"\n#include "heddle/dispatch/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\n' >"$tmp/tree/src/fw/a.cpp"
+cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
+
+echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
+[[ $failures -eq 0 ]]
