@@ -3,7 +3,8 @@
 #
 #   make deps      install the missing Debian packages (scripts/install-deps.sh)
 #   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
-#   make demo      deps + build, then heddle-fw on a generated CMS-like configuration (scripts/demo.sh)
+#   make demo      the demo's packages, a build of heddle-fw alone (build-demo/), then heddle-fw on a
+#                  generated CMS-like configuration (scripts/demo.sh)
 #   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer, clang 14 + UBSan;
 #                  ends with the line "N passed, N failed, N skipped"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only
@@ -29,7 +30,7 @@ RESULTS := results
 .PHONY: deps build demo test test-release test-tsan test-asan test-clang bench fuzz install clean help
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
@@ -37,8 +38,11 @@ deps:
 build: deps
 	@scripts/build.sh release
 
-demo: build
-	@scripts/demo.sh $(BUILD_DIR)
+# A first run installs and builds only what the demo runs (scripts/build.sh demo).
+demo:
+	@scripts/install-deps.sh --demo
+	@scripts/build.sh demo
+	@scripts/demo.sh build-demo
 
 test: deps
 	@scripts/test.sh
@@ -58,4 +62,4 @@ install: build
 	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf build build-tsan build-asan build-clang build-fuzz $(RESULTS)
+	rm -rf build build-tsan build-asan build-clang build-demo build-fuzz $(RESULTS)

@@ -6,6 +6,7 @@
 #   scripts/build.sh asan      build-asan/   AddressSanitizer, core + tests; the reduced build: without
 #                                            liburing and without MPI, as on a machine lacking both
 #   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests
+#   scripts/build.sh demo      build-demo/   Release, heddle-fw and the layers under it only (make demo)
 #
 # `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
 # in HEDDLE_CMAKE_ARGS; the build's parallelism in HEDDLE_BUILD_JOBS (default: Ninja's own).
@@ -18,10 +19,19 @@ if [[ ${1:-} == --dir ]]; then
   print_dir=1
   shift
 fi
-flavour=${1:?usage: scripts/build.sh [--dir] release|tsan|asan|clang}
+flavour=${1:?usage: scripts/build.sh [--dir] release|tsan|asan|clang|demo}
 
 common=(-G Ninja -DHEDDLE_BUILD_TESTS=ON)
+targets=()
 case "$flavour" in
+  demo)
+    # A first run builds only what it runs: no tests, peers, examples, nor the am layer.
+    dir=build-demo
+    common=(-G Ninja)
+    args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_TESTS=OFF -DHEDDLE_BUILD_BENCH=OFF
+          -DHEDDLE_BUILD_EXAMPLES=OFF)
+    targets=(--target heddle-fw)
+    ;;
   release)
     dir=build
     args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_BENCH=ON -DHEDDLE_BUILD_EXAMPLES=ON)
@@ -49,7 +59,7 @@ case "$flavour" in
           -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
     ;;
   *)
-    echo "build.sh: unknown flavour '$flavour' (release, tsan, asan or clang)" >&2
+    echo "build.sh: unknown flavour '$flavour' (release, tsan, asan, clang or demo)" >&2
     exit 2
     ;;
 esac
@@ -90,4 +100,4 @@ grep -E '^-- heddle' "$log" || true
 
 jobs=()
 [[ -n ${HEDDLE_BUILD_JOBS:-} ]] && jobs=(--parallel "$HEDDLE_BUILD_JOBS")
-cmake --build "$dir" "${jobs[@]}"
+cmake --build "$dir" "${jobs[@]}" "${targets[@]}"

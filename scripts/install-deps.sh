@@ -5,26 +5,36 @@
 # under a second, no network). When something is missing it runs `apt-get update` once, then
 # installs just the missing packages. Uses sudo only when not root.
 #
-# Usage: scripts/install-deps.sh [-n|--dry-run]   (-n: list what is missing, install nothing)
+# Usage: scripts/install-deps.sh [--demo] [-n|--dry-run]
+#   --demo: only what `make demo` builds (heddle-fw and the layers under it), for a quick first run
+#   -n:     list what is missing, install nothing
 set -euo pipefail
 
+# What `make demo` needs: a compiler, CMake and Ninja, and heddle-fw's two libraries (liburing and
+# MPI are optional: the demo runs without them).
+demo_packages=(
+  g++ cmake ninja-build make pkg-config python3                 # toolchain (g++ 12)
+  nlohmann-json3-dev libcli11-dev                               # configs and command lines
+)
 packages=(
-  build-essential g++ clang cmake ninja-build pkg-config make  # toolchain (g++ 12, clang 14)
+  "${demo_packages[@]}"
+  build-essential clang                                         # the second compiler (clang 14)
   libgtest-dev libgmock-dev                                     # tests
   libtbb-dev libbenchmark-dev                                   # peers and micro-benchmarks
   libopenmpi-dev openmpi-bin                                    # am layer over MPI
   liburing-dev libhwloc-dev                                     # async engines, topology
-  nlohmann-json3-dev libcli11-dev                               # configs and command lines
   python3-matplotlib                                            # benchmark plots
   valgrind                                                      # callgrind instruction counts
 )
 
 dry_run=0
-case "${1:-}" in
-  -n | --dry-run) dry_run=1 ;;
-  "") ;;
-  *) echo "usage: $0 [-n|--dry-run]" >&2; exit 2 ;;
-esac
+for arg in "$@"; do
+  case "$arg" in
+    -n | --dry-run) dry_run=1 ;;
+    --demo) packages=("${demo_packages[@]}") ;;
+    *) echo "usage: $0 [--demo] [-n|--dry-run]" >&2; exit 2 ;;
+  esac
+done
 
 die() {
   echo "install-deps: error: $*" >&2
