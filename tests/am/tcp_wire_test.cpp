@@ -154,15 +154,29 @@ int exit_status(pid_t child) {
   ::_exit(0);
 }
 
-TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
+// A hand-written node 1 in a child process, node(port, registry hash, registry size) run there;
+// node 0 is the test, listening on `listener`. child < 0 or listener < 0: it could not start.
+struct fake_peer {
+  int listener = -1;
   int port = 0;
-  const int listener = listen_any(port);
-  ASSERT_GE(listener, 0);
+  pid_t child = -1;
+};
+template <class Node>
+fake_peer start_fake_node1(Node node) {
+  fake_peer p;
+  p.listener = listen_any(p.port);
+  if (p.listener < 0) return p;
   off::detail::registry& reg = off::detail::registry::instance();
   const std::uint64_t hash = reg.hash(), count = reg.size();
-  const pid_t child = ::fork();
+  p.child = ::fork();
+  if (p.child == 0) node(p.port, hash, count);  // never returns
+  return p;
+}
+
+TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
+  const auto [listener, port, child] = start_fake_node1(fake_node1);
+  ASSERT_GE(listener, 0);
   ASSERT_GE(child, 0);
-  if (child == 0) fake_node1(port, hash, count);
 
   testing::internal::CaptureStderr();
   {
@@ -201,14 +215,10 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
 // The call waiting for the cut frame fails with peer_lost naming node 1 and saying where the
 // frame ended (`why`); so does every call after it.
 void expect_cut_short_frame_loses_the_peer(std::size_t sent, const std::string& why) {
-  int port = 0;
-  const int listener = listen_any(port);
+  const auto [listener, port, child] = start_fake_node1(
+      [sent](int p, std::uint64_t hash, std::uint64_t n) { fake_node1_cut_short(p, hash, n, sent); });
   ASSERT_GE(listener, 0);
-  off::detail::registry& reg = off::detail::registry::instance();
-  const std::uint64_t hash = reg.hash(), count = reg.size();
-  const pid_t child = ::fork();
   ASSERT_GE(child, 0);
-  if (child == 0) fake_node1_cut_short(port, hash, count, sent);
   {
     off::session s(node0_options(listener, port));
     heddle::future<std::string> f = off::async(1, heddle::f2f(&echo, std::string("cut short")));
@@ -253,14 +263,9 @@ TEST(TcpWire, PartOfAHeaderThenEndOfFileLosesThePeer) {
 }
 
 TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
-  int port = 0;
-  const int listener = listen_any(port);
+  const auto [listener, port, child] = start_fake_node1(fake_node1_byte_by_byte);
   ASSERT_GE(listener, 0);
-  off::detail::registry& reg = off::detail::registry::instance();
-  const std::uint64_t hash = reg.hash(), count = reg.size();
-  const pid_t child = ::fork();
   ASSERT_GE(child, 0);
-  if (child == 0) fake_node1_byte_by_byte(port, hash, count);
   std::string text;  // every byte value, so that a byte lost, doubled or moved changes the result
   for (int i = 0; i < 300; ++i) text += static_cast<char>(i * 7);
   testing::internal::CaptureStderr();
