@@ -2,6 +2,8 @@
 // strategies, and a future's outcome as a value.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,6 +96,18 @@ class unique_fd {
 inline int check_sys(int r, const char* what) {
   if (r < 0) throw std::system_error(errno, std::generic_category(), what);
   return r;
+}
+
+// A descriptor number that is certainly not open: far above anything this process opens. Not a
+// number just closed: open(2) hands out the lowest free number, so another thread of the process (a
+// library's) may take it again before the test uses it, and the test then waits on that file.
+inline int not_open_fd() {
+  rlimit limit{};
+  check_sys(::getrlimit(RLIMIT_NOFILE, &limit), "getrlimit");
+  const rlim_t highest = limit.rlim_cur > 15001 ? 15000 : limit.rlim_cur - 1;
+  const int fd = check_sys(::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, static_cast<int>(highest)), "F_DUPFD");
+  ::close(fd);
+  return fd;
 }
 
 // How a future ended.

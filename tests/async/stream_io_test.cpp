@@ -109,14 +109,6 @@ bool is_nonblocking(int fd) {
   return fl >= 0 && (fl & O_NONBLOCK) != 0;
 }
 
-// A descriptor number that is certainly not open: far above anything this process opens (open
-// descriptors take the lowest free number).
-int closed_fd() {
-  int fd = check_sys(::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 15000), "F_DUPFD");
-  ::close(fd);
-  return fd;
-}
-
 std::span<const std::byte> cbytes(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
 std::span<std::byte> wbytes(std::string& s) { return std::as_writable_bytes(std::span(s.data(), s.size())); }
 
@@ -784,7 +776,7 @@ TEST(StreamIo, BadDescriptors) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(9);
-  for (int fd : {closed_fd(), -1}) {
+  for (int fd : {heddle_test::not_open_fd(), -1}) {
     SCOPED_TRACE("fd " + std::to_string(fd));
     auto r = io::read(rt, fd, wbytes(buf));
     EXPECT_EQ(outcome_text(r), "EBADF");
