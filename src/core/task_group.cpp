@@ -16,7 +16,7 @@ task_group_status task_group::wait() {
     failed_.store(false, std::memory_order_relaxed);
     std::rethrow_exception(e);
   }
-  return was_cancelled ? task_group_status::canceled : task_group_status::complete;
+  return was_cancelled ? task_group_status::cancelled : task_group_status::complete;
 }
 
 }  // namespace heddle

@@ -198,7 +198,7 @@ TEST(Cancellation, TaskGroupToken) {
     // Started after cancel(): fails at once.
     heddle::future<void> u = heddle::sleep_for(rt, 1h, g.token());
     EXPECT_EQ(outcome_of(u), outcome::cancelled);
-    EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+    EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
   }
   // The group's tasks wait on timers with the group's token; cancel() reaches every waiting task.
   {
@@ -215,7 +215,7 @@ TEST(Cancellation, TaskGroupToken) {
     EXPECT_TRUE(eventually([&] { return started.load() >= 1; }));
     std::this_thread::sleep_for(5ms);
     g.cancel();
-    EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+    EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
     EXPECT_EQ(cancelled.load(), started.load());
     EXPECT_EQ(completed.load(), 0);
   }

@@ -31,7 +31,7 @@ TEST(TaskGroup, RunAndWait) {
   for (int i = 0; i < 1000; ++i) g.run([&] { n++; });
   EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
   EXPECT_EQ(n.load(), 1000);
-  EXPECT_FALSE(g.is_canceling());
+  EXPECT_FALSE(g.is_cancelling());
 }
 
 TEST(TaskGroup, WaitOnAnEmptyGroup) {
@@ -117,9 +117,9 @@ TEST(TaskGroup, CancelSkipsUnstartedTasks) {
   await_flag(started);
   for (int i = 0; i < 100; ++i) g.run([&] { later++; });
   g.cancel();
-  EXPECT_TRUE(g.is_canceling());
+  EXPECT_TRUE(g.is_cancelling());
   release = true;
-  EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+  EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
   EXPECT_EQ(first_done.load(), 1);
   EXPECT_EQ(later.load(), 0);
 }
@@ -142,7 +142,7 @@ TEST(TaskGroup, RunningTasksSeeCancellationThroughTheToken) {
   g.cancel();
   EXPECT_TRUE(tok.cancelled());
   EXPECT_TRUE(static_cast<bool>(tok));
-  EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+  EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
   EXPECT_EQ(saw_cancel.load(), 2);
 }
 
@@ -153,7 +153,7 @@ TEST(TaskGroup, TaskCancelsItsOwnGroup) {
   std::atomic<int> after{0};
   g.run([&g] { g.cancel(); });
   for (int i = 0; i < 50; ++i) g.run([&] { after++; });
-  EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+  EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
   EXPECT_EQ(after.load(), 0);
 }
 
@@ -175,11 +175,11 @@ TEST(TaskGroup, ReuseAfterWait) {
         break;
       case 2:
         g.cancel();
-        EXPECT_EQ(g.wait(), heddle::task_group_status::canceled);
+        EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
         break;
     }
     // Whatever happened, the group starts the next round clean.
-    EXPECT_FALSE(g.is_canceling());
+    EXPECT_FALSE(g.is_cancelling());
     EXPECT_FALSE(g.token().cancelled());
   }
   std::atomic<int> last{0};

@@ -21,13 +21,13 @@ template <class I, class F>
 void split_and_run(task_group& g, I lo, I hi, std::make_unsigned_t<I> grain, const F& f) {
   using U = std::make_unsigned_t<I>;
   while (static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) > grain) {
-    if (g.is_canceling()) return;
+    if (g.is_cancelling()) return;
     const U half = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) / 2;
     const I mid = static_cast<I>(static_cast<U>(lo) + half);
     g.run([&g, mid, hi, grain, &f] { split_and_run(g, mid, hi, grain, f); });
     hi = mid;
   }
-  for (I i = lo; i != hi && !g.is_canceling(); ++i) f(i);
+  for (I i = lo; i != hi && !g.is_cancelling(); ++i) f(i);
 }
 
 unsigned current_concurrency();

@@ -15,7 +15,7 @@
 
 namespace heddle {
 
-enum class task_group_status { complete, canceled };
+enum class task_group_status { complete, cancelled };
 
 class task_group;
 
@@ -45,10 +45,10 @@ class task_group {
   // reused afterwards: its cancellation and error are reset.
   task_group_status wait();
 
-  // Tasks that have not started are skipped; running ones can poll is_canceling() or a token, and
+  // Tasks that have not started are skipped; running ones can poll is_cancelling() or a token, and
   // operations started with token() are cancelled.
   void cancel() noexcept { cancel_.cancel(); }
-  bool is_canceling() const noexcept { return cancel_.cancelled(); }
+  bool is_cancelling() const noexcept { return cancel_.cancelled(); }
   // Valid while the group lives.
   cancellation_token token() const noexcept { return {&cancel_, nullptr}; }
 
@@ -93,7 +93,7 @@ class group_task final : public task_base {
   static void execute(task_base* t) noexcept {
     auto* self = static_cast<group_task*>(t);
     task_group* g = self->group_;
-    if (!g->is_canceling()) {
+    if (!g->is_cancelling()) {
       try {
         std::invoke(std::move(self->fn_));
       } catch (...) {

@@ -191,16 +191,16 @@ void check_task_group() {
   heddle::task_group c;
   heddle::cancellation_token t = c.token();
   CHECK(!t.cancelled());
-  CHECK(!c.is_canceling());
+  CHECK(!c.is_cancelling());
   c.cancel();
-  CHECK(c.is_canceling());
+  CHECK(c.is_cancelling());
   CHECK(t.cancelled());
   CHECK(static_cast<bool>(t));
   std::atomic<int> after_cancel{0};
   for (int k = 0; k < 100; ++k) c.run([&after_cancel] { after_cancel.fetch_add(1); });
-  CHECK(c.wait() == heddle::task_group_status::canceled);
+  CHECK(c.wait() == heddle::task_group_status::cancelled);
   CHECK(after_cancel.load() == 0);
-  CHECK(!c.is_canceling());  // reset by wait()
+  CHECK(!c.is_cancelling());  // reset by wait()
 
   // A running task polls the token and stops.
   heddle::task_group p;
@@ -216,7 +216,7 @@ void check_task_group() {
   while (!started.load()) {
   }
   p.cancel();
-  CHECK(p.wait() == heddle::task_group_status::canceled);
+  CHECK(p.wait() == heddle::task_group_status::cancelled);
   CHECK(saw_cancel.load());
 }
 
