@@ -25,10 +25,12 @@ struct connection : std::enable_shared_from_this<connection> {
   std::array<std::byte, 4096> buf{};
 
   void serve() {
-    heddle::io::read(fd, buf).then([self = shared_from_this()](std::size_t n) { self->echo(n, 0); });
+    // Nobody waits on these futures (hence the (void)): each step starts the next, and the
+    // continuation's copy of `self` keeps the connection alive until the chain ends.
+    (void)heddle::io::read(fd, buf).then([self = shared_from_this()](std::size_t n) { self->echo(n, 0); });
   }
   void echo(std::size_t n, std::size_t done) {
-    heddle::io::write(fd, std::span(buf).first(n).subspan(done))
+    (void)heddle::io::write(fd, std::span(buf).first(n).subspan(done))
         .then([self = shared_from_this(), n, done](std::size_t w) {
           if (done + w < n) self->echo(n, done + w);  // a partial write: the rest
           else self->serve();
@@ -37,7 +39,7 @@ struct connection : std::enable_shared_from_this<connection> {
 };
 
 void accept_loop(int listener, heddle::cancellation_token stop) {
-  heddle::io::accept(listener, stop).then([listener, stop](int fd) {
+  (void)heddle::io::accept(listener, stop).then([listener, stop](int fd) {
     std::make_shared<connection>(fd)->serve();
     accept_loop(listener, stop);
   });

@@ -293,7 +293,7 @@ TEST(Future, DroppedUnreadFuturesStillRun) {
   }
   // Dropped futures from inside a task too.
   auto parent = heddle::task([&ran] {
-    for (int i = 0; i < n; ++i) heddle::task([&ran] { ran.fetch_add(1); });
+    for (int i = 0; i < n; ++i) (void)heddle::task([&ran] { ran.fetch_add(1); });
   });
   parent.get();
   heddle_test::watchdog dog("Future.DroppedUnreadFuturesStillRun", std::chrono::seconds(60));

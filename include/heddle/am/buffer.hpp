@@ -26,7 +26,7 @@
 namespace heddle::offload {
 
 template <class T>
-class buffer_ptr;
+class [[nodiscard]] buffer_ptr;
 
 namespace detail {
 struct buffer_ref {
@@ -45,7 +45,7 @@ future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint6
 }  // namespace detail
 
 template <class T>
-class buffer_ptr {
+class [[nodiscard]] buffer_ptr {
   static_assert(std::is_trivially_copyable_v<T>, "heddle::offload::buffer_ptr: elements travel bitwise");
 
  public:

@@ -10,7 +10,7 @@ namespace heddle {
 
 // A cheap view of a cancellation flag that a running task polls, or that an async operation takes
 // to be cancellable. Copies share the flag.
-class cancellation_token {
+class [[nodiscard]] cancellation_token {
  public:
   cancellation_token() noexcept = default;  // never cancelled
   bool cancelled() const noexcept { return state_ && state_->cancelled(); }

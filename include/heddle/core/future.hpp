@@ -24,7 +24,7 @@
 namespace heddle {
 
 template <class T>
-class future;
+class [[nodiscard]] future;
 
 namespace detail {
 
@@ -117,8 +117,11 @@ class future_base {
 
 }  // namespace detail
 
+// [[nodiscard]]: a call that returns a future (a task, a timer, an operation, a remote call) and
+// whose future is dropped is a compiler warning. Dropping one is allowed (the work still runs, its
+// result or exception is discarded); write (void) where that is meant.
 template <class T>
-class future : public detail::future_base<T> {
+class [[nodiscard]] future : public detail::future_base<T> {
  public:
   using detail::future_base<T>::future_base;
 
@@ -136,7 +139,7 @@ class future : public detail::future_base<T> {
 };
 
 template <>
-class future<void> : public detail::future_base<void> {
+class [[nodiscard]] future<void> : public detail::future_base<void> {
  public:
   using detail::future_base<void>::future_base;
   // Waits, then rethrows the task's exception if it threw.

@@ -78,7 +78,7 @@ class source_with final : public source_state {
 
 }  // namespace detail
 
-class source {
+class [[nodiscard]] source {
   // The interval in nanoseconds; one past the range (hours::max()) means "never".
   template <class Rep, class Period>
   static std::chrono::nanoseconds saturated_ns(std::chrono::duration<Rep, Period> d) {
