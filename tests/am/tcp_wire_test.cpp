@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <heddle/am.hpp>
+#include <initializer_list>
 #include <string>
 
 namespace {
@@ -173,6 +174,20 @@ fake_peer start_fake_node1(Node node) {
   return p;
 }
 
+// f fails with peer_lost naming node 1, and its text holds each of `parts`.
+template <class T>
+void expect_node1_lost(heddle::future<T>& f, std::initializer_list<std::string> parts) {
+  try {
+    f.get();
+    ADD_FAILURE() << "a call returned although node 1 was lost";
+  } catch (const off::peer_lost& e) {
+    EXPECT_EQ(e.node(), 1u);
+    const std::string w = e.what();
+    EXPECT_NE(w.find("node 1"), std::string::npos) << w;
+    for (const std::string& part : parts) EXPECT_NE(w.find(part), std::string::npos) << w;
+  }
+}
+
 TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
   const auto [listener, port, child] = start_fake_node1(fake_node1);
   ASSERT_GE(listener, 0);
@@ -182,16 +197,7 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
   {
     off::session s(node0_options(listener, port));
     heddle::future<int> f = off::async(1, heddle::f2f(&scale, 2, std::string("ab")));
-    try {
-      f.get();
-      FAIL() << "a call answered with garbage returned";
-    } catch (const off::peer_lost& e) {
-      EXPECT_EQ(e.node(), 1u);
-      const std::string w = e.what();
-      EXPECT_NE(w.find("node 1"), std::string::npos) << w;
-      EXPECT_NE(w.find("corrupt frame"), std::string::npos) << w;
-      EXPECT_NE(w.find("not a heddle message"), std::string::npos) << w;
-    }
+    expect_node1_lost(f, {"corrupt frame", "not a heddle message"});  // a call answered with garbage
     EXPECT_THROW(off::sync(1, heddle::f2f(&scale, 1, std::string("x"))), off::peer_lost);
   }
   const std::string err = testing::internal::GetCapturedStderr();
@@ -222,15 +228,7 @@ void expect_cut_short_frame_loses_the_peer(std::size_t sent, const std::string& 
   {
     off::session s(node0_options(listener, port));
     heddle::future<std::string> f = off::async(1, heddle::f2f(&echo, std::string("cut short")));
-    try {
-      f.get();
-      FAIL() << "a call answered with a truncated frame returned";
-    } catch (const off::peer_lost& e) {
-      EXPECT_EQ(e.node(), 1u);
-      const std::string w = e.what();
-      EXPECT_NE(w.find("node 1"), std::string::npos) << w;
-      EXPECT_NE(w.find("it closed its connection in the middle of a " + why), std::string::npos) << w;
-    }
+    expect_node1_lost(f, {"it closed its connection in the middle of a " + why});  // a truncated frame
     EXPECT_THROW(off::sync(1, heddle::f2f(&echo, std::string("after"))), off::peer_lost);
   }
   EXPECT_EQ(exit_status(child), 0);
