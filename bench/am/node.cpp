@@ -66,7 +66,7 @@ double shm_raw_rtt(std::uint64_t n) {
   static int round = 0;
   const std::string name = "/heddle-bench-am." + std::to_string(::getpid()) + "." + std::to_string(round++);
   auto* f = static_cast<flags*>(map_shared(name, sizeof(flags), true));
-  off::ping(1, heddle::f2f(&shm_pong, name, n));
+  off::ping(1, heddle::f2f<&shm_pong>(name, n));
   f->ping.v.store(1, std::memory_order_release);  // handshake: node 1's task is running
   while (f->pong.v.load(std::memory_order_acquire) != 1) __builtin_ia32_pause();
   const auto t0 = clock_type::now();
@@ -159,7 +159,7 @@ int tcp_accept(int listener) {
 double tcp_raw_rtt(std::uint64_t n, bool busy) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f(&tcp_peer, port, n, std::uint64_t{0}, std::uint64_t{0}, busy));
+  off::ping(1, heddle::f2f<&tcp_peer>(port, n, std::uint64_t{0}, std::uint64_t{0}, busy));
   const int fd = tcp_accept(l);
   std::uint64_t v = 0;
   full_write(fd, &v, sizeof v);  // the first round trip starts the peer
@@ -177,7 +177,7 @@ double tcp_raw_rtt(std::uint64_t n, bool busy) {
 double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f(&tcp_peer, port, std::uint64_t{0}, bytes, k + 1, false));
+  off::ping(1, heddle::f2f<&tcp_peer>(port, std::uint64_t{0}, bytes, k + 1, false));
   const int fd = tcp_accept(l);
   char ack;
   full_write(fd, data.data(), bytes);  // warm the connection
@@ -197,7 +197,7 @@ double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<
 double tcp_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f(&tcp_source, port, bytes, k + 1));
+  off::ping(1, heddle::f2f<&tcp_source>(port, bytes, k + 1));
   const int fd = tcp_accept(l);
   full_read(fd, into.data(), bytes);  // warm the connection
   full_write(fd, "k", 1);
@@ -227,7 +227,7 @@ void mpi_peer(std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers) {
   }
 }
 double mpi_raw_rtt(std::uint64_t n) {
-  off::ping(1, heddle::f2f(&mpi_peer, n, std::uint64_t{0}, std::uint64_t{0}));
+  off::ping(1, heddle::f2f<&mpi_peer>(n, std::uint64_t{0}, std::uint64_t{0}));
   std::uint64_t v = 0;
   MPI_Send(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
   MPI_Recv(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -239,7 +239,7 @@ double mpi_raw_rtt(std::uint64_t n) {
   return seconds_since(t0) / static_cast<double>(n - 1);
 }
 double mpi_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
-  off::ping(1, heddle::f2f(&mpi_peer, std::uint64_t{0}, bytes, k + 1));
+  off::ping(1, heddle::f2f<&mpi_peer>(std::uint64_t{0}, bytes, k + 1));
   MPI_Send(data.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
   MPI_Recv(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const auto t0 = clock_type::now();
@@ -260,7 +260,7 @@ void mpi_source(std::uint64_t bytes, std::uint64_t transfers) {
 }
 // From node 1 into `into` (get's direction).
 double mpi_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<char>& into) {
-  off::ping(1, heddle::f2f(&mpi_source, bytes, k + 1));
+  off::ping(1, heddle::f2f<&mpi_source>(bytes, k + 1));
   MPI_Recv(into.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Send(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
   const auto t0 = clock_type::now();
@@ -284,9 +284,9 @@ void shm_make_target(std::string name, std::uint64_t bytes) {
 }
 
 double offload_rtt(std::uint64_t n, heddle::strategy how) {
-  off::sync(1, heddle::f2f(&empty), how);
+  off::sync(1, heddle::f2f<&empty>(), how);
   const auto t0 = clock_type::now();
-  for (std::uint64_t i = 0; i < n; ++i) off::sync(1, heddle::f2f(&empty), how);
+  for (std::uint64_t i = 0; i < n; ++i) off::sync(1, heddle::f2f<&empty>(), how);
   return seconds_since(t0) / static_cast<double>(n);
 }
 
@@ -345,7 +345,7 @@ int main(int argc, char** argv) {
     char* remote = nullptr;
     if (backend_name == "shm") {
       shm_target = "/heddle-bench-am-target." + std::to_string(::getpid());
-      off::sync(1, heddle::f2f(&shm_make_target, shm_target, max_bytes));
+      off::sync(1, heddle::f2f<&shm_make_target>(shm_target, max_bytes));
       remote = static_cast<char*>(map_shared(shm_target, max_bytes, false));
     }
     for (std::uint64_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {

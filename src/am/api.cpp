@@ -48,12 +48,12 @@ void copy_from_here(buffer_ref from, buffer_ref to, std::uint64_t bytes) {
 }
 
 buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment) {
-  return offload::sync(node, heddle::f2f(&allocate_here, bytes, std::uint64_t{alignment}));
+  return offload::sync(node, heddle::f2f<&allocate_here>(bytes, std::uint64_t{alignment}));
 }
 
 void free_bytes(const buffer_ref& b) {
   engine& e = current_engine();
-  offload::sync(b.node, heddle::f2f(&free_here, b.id, b.offset));
+  offload::sync(b.node, heddle::f2f<&free_here>(b.id, b.offset));
   e.wire().forget(b.node, b.id);
 }
 
@@ -83,7 +83,7 @@ future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint6
   if (from.node == here) return e.put(local_address(from), to, bytes);
   if (to.node == here) return e.get(from, local_address(to), bytes);
   // Between two other nodes: the source node puts into the destination (peer to peer).
-  return offload::async(from.node, heddle::f2f(&copy_from_here, from, to, bytes));
+  return offload::async(from.node, heddle::f2f<&copy_from_here>(from, to, bytes));
 }
 
 }  // namespace detail

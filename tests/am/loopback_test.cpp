@@ -2,6 +2,7 @@
 // engine, the registry and the serialisation (the wire is the only thing missing).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <heddle/am.hpp>
 #include <heddle/core.hpp>
@@ -31,7 +32,17 @@ std::uint64_t checksum(std::vector<std::uint8_t> v) { return std::accumulate(v.b
 // Asks `next` (and so on around the ring) for its number: nested offloads, each from a handler.
 int relay(off::node_id next, int hops) {
   if (hops == 0) return static_cast<int>(off::this_node());
-  return off::sync(next, heddle::f2f(&relay, (next + 1) % off::num_nodes(), hops - 1)) + 100;
+  return off::sync(next, heddle::f2f<&relay>((next + 1) % off::num_nodes(), hops - 1)) + 100;
+}
+// Overloads, named by their pointer types; a const reference in and a struct (bitwise) out.
+int twice(int a) { return 2 * a; }
+double twice(double a) { return 2 * a; }
+struct extent {
+  std::uint32_t length;
+  std::uint32_t spaces;
+};
+extent measure(const std::string& s) {
+  return {static_cast<std::uint32_t>(s.size()), static_cast<std::uint32_t>(std::count(s.begin(), s.end(), ' '))};
 }
 double sum_buffer(off::buffer_ptr<double> b, std::size_t n) {
   const double* p = b.get();
@@ -52,28 +63,36 @@ struct LoopbackSession : ::testing::Test {
 TEST_F(LoopbackSession, AsyncSyncAndPing) {
   EXPECT_EQ(off::num_nodes(), 3u);
   EXPECT_EQ(off::this_node(), 0u);
-  heddle::future<int> f = off::async(1, heddle::f2f(&scale, 2, std::string("abc")));
+  heddle::future<int> f = off::async(1, heddle::f2f<&scale>(2, std::string("abc")));
   EXPECT_EQ(f.get(), 6);
-  EXPECT_EQ(off::sync(2, heddle::f2f(&scale, 3, std::string("ab"))), 6);
-  EXPECT_EQ(off::sync(2, heddle::f2f(&where_am_i)), 2u);
-  EXPECT_EQ(off::sync(0, heddle::f2f(&where_am_i)), 0u);
-  EXPECT_EQ(off::sync(1, heddle::f2f(&where_am_i), heddle::strategy::short_task), 1u);
+  EXPECT_EQ(off::sync(2, heddle::f2f<&scale>(3, std::string("ab"))), 6);
+  EXPECT_EQ(off::sync(2, heddle::f2f<&where_am_i>()), 2u);
+  EXPECT_EQ(off::sync(0, heddle::f2f<&where_am_i>()), 0u);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&where_am_i>(), heddle::strategy::short_task), 1u);
   pinged = 0;
-  off::ping(1, heddle::f2f(&note, std::string("hello")));
-  off::ping(2, heddle::f2f(&note, std::string("hi")));
+  off::ping(1, heddle::f2f<&note>(std::string("hello")));
+  off::ping(2, heddle::f2f<&note>(std::string("hi")));
   while (pinged.load() != 7) std::this_thread::yield();
 }
 
 TEST_F(LoopbackSession, ArgumentTypesTravel) {
-  auto m = off::sync(1, heddle::f2f(&shapes, std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7),
+  auto m = off::sync(1, heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7),
                                     std::array<std::string, 2>{"p", "q"}));
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
   EXPECT_EQ(m["pq"], (std::vector<double>{97.0, 7.0}));
 }
 
+TEST_F(LoopbackSession, OverloadsAndStructResultsTravel) {
+  EXPECT_EQ(off::sync(1, heddle::f2f<static_cast<int (*)(int)>(&twice)>(21)), 42);
+  EXPECT_EQ(off::sync(2, heddle::f2f<static_cast<double (*)(double)>(&twice)>(1.25)), 2.5);
+  const extent e = off::async(1, heddle::f2f<&measure>(std::string("a b c"))).get();
+  EXPECT_EQ(e.length, 5u);
+  EXPECT_EQ(e.spaces, 2u);
+}
+
 TEST_F(LoopbackSession, RemoteExceptionsNameNodeHandlerAndType) {
-  heddle::future<void> f = off::async(2, heddle::f2f(&fail_with, std::string("bad input")));
+  heddle::future<void> f = off::async(2, heddle::f2f<&fail_with>(std::string("bad input")));
   try {
     f.get();
     FAIL() << "no exception";
@@ -87,7 +106,7 @@ TEST_F(LoopbackSession, RemoteExceptionsNameNodeHandlerAndType) {
 }
 
 TEST_F(LoopbackSession, MissingNodeIsAnError) {
-  heddle::future<int> f = off::async(7, heddle::f2f(&scale, 1, std::string("x")));
+  heddle::future<int> f = off::async(7, heddle::f2f<&scale>(1, std::string("x")));
   EXPECT_THROW(f.get(), off::session_error);
 }
 
@@ -95,17 +114,17 @@ TEST_F(LoopbackSession, LargePayload) {
   std::vector<std::uint8_t> v(64u << 20);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint8_t>(i * 7);
   const std::uint64_t expect = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
-  EXPECT_EQ(off::sync(1, heddle::f2f(&checksum, v)), expect);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&checksum>(v)), expect);
 }
 
 TEST_F(LoopbackSession, NestedOffloadsAroundTheNodes) {
   // 0 → 1 → 2 → 0 → 1: four hops, the last one answers with its node.
-  EXPECT_EQ(off::sync(1, heddle::f2f(&relay, off::node_id{2}, 3)), 300 + 1);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&relay>(off::node_id{2}, 3)), 300 + 1);
 }
 
 TEST_F(LoopbackSession, ManyConcurrentAsyncs) {
   std::vector<heddle::future<int>> fs;
-  for (int i = 0; i < 10000; ++i) fs.push_back(off::async(1 + i % 2, heddle::f2f(&scale, i, std::string("ab"))));
+  for (int i = 0; i < 10000; ++i) fs.push_back(off::async(1 + i % 2, heddle::f2f<&scale>(i, std::string("ab"))));
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(fs[i].get(), 2 * i);
 }
 
@@ -118,7 +137,7 @@ TEST_F(LoopbackSession, BuffersPutGetCopyFree) {
   EXPECT_EQ(b.node(), 1u);
   EXPECT_EQ(b.size(), n);
   off::put(local.data(), b, n).get();
-  EXPECT_EQ(off::sync(1, heddle::f2f(&sum_buffer, b, n)), n * (n + 1) / 2.0);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&sum_buffer>(b, n)), n * (n + 1) / 2.0);
   off::copy(b, b2, n).get();
   std::vector<double> back(n);
   off::get(b2, back.data(), n).get();
@@ -160,7 +179,7 @@ TEST(LoopbackOptions, RunWrapsMainForNodeZero) {
   const int status = off::run(4, argv, [](int argc, char** args) {
     EXPECT_EQ(argc, 2);  // the --heddle-* options are gone
     EXPECT_STREQ(args[1], "input");
-    return off::sync(2, heddle::f2f(&scale, 7, std::string("abc"))) == 21 ? 5 : 6;
+    return off::sync(2, heddle::f2f<&scale>(7, std::string("abc"))) == 21 ? 5 : 6;
   });
   EXPECT_EQ(status, 5);
   char* argv2[] = {a0, a1, a2, a3, nullptr};  // run takes the options out of the array it is given
@@ -190,7 +209,7 @@ TEST(LoopbackOptions, WithoutMpiTheMpiBackendIsAClearError) {
 
 TEST(LoopbackOptions, NoSessionIsAClearError) {
   EXPECT_THROW(off::this_node(), off::session_error);
-  heddle::future<int> f = off::async(0, heddle::f2f(&scale, 1, std::string("x")));
+  heddle::future<int> f = off::async(0, heddle::f2f<&scale>(1, std::string("x")));
   EXPECT_THROW(f.get(), off::session_error);
 }
 

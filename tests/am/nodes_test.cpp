@@ -46,7 +46,7 @@ std::vector<std::uint8_t> pattern(std::uint64_t n) {
 int relay(int hops) {
   if (hops == 0) return static_cast<int>(off::this_node());
   const off::node_id next = (off::this_node() + 1) % off::num_nodes();
-  return off::sync(next, heddle::f2f(&relay, hops - 1)) + 100;
+  return off::sync(next, heddle::f2f<&relay>(hops - 1)) + 100;
 }
 double sum_buffer(off::buffer_ptr<double> b, std::size_t n) {
   const double* p = b.get();
@@ -61,20 +61,20 @@ TEST(Nodes, AsyncSyncPingOnEveryNode) {
   ASSERT_GE(off::num_nodes(), 2u);
   EXPECT_EQ(off::this_node(), 0u);
   for (off::node_id n = 0; n < off::num_nodes(); ++n) {
-    EXPECT_EQ(off::async(n, heddle::f2f(&scale, 2, std::string("abc"))).get(), 6);
-    EXPECT_EQ(off::sync(n, heddle::f2f(&where_am_i)), n);
-    EXPECT_EQ(off::sync(n, heddle::f2f(&where_am_i), heddle::strategy::short_task), n);
+    EXPECT_EQ(off::async(n, heddle::f2f<&scale>(2, std::string("abc"))).get(), 6);
+    EXPECT_EQ(off::sync(n, heddle::f2f<&where_am_i>()), n);
+    EXPECT_EQ(off::sync(n, heddle::f2f<&where_am_i>(), heddle::strategy::short_task), n);
   }
-  const int before = off::sync(1, heddle::f2f(&counted));
-  for (int i = 0; i < 100; ++i) off::ping(1, heddle::f2f(&bump, 1));
+  const int before = off::sync(1, heddle::f2f<&counted>());
+  for (int i = 0; i < 100; ++i) off::ping(1, heddle::f2f<&bump>(1));
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (off::sync(1, heddle::f2f(&counted)) != before + 100 && std::chrono::steady_clock::now() < deadline)
+  while (off::sync(1, heddle::f2f<&counted>()) != before + 100 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(1ms);
-  EXPECT_EQ(off::sync(1, heddle::f2f(&counted)), before + 100);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&counted>()), before + 100);
 }
 
 TEST(Nodes, ArgumentTypesTravel) {
-  auto m = off::sync(last(), heddle::f2f(&shapes, std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7)));
+  auto m = off::sync(last(), heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7)));
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
   EXPECT_EQ(m["t"], (std::vector<double>{97.0, 7.0}));
@@ -82,7 +82,7 @@ TEST(Nodes, ArgumentTypesTravel) {
 
 TEST(Nodes, RemoteExceptionNamesTheNode) {
   try {
-    off::sync(last(), heddle::f2f(&fail_with, std::string("bad input")));
+    off::sync(last(), heddle::f2f<&fail_with>(std::string("bad input")));
     FAIL() << "no exception";
   } catch (const off::remote_error& e) {
     EXPECT_EQ(e.node(), last());
@@ -90,15 +90,15 @@ TEST(Nodes, RemoteExceptionNamesTheNode) {
     EXPECT_NE(w.find("node " + std::to_string(last()) + " ran"), std::string::npos) << w;
     EXPECT_NE(w.find("std::invalid_argument: bad input"), std::string::npos) << w;
   }
-  EXPECT_THROW(off::sync(off::num_nodes(), heddle::f2f(&where_am_i)), off::session_error);
+  EXPECT_THROW(off::sync(off::num_nodes(), heddle::f2f<&where_am_i>()), off::session_error);
 }
 
 TEST(Nodes, SixtyFourMiBArgumentAndResult) {
   const std::uint64_t n = 64u << 20;
   std::vector<std::uint8_t> v = pattern(n);
   const std::uint64_t expect = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
-  EXPECT_EQ(off::sync(1, heddle::f2f(&checksum, v)), expect);
-  EXPECT_EQ(off::sync(1, heddle::f2f(&pattern, n)), v);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&checksum>(v)), expect);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&pattern>(n)), v);
 }
 
 TEST(Nodes, TenThousandConcurrentAsyncs) {
@@ -106,7 +106,7 @@ TEST(Nodes, TenThousandConcurrentAsyncs) {
   fs.reserve(10000);
   for (int i = 0; i < 10000; ++i) {
     const off::node_id n = 1 + static_cast<off::node_id>(i) % (off::num_nodes() - 1);
-    fs.push_back(off::async(n, heddle::f2f(&scale, i, std::string("ab"))));
+    fs.push_back(off::async(n, heddle::f2f<&scale>(i, std::string("ab"))));
   }
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(fs[i].get(), 2 * i) << i;
 }
@@ -114,7 +114,7 @@ TEST(Nodes, TenThousandConcurrentAsyncs) {
 TEST(Nodes, NestedOffloadsAroundTheNodes) {
   // Node 1 starts 2 * nodes hops: every node calls the next, node 0 included while it waits here.
   const int hops = 2 * static_cast<int>(off::num_nodes());
-  EXPECT_EQ(off::sync(1, heddle::f2f(&relay, hops)), 100 * hops + static_cast<int>((1 + hops) % off::num_nodes()));
+  EXPECT_EQ(off::sync(1, heddle::f2f<&relay>(hops)), 100 * hops + static_cast<int>((1 + hops) % off::num_nodes()));
 }
 
 TEST(Nodes, BuffersPutGetCopyFree) {
@@ -127,12 +127,12 @@ TEST(Nodes, BuffersPutGetCopyFree) {
   EXPECT_EQ(b.node(), 1u);
   EXPECT_EQ(b.size(), n);
   off::put(local.data(), b, n).get();
-  EXPECT_EQ(off::sync(1, heddle::f2f(&sum_buffer, b, n)), n * (n + 1) / 2.0);
+  EXPECT_EQ(off::sync(1, heddle::f2f<&sum_buffer>(b, n)), n * (n + 1) / 2.0);
   off::copy(b, b2, n).get();  // between two other nodes when there are three
   std::vector<double> back(n);
   off::get(b2, back.data(), n).get();
   EXPECT_EQ(back, local);
-  off::sync(last(), heddle::f2f(&forward, b2, mine, n));  // a handler puts into node 0
+  off::sync(last(), heddle::f2f<&forward>(b2, mine, n));  // a handler puts into node 0
   EXPECT_EQ(std::vector<double>(mine.get(), mine.get() + n), local);
   off::get(b + 10, back.data(), 5).get();
   EXPECT_EQ(back[0], 11.0);
@@ -165,8 +165,8 @@ TEST(Nodes, SixtyFourMiBTransfers) {
 // Run alone (tests/am/nodes_failures.sh): node `last` is killed during a call.
 TEST(PeerDeath, CallsFailWithinASecond) {
   const off::node_id victim = last();
-  const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f(&my_pid)));
-  heddle::future<void> waiting = off::async(victim, heddle::f2f(&nap, 60000));
+  const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f<&my_pid>()));
+  heddle::future<void> waiting = off::async(victim, heddle::f2f<&nap>(60000));
   std::this_thread::sleep_for(100ms);
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -180,9 +180,9 @@ TEST(PeerDeath, CallsFailWithinASecond) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   EXPECT_LT(seconds, 1.0);
   std::printf("peer loss seen after %.3f s\n", seconds);
-  EXPECT_THROW(off::sync(victim, heddle::f2f(&where_am_i)), off::peer_lost);
+  EXPECT_THROW(off::sync(victim, heddle::f2f<&where_am_i>()), off::peer_lost);
   if (off::num_nodes() > 2) {
-    EXPECT_EQ(off::sync(1, heddle::f2f(&where_am_i)), 1u);  // the others go on
+    EXPECT_EQ(off::sync(1, heddle::f2f<&where_am_i>()), 1u);  // the others go on
   }
 }
 

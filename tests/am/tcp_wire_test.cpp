@@ -196,9 +196,9 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
   testing::internal::CaptureStderr();
   {
     off::session s(node0_options(listener, port));
-    heddle::future<int> f = off::async(1, heddle::f2f(&scale, 2, std::string("ab")));
+    heddle::future<int> f = off::async(1, heddle::f2f<&scale>(2, std::string("ab")));
     expect_node1_lost(f, {"corrupt frame", "not a heddle message"});  // a call answered with garbage
-    EXPECT_THROW(off::sync(1, heddle::f2f(&scale, 1, std::string("x"))), off::peer_lost);
+    EXPECT_THROW(off::sync(1, heddle::f2f<&scale>(1, std::string("x"))), off::peer_lost);
   }
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("refused a connection from 127.0.0.1: wrong secret"), std::string::npos) << err;
@@ -227,9 +227,9 @@ void expect_cut_short_frame_loses_the_peer(std::size_t sent, const std::string& 
   ASSERT_GE(child, 0);
   {
     off::session s(node0_options(listener, port));
-    heddle::future<std::string> f = off::async(1, heddle::f2f(&echo, std::string("cut short")));
+    heddle::future<std::string> f = off::async(1, heddle::f2f<&echo>(std::string("cut short")));
     expect_node1_lost(f, {"it closed its connection in the middle of a " + why});  // a truncated frame
-    EXPECT_THROW(off::sync(1, heddle::f2f(&echo, std::string("after"))), off::peer_lost);
+    EXPECT_THROW(off::sync(1, heddle::f2f<&echo>(std::string("after"))), off::peer_lost);
   }
   EXPECT_EQ(exit_status(child), 0);
 }
@@ -269,7 +269,7 @@ TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
   testing::internal::CaptureStderr();
   {
     off::session s(node0_options(listener, port));
-    EXPECT_EQ(off::sync(1, heddle::f2f(&echo, text)), text);
+    EXPECT_EQ(off::sync(1, heddle::f2f<&echo>(text)), text);
   }
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(err, "");  // node 1's goodbye came: the session ended without a complaint

@@ -6,7 +6,7 @@
 //   heddle::offload::copy(b, b2, n).get();       // node 1 → b2's node, whichever calls it
 //   heddle::offload::free(b);
 //
-// A buffer_ptr names memory on its node: it can be passed to a function called there (f2f) and
+// A buffer_ptr names memory on its node: it can be passed to a function called there (heddle::f2f) and
 // turned into a pointer there with .get(). Element types are trivially copyable. Transfers move
 // bytes without a message per element: the shm backend copies straight between the processes'
 // memory, the others stream the bytes into place. Every transfer is checked against the buffer's

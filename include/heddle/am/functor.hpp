@@ -1,5 +1,5 @@
 // What an active message carries: a call of a function known at compile time, with its arguments
-// serialised. `heddle::f2f(&scale, 1, std::string("x"))` makes a functor whose type holds the
+// serialised. `heddle::f2f<&scale>(1, std::string("x"))` makes a functor whose type holds the
 // function's address (HAM's scheme), so the receiver needs no function pointer from the wire: the
 // message names a handler by its index in a registry that every process builds the same way.
 //
@@ -182,13 +182,36 @@ R read_result(reader& r) {
 }  // namespace heddle::offload
 
 namespace heddle {
+
+namespace offload::detail {
+// True for the address of a non-member function that is not noexcept: what function_call is made for.
+template <class F>
+inline constexpr bool plain_function_pointer_v = false;
+template <class R, class... P>
+inline constexpr bool plain_function_pointer_v<R (*)(P...)> = true;
+}  // namespace offload::detail
+
+// heddle::f2f<&fn>(args...): a call of `fn` with `args`, to hand to offload::async, sync or ping (or
+// to run here with operator()). HAM writes f2f<&fn>(args...); C++ cannot turn a function argument
+// into a template argument, so the address is the template argument, and the functor's type,
+// offload::function_call<decltype(&fn), &fn>, names the function: a message carries the index of that
+// type's handler, never a function pointer, and no table is searched per call. An overloaded `fn` is
+// named by the overload's type: heddle::f2f<static_cast<int (*)(int)>(&fn)>(1).
+//
+// `fn` takes its parameters by value or const reference and returns a value or void; a pointer or a
+// non-const reference does not compile, nor does a member function, a lambda or a noexcept function
+// (name it as a plain pointer: static_cast<int (*)(int)>(&fn)). The arguments are converted to the
+// parameters' decayed types and stored in the functor (copied or moved, as passed); nothing else is
+// allocated, and they are serialised only when the call is made. Throws what constructing the stored
+// arguments throws. The result type is deduced only so that the static_assert below is the first
+// error a wrong Fn draws, not an incomplete function_call.
 template <auto Fn, class... A>
-offload::function_call<decltype(Fn), Fn> make_f2f(A&&... a) {
+[[nodiscard]] auto f2f(A&&... a) {
+  static_assert(offload::detail::plain_function_pointer_v<decltype(Fn)>,
+                "heddle::f2f<Fn>: Fn is the address of a non-member function that is not noexcept, as in "
+                "heddle::f2f<&fn>(args...); for an overloaded or noexcept fn, name its plain pointer type: "
+                "heddle::f2f<static_cast<int (*)(int)>(&fn)>(1)");
   return offload::function_call<decltype(Fn), Fn>(std::forward<A>(a)...);
 }
-}  // namespace heddle
 
-// heddle::f2f(&fn, args...): HAM's spelling. A macro, because the function's address has to become a
-// template argument; after `heddle::` it expands to heddle::make_f2f<&fn>(args...), with no comma
-// outside parentheses, so that it can itself stand in a macro's argument (EXPECT_EQ, assert).
-#define f2f(fn, ...) make_f2f<fn>(__VA_ARGS__)
+}  // namespace heddle

@@ -1,9 +1,9 @@
 // Calls on other nodes: heddle::offload::async, sync and ping.
 //
 //   int scale(int a, std::string s);
-//   heddle::future<int> f = heddle::offload::async(1, heddle::f2f(&scale, 1, std::string("x")));
-//   int v = heddle::offload::sync(1, heddle::f2f(&scale, 2, std::string("y")));
-//   heddle::offload::ping(1, heddle::f2f(&log_line, std::string("hi")));
+//   heddle::future<int> f = heddle::offload::async(1, heddle::f2f<&scale>(1, std::string("x")));
+//   int v = heddle::offload::sync(1, heddle::f2f<&scale>(2, std::string("y")));
+//   heddle::offload::ping(1, heddle::f2f<&log_line>(std::string("hi")));
 //
 // The arguments are serialised when the call is made; the target runs the function as a heddle
 // task, started by the strategy given (express by default: the priority lane of the target's

@@ -52,13 +52,13 @@ std::vector<std::byte> frame(const Call& call, off::message_kind kind = off::mes
 std::vector<std::vector<std::byte>> seeds() {
   using namespace std::string_literals;
   return {
-      frame(heddle::f2f(&takes_scalars, 1, 2.5, 'c', std::uint64_t{9})),
-      frame(heddle::f2f(&takes_string, "hello"s), off::message_kind::post),
-      frame(heddle::f2f(&takes_vectors, std::vector<double>{1, 2, 3}, std::vector<std::string>{"a", "bc"})),
-      frame(heddle::f2f(&takes_map, std::map<std::string, std::vector<int>>{{"k", {1, 2}}, {"l", {}}})),
-      frame(heddle::f2f(&takes_nested, std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>,
+      frame(heddle::f2f<&takes_scalars>(1, 2.5, 'c', std::uint64_t{9})),
+      frame(heddle::f2f<&takes_string>("hello"s), off::message_kind::post),
+      frame(heddle::f2f<&takes_vectors>(std::vector<double>{1, 2, 3}, std::vector<std::string>{"a", "bc"})),
+      frame(heddle::f2f<&takes_map>(std::map<std::string, std::vector<int>>{{"k", {1, 2}}, {"l", {}}})),
+      frame(heddle::f2f<&takes_nested>(std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>,
                                                   std::array<std::string, 3>>{"o"s, {4, {1, 2, 3}}, {"x", "yy", "zzz"}})),
-      frame(heddle::f2f(&returns, std::optional<int>(3))),
+      frame(heddle::f2f<&returns>(std::optional<int>(3))),
   };
 }
 

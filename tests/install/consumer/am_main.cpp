@@ -15,7 +15,7 @@ int main(int argc, char** argv) { return heddle::offload::run(argc, argv, [](int
   namespace off = heddle::offload;
   int bad = 0;
   for (off::node_id n = 0; n < off::num_nodes(); ++n)
-    if (off::sync(n, heddle::f2f(&length_times, std::string("abc"), static_cast<int>(n))) != 3 * static_cast<int>(n)) ++bad;
+    if (off::sync(n, heddle::f2f<&length_times>(std::string("abc"), static_cast<int>(n))) != 3 * static_cast<int>(n)) ++bad;
   std::vector<int> v(1000), back(1000);
   std::iota(v.begin(), v.end(), 0);
   off::buffer_ptr<int> b = off::allocate<int>(off::num_nodes() - 1, v.size());
