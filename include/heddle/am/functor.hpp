@@ -192,7 +192,7 @@ inline constexpr bool plain_function_pointer_v<R (*)(P...)> = true;
 }  // namespace offload::detail
 
 // heddle::f2f<&fn>(args...): a call of `fn` with `args`, to hand to offload::async, sync or ping (or
-// to run here with operator()). HAM writes f2f<&fn>(args...); C++ cannot turn a function argument
+// to run here with operator()). HAM writes f2f(&fn, args...); C++ cannot turn a function argument
 // into a template argument, so the address is the template argument, and the functor's type,
 // offload::function_call<decltype(&fn), &fn>, names the function: a message carries the index of that
 // type's handler, never a function pointer, and no table is searched per call. An overloaded `fn` is
