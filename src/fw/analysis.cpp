@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <utility>
+#include <vector>
 
+#include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/process.hpp"
-#include "module_time.hpp"
-#include "run_steps.hpp"
+#include "path_rule.hpp"
 
 namespace heddle::fw {
 
@@ -33,97 +35,130 @@ double dependency_bound::speedup(unsigned threads, std::uint64_t in_flight) cons
   return time > 0 ? work / time : t;
 }
 
+namespace {
+
+// Events replayed one at a time with unlimited threads: a module starts as soon as it is asked
+// for and its producers are done, and takes its time; paths step as path_rule.hpp says, on the
+// filters' decisions by their pass patterns.
+class replay {
+ public:
+  replay(const process_config& config, const detail::graph& g, double time_scale)
+      : config_(config),
+        g_(g),
+        time_scale_(time_scale),
+        consumers_(g.size()),
+        seconds_(g.size()),
+        requested_(g.size()),
+        done_(g.size()),
+        pending_(g.size()),
+        result_(g.size()),
+        passed_(g.paths.size()),
+        waiting_(g.size()) {
+    for (std::uint32_t m = 0; m < g.size(); ++m)
+      for (std::uint32_t q : g.nodes[m].producers) consumers_[q].push_back(m);
+  }
+
+  event_cost run(std::uint64_t e) {
+    for (std::uint32_t m = 0; m < g_.size(); ++m)
+      seconds_[m] = detail::module_seconds(config_.modules[m], g_.nodes[m].hash, e) * time_scale_;
+    std::fill(requested_.begin(), requested_.end(), 0);
+    std::fill(done_.begin(), done_.end(), 0);
+    std::fill(passed_.begin(), passed_.end(), 0);
+    for (auto& w : waiting_) w.clear();
+    running_ = {};
+    now_ = 0;
+    paths_left_ = g_.paths.size();
+    double work = 0;
+
+    for (std::uint32_t p = 0; p < g_.paths.size(); ++p)
+      path_stepped(p, detail::step_path(g_.paths[p], 0, path_walker{*this, p}));
+    bool outputs_started = false;
+    for (;;) {
+      if (paths_left_ == 0 && !outputs_started) {
+        outputs_started = true;
+        for (std::uint32_t out : g_.outputs)
+          if (detail::selected(g_.nodes[out], passed_.data())) request(out);
+      }
+      if (running_.empty()) break;
+      const auto [t, m] = running_.top();
+      running_.pop();
+      now_ = t;
+      done_[m] = 1;
+      work += seconds_[m];
+      const module_config& c = config_.modules[m];
+      if (c.role == module_role::filter) result_[m] = detail::filter_result(c, e);
+      for (std::uint32_t q : consumers_[m])
+        if (requested_[q] && !done_[q] && --pending_[q] == 0) start(q);
+      // The paths that wait on m step on; none comes to wait on m again (m is done).
+      for (const auto& [p, k] : waiting_[m])
+        path_stepped(p, detail::resume_path(g_.paths[p], k, result_[m], path_walker{*this, p}));
+      waiting_[m].clear();
+    }
+    return {work, now_};
+  }
+
+ private:
+  // Path p of the event: a filter has decided once it is done; one that is not yet goes on with
+  // the path when it is (run()).
+  struct path_walker {
+    replay& r;
+    std::uint32_t p;
+    void ask(std::uint32_t f) { r.request(f); }
+    bool decided(std::uint32_t f, std::uint32_t k) {
+      if (r.done_[f]) return true;
+      r.waiting_[f].push_back({p, k});
+      return false;
+    }
+    std::int64_t result(std::uint32_t f) const noexcept { return r.result_[f]; }
+  };
+
+  void path_stepped(std::uint32_t p, detail::path_state s) {
+    if (s == detail::path_state::waiting) return;
+    passed_[p] = s == detail::path_state::passed;
+    --paths_left_;
+  }
+
+  // Asks for m and, first, its producers; m starts once they are done.
+  void request(std::uint32_t m) {
+    if (requested_[m]) return;
+    requested_[m] = 1;
+    pending_[m] = 0;
+    for (std::uint32_t q : g_.nodes[m].producers) {
+      request(q);
+      pending_[m] += !done_[q];
+    }
+    if (pending_[m] == 0) start(m);
+  }
+  void start(std::uint32_t m) { running_.push({now_ + seconds_[m], m}); }
+
+  using finish = std::pair<double, std::uint32_t>;  // when a running module is done
+
+  const process_config& config_;
+  const detail::graph& g_;
+  const double time_scale_;
+  std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
+  std::vector<double> seconds_;                       // per module, its time for this event
+  std::vector<std::uint8_t> requested_, done_;
+  std::vector<std::uint32_t> pending_;  // per requested module, its producers not done yet
+  std::vector<std::int64_t> result_;    // per filter, its decision
+  std::vector<std::uint8_t> passed_;    // per path
+  // Per filter not done yet, the paths that wait on it: (path, its position there).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> waiting_;
+  std::priority_queue<finish, std::vector<finish>, std::greater<>> running_;
+  double now_ = 0;
+  std::size_t paths_left_ = 0;
+};
+
+}  // namespace
+
 dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events) {
   // The process checks the configuration and resolves its labels; its modules are not run.
   process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
   p.finalize();
-  const detail::graph& g = p.graph();
-  const std::uint32_t n = g.size();
-  // Consumers of each module (module index), and path steps waiting on each filter.
-  std::vector<std::vector<std::uint32_t>> consumers(n);
-  for (std::uint32_t m = 0; m < n; ++m)
-    for (std::uint32_t q : g.nodes[m].producers) consumers[q].push_back(m);
-
+  replay r(config, p.graph(), time_scale);
   dependency_bound bound;
   bound.events.reserve(events);
-  std::vector<double> seconds(n);
-  std::vector<std::uint8_t> requested(n), done(n);
-  std::vector<std::uint32_t> pending(n);
-  std::vector<std::int64_t> result(n);
-  std::vector<std::uint8_t> passed(g.paths.size());
-  std::vector<std::size_t> position(g.paths.size());
-  std::vector<std::vector<std::uint32_t>> waiting_paths(n);  // paths waiting on a filter
-  using finish = std::pair<double, std::uint32_t>;
-
-  for (std::uint64_t e = 0; e < events; ++e) {
-    for (std::uint32_t m = 0; m < n; ++m)
-      seconds[m] = detail::module_seconds(config.modules[m], g.nodes[m].hash, e) * time_scale;
-    std::fill(requested.begin(), requested.end(), 0);
-    std::fill(done.begin(), done.end(), 0);
-    for (auto& w : waiting_paths) w.clear();
-    std::priority_queue<finish, std::vector<finish>, std::greater<>> running;
-    double work = 0, now = 0;
-    std::size_t paths_left = g.paths.size();
-
-    std::function<void(std::uint32_t)> request = [&](std::uint32_t m) {
-      if (requested[m]) return;
-      requested[m] = 1;
-      pending[m] = 0;
-      for (std::uint32_t q : g.nodes[m].producers) {
-        request(q);
-        pending[m] += !done[q];
-      }
-      if (pending[m] == 0) running.push({now + seconds[m], m});
-    };
-    // Path `i` goes on from its position; a filter's decision is its pass pattern's.
-    auto advance = [&](std::size_t i) {
-      const auto& members = g.paths[i].members;
-      while (position[i] < members.size()) {
-        const std::uint32_t f = members[position[i]];
-        request(f);
-        if (!done[f]) return waiting_paths[f].push_back(static_cast<std::uint32_t>(i));
-        if (result[f] == 0) break;
-        ++position[i];
-      }
-      passed[i] = position[i] == members.size();
-      --paths_left;
-    };
-    auto decide = [&](std::uint32_t m) {
-      const module_config& c = config.modules[m];
-      result[m] = c.role != module_role::filter || c.pass.empty() || c.pass[e % c.pass.size()];
-    };
-
-    std::fill(position.begin(), position.end(), 0);
-    std::fill(passed.begin(), passed.end(), 0);
-    for (std::size_t i = 0; i < g.paths.size(); ++i) advance(i);
-    bool outputs_started = false;
-    for (;;) {
-      if (paths_left == 0 && !outputs_started) {
-        outputs_started = true;
-        for (std::uint32_t out : g.outputs)
-          if (detail::selected(g.nodes[out], passed.data())) request(out);
-      }
-      if (running.empty()) break;
-      auto [t, m] = running.top();
-      running.pop();
-      now = t;
-      done[m] = 1;
-      work += seconds[m];
-      decide(m);
-      for (std::uint32_t c : consumers[m])
-        if (requested[c] && !done[c] && --pending[c] == 0) running.push({now + seconds[c], c});
-      for (std::uint32_t i : waiting_paths[m]) {
-        if (result[m] == 0) {
-          --paths_left;
-          continue;
-        }
-        ++position[i];
-        advance(i);
-      }
-      waiting_paths[m].clear();
-    }
-    bound.events.push_back({work, now});
-  }
+  for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));
   return bound;
 }
 

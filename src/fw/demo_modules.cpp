@@ -5,10 +5,10 @@
 #include <stdexcept>
 
 #include "heddle/core/parallel_for.hpp"
+#include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/waiting.hpp"
-#include "module_time.hpp"
 #include "module_types.hpp"
 
 namespace heddle::fw {
@@ -61,7 +61,7 @@ class demo_module final : public module {
     if (type_.throws) throw std::runtime_error(std::string(type_.name) + " throws by design");
     switch (config_.role) {
       case module_role::filter:
-        return config_.pass.empty() || config_.pass[e.number() % config_.pass.size()] ? 1 : 0;
+        return detail::filter_result(config_, e.number());
       case module_role::producer:
         if (type_.fixed_value) return wrap_add(e.input_sum(), *config_.value);
         [[fallthrough]];

@@ -1,12 +1,15 @@
 // The single-threaded reference processor, the study's baseline: one event at a time, each path's
 // filters in order, each producer run recursively where it is first asked for. No queues, no
 // tasks, no atomics on the way: it is also the yardstick of the framework's overhead.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <vector>
 
 #include "graph.hpp"
 #include "heddle/fw/processor.hpp"
+#include "path_rule.hpp"
 #include "run_steps.hpp"
 #include "usage.hpp"
 
@@ -38,16 +41,74 @@ class blocking_sink final : public detail::acquire_sink {
   std::exception_ptr error_;
 };
 
+// One event at a time: its paths in order, each producer run where it is first needed. Its own
+// walker (path_rule.hpp): a filter asked for has run, so it has always decided.
+class reference_event {
+ public:
+  reference_event(const detail::graph& g, const run_options& o)
+      : g_(g), o_(o), result_(g.size()), ran_(g.size()), passed_(g.paths.size()) {}
+
+  // Runs event `e` of run `run`; returns its share of the checksum.
+  std::uint64_t run(std::uint64_t e, std::uint32_t run) {
+    event_ = e;
+    run_ = run;
+    std::fill(ran_.begin(), ran_.end(), 0);
+    for (std::size_t i = 0; i < g_.paths.size(); ++i)
+      passed_[i] = detail::step_path(g_.paths[i], 0, *this) == detail::path_state::passed;
+    for (std::uint32_t out : g_.outputs)
+      if (detail::selected(g_.nodes[out], passed_.data())) ask(out);
+
+    detail::event_checksum sum;
+    for (std::uint32_t m = 0; m < g_.size(); ++m)
+      if (ran_[m]) sum.module(g_.nodes[m], result_[m]);
+    for (std::size_t i = 0; i < g_.paths.size(); ++i) sum.path(g_.paths[i], passed_[i] != 0);
+    return sum.finish(e);
+  }
+
+  // --- the walker: inputs first, depth first, so the producer runs where it is first needed.
+  void ask(std::uint32_t m) {
+    if (ran_[m]) return;
+    for (std::uint32_t input : g_.nodes[m].producers) ask(input);
+    execute(m);
+  }
+  bool decided(std::uint32_t, std::uint32_t) const noexcept { return true; }
+  std::int64_t result(std::uint32_t m) const noexcept { return result_[m]; }
+
+ private:
+  void execute(std::uint32_t m) {
+    const detail::node& node = g_.nodes[m];
+    const event_view view(event_, run_, result_.data(), node.inputs);
+    const std::int64_t start = o_.record ? detail::steady_now_ns() : 0;
+    try {
+      if (node.impl->external_work()) {
+        sink_.arm();
+        node.impl->acquire(view, async_handle(&sink_, nullptr, m));
+        if (std::exception_ptr error = sink_.wait()) std::rethrow_exception(error);
+      }
+      result_[m] = node.impl->produce(view);
+    } catch (...) {
+      throw module_error(node.decl.label, event_, run_, detail::describe(std::current_exception()));
+    }
+    ran_[m] = 1;
+    if (o_.record) o_.record->record({m, event_, start, detail::steady_now_ns()});
+  }
+
+  const detail::graph& g_;
+  const run_options& o_;
+  std::vector<std::int64_t> result_;
+  std::vector<std::uint8_t> ran_;
+  std::vector<std::uint8_t> passed_;
+  blocking_sink sink_;
+  std::uint64_t event_ = 0;
+  std::uint32_t run_ = 0;
+};
+
 }  // namespace
 
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
   const detail::graph& g = p.graph();
-  const std::uint32_t n = g.size();
-  std::vector<std::int64_t> result(n);
-  std::vector<std::uint8_t> ran(n);
-  std::vector<std::uint8_t> passed(g.paths.size());
-  blocking_sink sink;
+  reference_event event(g, o);
   detail::run_steps runs(g);
 
   detail::usage_probe::reset_peak_rss();
@@ -63,50 +124,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
       runs.begin(run, e);
       report.runs.push_back({run, 0, 0});
     }
-    std::fill(ran.begin(), ran.end(), 0);
-
-    auto execute = [&](std::uint32_t m) {
-      const detail::node& node = g.nodes[m];
-      const event_view view(e, run, result.data(), node.inputs);
-      const std::int64_t start = o.record ? detail::steady_now_ns() : 0;
-      try {
-        if (node.impl->external_work()) {
-          sink.arm();
-          node.impl->acquire(view, async_handle(&sink, nullptr, m));
-          if (std::exception_ptr error = sink.wait()) std::rethrow_exception(error);
-        }
-        result[m] = node.impl->produce(view);
-      } catch (...) {
-        throw module_error(node.decl.label, e, run, detail::describe(std::current_exception()));
-      }
-      ran[m] = 1;
-      if (o.record) o.record->record({m, e, start, detail::steady_now_ns()});
-    };
-    // Inputs first, depth first: the producer runs where it is first needed.
-    auto ensure = [&](auto& self, std::uint32_t m) -> void {
-      if (ran[m]) return;
-      for (std::uint32_t input : g.nodes[m].producers) self(self, input);
-      execute(m);
-    };
-
-    for (std::size_t i = 0; i < g.paths.size(); ++i) {
-      passed[i] = 1;
-      for (std::uint32_t f : g.paths[i].members) {
-        ensure(ensure, f);
-        if (result[f] == 0) {
-          passed[i] = 0;
-          break;
-        }
-      }
-    }
-    for (std::uint32_t out : g.outputs)
-      if (detail::selected(g.nodes[out], passed.data())) ensure(ensure, out);
-
-    detail::event_checksum sum;
-    for (std::uint32_t m = 0; m < n; ++m)
-      if (ran[m]) sum.module(g.nodes[m], result[m]);
-    for (std::size_t i = 0; i < g.paths.size(); ++i) sum.path(g.paths[i], passed[i] != 0);
-    const std::uint64_t c = sum.finish(e);
+    const std::uint64_t c = event.run(e, run);
     report.checksum += c;
     report.runs.back().checksum += c;
     ++report.runs.back().events;

@@ -1,5 +1,5 @@
-// What both processors share around events: the begin-run and end-run steps of every module, and
-// whether an output module writes an event.
+// What both processors share around events: what a module's failure says, and the begin-run and
+// end-run steps of every module.
 #pragma once
 
 #include <exception>
@@ -52,13 +52,5 @@ class run_steps {
   }
   const graph& g_;
 };
-
-// An output module writes an event when it selects no path, or when one it selects passed.
-inline bool selected(const node& out, const std::uint8_t* passed) noexcept {
-  if (out.select_paths.empty()) return true;
-  for (std::uint32_t p : out.select_paths)
-    if (passed[p]) return true;
-  return false;
-}
 
 }  // namespace heddle::fw::detail

@@ -19,6 +19,7 @@
 #include "heddle/dispatch/concurrent_queue.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
 #include "heddle/fw/processor.hpp"
+#include "path_rule.hpp"
 #include "run_steps.hpp"
 #include "usage.hpp"
 
@@ -200,20 +201,27 @@ class engine final : public detail::acquire_sink {
     const auto paths = static_cast<std::uint32_t>(g_.paths.size());
     e->paths_left.store(paths + 1, std::memory_order_relaxed);
     e->active.store(1, std::memory_order_relaxed);
-    for (std::uint32_t p = 0; p < paths; ++p) advance(e, p, 0);
+    for (std::uint32_t p = 0; p < paths; ++p) path_stepped(e, p, detail::step_path(g_.paths[p], 0, walker(e, p)));
     path_finished(e);  // the guard
   }
 
-  // Path `p` goes on from its k-th member.
-  void advance(event_state* e, std::uint32_t p, std::size_t k) {
-    const detail::path& path = g_.paths[p];
-    for (; k < path.members.size(); ++k) {
-      const std::uint32_t f = path.members[k];
-      request(e, f);
-      if (!wait_edge(e, g_.step_edge[path.first_step + k])) return;  // the filter goes on for us
-      if (e->result[f] == 0) return path_finished(e);
-    }
-    e->passed[p] = 1;
+  // One path of one event, as path_rule.hpp steps it: a filter has decided once its step's edge
+  // is done; one that has not goes on with the path when it completes (complete()).
+  struct path_walker {
+    engine& en;
+    event_state* e;
+    const std::uint32_t* step_edge;  // the path's steps' edges
+    void ask(std::uint32_t f) { en.request(e, f); }
+    bool decided(std::uint32_t, std::uint32_t k) noexcept { return wait_edge(e, step_edge[k]); }
+    std::int64_t result(std::uint32_t f) const noexcept { return e->result[f]; }
+  };
+  path_walker walker(event_state* e, std::uint32_t p) noexcept {
+    return {*this, e, g_.step_edge.data() + g_.paths[p].first_step};
+  }
+
+  void path_stepped(event_state* e, std::uint32_t p, detail::path_state s) {
+    if (s == detail::path_state::waiting) return;  // the filter goes on for us
+    if (s == detail::path_state::passed) e->passed[p] = 1;
     path_finished(e);
   }
 
@@ -275,8 +283,8 @@ class engine final : public detail::acquire_sink {
           schedule(e, oe.target);
       } else {
         const std::uint32_t step = oe.target - g_.size(), p = g_.step_path[step];
-        if (value == 0) path_finished(e);
-        else advance(e, p, step - g_.paths[p].first_step + 1);
+        const detail::path& path = g_.paths[p];
+        path_stepped(e, p, detail::resume_path(path, step - path.first_step, value, walker(e, p)));
       }
     }
     if (g_.nodes[m].decl.role == module_role::output) output_finished(e);

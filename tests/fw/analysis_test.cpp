@@ -62,6 +62,47 @@ TEST(DependencyBound, PathsRunInOrderAndRejectionStopsThem) {
   EXPECT_DOUBLE_EQ(r.events[1].work_s, 4);
 }
 
+// The bound and both processors follow one rule for paths (src/fw/path_rule.hpp): per event, the
+// bound's work is the sum of the times of exactly the modules the processors ran. Each module's
+// time is its own power of two, so the sum names the set. Filters reject by patterns of different
+// lengths, two paths hold the same filters in opposite orders, an output module selects a path.
+TEST(DependencyBound, CountsTheModulesTheProcessorsRun) {
+  const process_config c = parse_config(R"({"process":{"options":{"nSimultaneousEvents":4,"busyWaitScaleFactor":1},
+    "source":{"iterations":12},
+    "producers":[{"@label":"a","@type":"BusyWaitProducer","averageTime":1},
+                 {"@label":"b","@type":"BusyWaitProducer","averageTime":2,"toGet":[{"label":"a","product":""}]},
+                 {"@label":"c","@type":"BusyWaitProducer","averageTime":4},
+                 {"@label":"d","@type":"BusyWaitProducer","averageTime":8,"toGet":[{"label":"c","product":""}]},
+                 {"@label":"e","@type":"BusyWaitProducer","averageTime":16}],
+    "filters":[{"@label":"f1","@type":"BusyWaitPassFilter","averageTime":32,"pass":[true,false,true],"toGet":[{"label":"b","product":""}]},
+               {"@label":"f2","@type":"BusyWaitPassFilter","averageTime":64,"pass":[true,true,false,false],"toGet":[{"label":"d","product":""}]},
+               {"@label":"f3","@type":"BusyWaitPassFilter","averageTime":128,"pass":[false,true],"toGet":[{"label":"e","product":""}]}],
+    "outputs":[{"@label":"o1","@type":"BusyWaitOutputModule","averageTime":256,"selectEvents":["p3"],"toGet":[{"label":"a","product":""}]},
+               {"@label":"o2","@type":"BusyWaitOutputModule","averageTime":512,"toGet":[{"label":"c","product":""}]}],
+    "paths":{"p1":["f1","f2"],"p2":["f2","f1"],"p3":["f3"]},"endPaths":{"e":["o1","o2"]}}})",
+                                        "t.json");
+  const dependency_bound bound = analyse_dependencies(c, 1, c.events);
+  ASSERT_EQ(bound.events.size(), c.events);
+  // What ran, per event, in the bound's units: the modules' times unscaled.
+  auto work_of = [&](const timeline& t) {
+    std::vector<double> work(c.events);
+    for (const timeline_entry& x : t.entries()) work[x.event] += c.modules[x.module].average_time;
+    return work;
+  };
+  for (const bool threaded : {false, true}) {
+    process p = make_process(c, timing_options{wait_mode::busy, 1e-9, 1});  // no time spent
+    timeline t;
+    run_options o = fw_test::options(c.events, threaded ? 4 : 1);
+    o.record = &t;
+    threaded ? run_threaded(p, o) : run_single_threaded(p, o);
+    const std::vector<double> ran = work_of(t);
+    for (std::uint64_t e = 0; e < c.events; ++e)
+      EXPECT_EQ(bound.events[e].work_s, ran[e]) << (threaded ? "threaded" : "single-threaded") << ", event " << e;
+  }
+  // The decisions matter: not every event runs the same modules.
+  EXPECT_NE(bound.events[0].work_s, bound.events[1].work_s);
+}
+
 TEST(DependencyBound, TheHighPileupConfiguration) {
   FW_TEST_NEEDS_CMS(fw_test::hipileup);
   const dependency_bound b = analyse_dependencies(load_config(fw_test::cms(fw_test::hipileup)), 1, 100);

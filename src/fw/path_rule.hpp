@@ -1,0 +1,59 @@
+// Which modules run for an event, as far as paths decide it: one rule for the single-threaded
+// processor (reference.cpp), the threaded one (threaded.cpp) and the dependency bound
+// (analysis.cpp), so that the three cannot disagree. A path asks for its filters in order; a
+// filter decides by its result (non-zero passes); the first filter that rejects ends the path, and
+// a path whose last filter passed passed. Once every path of the event is done, each output module
+// on an end path runs if it writes the event (selected()).
+#pragma once
+
+#include <cstdint>
+
+#include "graph.hpp"
+
+namespace heddle::fw::detail {
+
+// A filter's decision.
+constexpr bool passes(std::int64_t filter_result) noexcept { return filter_result != 0; }
+
+// Where stepping a path left it.
+enum class path_state : std::uint8_t {
+  waiting,   // at a filter that has not decided yet: its decision goes on with resume_path
+  passed,    // every filter passed
+  rejected,  // a filter rejected the event
+};
+
+// Steps path `p` on from its k-th member. `walker` is the event, as each processor keeps it:
+//   walker.ask(f)         asks for filter f (nothing if it was asked for already);
+//   walker.decided(f, k)  whether f, the path's k-th member, has its result now; false when it
+//                         will decide later and then go on with resume_path(p, k, result, walker);
+//   walker.result(f)      f's result, once decided.
+// Returns at the first filter that rejects or has not decided yet, or after the last. Inline, no
+// allocation: the threaded processor steps paths on its hot path.
+template <class Walker>
+path_state step_path(const path& p, std::uint32_t k, Walker&& walker) {
+  for (const auto end = static_cast<std::uint32_t>(p.members.size()); k < end; ++k) {
+    const std::uint32_t f = p.members[k];
+    walker.ask(f);
+    if (!walker.decided(f, k)) return path_state::waiting;
+    if (!passes(walker.result(f))) return path_state::rejected;
+  }
+  return path_state::passed;
+}
+
+// The k-th filter of path `p`, where step_path left the path waiting, decided `result`: the path
+// ends there or steps on.
+template <class Walker>
+path_state resume_path(const path& p, std::uint32_t k, std::int64_t result, Walker&& walker) {
+  return passes(result) ? step_path(p, k + 1, walker) : path_state::rejected;
+}
+
+// An output module writes an event when it selects no path, or when one it selects passed
+// (`passed`: per path, non-zero if it passed).
+inline bool selected(const node& out, const std::uint8_t* passed) noexcept {
+  if (out.select_paths.empty()) return true;
+  for (std::uint32_t p : out.select_paths)
+    if (passed[p]) return true;
+  return false;
+}
+
+}  // namespace heddle::fw::detail
