@@ -155,7 +155,7 @@ dependency_bound analyse_dependencies(const process_config& config, double time_
   // The process checks the configuration and resolves its labels; its modules are not run.
   process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
   p.finalize();
-  replay r(config, p.graph(), time_scale);
+  replay r(config, detail::graph_of(p), time_scale);
   dependency_bound bound;
   bound.events.reserve(events);
   for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));

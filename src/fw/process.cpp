@@ -41,6 +41,7 @@ process::process(process&&) noexcept = default;
 process& process::operator=(process&&) noexcept = default;
 
 std::size_t process::num_modules() const noexcept { return graph_->nodes.size(); }
+std::size_t process::num_paths() const noexcept { return graph_->paths.size(); }
 
 const module_decl& process::declaration(std::size_t i) const {
   if (i >= graph_->nodes.size())
@@ -49,9 +50,9 @@ const module_decl& process::declaration(std::size_t i) const {
   return graph_->nodes[i].decl;
 }
 
-const detail::graph& process::graph() const {
-  if (!graph_->finalized) throw std::logic_error("heddle::fw::process::graph: finalize() first");
-  return *graph_;
+const detail::graph& detail::graph_of(const process& p) {
+  if (!p.graph_->finalized) throw std::logic_error("heddle::fw::detail::graph_of: finalize() first");
+  return *p.graph_;
 }
 
 void process::add_module(module_decl decl, std::unique_ptr<module> impl) {

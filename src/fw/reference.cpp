@@ -82,7 +82,7 @@ class reference_event {
     try {
       if (node.impl->external_work()) {
         sink_.arm();
-        node.impl->acquire(view, async_handle(&sink_, nullptr, m));
+        node.impl->acquire(view, sink_.handle(nullptr, m));
         if (std::exception_ptr error = sink_.wait()) std::rethrow_exception(error);
       }
       result_[m] = node.impl->produce(view);
@@ -107,7 +107,7 @@ class reference_event {
 
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
-  const detail::graph& g = p.graph();
+  const detail::graph& g = detail::graph_of(p);
   reference_event event(g, o);
   detail::run_steps runs(g);
 

@@ -388,7 +388,7 @@ class engine final : public detail::acquire_sink {
     acquire_call* outer = std::exchange(current_acquire, &call);
     std::exception_ptr thrown;
     try {
-      n.impl->acquire(view, async_handle(this, e, m));
+      n.impl->acquire(view, handle(e, m));
     } catch (...) {
       thrown = std::current_exception();
     }
@@ -463,7 +463,7 @@ run_report run_threaded(process& p, const run_options& o) {
   run_report report;
   std::optional<module_error> error;
   {
-    engine e(p.graph(), o);
+    engine e(detail::graph_of(p), o);
     report.workers = e.workers();
     e.run(report);
     error = std::move(e.error());

@@ -39,7 +39,7 @@ TEST(Process, TheRealConfigurationsFinalize) {
   for (const char* name : {fw_test::hipileup, fw_test::minbias}) {
     process p = make_process(load_config(fw_test::cms(name)), {});
     ASSERT_NO_THROW(p.finalize()) << name;
-    const detail::graph& g = p.graph();
+    const detail::graph& g = detail::graph_of(p);
     std::size_t edges = 0;
     for (const auto& n : g.nodes) edges += n.producers.size();
     EXPECT_EQ(g.num_edges, edges + g.num_steps()) << name;

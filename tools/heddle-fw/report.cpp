@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "graph.hpp"  // src/fw: the framework's internal graph
-
 namespace heddle::fw::tool {
 
 std::string hex(std::uint64_t v) {
@@ -40,9 +38,10 @@ struct counts {
 };
 counts count_modules(const process& p) {
   counts c;
-  for (const auto& n : p.graph().nodes) {
-    if (n.decl.role == module_role::producer) ++c.producers;
-    else if (n.decl.role == module_role::filter) ++c.filters;
+  for (std::size_t i = 0; i < p.num_modules(); ++i) {
+    const module_role role = p.declaration(i).role;
+    if (role == module_role::producer) ++c.producers;
+    else if (role == module_role::filter) ++c.filters;
     else ++c.outputs;
   }
   return c;
@@ -52,7 +51,7 @@ counts count_modules(const process& p) {
 void print_report(std::FILE* out, const run_description& what, const run_report& r) {
   const counts c = count_modules(what.proc);
   std::fprintf(out, "heddle-fw: %s: %zu producers, %zu filters, %zu output modules, %zu paths\n", what.config.c_str(),
-               c.producers, c.filters, c.outputs, what.proc.graph().paths.size());
+               c.producers, c.filters, c.outputs, what.proc.num_paths());
   std::fprintf(out, "  processor         %s, %u worker thread%s, wait %s, time scale %g\n", what.processor.c_str(),
                r.workers, r.workers == 1 ? "" : "s", to_string(what.timing.wait), what.timing.time_scale);
   std::fprintf(out, "  events            %" PRIu64 " in %zu run%s\n", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
@@ -94,7 +93,7 @@ void write_timeline(std::ostream& out, const process& p, const timeline& t) {
   char buf[64];
   for (const timeline_entry& e : entries) {
     std::snprintf(buf, sizeof buf, "%.9f,%.9f", double(e.start_ns - t0) * 1e-9, double(e.end_ns - t0) * 1e-9);
-    out << e.module << ",\"" << p.graph().nodes[e.module].decl.label << "\"," << e.event << ',' << buf << '\n';
+    out << e.module << ",\"" << p.declaration(e.module).label << "\"," << e.event << ',' << buf << '\n';
   }
 }
 

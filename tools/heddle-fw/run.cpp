@@ -12,7 +12,6 @@
 
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
-#include "graph.hpp"  // src/fw: the framework's internal graph
 #include "numeric_options.hpp"
 #include "report.hpp"
 #include "run_command.hpp"

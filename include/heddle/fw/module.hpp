@@ -52,10 +52,16 @@ class event_view {
   std::uint32_t run_;
 };
 
+class async_handle;
+
 namespace detail {
-// The framework's side of an acquire: where a completed handle goes.
+// The framework's side of an acquire: where a completed handle goes. The processors are sinks; a
+// module only ever sees the handle.
 class acquire_sink {
  public:
+  // A handle for module `module` of `event`, completed here.
+  async_handle handle(void* event, std::uint32_t module) noexcept;
+
   virtual void acquired(void* event, std::uint32_t module, std::exception_ptr error) noexcept = 0;
   // The handle was destroyed uncompleted (inside acquire, perhaps while an exception unwinds it).
   virtual void dropped(void* event, std::uint32_t module) noexcept = 0;
@@ -74,8 +80,6 @@ class acquire_sink {
 // forgotten handle ends the run with an error instead of hanging it.
 class async_handle {
  public:
-  async_handle(detail::acquire_sink* sink, void* event, std::uint32_t module) noexcept
-      : sink_(sink), event_(event), module_(module) {}
   async_handle(async_handle&& o) noexcept : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
   async_handle& operator=(async_handle&&) = delete;
   async_handle(const async_handle&) = delete;
@@ -93,11 +97,18 @@ class async_handle {
   bool valid() const noexcept { return sink_ != nullptr; }
 
  private:
+  friend class detail::acquire_sink;  // the processors make handles
+  async_handle(detail::acquire_sink* sink, void* event, std::uint32_t module) noexcept
+      : sink_(sink), event_(event), module_(module) {}
   detail::acquire_sink* take();
   detail::acquire_sink* sink_;
   void* event_;
   std::uint32_t module_;
 };
+
+inline async_handle detail::acquire_sink::handle(void* event, std::uint32_t module) noexcept {
+  return async_handle(this, event, module);
+}
 
 class module {
  public:

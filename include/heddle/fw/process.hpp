@@ -13,9 +13,14 @@
 
 namespace heddle::fw {
 
+class process;
+
 namespace detail {
 class graph;
-}
+// The finalized process as the processors and the framework's tools see it (src/fw/graph.hpp, not
+// installed). std::logic_error before finalize().
+const graph& graph_of(const process& p);
+}  // namespace detail
 
 struct module_decl {
   std::string label;  // unique; also the name of the module's product
@@ -47,12 +52,16 @@ class process {
   void finalize();
 
   const std::string& source() const noexcept { return source_; }
+  // Modules added so far, and paths (not end paths).
   std::size_t num_modules() const noexcept;
-  // The i-th module added (timeline entries name modules by this index).
+  std::size_t num_paths() const noexcept;
+  // The i-th module added (timeline entries name modules by this index); std::out_of_range for
+  // i >= num_modules().
   const module_decl& declaration(std::size_t i) const;
-  const detail::graph& graph() const;  // after finalize()
 
  private:
+  friend const detail::graph& detail::graph_of(const process& p);
+
   std::string source_;
   std::unique_ptr<detail::graph> graph_;
   // Path members by label, resolved by finalize().
