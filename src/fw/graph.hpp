@@ -1,9 +1,9 @@
-// A finalized process as the processors see it: modules by index, their inputs resolved, and the
-// edges along which a finished module tells what waits for it. An edge joins a producer to one
-// module that gets its product, or a filter to one step of one path. Each edge has two bits per
-// event (see event_state in src/fw/): the consumer sets one when it starts waiting, the producer
-// the other when it is done, and whichever sets the second bit delivers, so each edge delivers
-// exactly once without locks or waiter lists.
+// A finalized process as the processors see it (detail::graph_of, process.hpp): modules by index,
+// their inputs resolved, and the edges along which a finished module tells what waits for it. An
+// edge joins a producer to one module that gets its product, or a filter to one step of one path.
+// Each edge has two bits per event (event_state.hpp): the consumer sets one when it starts
+// waiting, the producer the other when it is done, and whichever sets the second bit delivers, so
+// each edge delivers exactly once without locks or waiter lists.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,6 @@
 #include "heddle/fw/waiting.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <vector>
 

@@ -7,7 +7,6 @@
 // products, as the output modules of the real jobs do. make demo runs heddle-fw on it.
 #include <CLI/CLI.hpp>
 
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <fstream>

@@ -2,7 +2,6 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <fstream>

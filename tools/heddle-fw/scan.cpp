@@ -47,11 +47,6 @@ struct scan_settings {
   std::string out = "scan";
 };
 
-struct sample {
-  double events_per_s;
-  double wall_s;
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2);
@@ -64,10 +59,10 @@ std::string self_path() {
   return p.string();
 }
 
-// `copies` single-threaded processes at once, each processing `events` events. Their throughput is
-// the sum of each one's own (events over the wall time of its run, without its start-up: reading
-// a 3 MB configuration is no part of processing events).
-sample processes(const scan_settings& s, std::uint64_t copies, std::uint64_t events) {
+// `copies` single-threaded processes at once, each processing `events` events: their throughput,
+// events/s, the sum of each one's own (events over the wall time of its run, without its start-up:
+// reading a 3 MB configuration is no part of processing events).
+double processes(const scan_settings& s, std::uint64_t copies, std::uint64_t events) {
   const std::string self = self_path();
   char scale[32], busy[32];
   std::snprintf(scale, sizeof scale, "%.17g", s.time_scale);
@@ -99,18 +94,17 @@ sample processes(const scan_settings& s, std::uint64_t copies, std::uint64_t eve
     ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
   if (!ok) throw std::runtime_error("a single-threaded process failed");
-  sample total{0, 0};
+  double total = 0;
   for (const std::string& file : reports) {
     std::ifstream in(file);
-    const nlohmann::json r = nlohmann::json::parse(in);
-    total.events_per_s += r.at("events_per_s").get<double>();
-    total.wall_s = std::max(total.wall_s, r.at("wall_s").get<double>());
+    total += nlohmann::json::parse(in).at("events_per_s").get<double>();
     std::filesystem::remove(file);
   }
   return total;
 }
 
-sample in_process(const process_config& c, const scan_settings& s, bool single, std::uint64_t in_flight,
+// One run in this process: its events/s.
+double in_process(const process_config& c, const scan_settings& s, bool single, std::uint64_t in_flight,
                   std::uint64_t events, timeline* record = nullptr) {
   timing_options timing{*parse_wait_mode(s.wait), s.time_scale, s.busy_scale};
   process p = make_process(c, timing);
@@ -120,7 +114,7 @@ sample in_process(const process_config& c, const scan_settings& s, bool single, 
   o.events = events;
   o.record = record;
   const run_report r = single ? run_single_threaded(p, o) : run_threaded(p, o);
-  return {r.events_per_s(), r.wall_s};
+  return r.events_per_s();
 }
 
 // Modules of one event running at each moment: a step function from its timeline entries.
@@ -187,41 +181,34 @@ int scan_main(int argc, char** argv) {
     std::filesystem::create_directories(s.out);
     const dependency_bound bound = analyse_dependencies(config, s.time_scale, s.events);
 
-    // series -> events in flight -> samples
-    std::map<std::string, std::map<std::uint64_t, std::vector<sample>>> samples;
-    std::vector<sample> single;
+    // series -> events in flight -> events/s, one per repetition
+    std::map<std::string, std::map<std::uint64_t, std::vector<double>>> samples;
+    std::vector<double> single;
     const char* const threaded_name = "heddle, multi-threaded";
     const char* const unsafe_name = "heddle, every module ThreadUnsafe";
     const char* const processes_name = "single-threaded processes";
     for (int rep = 0; rep < s.reps; ++rep) {
       single.push_back(in_process(config, s, true, 1, s.events));
-      std::fprintf(stderr, "scan %d/%d: single-threaded %.2f events/s\n", rep + 1, s.reps, single.back().events_per_s);
+      std::fprintf(stderr, "scan %d/%d: single-threaded %.2f events/s\n", rep + 1, s.reps, single.back());
       for (std::uint64_t e : s.in_flight) {
         samples[threaded_name][e].push_back(in_process(config, s, false, e, s.events));
         samples[unsafe_name][e].push_back(in_process(unsafe, s, false, e, s.events));
         if (s.processes) samples[processes_name][e].push_back(processes(s, e, s.events));
         std::fprintf(stderr, "scan %d/%d: %" PRIu64 " in flight: %.2f | %.2f%s events/s\n", rep + 1, s.reps, e,
-                     samples[threaded_name][e].back().events_per_s, samples[unsafe_name][e].back().events_per_s,
-                     s.processes ? (" | " + std::to_string(samples[processes_name][e].back().events_per_s)).c_str() : "");
+                     samples[threaded_name][e].back(), samples[unsafe_name][e].back(),
+                     s.processes ? (" | " + std::to_string(samples[processes_name][e].back())).c_str() : "");
       }
     }
 
-    auto rates = [](const std::vector<sample>& v) {
-      std::vector<double> r;
-      for (const sample& x : v) r.push_back(x.events_per_s);
-      return r;
-    };
-    const double single_rate = median(rates(single));
+    const double single_rate = median(single);
     std::ofstream csv(s.out + "/scan.csv");
     csv << "series,events_in_flight,threads,events,median_events_per_s,min_events_per_s,max_events_per_s\n";
-    const auto single_r = rates(single);
     for (std::uint64_t e : s.in_flight)
       csv << "single-threaded processor," << e << ",1," << s.events << ',' << single_rate << ','
-          << *std::min_element(single_r.begin(), single_r.end()) << ',' << *std::max_element(single_r.begin(), single_r.end()) << '\n';
+          << *std::min_element(single.begin(), single.end()) << ',' << *std::max_element(single.begin(), single.end()) << '\n';
     nlohmann::json series = nlohmann::json::object();
     for (auto& [name, by_e] : samples)
-      for (auto& [e, v] : by_e) {
-        const auto r = rates(v);
+      for (auto& [e, r] : by_e) {
         const double med = median(r);
         csv << '"' << name << "\"," << e << ',' << (name == std::string(processes_name) ? e : s.threads) << ',' << s.events << ','
             << med << ',' << *std::min_element(r.begin(), r.end()) << ',' << *std::max_element(r.begin(), r.end()) << '\n';
@@ -246,7 +233,7 @@ int scan_main(int argc, char** argv) {
     nlohmann::json ratios;
     const auto at = [&](const char* name, std::uint64_t e) -> double {
       auto it = samples[name].find(e);
-      return it == samples[name].end() ? 0 : median(rates(it->second));
+      return it == samples[name].end() ? 0 : median(it->second);
     };
     std::printf("heddle-fw scan: %s, %" PRIu64 " events, time scale %g, wait %s, %u threads, %d repetitions\n", s.config.c_str(),
                 s.events, s.time_scale, s.wait.c_str(), s.threads, s.reps);
@@ -265,7 +252,7 @@ int scan_main(int argc, char** argv) {
       ratios["unsafe_vs_single_" + k] = at(unsafe_name, e) / single_rate;
     }
     if (auto it = samples[threaded_name].find(s.threads); it != samples[threaded_name].end())
-      ratios["reentrant_vs_threads_x_single"] = median(rates(it->second)) / (s.threads * single_rate);
+      ratios["reentrant_vs_threads_x_single"] = median(it->second) / (s.threads * single_rate);
     std::printf("  modules running over event %" PRIu64 " (%" PRIu64 " in flight): %.2f on average\n", s.events / 2,
                 s.figure5_in_flight, steps.empty() || steps.back().first <= 0 ? 0.0 : area / steps.back().first);
     for (auto& [k, v] : ratios.items()) std::printf("  %-34s %.4f\n", k.c_str(), v.get<double>());

@@ -17,7 +17,7 @@ class process;
 
 namespace detail {
 class graph;
-// The finalized process as the processors and the framework's tools see it (src/fw/graph.hpp, not
+// The finalized process as the processors and the dependency bound see it (src/fw/graph.hpp, not
 // installed). std::logic_error before finalize().
 const graph& graph_of(const process& p);
 }  // namespace detail
