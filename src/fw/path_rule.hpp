@@ -27,10 +27,11 @@ enum class path_state : std::uint8_t {
 //   walker.decided(f, k)  whether f, the path's k-th member, has its result now; false when it
 //                         will decide later and then go on with resume_path(p, k, result, walker);
 //   walker.result(f)      f's result, once decided.
-// Returns at the first filter that rejects or has not decided yet, or after the last. Inline, no
-// allocation: the threaded processor steps paths on its hot path.
+// Returns at the first filter that rejects or has not decided yet, or after the last. Always
+// inlined, as the loop it replaces was: the threaded processor steps paths on its hot path, and a
+// call per step there cost it about 5 % of its events/s on the high-pileup configuration.
 template <class Walker>
-path_state step_path(const path& p, std::uint32_t k, Walker&& walker) {
+[[gnu::always_inline]] inline path_state step_path(const path& p, std::uint32_t k, Walker&& walker) {
   for (const auto end = static_cast<std::uint32_t>(p.members.size()); k < end; ++k) {
     const std::uint32_t f = p.members[k];
     walker.ask(f);
@@ -43,7 +44,7 @@ path_state step_path(const path& p, std::uint32_t k, Walker&& walker) {
 // The k-th filter of path `p`, where step_path left the path waiting, decided `result`: the path
 // ends there or steps on.
 template <class Walker>
-path_state resume_path(const path& p, std::uint32_t k, std::int64_t result, Walker&& walker) {
+[[gnu::always_inline]] inline path_state resume_path(const path& p, std::uint32_t k, std::int64_t result, Walker&& walker) {
   return passes(result) ? step_path(p, k + 1, walker) : path_state::rejected;
 }
 
