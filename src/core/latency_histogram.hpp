@@ -1,5 +1,8 @@
-// Successor latencies: a log-linear histogram (8 buckets per power of two, so any percentile read
-// from it is within 6.25 % of the true value at the bucket's midpoint), with count, sum and max.
+// Successor latencies: a log-linear histogram, with count, sum and max. Values below 16 ns have a
+// bucket each; above, each power of two [2^e, 2^(e+1)) is cut into 8 buckets of width 2^(e-3). A
+// percentile reads as its bucket's midpoint (at most the largest value seen), which is at most half a
+// width, 2^(e-4), from any value v in the bucket: within v / 16, 6.25 % (the bound that
+// tests/core/latency_histogram_test.cpp checks, and heddle/core/stats.hpp and docs/async.md state).
 // Written by several threads at once with relaxed atomic adds; each runtime keeps one set per
 // worker and one for every other thread, so writers rarely share a cache line.
 #pragma once
