@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "heddle/am/message.hpp"
+
 namespace heddle::offload::detail {
 
 struct ring_cell {
@@ -23,6 +25,8 @@ struct ring_cell {
   static constexpr std::size_t prefix = 16;  // stamp, cells, kind
   static constexpr std::uint32_t frame = 1, padding = 2;
 };
+static_assert(ring_cell::prefix + message_header::size <= ring_cell::bytes,
+              "a frame's header shares its stamp's cell: a small call crosses in one cache line");
 
 // In shared memory: the consumer's position, then the cells.
 struct ring_control {

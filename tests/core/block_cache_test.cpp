@@ -16,6 +16,22 @@ namespace {
 
 using heddle_test::scaled;
 
+// The record sizes docs/core.md gives as examples ("Task records are ..."): which block each takes.
+namespace record_sizes {
+namespace hd = heddle::detail;
+inline auto three_words = [a = 0L, b = 0L, c = 0L] { (void)(a + b + c); };
+static_assert(sizeof(hd::task_state<long, long (*)(int), int>) == 72 &&
+                  hd::size_class_of(sizeof(hd::task_state<long, long (*)(int), int>)) == 1,
+              "heddle::task(fib, n): 72 bytes, a 128-byte block");
+static_assert(hd::size_class_of(sizeof(hd::task_state<void, void (*)()>)) == 0,
+              "heddle::task(f) for a void(*)(): one 64-byte block");
+static_assert(hd::size_class_of(sizeof(hd::group_task<decltype(three_words)>)) == 0,
+              "a task_group task whose lambda captures three words: one 64-byte block");
+static_assert(hd::class_bytes(0) == 64 && hd::class_bytes(hd::num_size_classes - 1) == 512 &&
+                  hd::magazine_blocks == 128,
+              "blocks of 64 to 512 bytes, magazines of 128 (docs/core.md)");
+}  // namespace record_sizes
+
 // One task spawns every other one in bulk: tens of thousands of live records per worker. With
 // `hold`, no task finishes before the last is spawned, so every record is live at once: the peak.
 void bulk_round(heddle::runtime& rt, std::vector<std::uint32_t>& ran, bool hold) {

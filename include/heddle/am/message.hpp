@@ -119,6 +119,10 @@ struct message_header {
     return buf;
   }
 };
+// The wire layout encode() writes: 16 bytes of magic, version, kind, handler, strategy, flags and
+// reserved bits, then the call id and the payload length: the 32-byte header docs/am.md states.
+static_assert(message_header::size == 16 + sizeof(message_header::call_id) + sizeof(message_header::payload_bytes),
+              "a frame's header is 32 bytes on the wire (docs/am.md)");
 
 inline const char* to_string(message_kind k) noexcept {
   switch (k) {

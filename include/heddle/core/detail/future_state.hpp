@@ -89,6 +89,8 @@ class future_state_base : public task_base {
   std::atomic<std::uintptr_t> state{pending};
   result_kind kind = result_kind::none;
 };
+// The task header, the state word and the result's kind: what docs/core.md counts before the result.
+static_assert(sizeof(future_state_base) == 48, "a future's record starts with 48 bytes (docs/core.md)");
 
 template <class T>
 class future_state : public future_state_base {

@@ -30,6 +30,7 @@ struct task_base {
 
   explicit task_base(const task_vtable* v) noexcept : vt(v) {}
 };
+static_assert(sizeof(task_base) == 32, "a task record's header is 32 bytes (docs/core.md, docs/architecture.md)");
 
 // Something to run when a future becomes ready: a `then` successor, a when_all slot, or a waiter
 // asleep on it. Stored as a tagged pointer in the future's state word, hence the alignment.

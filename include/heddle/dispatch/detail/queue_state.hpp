@@ -59,6 +59,8 @@ struct queue_state {
 
   const char* label() const noexcept { return reinterpret_cast<const char*>(this + 1); }
 };
+// docs/dispatch.md and the README state what an idle queue costs: this record, its label and the handle.
+static_assert(sizeof(queue_state) == 48, "an idle serial queue is a 48-byte record plus its label (docs/dispatch.md)");
 
 // Creation and lifetime (serial_queue.cpp). A fresh queue has one handle.
 queue_state* make_queue(runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
