@@ -3,9 +3,12 @@
 // successor with its strategy, a when_all, a forcing worker) starts when set_value is called.
 //
 // A promise is used by one thread at a time, but may be moved to any thread (or reached through a
-// pointer handed to a C callback) and completed there. Errors follow std::promise: std::future_error
+// pointer handed to a C callback) and completed there. Errors are std::promise's: std::future_error
 // with future_errc::promise_already_satisfied, future_already_retrieved or no_state; a promise
-// destroyed unfulfilled leaves its future failing with future_errc::broken_promise.
+// destroyed unfulfilled leaves its future failing with future_errc::broken_promise. Two departures
+// (docs/async.md, "Promises"): an exception from constructing the value in set_value becomes the
+// future's error (the promise is satisfied) instead of reaching the caller, and
+// set_exception(nullptr) throws std::invalid_argument.
 //
 // Successors of a promise run on the runtime given to its constructor, or else on the runtime
 // current where `then` is called; complete the promise while that runtime lives.
