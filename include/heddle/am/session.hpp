@@ -35,7 +35,7 @@ namespace heddle::offload {
 enum class backend {
   loopback,  // every node in this process (tests; one node when run alone)
   shm,       // processes on one host, through shared-memory rings
-  tcp,       // processes anywhere, through TCP connections
+  tcp,       // processes that reach each other over TCP (heddle-run forks them on its own host)
   mpi,       // the ranks of MPI_COMM_WORLD (mpirun), on a communicator of heddle's own
 };
 const char* to_string(backend b) noexcept;
@@ -49,7 +49,7 @@ struct session_options {
   // Where handlers run; nullptr means heddle::default_runtime().
   runtime* rt = nullptr;
   // How long the thread that receives messages keeps polling after the last one before it sleeps
-  // (a sender then wakes it: ~15 µs on a VM).
+  // (a sender then wakes it, through the kernel).
   std::chrono::nanoseconds receiver_spin = std::chrono::microseconds(50);
   // How long a thread waiting in sync() polls before it sleeps.
   std::chrono::nanoseconds caller_spin = std::chrono::microseconds(200);
