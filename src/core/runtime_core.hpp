@@ -31,7 +31,7 @@ class runtime_core {
   void inject(task_base* t);
   void submit_express(task_base* t);
 
-  // Scheduling, for the worker loop and for waiters (src/core/worker_loop.cpp, waiting.cpp).
+  // Scheduling, for the worker loop (worker_main, runtime_core.cpp) and for waiters (waiting.cpp).
   task_base* find_work(worker* w);       // express, own deque, injection, then stealing
   task_base* steal_from(worker* w, worker* victim);
   task_base* steal_any(worker* w);
