@@ -41,15 +41,19 @@ class task_group {
   void run(F&& f);
 
   // Waits until every task of the group has finished, helping on a worker and sleeping elsewhere.
-  // Rethrows the first exception a task threw (which also cancelled the group). The group can be
-  // reused afterwards: its cancellation and error are reset.
+  // Rethrows the first exception a task threw (which also cancelled the group; task_cancelled for
+  // tasks a stopping runtime discarded); else returns cancelled if cancel() was called since the
+  // last wait(), complete otherwise. The group can be reused afterwards: its cancellation and error
+  // are reset.
   task_group_status wait();
 
   // Tasks that have not started are skipped; running ones can poll is_cancelling() or a token, and
-  // operations started with token() are cancelled.
+  // operations started with token() are cancelled. The flag stays set until wait() returns
+  // (task_group_status::cancelled) or rethrows.
   void cancel() noexcept { cancel_.cancel(); }
   bool is_cancelling() const noexcept { return cancel_.cancelled(); }
-  // Valid while the group lives.
+  // Points into the group and keeps nothing alive (unlike a cancellation_source's tokens): the token,
+  // and every operation started with it, must be done with before the group is destroyed.
   cancellation_token token() const noexcept { return {&cancel_, nullptr}; }
 
  private:
