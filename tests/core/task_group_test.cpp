@@ -124,6 +124,27 @@ TEST(TaskGroup, CancelSkipsUnstartedTasks) {
   EXPECT_EQ(later.load(), 0);
 }
 
+// docs/core.md: wait() reports a cancellation made at any point since the last wait(), also one
+// made after the last task finished or in a group that ran nothing, and the flag is set from
+// cancel() until that wait().
+TEST(TaskGroup, WaitReportsACancellationMadeAfterTheLastTaskFinished) {
+  heddle::runtime rt(2);
+  heddle::task_group g(rt);
+  std::atomic<int> n{0};
+  for (int i = 0; i < 10; ++i) g.run([&] { n++; });
+  while (n.load() != 10) std::this_thread::yield();
+  g.cancel();
+  EXPECT_TRUE(g.is_cancelling());
+  EXPECT_TRUE(g.token().cancelled());
+  EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
+  EXPECT_FALSE(g.is_cancelling());
+  EXPECT_EQ(n.load(), 10);
+
+  g.cancel();  // nothing run at all
+  EXPECT_EQ(g.wait(), heddle::task_group_status::cancelled);
+  EXPECT_EQ(g.wait(), heddle::task_group_status::complete);  // reset by the wait before
+}
+
 TEST(TaskGroup, RunningTasksSeeCancellationThroughTheToken) {
   watchdog dog("TaskGroup.RunningTasksSeeCancellationThroughTheToken", 60s);
   heddle::runtime rt(2);
