@@ -19,7 +19,8 @@ struct runtime_options {
   // Workers; 0 means default_thread_count().
   unsigned threads = 0;
   // How long an idle worker keeps looking for work before it sleeps in the kernel. Waking a
-  // sleeping thread costs ~15 µs on a VM, so a short spin pays for bursts of submissions.
+  // sleeping thread takes a system call and the kernel's scheduler, so a short spin pays for bursts
+  // of submissions.
   std::chrono::nanoseconds spin_before_park = std::chrono::microseconds(50);
   // Stack of each worker thread. Helping while waiting never takes unrelated work when less than
   // a quarter of it is left.
