@@ -10,8 +10,9 @@
 //   scheduler, which runs at most a bounded batch before it yields its worker; an idle queue costs
 //   no task and no thread, only its record: 48 bytes plus the label.
 // - sync(f) returns f's result, or throws what f threw. From a worker it runs other tasks while it
-//   waits; elsewhere it sleeps. When the queue is idle it runs f on the calling thread at once (a
-//   worker of the queue's runtime, or a thread of none, whose spawns then go to the queue's runtime).
+//   waits, except inside an item of a queue, where it runs only the queues it waits for; elsewhere
+//   it sleeps. When the queue is idle it runs f on the calling thread at once (a worker of the
+//   queue's runtime, or a thread of none, whose spawns then go to the queue's runtime).
 //   sync() from an item that the queue (or a queue it targets) is running throws queue_deadlock.
 // - An exception from an async item goes to the queue's error handler, called on the thread that
 //   ran the item, still inside the queue; with none set, heddle reports it on stderr with the
@@ -140,5 +141,6 @@ class serial_queue {
   void check() const;
   detail::queue_state* s_;
 };
+static_assert(sizeof(serial_queue) == 8, "a serial_queue handle is one pointer, 8 bytes (docs/dispatch.md)");
 
 }  // namespace heddle
