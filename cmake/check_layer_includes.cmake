@@ -18,9 +18,10 @@ set(below_fw dispatch async core)
 
 # The detail headers a layer offers the layers above it: how they make futures of their own
 # (future and continuation states, cancellation), hand records to workers (task records, the
-# scheduling calls, the calling worker), start per-runtime engines (services) and sleep (futex),
-# and how a completion or a detached task leaves the dispatch layer. Documented in
-# docs/architecture.md ("What a layer offers the layers above it").
+# scheduling calls, the calling worker), start per-runtime engines (services) and sleep (futex);
+# MPI's checks and error text (heddle::mpi's, for am's MPI backend); and how a completion or a
+# detached task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers
+# the layers above it").
 set(extension_core
   core/detail/cancel_state.hpp
   core/detail/continuation_state.hpp
@@ -30,7 +31,8 @@ set(extension_core
   core/detail/service.hpp
   core/detail/task_record.hpp
   core/detail/worker.hpp)
-set(extension_async "")
+set(extension_async
+  async/detail/mpi_support.hpp)
 set(extension_dispatch
   dispatch/detail/completion_hook.hpp
   dispatch/detail/detached_task.hpp)

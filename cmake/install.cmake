@@ -9,11 +9,11 @@ list(APPEND heddle_components heddle)
 set(heddle_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
 
 # Every public header is installed, and the internals in <layer>/detail/ that the public headers'
-# inline code includes; src/ stays private, and so do the two detail headers only the layers' compiled
-# code uses (a thread's futex, a runtime's services). The install test compiles every installed
-# header against the installed tree alone.
+# inline code includes; src/ stays private, and so do the detail headers only the layers' compiled
+# code uses (a thread's futex, a runtime's services, the MPI checks). The install test compiles
+# every installed header against the installed tree alone.
 # heddle::mpi's header goes only with heddle::mpi.
-set(heddle_not_installed "core/detail/(futex|service)\\.hpp$")
+set(heddle_not_installed "(core/detail/(futex|service)\\.hpp$)|(async/detail/mpi_support\\.hpp$)")
 if(NOT HEDDLE_HAVE_MPI)
   set(heddle_not_installed "(${heddle_not_installed})|(async/mpi\\.hpp$)")
 endif()
@@ -81,7 +81,7 @@ heddle_pc(heddle-dispatch dispatch "heddle-async" "-L\${libdir} -lheddle_dispatc
 heddle_pc(heddle heddle "heddle-dispatch" "")
 if(HEDDLE_HAVE_MPI)
   heddle_pc(heddle-mpi mpi "heddle-async, mpi-c" "-L\${libdir} -lheddle_mpi")
-  heddle_pc(heddle-am am "heddle-async, mpi-c" "-L\${libdir} -lheddle_am")
+  heddle_pc(heddle-am am "heddle-mpi" "-L\${libdir} -lheddle_am")
 else()
   heddle_pc(heddle-am am "heddle-async" "-L\${libdir} -lheddle_am")
 endif()

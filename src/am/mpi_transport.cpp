@@ -23,9 +23,13 @@
 #include <thread>
 #include <utility>
 
+#include "heddle/async/detail/mpi_support.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
+
+using heddle::detail::mpi_error_text;
+using heddle::detail::mpi_unusable;
 
 namespace {
 
@@ -38,13 +42,6 @@ constexpr int tail_tag = 2;  // the rest of the sender's last out-of-line frame
 constexpr std::size_t eager_bytes = 1024;
 constexpr int frame_slots = 4;
 
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  return std::string(text, static_cast<std::size_t>(len));
-}
-
 class mpi_transport final : public transport {
  public:
   explicit mpi_transport(session_options& o) {
@@ -56,11 +53,13 @@ class mpi_transport final : public transport {
       // session's; heddle itself needs SERIALIZED only (it calls MPI under one lock).
       if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided); rc != MPI_SUCCESS)
         throw session_error("heddle::offload: MPI_Init_thread failed: " + mpi_error_text(rc));
-      if (provided < MPI_THREAD_SERIALIZED) {
-        MPI_Finalize();
-        throw session_error("heddle::offload: this MPI library offers no MPI_THREAD_SERIALIZED");
-      }
       we_initialized_ = true;
+    }
+    // Whoever initialised MPI: heddle calls it from its polling thread and from senders, one at a
+    // time (under m_), which needs MPI_THREAD_SERIALIZED; and MPI must not be finalised already.
+    if (const std::string why = mpi_unusable(MPI_THREAD_SERIALIZED); !why.empty()) {
+      if (we_initialized_) MPI_Finalize();
+      throw session_error("heddle::offload: the mpi backend cannot start: " + why);
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "heddle/async/detail/mpi_support.hpp"
 #include "heddle/async/mpi.hpp"
 #include "op_state.hpp"
 
@@ -25,38 +26,15 @@ constexpr auto busy_for = std::chrono::microseconds(100);  // polling without a 
 constexpr auto first_pause = std::chrono::microseconds(20);
 constexpr auto longest_pause = std::chrono::milliseconds(1);
 
-std::string mpi_text(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(text, static_cast<std::size_t>(len));
-}
-
 std::exception_ptr mpi_failure(int code, const std::string& context) {
   int error_class = code;
   MPI_Error_class(code, &error_class);
-  return std::make_exception_ptr(mpi_error(error_class, "heddle::io::wait_mpi: " + context + ": " + mpi_text(code)));
+  return std::make_exception_ptr(mpi_error(error_class, "heddle::io::wait_mpi: " + context + ": " + mpi_error_text(code)));
 }
 
 struct mpi_op final : op_state<MPI_Status> {
   mpi_op() noexcept : op_state<MPI_Status>(&op_vtable<mpi_op>::table) {}
 };
-
-// Why requests cannot be waited on here now, or "" if they can.
-std::string unusable_mpi() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized) return "MPI is not initialised (call MPI_Init_thread first)";
-  if (finalized) return "MPI is finalised";
-  int level = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&level);
-  if (level < MPI_THREAD_MULTIPLE)
-    return "MPI runs at thread level " + std::to_string(level) +
-           ", and the engine's thread tests requests beside the program's MPI calls: initialise MPI with "
-           "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)";
-  return {};
-}
 
 class mpi_engine final : public runtime_service {
  public:
@@ -73,7 +51,8 @@ class mpi_engine final : public runtime_service {
       op->succeed(empty);
       return op;
     }
-    if (const std::string why = unusable_mpi(); !why.empty()) {
+    // MULTIPLE: the engine's thread tests requests while the program's threads make MPI calls.
+    if (const std::string why = mpi_unusable(MPI_THREAD_MULTIPLE); !why.empty()) {
       op->fail(std::make_exception_ptr(std::runtime_error("heddle::io::wait_mpi: " + why)));
       return op;
     }

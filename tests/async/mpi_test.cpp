@@ -155,10 +155,32 @@ int before_init() {
   return 1;
 }
 
+// `async_mpi_test --single`: wait_mpi with MPI initialised at MPI_THREAD_SINGLE is an error that
+// names the level MPI runs at and the one heddle needs.
+int single_thread_level() {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  int rc = 1;
+  {
+    heddle::runtime rt(1);
+    MPI_Request fake = reinterpret_cast<MPI_Request>(&rt);  // never handed to MPI: the check comes first
+    try {
+      heddle::io::wait_mpi(rt, fake).get();
+      std::fprintf(stderr, "wait_mpi at thread level %d did not fail\n", provided);
+    } catch (const std::runtime_error& e) {
+      std::printf("%s: %s\n", provided == MPI_THREAD_SINGLE ? "ok" : "unexpected level", e.what());
+      rc = 0;
+    }
+  }
+  MPI_Finalize();
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--before-init") return before_init();
+  if (argc == 2 && std::string(argv[1]) == "--single") return single_thread_level();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   ::testing::InitGoogleTest(&argc, argv);
