@@ -19,8 +19,8 @@ set(below_fw dispatch async core)
 # The detail headers a layer offers the layers above it: how they make futures of their own
 # (future and continuation states, cancellation), hand records to workers (task records, the
 # scheduling calls, the calling worker), start per-runtime engines (services) and sleep (futex);
-# MPI's checks and error text (heddle::mpi's, for am's MPI backend); and how a completion or a
-# detached task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers
+# the epoll set and MPI's checks and error text (heddle::mpi's), for am's tcp and MPI backends; and
+# how a completion or a detached task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers
 # the layers above it").
 set(extension_core
   core/detail/cancel_state.hpp
@@ -32,6 +32,7 @@ set(extension_core
   core/detail/task_record.hpp
   core/detail/worker.hpp)
 set(extension_async
+  async/detail/epoll_set.hpp
   async/detail/mpi_support.hpp)
 set(extension_dispatch
   dispatch/detail/completion_hook.hpp

@@ -2,17 +2,16 @@
 // socket heddle-run made for it), connects to every node below it and accepts every node above;
 // a connecting node first presents the session's secret, and a connection without it is closed.
 // Sockets are non-blocking with TCP_NODELAY. The polling thread reads whatever has arrived and
-// cuts it into frames; the receiver sleeps in epoll. A sender writes straight from the caller's
-// memory (a thread that may wait waits for the socket); what the polling thread cannot write now
-// is queued and flushed as the socket drains. A closed connection is a lost peer.
+// cuts it into frames; the receiver sleeps in an epoll set (the async layer's epoll_set). A sender
+// writes straight from the caller's memory (a thread that may wait waits for the socket); what the
+// polling thread cannot write now is queued and flushed as the socket drains. A closed connection
+// is a lost peer.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "heddle/async/detail/epoll_set.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
@@ -97,7 +97,7 @@ bool read_all(int fd, void* p, std::size_t n, clock::time_point deadline) {
 
 class tcp_transport final : public transport {
  public:
-  explicit tcp_transport(const session_options& o) : o_(o) {
+  explicit tcp_transport(const session_options& o) : o_(o), epoll_(epoll_data_t{.u32 = o.nodes}) {
     if (o.peers.size() != o.nodes)
       throw session_error("heddle::offload: the tcp backend needs every node's address: " + std::to_string(o.peers.size()) +
                           " given for " + std::to_string(o.nodes) + " nodes (HEDDLE_PEERS, or session_options::peers)");
@@ -110,10 +110,7 @@ class tcp_transport final : public transport {
   ~tcp_transport() override {
     for (auto& p : peers_)
       if (p->fd >= 0) ::close(p->fd);
-    if (epoll_ >= 0) ::close(epoll_);
-    if (wake_ >= 0) ::close(wake_);
   }
-
 
   void start(frame_sink& sink) override {
     sink_ = &sink;
@@ -143,18 +140,12 @@ class tcp_transport final : public transport {
     }
     if (own_listener || o_.listen_fd >= 0) ::close(listener);
 
-    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
-    wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u32 = o_.nodes;
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
     for (node_id n = 0; n < o_.nodes; ++n) {
       if (n == o_.node) continue;
       set_nonblocking_nodelay(peers_[n]->fd);
-      ev.events = EPOLLIN;
-      ev.data.u32 = n;
-      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, peers_[n]->fd, &ev);
+      if (!epoll_.add(peers_[n]->fd, EPOLLIN, epoll_data_t{.u32 = n}))
+        throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot watch its connection to node " +
+                            std::to_string(n) + ": " + std::strerror(errno));
     }
   }
 
@@ -206,27 +197,18 @@ class tcp_transport final : public transport {
       if (n == o_.node || peers_[n]->closed) continue;
       const bool out = peers_[n]->has_queue.load(std::memory_order_relaxed);
       if (out != peers_[n]->watching_out) {
-        epoll_event ev{};
-        ev.events = out ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-        ev.data.u32 = n;
-        ::epoll_ctl(epoll_, EPOLL_CTL_MOD, peers_[n]->fd, &ev);
+        epoll_.modify(peers_[n]->fd, out ? (EPOLLIN | EPOLLOUT) : EPOLLIN, epoll_data_t{.u32 = n});
         peers_[n]->watching_out = out;
       }
     }
     epoll_event evs[16];
     const int ms = static_cast<int>(std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()));
-    const int n = ::epoll_wait(epoll_, evs, 16, ms);
+    const int n = epoll_.wait(evs, ms);
     for (int i = 0; i < n; ++i)
-      if (evs[i].data.u32 == o_.nodes) {
-        std::uint64_t v;
-        [[maybe_unused]] ssize_t r = ::read(wake_, &v, sizeof v);
-      }
+      if (evs[i].data.u32 == o_.nodes) epoll_.clear_wake();
   }
 
-  void interrupt() override {
-    const std::uint64_t one = 1;
-    [[maybe_unused]] ssize_t r = ::write(wake_, &one, sizeof one);
-  }
+  void interrupt() override { epoll_.wake(); }
 
  private:
   struct peer {
@@ -338,7 +320,7 @@ class tcp_transport final : public transport {
 
   void lose(node_id n, peer& p, const std::string& why) {
     if (p.closed.exchange(true)) return;
-    ::epoll_ctl(epoll_, EPOLL_CTL_DEL, p.fd, nullptr);
+    epoll_.remove(p.fd);
     ::shutdown(p.fd, SHUT_RDWR);
     sink_->lost(n, why);
   }
@@ -522,8 +504,9 @@ class tcp_transport final : public transport {
   session_options o_;
   frame_sink* sink_ = nullptr;
   std::vector<std::unique_ptr<peer>> peers_;
-  int epoll_ = -1;
-  int wake_ = -1;
+  // What the receiver sleeps on (sleep()): every peer's socket once start() connected it, reported
+  // with the peer's number, and interrupt()'s wake, reported as node number o_.nodes.
+  heddle::detail::epoll_set epoll_;
 };
 
 }  // namespace

@@ -75,15 +75,14 @@ fd_engine::fd_entry* fd_engine::entry(int fd) {
 bool fd_engine::arm(fd_entry& e) noexcept {
   const std::uint32_t want = e.wanted();
   if (want == 0 || (e.armed & want) == want) return true;
-  epoll_event ev{};
-  ev.events = want | EPOLLONESHOT;
+  const std::uint32_t events = want | EPOLLONESHOT;
   // The queue holds the descriptor number; the same number may name a new file since it was added.
   const int fd = (e.head[0] ? e.head[0] : e.head[1])->fd;
-  ev.data.fd = fd;
-  int rc = epoll_ctl(epoll_.fd(), e.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
-  if (rc < 0 && errno == ENOENT) rc = epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, fd, &ev);
-  else if (rc < 0 && errno == EEXIST) rc = epoll_ctl(epoll_.fd(), EPOLL_CTL_MOD, fd, &ev);
-  if (rc < 0) return false;
+  const epoll_data_t data{.fd = fd};
+  bool ok = e.registered ? epoll_.modify(fd, events, data) : epoll_.add(fd, events, data);
+  if (!ok && errno == ENOENT) ok = epoll_.add(fd, events, data);
+  else if (!ok && errno == EEXIST) ok = epoll_.modify(fd, events, data);
+  if (!ok) return false;
   e.registered = true;
   e.armed = want;
   return true;
@@ -191,7 +190,7 @@ void fd_engine::service_main() {
   constexpr int max_events = 256;
   epoll_event events[max_events];
   while (!stopping_.load(std::memory_order_acquire)) {
-    const int n = epoll_wait(epoll_.fd(), events, max_events, -1);
+    const int n = epoll_.wait(events, -1);
     for (int i = 0; i < n; ++i)
       if (events[i].data.fd >= 0) on_ready(events[i].data.fd, events[i].events);
   }

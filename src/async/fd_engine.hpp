@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "heddle/core/cancellation.hpp"
-#include "epoll_set.hpp"
+#include "heddle/async/detail/epoll_set.hpp"
 #include "op_state.hpp"
 
 namespace heddle::detail {

@@ -15,7 +15,7 @@
 #include <unordered_set>
 
 #include "heddle/async/process.hpp"
-#include "epoll_set.hpp"
+#include "heddle/async/detail/epoll_set.hpp"
 #include "op_state.hpp"
 
 namespace heddle::detail {
@@ -78,10 +78,7 @@ class process_engine final : public runtime_service {
       op->fail(stopped_error());
       return op;
     }
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLONESHOT;
-    ev.data.ptr = op;
-    if (epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, pidfd, &ev) < 0) {
+    if (!epoll_.add(pidfd, EPOLLIN | EPOLLONESHOT, epoll_data_t{.ptr = op})) {
       const int err = errno;
       lock.unlock();
       close(pidfd);
@@ -115,7 +112,7 @@ class process_engine final : public runtime_service {
     constexpr int max_events = 64;
     epoll_event events[max_events];
     for (;;) {
-      const int n = epoll_wait(epoll_.fd(), events, max_events, -1);
+      const int n = epoll_.wait(events, -1);
       for (int i = 0; i < n; ++i) {
         auto* op = static_cast<process_op*>(events[i].data.ptr);
         if (!op) {
@@ -125,16 +122,13 @@ class process_engine final : public runtime_service {
         {
           std::lock_guard lock(m_);
           // The pidfd leaves the set before it is closed (by try_reap), so its number can be reused.
-          epoll_ctl(epoll_.fd(), EPOLL_CTL_DEL, op->pidfd, nullptr);
+          epoll_.remove(op->pidfd);
           pending_.erase(op);
         }
         if (!op->try_reap()) {
           // Readable but not reapable yet (should not happen): watch again.
           std::lock_guard lock(m_);
-          epoll_event ev{};
-          ev.events = EPOLLIN | EPOLLONESHOT;
-          ev.data.ptr = op;
-          epoll_ctl(epoll_.fd(), EPOLL_CTL_ADD, op->pidfd, &ev);
+          epoll_.add(op->pidfd, EPOLLIN | EPOLLONESHOT, epoll_data_t{.ptr = op});
           pending_.insert(op);
         }
       }
