@@ -18,13 +18,14 @@ set(below_fw dispatch async core)
 
 # The detail headers a layer offers the layers above it: how they make futures of their own
 # (future and continuation states, cancellation), hand records to workers (task records, the
-# scheduling calls, the calling worker), start per-runtime engines (services) and sleep (futex);
-# the epoll set and MPI's checks and error text (heddle::mpi's), for am's tcp and MPI backends; and
-# how a completion or a detached task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers
-# the layers above it").
+# scheduling calls, the calling worker), start per-runtime engines (services), sleep (futex) and
+# report an exception (exception_text); the epoll set and MPI's checks and error text (heddle::mpi's),
+# for am's tcp and MPI backends; and how a completion or a detached task leaves the dispatch layer.
+# Documented in docs/architecture.md ("What a layer offers the layers above it").
 set(extension_core
   core/detail/cancel_state.hpp
   core/detail/continuation_state.hpp
+  core/detail/exception_text.hpp
   core/detail/futex.hpp
   core/detail/future_state.hpp
   core/detail/scheduling.hpp

@@ -1,13 +1,12 @@
 #include "engine.hpp"
 
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "heddle/am/functor.hpp"
+#include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "spin_lock.hpp"
 
@@ -34,34 +33,12 @@ struct handler_scope {
   }
 };
 
-// The type of the exception being handled, demangled.
-std::string current_exception_type() {
-  const std::type_info* t = abi::__cxa_current_exception_type();
-  if (!t) return "an exception";
-  int status = 0;
-  char* d = abi::__cxa_demangle(t->name(), nullptr, nullptr, &status);
-  std::string r = status == 0 && d ? d : t->name();
-  std::free(d);
-  return r;
-}
-
 // What a node says first to every peer: who it is, and the registry it was built with.
 struct hello_payload {
   std::uint32_t node, nodes;
   std::uint64_t hash, count;
   std::int64_t pid;
 };
-
-// "TYPE: what()" of the exception being handled ("TYPE" for one that is no std::exception).
-std::string current_exception_text() {
-  try {
-    throw;
-  } catch (const std::exception& e) {
-    return current_exception_type() + ": " + e.what();
-  } catch (...) {
-    return current_exception_type();
-  }
-}
 
 std::vector<std::byte> joined(std::span<const std::byte> head, std::span<const std::byte> tail) {
   std::vector<std::byte> v(head.size() + tail.size());
@@ -460,7 +437,7 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
     fn(r, result);
   } catch (...) {
     const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
-                             " for node " + std::to_string(from) + ": it threw " + current_exception_text();
+                             " for node " + std::to_string(from) + ": it threw " + heddle::detail::exception_text(std::current_exception(), /*with_type=*/true);
     if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
     return;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 
@@ -407,15 +408,8 @@ void report_item_error(queue_state* q, std::exception_ptr e) noexcept {
       std::terminate();
     }
   }
-  std::string what = "(not a std::exception)";
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    what = x.what();
-  } catch (...) {
-  }
   std::fprintf(stderr, "heddle: an item of %s threw, and the queue has no error handler: %s\n",
-               q ? describe(q).c_str() : "the concurrent queue", what.c_str());
+               q ? describe(q).c_str() : "the concurrent queue", exception_text(e).c_str());
   std::terminate();
 }
 

@@ -87,7 +87,7 @@ class reference_event {
       }
       result_[m] = node.impl->produce(view);
     } catch (...) {
-      throw module_error(node.decl.label, event_, run_, detail::describe(std::current_exception()));
+      throw module_error(node.decl.label, event_, run_, detail::exception_text(std::current_exception()));
     }
     ran_[m] = 1;
     if (o_.record) o_.record->record({m, event_, start, detail::steady_now_ns()});

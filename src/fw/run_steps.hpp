@@ -7,23 +7,14 @@
 #include <string>
 
 #include "heddle/core/detail/continuation_state.hpp"
+#include "heddle/core/detail/exception_text.hpp"
 #include "graph.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
 
 using heddle::detail::steady_now_ns;  // timeline entries' clock
-
-// What a module's exception says, for its module_error.
-inline std::string describe(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(std::move(e));
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
+using heddle::detail::exception_text;  // what a module's exception says, for its module_error
 
 // The failure of a module whose acquire() let its handle go uncompleted.
 inline std::exception_ptr dropped_handle() {
@@ -46,7 +37,7 @@ class run_steps {
         (n.impl.get()->*step)(run);
       } catch (...) {
         throw module_error(n.decl.label, event, run,
-                           (step == &module::begin_run ? "begin_run: " : "end_run: ") + describe(std::current_exception()));
+                           (step == &module::begin_run ? "begin_run: " : "end_run: ") + exception_text(std::current_exception()));
       }
     }
   }

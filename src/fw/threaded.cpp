@@ -29,7 +29,7 @@ namespace {
 
 using detail::event_state;
 
-using detail::describe;
+using detail::exception_text;
 using detail::steady_now_ns;
 
 // The acquire running on this thread, so that a handle it drops is completed only once the call
@@ -396,7 +396,7 @@ class engine final : public detail::acquire_sink {
     if (call.dropped)
       acquired(e, m, thrown ? thrown : detail::dropped_handle());
     else if (thrown)
-      record_error(module_error(n.decl.label, e->number, e->run, describe(thrown)));  // its handle was completed first
+      record_error(module_error(n.decl.label, e->number, e->run, exception_text(thrown)));  // its handle was completed first
     release(e);
   }
 
@@ -423,7 +423,7 @@ class engine final : public detail::acquire_sink {
   }
 
   void fail(event_state* e, std::uint32_t m, std::exception_ptr error) {
-    record_error(module_error(g_.nodes[m].decl.label, e->number, e->run, describe(std::move(error))));
+    record_error(module_error(g_.nodes[m].decl.label, e->number, e->run, exception_text(error)));
     complete(e, m, 0);
   }
 

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <heddle/core/detail/exception_text.hpp>
 #include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
@@ -355,3 +356,13 @@ TEST(Future, ThrowingArgumentCopyFailsTheCallNotTheRuntime) {
 }
 
 }  // namespace
+
+// The one exception-to-text helper of the layers' reports (heddle/core/detail/exception_text.hpp).
+TEST(ExceptionText, WhatWithOrWithoutTheTypeAndWhatIsNoStdException) {
+  const std::exception_ptr e = std::make_exception_ptr(std::invalid_argument("bad input"));
+  EXPECT_EQ(heddle::detail::exception_text(e), "bad input");
+  EXPECT_EQ(heddle::detail::exception_text(e, /*with_type=*/true), "std::invalid_argument: bad input");
+  const std::exception_ptr i = std::make_exception_ptr(42);
+  EXPECT_EQ(heddle::detail::exception_text(i), "int (not a std::exception)");
+  EXPECT_EQ(heddle::detail::exception_text(i, /*with_type=*/true), "int (not a std::exception)");
+}

@@ -1,0 +1,18 @@
+// heddle's one way to turn an exception into text, for the reports that name a failure: a serial
+// queue's item that threw with no error handler (dispatch), a remote handler's exception (am), a
+// module's (fw). Offered to the layers above (cmake/check_layer_includes.cmake); only compiled code
+// includes it, so it is not installed.
+#pragma once
+
+#include <exception>
+#include <string>
+
+namespace heddle::detail {
+
+// What `e` (not null) says: a std::exception's what(), or "T: what()" with `with_type` (T its
+// dynamic type, demangled: where the text alone is vague, as a remote handler's may be); anything
+// else thrown is "T (not a std::exception)". Rethrows `e` and catches it inside (microseconds: for
+// reports, not hot paths); throws nothing but std::bad_alloc.
+std::string exception_text(const std::exception_ptr& e, bool with_type = false);
+
+}  // namespace heddle::detail
