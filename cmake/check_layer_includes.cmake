@@ -18,10 +18,11 @@ set(below_fw dispatch async core)
 
 # The detail headers a layer offers the layers above it: how they make futures of their own
 # (future and continuation states, cancellation), hand records to workers (task records, the
-# scheduling calls, the calling worker), start per-runtime engines (services), sleep (futex) and
-# report an exception (exception_text); the epoll set and MPI's checks and error text (heddle::mpi's),
-# for am's tcp and MPI backends; and how a completion or a detached task leaves the dispatch layer.
-# Documented in docs/architecture.md ("What a layer offers the layers above it").
+# scheduling calls, the calling worker), start per-runtime engines (services), spin then sleep
+# (spin_wait, futex) and report an exception (exception_text); the epoll set and MPI's checks and
+# error text (heddle::mpi's), for am's tcp and MPI backends; and how a completion or a detached
+# task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers the
+# layers above it").
 set(extension_core
   core/detail/cancel_state.hpp
   core/detail/continuation_state.hpp
@@ -30,6 +31,7 @@ set(extension_core
   core/detail/future_state.hpp
   core/detail/scheduling.hpp
   core/detail/service.hpp
+  core/detail/spin_wait.hpp
   core/detail/task_record.hpp
   core/detail/worker.hpp)
 set(extension_async

@@ -8,13 +8,14 @@
 #include "heddle/am/functor.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/scheduling.hpp"
-#include "spin_lock.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 
 namespace heddle::offload::detail {
 
 namespace {
 
 using clock = std::chrono::steady_clock;
+using heddle::detail::spin_pause;
 
 // Set while a handler runs: the node it runs on (loopback nodes share a process).
 thread_local node_id handler_node = 0;

@@ -24,12 +24,14 @@
 #include <utility>
 
 #include "heddle/async/detail/mpi_support.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
 
 using heddle::detail::mpi_error_text;
 using heddle::detail::mpi_unusable;
+using heddle::detail::spin_pause;
 
 namespace {
 
@@ -131,12 +133,12 @@ class mpi_transport final : public transport {
     } catch (...) {
       failed = std::current_exception();
     }
-    for (unsigned spins = 0; unfinished.load(std::memory_order_acquire) != 0; ++spins) {
+    for (unsigned n = 1; unfinished.load(std::memory_order_acquire) != 0; ++n) {
       if (m_.try_lock()) {
         complete_sends();
         m_.unlock();
       }
-      if (spins > 100) std::this_thread::yield();
+      spin_pause(n);
     }
     if (failed) std::rethrow_exception(failed);
     return true;
@@ -330,7 +332,7 @@ class mpi_transport final : public transport {
       std::lock_guard lock(m_);
       check(from, MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(from), tail_tag, comm_, &request));
     }
-    for (unsigned spins = 0;; ++spins) {
+    for (unsigned n = 1;; ++n) {
       int done = 0;
       MPI_Status st;
       {
@@ -345,7 +347,7 @@ class mpi_transport final : public transport {
           throw decode_error("the rest of a frame in " + std::to_string(count) + " bytes, " + std::to_string(bytes) + " announced");
         return;
       }
-      if (spins > 100) std::this_thread::yield();
+      spin_pause(n);
     }
   }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "heddle/am/detail/calls.hpp"
-#include "spin_lock.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 
 namespace heddle::offload::detail {
 
@@ -70,7 +70,7 @@ class pending_table {
     node_id node = 0;
     pending_call* call = nullptr;
   };
-  alignas(64) spin_lock lock_;
+  alignas(64) heddle::detail::spin_lock lock_;
   std::array<slot, 1024> slots_{};
   std::unordered_map<std::uint64_t, slot> overflow_;
 };

@@ -16,10 +16,9 @@
 #include <mutex>
 #include <thread>
 
-#include "heddle/core/detail/futex.hpp"
 #include "heddle/async/promise.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "shm_ring.hpp"
-#include "spin_lock.hpp"
 #include "shm_segment.hpp"
 #include "transports.hpp"
 
@@ -267,7 +266,7 @@ class shm_transport final : public transport {
     shm_segment seg;
     node_control* ctl = nullptr;
     ring_view ring;  // this node's ring in the peer's segment
-    spin_lock m;     // this process's senders to the peer, one at a time
+    heddle::detail::spin_lock m;     // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
     std::int64_t pid = 0;
@@ -288,16 +287,16 @@ class shm_transport final : public transport {
   bool space_for(peer_out& p, node_id to, std::uint64_t end, bool wait) {
     const std::uint64_t n = p.ring.cells();
     if (end - p.seen_tail <= n) return true;
-    for (unsigned spins = 0;; ++spins) {
+    // Spins while the peer drains the ring, then sleeps in short steps, looking whether it died.
+    heddle::detail::spin_then_park spinner(heddle::detail::spin::worker_budget);
+    for (;;) {
       p.seen_tail = p.ring.control().tail.load(std::memory_order_acquire);
       if (end - p.seen_tail <= n) return true;
       if (!wait) return false;
-      if (spins > 1000) {
+      if (!spinner.keep_spinning()) {
         if (process_exited(p.pidfd))
           throw peer_lost(to, "heddle::offload: node " + std::to_string(to) + " (pid " + std::to_string(p.pid) + ") exited");
         std::this_thread::sleep_for(std::chrono::microseconds(20));
-      } else {
-        heddle::detail::cpu_relax();
       }
     }
   }

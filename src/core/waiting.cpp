@@ -19,15 +19,13 @@
 
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/task_group.hpp"
 #include "runtime_core.hpp"
 
 namespace heddle::detail {
 
 namespace {
-
-constexpr auto worker_spin = std::chrono::microseconds(20);
-constexpr auto foreign_spin = std::chrono::microseconds(10);
 
 // What a waiter waits for.
 struct wait_target {
@@ -83,25 +81,19 @@ bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& tar
 }
 
 void help(worker* w, wait_target& target) {
-  using clock = std::chrono::steady_clock;
   runtime_core& core = *w->core;
-  clock::time_point spin_deadline{};
+  spin_then_park spinner(spin::worker_budget);
   for (;;) {
     if (target.done()) return;
     if (task_base* t = work_for_waiter(core, w, target)) {
       core.execute(w, t);
-      spin_deadline = {};
+      spinner.restart();
       continue;
     }
-    const auto now = clock::now();
-    if (spin_deadline == clock::time_point{}) spin_deadline = now + worker_spin;
-    if (now < spin_deadline) {
-      for (int i = 0; i < 32; ++i) cpu_relax();
-      continue;
-    }
+    if (spinner.keep_spinning()) continue;
     if (!target.arm(w)) return;
     core.lot().park(w, parking_lot::sleeper_kind::waiting, [&] { return waiter_has_work(core, w, target); });
-    spin_deadline = {};
+    spinner.restart();
   }
 }
 
@@ -115,11 +107,11 @@ struct future_target final : wait_target {
   future_state_base* s;
 };
 
+// A thread outside the runtime spins a little for `done` before it sleeps.
 template <class Done>
 void spin_briefly(Done&& done) {
-  const auto deadline = std::chrono::steady_clock::now() + foreign_spin;
-  while (!done() && std::chrono::steady_clock::now() < deadline)
-    for (int i = 0; i < 32; ++i) cpu_relax();
+  for (spin_then_park spinner(spin::outsider_budget); !done() && spinner.keep_spinning();) {
+  }
 }
 
 // A thread outside the runtime sleeping on one completion. ready() reads what it needs before it

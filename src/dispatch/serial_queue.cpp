@@ -13,6 +13,7 @@
 
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/futex.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 
 namespace heddle::detail {
@@ -304,18 +305,13 @@ void wait_sync(queue_state* q, future_state_base* item) {
   // item, an item that needs the held queue (a deadlock the program does not have). So it runs
   // only the queues it waits for, when their drain has not started, and otherwise waits, spinning
   // briefly and then sleeping in short steps (so that it notices a drain that yielded).
-  using clock = std::chrono::steady_clock;
-  auto spin_until = clock::now() + std::chrono::microseconds(20);
+  spin_then_park spinner(spin::worker_budget);
   while (!item->is_done()) {
     if (take_over_for(q, item)) {
-      spin_until = clock::now() + std::chrono::microseconds(20);
+      spinner.restart();
       continue;
     }
-    if (clock::now() < spin_until) {
-      for (int i = 0; i < 32; ++i) cpu_relax();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    if (!spinner.keep_spinning()) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
 

@@ -12,10 +12,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <vector>
 
-#include "heddle/core/detail/futex.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 
 namespace heddle::fw::detail {
 
@@ -35,16 +34,16 @@ class ready_queue {
 
   void push(const entry& e, unsigned lane_index) {
     lane& l = lanes_[std::min(lane_index, count_ - 1)];
-    l.lock();
+    l.m.lock();
     try {
       l.heap.push_back(e);
     } catch (...) {
-      l.unlock();
+      l.m.unlock();
       throw;
     }
     std::push_heap(l.heap.begin(), l.heap.end(), before);
     l.size.store(l.heap.size(), std::memory_order_relaxed);
-    l.unlock();
+    l.m.unlock();
   }
 
   // The best entry of lane `lane_index`, else of the lane with the best first entry. The caller
@@ -60,10 +59,10 @@ class ready_queue {
       for (unsigned i = 0; i < count_; ++i) {
         lane& l = lanes_[i];
         if (l.size.load(std::memory_order_relaxed) == 0) continue;
-        l.lock();
+        l.m.lock();
         const bool better = !l.heap.empty() && (best == count_ || l.heap.front().priority > best_priority);
         if (better) best_priority = l.heap.front().priority;
-        l.unlock();
+        l.m.unlock();
         if (better) best = i;
       }
       if (best != count_ && try_pop(best, e)) return e;
@@ -75,18 +74,8 @@ class ready_queue {
   struct alignas(64) lane {
     // A spin lock: the critical sections are a few hundred nanoseconds, and a mutex that sleeps in
     // the kernel when contended cost more in system calls than the modules' own work at small
-    // times. A holder that was preempted is waited for with yields, not a burning core.
-    void lock() noexcept {
-      for (unsigned spins = 0; locked.exchange(true, std::memory_order_acquire);) {
-        while (locked.load(std::memory_order_relaxed)) {
-          if (++spins < 256) heddle::detail::cpu_relax();
-          else std::this_thread::yield();
-        }
-      }
-    }
-    void unlock() noexcept { locked.store(false, std::memory_order_release); }
-
-    std::atomic<bool> locked{false};
+    // times. A holder that was preempted is given the core now and then (spin_pause).
+    heddle::detail::spin_lock m;
     std::atomic<std::size_t> size{0};
     std::vector<entry> heap;
   };
@@ -94,7 +83,7 @@ class ready_queue {
   bool try_pop(unsigned i, entry& e) {
     lane& l = lanes_[i];
     if (l.size.load(std::memory_order_relaxed) == 0) return false;
-    l.lock();
+    l.m.lock();
     const bool found = !l.heap.empty();
     if (found) {
       std::pop_heap(l.heap.begin(), l.heap.end(), before);
@@ -102,7 +91,7 @@ class ready_queue {
       l.heap.pop_back();
       l.size.store(l.heap.size(), std::memory_order_relaxed);
     }
-    l.unlock();
+    l.m.unlock();
     return found;
   }
 
