@@ -5,9 +5,14 @@
 #   - of a lower layer's detail/ folder, only the headers that layer offers to the layers above it
 #     (the extension headers listed below);
 #   - nothing of a layer above it.
+# and that it opens no other layer's detail namespace: each layer keeps its internals in its own
+# (heddle::core_detail, heddle::async_detail, heddle::dispatch_detail, heddle::offload::detail,
+# heddle::fw::detail), and a layer above names the offered parts of a lower one qualified, never by
+# declaring into it.
 # Run by the build before the layer compiles (src/CMakeLists.txt, heddle_check_layer):
 #   cmake -DLAYER=<layer> -DROOT=<source tree> [-DSTAMP=<file written on success>] -P check_layer_includes.cmake
-# Fails with one line per bad include: file:line: what it includes and why that is not allowed.
+# Fails with one line per bad include or namespace: file:line: what it includes or opens and why
+# that is not allowed.
 cmake_minimum_required(VERSION 3.25)
 
 set(below_core "")
@@ -101,6 +106,32 @@ foreach(file IN LISTS files)
       list(APPEND problems "${shown}:${number}: includes ${path}: ${why}")
     endif()
   endforeach()
+
+  # Namespaces the file opens (a line that starts with `namespace`, not the `// namespace x` that
+  # closes one): a detail namespace must be the file's own layer's.
+  file(STRINGS ${file} opens REGEX "^[ \t]*(inline[ \t]+)?namespace[ \t]+[A-Za-z_:]+")
+  foreach(line IN LISTS opens)
+    string(REGEX REPLACE "^[ \t]*(inline[ \t]+)?namespace[ \t]+([A-Za-z_:]+).*$" "\\2" name "${line}")
+    set(owner "")
+    if(name MATCHES "(^|::)(core|async|dispatch)_detail$")
+      set(owner ${CMAKE_MATCH_2})
+    elseif(name MATCHES "(^|::)offload::detail$")
+      set(owner am)
+    elseif(name MATCHES "(^|::)fw::detail$")
+      set(owner fw)
+    elseif(name STREQUAL "heddle::detail")
+      set(owner "nobody")
+    endif()
+    if(owner AND NOT owner STREQUAL LAYER)
+      list(FIND all_lines "${line}" index)
+      math(EXPR number "${index} + 1")
+      if(owner STREQUAL "nobody")
+        list(APPEND problems "${shown}:${number}: opens namespace ${name}: no layer's (each has its own detail namespace)")
+      else()
+        list(APPEND problems "${shown}:${number}: opens namespace ${name}: the detail namespace of the ${owner} layer, not of the ${LAYER} layer")
+      endif()
+    endif()
+  endforeach()
 endforeach()
 
 if(problems)
@@ -108,7 +139,7 @@ if(problems)
   foreach(problem IN LISTS problems)
     message(NOTICE "${problem}")
   endforeach()
-  message(FATAL_ERROR "the ${LAYER} layer includes what its layering does not allow (docs/architecture.md)")
+  message(FATAL_ERROR "the ${LAYER} layer includes or opens what its layering does not allow (docs/architecture.md)")
 endif()
 if(DEFINED STAMP)
   file(WRITE ${STAMP} "")

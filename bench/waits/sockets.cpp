@@ -105,7 +105,7 @@ run_result sockets_heddle(const socket_params& p) {
     rt.task([] {}).get();
   }
 
-  const snapshot before = snapshot::take(heddle::detail::depot_slabs());
+  const snapshot before = snapshot::take(heddle::core_detail::depot_slabs());
   const auto t0 = clock::now();
   auto root = rt.task([&] {
     std::vector<heddle::future<void>> starters;
@@ -122,7 +122,7 @@ run_result sockets_heddle(const socket_params& p) {
   });
   root.get();
   const auto t1 = clock::now();
-  const snapshot after = snapshot::take(heddle::detail::depot_slabs());
+  const snapshot after = snapshot::take(heddle::core_detail::depot_slabs());
   if (t.done() != 0)
     throw std::runtime_error("heddle sockets: " + std::to_string(t.done()) + " reads completed before any byte was written");
   idle(r, p.idle_s);

@@ -58,7 +58,7 @@ run_result timers_heddle(const timer_params& p) {
   heddle::sleep_until(rt, clock::now()).get();
   rt.task([] {}).get();
 
-  const snapshot before = snapshot::take(heddle::detail::depot_slabs());
+  const snapshot before = snapshot::take(heddle::core_detail::depot_slabs());
   const auto t0 = clock::now();
   const auto deadline = t0 + lead_of(p.lead_s);
   auto root = rt.task([&] {
@@ -75,7 +75,7 @@ run_result timers_heddle(const timer_params& p) {
   });
   root.get();
   const auto t1 = clock::now();
-  const snapshot after = snapshot::take(heddle::detail::depot_slabs());
+  const snapshot after = snapshot::take(heddle::core_detail::depot_slabs());
   r.measured_before_due = clock::now() < deadline;
   const double cpu0 = cpu_seconds();
   const bool finished = t.wait(p.timeout_s);

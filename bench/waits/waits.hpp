@@ -25,7 +25,7 @@ struct run_result {
   double rss_total_bytes = 0;      // resident set with all n pending
   double rss_peak_bytes = 0;       // the largest resident set of the run, read at its end (VmHWM)
   double heap_bytes = 0;           // malloc's bytes in use, the same two moments (mallinfo2: uordblks + hblkhd)
-  double slab_bytes = 0;           // heddle's record slabs carved meanwhile (detail::depot_slabs() × 64 KiB)
+  double slab_bytes = 0;           // heddle's record slabs carved meanwhile (core_detail::depot_slabs() × 64 KiB)
   double kernel_stack_bytes = 0;   // /proc/meminfo KernelStack, the same two moments (system-wide)
   double idle_s = 0;               // sockets: the idle window with every read pending
   double idle_cpu_s = 0;           // CPU time in that window of every thread but the one measuring (which sleeps)

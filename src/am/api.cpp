@@ -31,7 +31,7 @@ void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const wr
   e.post(current_node_of(e), to, handler, how, args.data());
 }
 
-void drive_reply(heddle::detail::future_state_base* s) noexcept {
+void drive_reply(heddle::core_detail::future_state_base* s) noexcept {
   if (engine* e = acquire_engine()) {
     e->poll_until(s);
     release_engine();

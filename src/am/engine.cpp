@@ -15,7 +15,7 @@ namespace heddle::offload::detail {
 namespace {
 
 using clock = std::chrono::steady_clock;
-using heddle::detail::spin_pause;
+using heddle::core_detail::spin_pause;
 
 // Set while a handler runs: the node it runs on (loopback nodes share a process).
 thread_local node_id handler_node = 0;
@@ -374,11 +374,11 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
           if (e) e->task_ended();
         }
       };
-      auto* t = heddle::detail::make_task(
+      auto* t = heddle::core_detail::make_task(
           [this, from, to, h](const std::vector<std::byte>& args, const counted&) { run_call(from, to, h, args); },
           std::vector<std::byte>(payload.begin(), payload.end()), counted(this));
       t->release();  // nobody waits on the task itself: its reply is the result
-      heddle::detail::start_successor(rt_->core(), t, static_cast<heddle::strategy>(h.strategy));
+      heddle::core_detail::start_successor(rt_->core(), t, static_cast<heddle::strategy>(h.strategy));
       return;
     }
     case message_kind::reply_value:
@@ -418,14 +418,14 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
 // no task record (HAM's way). Like a short_task successor, it runs as an outsider lent to the
 // runtime: what it spawns goes to the runtime's express lane.
 void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
-  heddle::detail::worker* w = heddle::detail::current_worker;
+  heddle::core_detail::worker* w = heddle::core_detail::current_worker;
   if (w && w->core == rt_->core()) return run_call(from, to, h, args);
-  heddle::detail::runtime_core* saved = heddle::detail::lending_core;
-  heddle::detail::lending_core = rt_->core();
-  heddle::detail::current_worker = nullptr;
+  heddle::core_detail::runtime_core* saved = heddle::core_detail::lending_core;
+  heddle::core_detail::lending_core = rt_->core();
+  heddle::core_detail::current_worker = nullptr;
   run_call(from, to, h, args);
-  heddle::detail::current_worker = w;
-  heddle::detail::lending_core = saved;
+  heddle::core_detail::current_worker = w;
+  heddle::core_detail::lending_core = saved;
 }
 
 void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
@@ -437,8 +437,9 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
     reader r(args);
     fn(r, result);
   } catch (...) {
-    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(reg.name(h.handler)) +
-                             " for node " + std::to_string(from) + ": it threw " + heddle::detail::exception_text(std::current_exception(), /*with_type=*/true);
+    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
+                             std::string(reg.name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
+                             heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
     if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
     return;
@@ -551,7 +552,7 @@ future<void> engine::put(const std::byte* local, const buffer_ref& to, std::uint
                             std::to_string(to.bytes));
   const node_id here = current_node_of(*this);
   if (future<void> f = transport_->put_direct(local, to.node, to.id, to.offset, bytes); f.valid()) return f;
-  auto* p = heddle::detail::make_record<pending_result<void>>();
+  auto* p = heddle::core_detail::make_record<pending_result<void>>();
   future<void> f = p->get_future();
   const std::uint64_t head[2] = {to.id, to.offset};
   request(here, to.node, message_kind::put, std::as_bytes(std::span(head)), std::span(local, bytes), p);
@@ -564,7 +565,7 @@ future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t
                             std::to_string(from.bytes));
   const node_id here = current_node_of(*this);
   if (future<void> f = transport_->get_direct(from.node, from.id, from.offset, local, bytes); f.valid()) return f;
-  auto* p = heddle::detail::make_record<pending_get>(local, bytes);
+  auto* p = heddle::core_detail::make_record<pending_get>(local, bytes);
   future<void> f = p->get_future();
   const std::uint64_t head[3] = {from.id, from.offset, bytes};
   request(here, from.node, message_kind::get, std::as_bytes(std::span(head)), {}, p);
@@ -619,7 +620,7 @@ void engine::receiver_loop() {
   }
 }
 
-void engine::poll_for_a_while(const heddle::detail::future_state_base* s, std::chrono::nanoseconds spin) {
+void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds spin) {
   const auto deadline = clock::now() + spin;
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (transport_->poll()) continue;
@@ -631,8 +632,8 @@ void engine::poll_for_a_while(const heddle::detail::future_state_base* s, std::c
   }
 }
 
-void engine::poll_until(const heddle::detail::future_state_base* s) {
-  if (!has_receiver_ || heddle::detail::current_worker || polling_thread) return;
+void engine::poll_until(const heddle::core_detail::future_state_base* s) {
+  if (!has_receiver_ || heddle::core_detail::current_worker || polling_thread) return;
   const auto deadline = clock::now() + options_.caller_spin;
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (progress_.try_lock()) {

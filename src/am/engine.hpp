@@ -51,7 +51,7 @@ class engine final : public frame_sink {
   void request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                std::span<const std::byte> tail, pending_call* p);
   // A thread waiting for `s` (not a worker) polls the transport for a while (drive_reply).
-  void poll_until(const heddle::detail::future_state_base* s);
+  void poll_until(const heddle::core_detail::future_state_base* s);
   // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
   // direct path).
   future<void> put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
@@ -106,7 +106,7 @@ class engine final : public frame_sink {
   pending_call* take_pending(std::uint64_t id);
   void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
   void receiver_loop();
-  void poll_for_a_while(const heddle::detail::future_state_base* s, std::chrono::nanoseconds spin);
+  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds spin);
   void check_peers_if_due();
   void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void task_ended() noexcept;

@@ -29,9 +29,9 @@
 
 namespace heddle::offload::detail {
 
-using heddle::detail::mpi_error_text;
-using heddle::detail::mpi_unusable;
-using heddle::detail::spin_pause;
+using heddle::async_detail::mpi_error_text;
+using heddle::async_detail::mpi_unusable;
+using heddle::core_detail::spin_pause;
 
 namespace {
 

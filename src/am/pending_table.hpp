@@ -70,7 +70,7 @@ class pending_table {
     node_id node = 0;
     pending_call* call = nullptr;
   };
-  alignas(64) heddle::detail::spin_lock lock_;
+  alignas(64) heddle::core_detail::spin_lock lock_;
   std::array<slot, 1024> slots_{};
   std::unordered_map<std::uint64_t, slot> overflow_;
 };

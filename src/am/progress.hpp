@@ -37,8 +37,8 @@ class progress {
   }
   bool yield_wanted() const noexcept { return word_.load(std::memory_order_relaxed) & yield_asked; }
   // The receiver's nap while a caller polls: `timeout` at most, or until wake_receiver().
-  void nap(std::chrono::nanoseconds timeout) noexcept { heddle::detail::futex_wait(nap_, 0, timeout.count()); }
-  void wake_receiver() noexcept { heddle::detail::futex_wake(nap_, 1); }
+  void nap(std::chrono::nanoseconds timeout) noexcept { heddle::core_detail::futex_wait(nap_, 0, timeout.count()); }
+  void wake_receiver() noexcept { heddle::core_detail::futex_wake(nap_, 1); }
 
  private:
   alignas(64) std::atomic<std::uint32_t> word_{0};

@@ -266,7 +266,7 @@ class shm_transport final : public transport {
     shm_segment seg;
     node_control* ctl = nullptr;
     ring_view ring;  // this node's ring in the peer's segment
-    heddle::detail::spin_lock m;     // this process's senders to the peer, one at a time
+    heddle::core_detail::spin_lock m;     // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
     std::int64_t pid = 0;
@@ -288,7 +288,7 @@ class shm_transport final : public transport {
     const std::uint64_t n = p.ring.cells();
     if (end - p.seen_tail <= n) return true;
     // Spins while the peer drains the ring, then sleeps in short steps, looking whether it died.
-    heddle::detail::spin_then_park spinner(heddle::detail::spin::worker_budget);
+    heddle::core_detail::spin_then_park spinner(heddle::core_detail::spin::worker_budget);
     for (;;) {
       p.seen_tail = p.ring.control().tail.load(std::memory_order_acquire);
       if (end - p.seen_tail <= n) return true;

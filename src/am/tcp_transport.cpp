@@ -506,7 +506,7 @@ class tcp_transport final : public transport {
   std::vector<std::unique_ptr<peer>> peers_;
   // What the receiver sleeps on (sleep()): every peer's socket once start() connected it, reported
   // with the peer's number, and interrupt()'s wake, reported as node number o_.nodes.
-  heddle::detail::epoll_set epoll_;
+  heddle::async_detail::epoll_set epoll_;
 };
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <system_error>
 #include <vector>
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 // One descriptor's waiting operations, per direction, in start order.
 struct fd_engine::fd_entry {
@@ -47,7 +47,8 @@ void stream_op::publish() noexcept {
   state->complete();  // the record may be gone now
 }
 
-fd_engine::fd_engine(runtime_core*) : epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
+fd_engine::fd_engine(core_detail::runtime_core*)
+    : epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
   for (int i = 0; i < num_chunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
   thread_ = std::thread([this] { service_main(); });
 }
@@ -117,7 +118,7 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
   }
   // Registered under the descriptor's lock, so a racing cancellation finds it queued (a hook fires
   // outside the token's lock: this order cannot deadlock).
-  if (cancel_state* c = token.state()) {
+  if (core_detail::cancel_state* c = token.state()) {
     op->hook.fire = &on_cancel;
     op->hook.op = op;
     if (c->add(&op->hook)) {
@@ -132,7 +133,7 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
   }
 }
 
-void fd_engine::on_cancel(cancel_hook* h) noexcept {
+void fd_engine::on_cancel(core_detail::cancel_hook* h) noexcept {
   stream_op* op = static_cast<op_cancel_hook<stream_op>*>(h)->op;
   fd_entry* e = op->engine->entry(op->fd);
   fd_engine* engine = op->engine;
@@ -222,4 +223,4 @@ void fd_engine::stop() noexcept {
   cancelling_.wait_none();
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

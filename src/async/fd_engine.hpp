@@ -17,7 +17,7 @@
 #include "heddle/async/detail/epoll_set.hpp"
 #include "op_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 class fd_engine;
 
@@ -30,14 +30,14 @@ struct stream_op {
   outcome (*attempt)(stream_op*) noexcept;
   // Stores an error as the result, not published.
   void (*store_error)(stream_op*, std::exception_ptr) noexcept;
-  future_state_base* state;  // the same record, as the future's state
+  core_detail::future_state_base* state;  // the same record, as the future's state
   fd_engine* engine = nullptr;
   int fd;
   direction dir;
   bool queued = false;
   stream_op* prev = nullptr;
   stream_op* next = nullptr;
-  cancel_state* token = nullptr;   // where `hook` is registered, if anywhere
+  core_detail::cancel_state* token = nullptr;   // where `hook` is registered, if anywhere
   cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
   op_cancel_hook<stream_op> hook;
 
@@ -45,9 +45,9 @@ struct stream_op {
   void publish() noexcept;
 };
 
-class fd_engine final : public runtime_service {
+class fd_engine final : public core_detail::runtime_service {
  public:
-  explicit fd_engine(runtime_core* core);
+  explicit fd_engine(core_detail::runtime_core* core);
   ~fd_engine() override;
 
   // Runs op: at once if nothing is queued before it and the call does not block, else queued.
@@ -64,7 +64,7 @@ class fd_engine final : public runtime_service {
   void on_ready(int fd, std::uint32_t events) noexcept;
   // Arms the descriptor for the directions that have waiters; false with errno on failure.
   bool arm(fd_entry& e) noexcept;
-  static void on_cancel(cancel_hook* h) noexcept;
+  static void on_cancel(core_detail::cancel_hook* h) noexcept;
 
   epoll_set epoll_;  // woken with data.fd == -1 by stop()
   std::atomic<bool> stopping_{false};
@@ -75,4 +75,4 @@ class fd_engine final : public runtime_service {
   std::thread thread_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

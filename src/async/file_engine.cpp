@@ -11,7 +11,7 @@
 #include <string>
 #include <system_error>
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 void file_op::finish(long result) noexcept {
   if (result < 0)
@@ -73,16 +73,8 @@ void file_engine::stop() noexcept {
   if (impl_) impl_->stop();
 }
 
-}  // namespace heddle::detail
-
-namespace heddle::io {
-
-namespace detail_ops {
-
-using namespace heddle::detail;
-
 namespace {
-future_state<std::size_t>* start_file(runtime_core* core, file_op* op) {
+core_detail::future_state<std::size_t>* start_file(core_detail::runtime_core* core, file_op* op) {
   // What pread(2) refuses, io_uring would take as "the file position" (offset -1) or serve from
   // a pipe or socket ignoring the offset: refuse it here, for both backends alike.
   if (op->offset > static_cast<std::uint64_t>(std::numeric_limits<off_t>::max())) {
@@ -102,22 +94,27 @@ future_state<std::size_t>* start_file(runtime_core* core, file_op* op) {
 }
 }  // namespace
 
-future_state<std::size_t>* pread(runtime_core* core, int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return start_file(core, make_record<file_op>(fd, buf.data(), buf.size(), offset, false));
+core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+                                              std::uint64_t offset) {
+  return start_file(core, core_detail::make_record<file_op>(fd, buf.data(), buf.size(), offset, false));
 }
 
-future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return start_file(core, make_record<file_op>(fd, const_cast<std::byte*>(buf.data()), buf.size(), offset, true));
+core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+                                               std::uint64_t offset) {
+  return start_file(
+      core, core_detail::make_record<file_op>(fd, const_cast<std::byte*>(buf.data()), buf.size(), offset, true));
 }
 
-}  // namespace detail_ops
+}  // namespace heddle::async_detail
+
+namespace heddle::io {
 
 void use_file_backend(runtime& rt, file_backend backend) {
-  heddle::detail::engine_of<heddle::detail::file_engine>(rt.core()).choose(backend);
+  heddle::async_detail::engine_of<heddle::async_detail::file_engine>(rt.core()).choose(backend);
 }
 
 file_backend file_backend_of(runtime& rt) {
-  return heddle::detail::engine_of<heddle::detail::file_engine>(rt.core()).backend().kind();
+  return heddle::async_detail::engine_of<heddle::async_detail::file_engine>(rt.core()).backend().kind();
 }
 
 }  // namespace heddle::io

@@ -12,7 +12,7 @@
 #include "heddle/async/io.hpp"
 #include "op_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 struct file_op final : op_state<std::size_t> {
   file_op(int fd_, std::byte* p, std::size_t n, std::uint64_t off, bool is_write) noexcept
@@ -41,9 +41,9 @@ class file_backend_impl {
 std::unique_ptr<file_backend_impl> make_uring_backend();  // throws std::system_error if the kernel refuses
 std::unique_ptr<file_backend_impl> make_thread_backend();
 
-class file_engine final : public runtime_service {
+class file_engine final : public core_detail::runtime_service {
  public:
-  explicit file_engine(runtime_core*) {}
+  explicit file_engine(core_detail::runtime_core*) {}
   ~file_engine() override { stop(); }
 
   file_backend_impl& backend();                // the chosen one, or the default chosen now
@@ -59,4 +59,4 @@ class file_engine final : public runtime_service {
   bool stopped_ = false;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

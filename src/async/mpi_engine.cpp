@@ -17,7 +17,7 @@
 #include "heddle/async/mpi.hpp"
 #include "op_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 namespace {
 
@@ -36,13 +36,13 @@ struct mpi_op final : op_state<MPI_Status> {
   mpi_op() noexcept : op_state<MPI_Status>(&op_vtable<mpi_op>::table) {}
 };
 
-class mpi_engine final : public runtime_service {
+class mpi_engine final : public core_detail::runtime_service {
  public:
-  explicit mpi_engine(runtime_core*) { thread_ = std::thread([this] { service_main(); }); }
+  explicit mpi_engine(core_detail::runtime_core*) { thread_ = std::thread([this] { service_main(); }); }
   ~mpi_engine() override { stop(); }
 
-  future_state<MPI_Status>* start(MPI_Request request) {
-    auto* op = make_record<mpi_op>();
+  core_detail::future_state<MPI_Status>* start(MPI_Request request) {
+    auto* op = core_detail::make_record<mpi_op>();
     if (request == MPI_REQUEST_NULL) {
       MPI_Status empty{};
       empty.MPI_SOURCE = MPI_ANY_SOURCE;
@@ -166,12 +166,8 @@ class mpi_engine final : public runtime_service {
 };
 
 }  // namespace
-}  // namespace heddle::detail
 
-namespace heddle::io::detail_ops {
-
-heddle::detail::future_state<MPI_Status>* wait_mpi(heddle::detail::runtime_core* core, MPI_Request request) {
-  using namespace heddle::detail;
+heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core, MPI_Request request) {
   try {
     return engine_of<mpi_engine>(core).start(request);
   } catch (const task_cancelled&) {
@@ -179,4 +175,4 @@ heddle::detail::future_state<MPI_Status>* wait_mpi(heddle::detail::runtime_core*
   }
 }
 
-}  // namespace heddle::io::detail_ops
+}  // namespace heddle::async_detail

@@ -2,7 +2,7 @@
 
 #include <mpi.h>
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -37,4 +37,4 @@ std::string mpi_unusable(int needed) {
   return {};
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

@@ -6,11 +6,11 @@
 
 #include "file_engine.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 std::unique_ptr<file_backend_impl> make_uring_backend() {
   throw std::system_error(ENOSYS, std::generic_category(),
                           "heddle: this build has no io_uring file backend (it was built without liburing)");
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

@@ -14,10 +14,10 @@
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/service.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 template <class T>
-class op_state : public future_state<T> {
+class op_state : public core_detail::future_state<T> {
  public:
   template <class... A>
   void succeed(A&&... a) noexcept {
@@ -34,16 +34,16 @@ class op_state : public future_state<T> {
   }
 
  protected:
-  explicit op_state(const future_vtable* vt) noexcept : future_state<T>(vt) {}
-  static void never_queued(task_base*) noexcept { std::terminate(); }
+  explicit op_state(const core_detail::future_vtable* vt) noexcept : core_detail::future_state<T>(vt) {}
+  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
 };
 
 // The vtable of a concrete operation record Op (derived from op_state).
 template <class Op>
 struct op_vtable {
-  static void destroy(future_state_base* b) noexcept { free_record(static_cast<Op*>(b)); }
-  static void never_queued(task_base*) noexcept { std::terminate(); }
-  static constexpr future_vtable table{{&never_queued, &never_queued}, nullptr, &destroy};
+  static void destroy(core_detail::future_state_base* b) noexcept { core_detail::free_record(static_cast<Op*>(b)); }
+  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
+  static constexpr core_detail::future_vtable table{{&never_queued, &never_queued}, nullptr, &destroy};
 };
 
 // Cancellations that took an operation from an engine and are still completing it (and starting
@@ -63,7 +63,7 @@ class cancels_in_flight {
 
 // A cancel hook that knows its operation.
 template <class Op>
-struct op_cancel_hook : cancel_hook {
+struct op_cancel_hook : core_detail::cancel_hook {
   Op* op = nullptr;
 };
 
@@ -75,8 +75,8 @@ class failed_op final : public op_state<T> {
 };
 
 template <class T>
-future_state<T>* failed(std::exception_ptr e) {
-  auto* op = make_record<failed_op<T>>();
+core_detail::future_state<T>* failed(std::exception_ptr e) {
+  auto* op = core_detail::make_record<failed_op<T>>();
   op->fail(std::move(e));
   return op;
 }
@@ -90,11 +90,12 @@ inline std::exception_ptr stopped_error() {
 
 // The engine of kind E for `core`, made on first use: E(runtime_core*) must be constructible.
 template <class E>
-E& engine_of(runtime_core* core) {
-  static const unsigned id = new_service_id();
-  return static_cast<E&>(service(core, id, [](runtime_core* c) -> std::unique_ptr<runtime_service> {
-    return std::make_unique<E>(c);
-  }));
+E& engine_of(core_detail::runtime_core* core) {
+  static const unsigned id = core_detail::new_service_id();
+  return static_cast<E&>(
+      core_detail::service(core, id, [](core_detail::runtime_core* c) -> std::unique_ptr<core_detail::runtime_service> {
+        return std::make_unique<E>(c);
+      }));
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

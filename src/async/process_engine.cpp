@@ -18,7 +18,7 @@
 #include "heddle/async/detail/epoll_set.hpp"
 #include "op_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 namespace {
 
@@ -59,17 +59,17 @@ struct process_op final : op_state<int> {
   }
 };
 
-class process_engine final : public runtime_service {
+class process_engine final : public core_detail::runtime_service {
  public:
-  explicit process_engine(runtime_core*) : epoll_(epoll_data_t{.ptr = nullptr}) {
+  explicit process_engine(core_detail::runtime_core*) : epoll_(epoll_data_t{.ptr = nullptr}) {
     thread_ = std::thread([this] { service_main(); });
   }
   ~process_engine() override { stop(); }
 
-  future_state<int>* start(pid_t pid) {
+  core_detail::future_state<int>* start(pid_t pid) {
     const int pidfd = open_pidfd(pid);
     if (pidfd < 0) return failed<int>(errno_error(errno, "heddle::io::wait_process: pidfd_open"));
-    auto* op = make_record<process_op>(pidfd);
+    auto* op = core_detail::make_record<process_op>(pidfd);
     if (op->try_reap()) return op;  // already exited (or not our child)
     std::unique_lock lock(m_);
     if (stopping_) {
@@ -147,12 +147,8 @@ class process_engine final : public runtime_service {
 };
 
 }  // namespace
-}  // namespace heddle::detail
 
-namespace heddle::io::detail_ops {
-
-heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* core, pid_t pid) {
-  using namespace heddle::detail;
+heddle::core_detail::future_state<int>* wait_process(heddle::core_detail::runtime_core* core, pid_t pid) {
   if (pid <= 0) return failed<int>(errno_error(EINVAL, "heddle::io::wait_process: pid must be positive"));
   try {
     return engine_of<process_engine>(core).start(pid);
@@ -161,4 +157,4 @@ heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* co
   }
 }
 
-}  // namespace heddle::io::detail_ops
+}  // namespace heddle::async_detail

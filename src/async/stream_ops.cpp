@@ -14,7 +14,7 @@
 #include "fd_engine.hpp"
 #include "heddle/async/io.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 namespace {
 
@@ -213,7 +213,7 @@ struct readiness_op final : stream_record<void> {
 };
 
 template <class Op, class T>
-future_state<T>* start_stream(runtime_core* core, Op* op, const cancellation_token& token) {
+core_detail::future_state<T>* start_stream(core_detail::runtime_core* core, Op* op, const cancellation_token& token) {
   try {
     engine_of<fd_engine>(core).start(op, token);
   } catch (...) {
@@ -224,40 +224,36 @@ future_state<T>* start_stream(runtime_core* core, Op* op, const cancellation_tok
 }
 
 }  // namespace
-}  // namespace heddle::detail
 
-namespace heddle::io::detail_ops {
-
-using namespace heddle::detail;
-
-future_state<std::size_t>* read(runtime_core* core, int fd, std::span<std::byte> buf, const cancellation_token& t) {
-  return start_stream<read_op, std::size_t>(core, make_record<read_op>(fd, buf), t);
+core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+                                             const cancellation_token& t) {
+  return start_stream<read_op, std::size_t>(core, core_detail::make_record<read_op>(fd, buf), t);
 }
 
-future_state<std::size_t>* write(runtime_core* core, int fd, std::span<const std::byte> buf,
-                                 const cancellation_token& t) {
-  return start_stream<write_op, std::size_t>(core, make_record<write_op>(fd, buf), t);
+core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+                                              const cancellation_token& t) {
+  return start_stream<write_op, std::size_t>(core, core_detail::make_record<write_op>(fd, buf), t);
 }
 
-future_state<int>* accept(runtime_core* core, int fd, const cancellation_token& t) {
+core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t) {
   if (const int err = ensure_nonblocking(fd))
     return failed<int>(errno_error(err, "heddle::io::accept"));
-  return start_stream<accept_op, int>(core, make_record<accept_op>(fd), t);
+  return start_stream<accept_op, int>(core, core_detail::make_record<accept_op>(fd), t);
 }
 
-future_state<void>* connect(runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
-                            const cancellation_token& t) {
+core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
+                                         const cancellation_token& t) {
   if (!addr || len == 0 || len > sizeof(sockaddr_storage))
     return failed<void>(errno_error(EINVAL, "heddle::io::connect: bad address length"));
-  return start_stream<connect_op, void>(core, make_record<connect_op>(fd, addr, len), t);
+  return start_stream<connect_op, void>(core, core_detail::make_record<connect_op>(fd, addr, len), t);
 }
 
-future_state<void>* readable(runtime_core* core, int fd, const cancellation_token& t) {
-  return start_stream<readiness_op, void>(core, make_record<readiness_op>(fd, stream_op::in), t);
+core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd, const cancellation_token& t) {
+  return start_stream<readiness_op, void>(core, core_detail::make_record<readiness_op>(fd, stream_op::in), t);
 }
 
-future_state<void>* writable(runtime_core* core, int fd, const cancellation_token& t) {
-  return start_stream<readiness_op, void>(core, make_record<readiness_op>(fd, stream_op::out), t);
+core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd, const cancellation_token& t) {
+  return start_stream<readiness_op, void>(core, core_detail::make_record<readiness_op>(fd, stream_op::out), t);
 }
 
-}  // namespace heddle::io::detail_ops
+}  // namespace heddle::async_detail

@@ -12,7 +12,7 @@
 
 #include "file_engine.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 namespace {
 
@@ -91,4 +91,4 @@ class thread_backend final : public file_backend_impl {
 
 std::unique_ptr<file_backend_impl> make_thread_backend() { return std::make_unique<thread_backend>(); }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

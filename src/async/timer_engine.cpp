@@ -8,13 +8,13 @@
 
 #include "heddle/async/timer.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 // What a cancellable timer adds, kept apart so that the common timer without a token fits a
 // 128-byte record (a pending timer then costs 128 bytes plus its successor and heap slot).
 struct timer_engine::timer_cancel_link {
   op_cancel_hook<timer_engine::timer_op> hook;
-  cancel_state* token = nullptr;   // where `hook` is registered
+  core_detail::cancel_state* token = nullptr;   // where `hook` is registered
   cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
 };
 
@@ -36,21 +36,21 @@ std::int64_t now_ns() noexcept { return to_ns(std::chrono::steady_clock::now());
 
 }  // namespace
 
-timer_engine::timer_engine(runtime_core* core) : core_(core) {
+timer_engine::timer_engine(core_detail::runtime_core* core) : core_(core) {
   thread_ = std::thread([this] { service_main(); });
 }
 
 timer_engine::~timer_engine() { stop(); }
 
-future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point deadline,
-                                        const cancellation_token& token) {
+core_detail::future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point deadline,
+                                                     const cancellation_token& token) {
   std::unique_ptr<timer_cancel_link> link;
   if (token.state()) {
     link = std::make_unique<timer_cancel_link>();
     link->hook.fire = &on_cancel;
   }
   static_assert(sizeof(timer_op) <= 128, "a timer without a token fits a 128-byte record");
-  auto* op = make_record<timer_op>(this, to_ns(deadline), 0);
+  auto* op = core_detail::make_record<timer_op>(this, to_ns(deadline), 0);
   if (link) {
     link->hook.op = op;
     op->cancel = link.release();
@@ -67,7 +67,7 @@ future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point de
       earliest = heap_.front() == op;
       // Registered under the engine's lock, so that a cancellation racing with the start finds
       // the timer in the heap. (A hook fires outside the token's lock, so the order is safe.)
-      if (cancel_state* c = token.state()) {
+      if (core_detail::cancel_state* c = token.state()) {
         if (c->add(&op->cancel->hook)) {
           op->cancel->token = c;
           op->cancel->token_owner = token;
@@ -84,7 +84,7 @@ future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point de
   return op;
 }
 
-void timer_engine::on_cancel(cancel_hook* h) noexcept {
+void timer_engine::on_cancel(core_detail::cancel_hook* h) noexcept {
   timer_op* op = static_cast<op_cancel_hook<timer_op>*>(h)->op;
   timer_engine* e = op->engine;
   bool won;
@@ -138,7 +138,7 @@ void timer_engine::service_main() {
     lock.unlock();
     const std::int64_t completed = now_ns();
     for (timer_op* op : due) {
-      record_timer_lateness(core_, completed - op->deadline_ns);
+      core_detail::record_timer_lateness(core_, completed - op->deadline_ns);
       finish(op, nullptr);
     }
     due.clear();
@@ -225,8 +225,9 @@ void timer_engine::heap_erase(timer_op* op) {
   sift_down(last->heap_index);
 }
 
-future_state<void>* start_timer(runtime_core* core, std::chrono::steady_clock::time_point deadline,
-                                const cancellation_token& token) {
+core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
+                                             std::chrono::steady_clock::time_point deadline,
+                                             const cancellation_token& token) {
   try {
     return engine_of<timer_engine>(core).start(deadline, token);
   } catch (const task_cancelled&) {
@@ -234,4 +235,4 @@ future_state<void>* start_timer(runtime_core* core, std::chrono::steady_clock::t
   }
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

@@ -15,14 +15,15 @@
 #include "heddle/core/detail/service.hpp"
 #include "op_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
-class timer_engine final : public runtime_service {
+class timer_engine final : public core_detail::runtime_service {
  public:
-  explicit timer_engine(runtime_core* core);
+  explicit timer_engine(core_detail::runtime_core* core);
   ~timer_engine() override;
 
-  future_state<void>* start(std::chrono::steady_clock::time_point deadline, const cancellation_token& token);
+  core_detail::future_state<void>* start(std::chrono::steady_clock::time_point deadline,
+                                         const cancellation_token& token);
   void stop() noexcept override;
 
  private:
@@ -31,7 +32,7 @@ class timer_engine final : public runtime_service {
   static constexpr std::size_t unqueued = ~std::size_t{0};
 
   void service_main();
-  static void on_cancel(cancel_hook* h) noexcept;
+  static void on_cancel(core_detail::cancel_hook* h) noexcept;
   // Heap of timer_op*, each knowing its index (for O(log n) removal on cancellation).
   void heap_push(timer_op* op);
   timer_op* heap_pop();
@@ -43,7 +44,7 @@ class timer_engine final : public runtime_service {
   // Completes a timer the service thread took off the heap.
   static void finish(timer_op* op, std::exception_ptr error) noexcept;
 
-  runtime_core* core_;
+  core_detail::runtime_core* core_;
   std::mutex m_;
   std::condition_variable wake_;
   std::vector<timer_op*> heap_;
@@ -53,4 +54,4 @@ class timer_engine final : public runtime_service {
   std::thread thread_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

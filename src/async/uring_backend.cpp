@@ -14,7 +14,7 @@
 
 #include "file_engine.hpp"
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 namespace {
 
@@ -137,4 +137,4 @@ class uring_backend final : public file_backend_impl {
 
 std::unique_ptr<file_backend_impl> make_uring_backend() { return std::make_unique<uring_backend>(); }
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

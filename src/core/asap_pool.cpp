@@ -5,7 +5,7 @@
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 asap_pool::asap_pool(runtime_core* core, unsigned threads, std::size_t stack_bytes) : core_(core) {
   threads_.reserve(threads);
@@ -64,4 +64,4 @@ void asap_pool::stop() noexcept {
   while (task_base* t = queue_.pop()) t->vt->discard(t);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -12,7 +12,7 @@
 #include "heddle/core/detail/task_record.hpp"
 #include "task_queue.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class runtime_core;
 
@@ -39,4 +39,4 @@ class asap_pool {
   std::vector<pthread_t> threads_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

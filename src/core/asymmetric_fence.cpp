@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -36,4 +36,4 @@ void asymmetric_fence_heavy() noexcept {
   if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

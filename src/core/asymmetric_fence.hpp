@@ -16,7 +16,7 @@
 
 #include <atomic>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 // True when the heavy side works in this process (the kernel has membarrier, no filter forbids it,
 // and HEDDLE_PARKING is not `timed`). Decided once, on the first call; thread-safe.
@@ -29,4 +29,4 @@ void asymmetric_fence_heavy() noexcept;
 // reorder them, which the heavy side accounts for.
 inline void asymmetric_fence_light() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -8,7 +8,7 @@
 
 #include "heddle/core/detail/block_cache.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -157,4 +157,4 @@ std::size_t depot_slabs() noexcept {
   return n;
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <typeinfo>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -33,4 +33,4 @@ std::string exception_text(const std::exception_ptr& e, bool with_type) {
   }
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t timeout_ns) noexcept {
   timespec ts{};
@@ -23,4 +23,4 @@ void futex_wake(std::atomic<std::uint32_t>& word, int count) noexcept {
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, count, nullptr, nullptr, 0);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -15,7 +15,7 @@
 
 #include "heddle/core/stats.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class latency_histogram {
  public:
@@ -88,4 +88,4 @@ class latency_histogram {
 // One histogram per strategy.
 using latency_set = std::array<latency_histogram, strategy_count>;
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -33,7 +33,7 @@
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/worker.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class parking_lot {
  public:
@@ -160,4 +160,4 @@ class parking_lot {
   std::vector<worker*> waiting_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

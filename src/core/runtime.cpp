@@ -44,25 +44,25 @@ runtime::runtime(const runtime_options& options) {
   if (o.threads > 4096) throw configuration_error("heddle::runtime: more than 4096 threads requested");
   if (o.stack_bytes < (std::size_t{64} << 10))
     throw configuration_error("heddle::runtime: stack_bytes below 64 KiB");
-  core_.reset(new detail::runtime_core(o));
+  core_.reset(new core_detail::runtime_core(o));
 }
 
 runtime::~runtime() = default;
 
-void runtime::core_deleter::operator()(detail::runtime_core* c) const noexcept { delete c; }
+void runtime::core_deleter::operator()(core_detail::runtime_core* c) const noexcept { delete c; }
 
 unsigned runtime::num_threads() const noexcept { return core_->size(); }
 
 runtime_stats runtime::stats() const { return core_->stats(); }
 
-runtime_stats stats() { return detail::current_core()->stats(); }
+runtime_stats stats() { return core_detail::current_core()->stats(); }
 
 runtime& default_runtime() {
   static runtime rt;
   return rt;
 }
 
-namespace detail {
+namespace core_detail {
 
 runtime_core* default_core() { return default_runtime().core(); }
 
@@ -100,5 +100,5 @@ std::exception_ptr shutdown_error() {
   return std::make_exception_ptr(task_cancelled("heddle: the runtime stopped before this task started"));
 }
 
-}  // namespace detail
+}  // namespace core_detail
 }  // namespace heddle

@@ -14,7 +14,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/errors.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -271,4 +271,4 @@ runtime_stats runtime_core::stats() const {
   return s;
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

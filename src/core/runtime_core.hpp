@@ -18,7 +18,7 @@
 #include "parking_lot.hpp"
 #include "task_queue.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class runtime_core {
  public:
@@ -97,4 +97,4 @@ class runtime_core {
   latency_histogram timer_lateness_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

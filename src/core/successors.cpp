@@ -7,7 +7,7 @@
 #include "heddle/core/detail/scheduling.hpp"
 #include "runtime_core.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -102,4 +102,4 @@ void record_successor_latency(runtime_core* core, strategy how, std::int64_t rea
 
 void cancel_state::spin_pause() noexcept { sched_yield(); }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

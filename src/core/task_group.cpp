@@ -3,11 +3,11 @@
 namespace heddle {
 
 task_group::~task_group() {
-  if (state_.load(std::memory_order_acquire) != 0) detail::group_wait(*this);
+  if (state_.load(std::memory_order_acquire) != 0) core_detail::group_wait(*this);
 }
 
 task_group_status task_group::wait() {
-  detail::group_wait(*this);
+  core_detail::group_wait(*this);
   const bool was_cancelled = cancel_.cancelled();
   cancel_.reset();
   if (failed_.load(std::memory_order_acquire)) {

@@ -9,7 +9,7 @@
 
 #include "heddle/core/detail/task_record.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class task_queue {
  public:
@@ -42,4 +42,4 @@ class task_queue {
   std::atomic<std::size_t> size_{0};
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -23,7 +23,7 @@
 #include "heddle/core/task_group.hpp"
 #include "runtime_core.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace {
 
@@ -194,4 +194,4 @@ void group_wait(task_group& g) {
   if (armed) state.fetch_and(~std::uint64_t{1}, std::memory_order_acq_rel);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

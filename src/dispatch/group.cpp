@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <exception>
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 namespace {
 
@@ -78,7 +78,7 @@ struct queue_notification final : group_node {
     auto* n = static_cast<queue_notification*>(b);
     queue_state* q = n->q;
     queue_item* item = n->item;
-    free_record(n);
+    core_detail::free_record(n);
     enqueue(q, item);
     release(q);
   }
@@ -86,27 +86,27 @@ struct queue_notification final : group_node {
     auto* n = static_cast<queue_notification*>(b);
     queue_state* q = n->q;
     queue_item* item = n->item;
-    free_record(n);
+    core_detail::free_record(n);
     item->vt->discard(item);
     release(q);
   }
 };
 
 struct task_notification final : group_node {
-  runtime_core* core;
-  task_base* task;
+  core_detail::runtime_core* core;
+  core_detail::task_base* task;
 
   static void fire_it(group_node* b) noexcept {
     auto* n = static_cast<task_notification*>(b);
-    runtime_core* core = n->core;
-    task_base* t = n->task;
-    free_record(n);
-    schedule(core, t);
+    core_detail::runtime_core* core = n->core;
+    core_detail::task_base* t = n->task;
+    core_detail::free_record(n);
+    core_detail::schedule(core, t);
   }
   static void discard_it(group_node* b) noexcept {
     auto* n = static_cast<task_notification*>(b);
-    task_base* t = n->task;
-    free_record(n);
+    core_detail::task_base* t = n->task;
+    core_detail::free_record(n);
     t->vt->discard(t);
   }
 };
@@ -117,10 +117,10 @@ struct promise_notification final : group_node {
   static void fire_it(group_node* b) noexcept {
     auto* n = static_cast<promise_notification*>(b);
     n->done.set_value();
-    free_record(n);
+    core_detail::free_record(n);
   }
   static void discard_it(group_node* b) noexcept {
-    free_record(static_cast<promise_notification*>(b));  // the future fails with broken_promise
+    core_detail::free_record(static_cast<promise_notification*>(b));  // the future fails with broken_promise
   }
 };
 
@@ -167,7 +167,7 @@ void group_add_node(group_state* g, group_node* n) noexcept {
 }
 
 group_node* make_queue_notification(queue_state* q, queue_item* item) {
-  auto* n = make_record<queue_notification>();
+  auto* n = core_detail::make_record<queue_notification>();
   n->fire = &queue_notification::fire_it;
   n->discard = &queue_notification::discard_it;
   n->q = q;
@@ -176,8 +176,8 @@ group_node* make_queue_notification(queue_state* q, queue_item* item) {
   return n;
 }
 
-group_node* make_task_notification(runtime_core* core, task_base* t) {
-  auto* n = make_record<task_notification>();
+group_node* make_task_notification(core_detail::runtime_core* core, core_detail::task_base* t) {
+  auto* n = core_detail::make_record<task_notification>();
   n->fire = &task_notification::fire_it;
   n->discard = &task_notification::discard_it;
   n->core = core;
@@ -186,7 +186,7 @@ group_node* make_task_notification(runtime_core* core, task_base* t) {
 }
 
 future<void> group_when_empty(group_state* g) {
-  auto* n = make_record<promise_notification>();
+  auto* n = core_detail::make_record<promise_notification>();
   n->fire = &promise_notification::fire_it;
   n->discard = &promise_notification::discard_it;
   future<void> f = n->done.get_future();
@@ -194,17 +194,17 @@ future<void> group_when_empty(group_state* g) {
   return f;
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail
 
 namespace heddle {
 
-group::group() : s_(new detail::group_state) {}
+group::group() : s_(new dispatch_detail::group_state) {}
 
 void group::wait() {
   // Zero, and no notification of an earlier zero still being handed over (the `waiters` bit stays
   // set until they all are): done. Otherwise wait behind them.
   const std::uint64_t w = s_->word.load(std::memory_order_acquire);
-  if (detail::group_state::count(w) == 0 && !(w & detail::group_state::waiters)) return;
+  if (dispatch_detail::group_state::count(w) == 0 && !(w & dispatch_detail::group_state::waiters)) return;
   when_empty().wait();
 }
 

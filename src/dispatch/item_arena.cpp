@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 namespace {
 
@@ -93,4 +93,4 @@ void* allocate_item_slow(std::size_t bytes) {
   return p;
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

@@ -16,7 +16,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 struct queue_extras {
   queue_state* target = nullptr;  // holds a reference
@@ -52,7 +52,7 @@ bool refill(queue_state* q) noexcept {
   while (it) {
     queue_item* below = it->next.load(std::memory_order_acquire);
     while (below == linking) {  // its producer is between its exchange and its link
-      cpu_relax();
+      core_detail::cpu_relax();
       below = it->next.load(std::memory_order_acquire);
     }
     it->next.store(oldest_first, std::memory_order_relaxed);
@@ -93,7 +93,7 @@ enum class drain_end { released, yielded };
 // Runs items while the calling thread owns q, at most `budget` of them, or until `stop_when` is
 // done. `yielded`: q is still owned by the caller (and may have items left); `released`: it is
 // idle, or parked, and no longer the caller's.
-drain_end drain(queue_state* q, int budget, const future_state_base* stop_when = nullptr) noexcept {
+drain_end drain(queue_state* q, int budget, const core_detail::future_state_base* stop_when = nullptr) noexcept {
   queue_frame_scope frame(q);
   for (;;) {
     if (!q->ready && !refill(q)) return drain_end::released;
@@ -121,18 +121,18 @@ void schedule_owner(queue_state* q) noexcept;
 // sync() caller clears it first). A high-priority queue's drain goes on the express lane; else a
 // drain that yields goes behind what already waits (the injection queue, which workers reach
 // after their own deque), and a new one on the caller's deque.
-void post_drain(queue_state* q, task_base* d, bool yielded) {
+void post_drain(queue_state* q, core_detail::task_base* d, bool yielded) {
   if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
-    submit_express(q->core, d);
+    core_detail::submit_express(q->core, d);
   else if (yielded)
-    inject(q->core, d);
+    core_detail::inject(q->core, d);
   else
-    schedule(q->core, d);
+    core_detail::schedule(q->core, d);
 }
 
 // The owner of a queue that runs on the scheduler.
-struct drain_task final : task_base {
-  explicit drain_task(queue_state* queue) noexcept : task_base(&vtable), q(queue) {}
+struct drain_task final : core_detail::task_base {
+  explicit drain_task(queue_state* queue) noexcept : core_detail::task_base(&vtable), q(queue) {}
   queue_state* q;
 
   // False if a sync() caller took the queue over before this task started: then it only goes.
@@ -140,32 +140,32 @@ struct drain_task final : task_base {
     queue_state* q = self->q;
     if (q->control.fetch_and(~queue_state::drain_pending, std::memory_order_acq_rel) & queue_state::drain_pending)
       return true;
-    free_record(self);
+    core_detail::free_record(self);
     release(q);
     return false;
   }
-  static void execute(task_base* t) noexcept {
+  static void execute(core_detail::task_base* t) noexcept {
     auto* self = static_cast<drain_task*>(t);
     if (!claim(self)) return;
     queue_state* q = self->q;
     drain_end end;
     // A batch done: yields only if other work waits (moving the queue to another worker for
     // nothing would cost each of its items the misses of a foreign cache).
-    while ((end = drain(q, batch_items)) == drain_end::yielded && !work_waiting(q->core)) {
+    while ((end = drain(q, batch_items)) == drain_end::yielded && !core_detail::work_waiting(q->core)) {
     }
     if (end == drain_end::yielded) return post_drain(q, self, true);
-    free_record(self);
+    core_detail::free_record(self);
     release(q);
   }
-  static void discard(task_base* t) noexcept {
+  static void discard(core_detail::task_base* t) noexcept {
     auto* self = static_cast<drain_task*>(t);
     if (!claim(self)) return;
     queue_state* q = self->q;
-    free_record(self);
+    core_detail::free_record(self);
     discard_all(q);
     release(q);
   }
-  static constexpr task_vtable vtable{&execute, &discard};
+  static constexpr core_detail::task_vtable vtable{&execute, &discard};
 };
 
 // The owner of a queue that targets another: an item of the target.
@@ -177,13 +177,13 @@ struct drain_item final : queue_item {
     auto* self = static_cast<drain_item*>(i);
     queue_state* q = self->q;
     if (drain(q, batch_items) == drain_end::yielded) return enqueue(target, self);  // behind the target's others
-    free_record(self);
+    core_detail::free_record(self);
     release(q);
   }
   static void discard(queue_item* i) noexcept {
     auto* self = static_cast<drain_item*>(i);
     queue_state* q = self->q;
-    free_record(self);
+    core_detail::free_record(self);
     discard_all(q);
     release(q);
   }
@@ -195,8 +195,8 @@ struct drain_item final : queue_item {
 void schedule_owner(queue_state* q) noexcept {
   retain(q);
   try {
-    if (queue_state* t = target_of(q)) return enqueue(t, make_record<drain_item>(q));
-    post_drain(q, make_record<drain_task>(q), false);
+    if (queue_state* t = target_of(q)) return enqueue(t, core_detail::make_record<drain_item>(q));
+    post_drain(q, core_detail::make_record<drain_task>(q), false);
   } catch (...) {
     std::fputs("heddle: out of memory while waking a serial queue\n", stderr);
     std::terminate();
@@ -226,7 +226,7 @@ std::string describe(const queue_state* q) {
 
 }  // namespace
 
-queue_state* make_queue(runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
+queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
                         bool high_priority) {
   void* p = ::operator new(sizeof(queue_state) + label_len + 1);
   auto* q = ::new (p) queue_state;
@@ -279,7 +279,7 @@ namespace {
 // Takes over the first queue along q's target chain whose drain task has not started (the root of
 // the chain owns the others through items), and runs its items until `item` has run. False if no
 // drain was waiting to start.
-bool take_over_for(queue_state* q, const future_state_base* item) noexcept {
+bool take_over_for(queue_state* q, const core_detail::future_state_base* item) noexcept {
   for (queue_state* s = q; s; s = target_of(s)) {
     if (s->control.load(std::memory_order_relaxed) & queue_state::targeted) continue;
     if ((s->control.load(std::memory_order_relaxed) & queue_state::drain_pending) &&
@@ -293,19 +293,19 @@ bool take_over_for(queue_state* q, const future_state_base* item) noexcept {
 }
 }  // namespace
 
-void wait_sync(queue_state* q, future_state_base* item) {
-  worker* w = current_worker;
+void wait_sync(queue_state* q, core_detail::future_state_base* item) {
+  core_detail::worker* w = core_detail::current_worker;
   // Only a worker of the queue's runtime takes a queue over: items run on that runtime's workers.
-  if (!w || w->core != q->core) return force(item);
+  if (!w || w->core != q->core) return core_detail::force(item);
   if (!current_queue_frame) {
     if (!item->is_done()) take_over_for(q, item);
-    return force(item);
+    return core_detail::force(item);
   }
   // Inside an item, this thread holds a queue: helping with other work could run, on top of that
   // item, an item that needs the held queue (a deadlock the program does not have). So it runs
   // only the queues it waits for, when their drain has not started, and otherwise waits, spinning
   // briefly and then sleeping in short steps (so that it notices a drain that yielded).
-  spin_then_park spinner(spin::worker_budget);
+  core_detail::spin_then_park spinner(core_detail::spin::worker_budget);
   while (!item->is_done()) {
     if (take_over_for(q, item)) {
       spinner.restart();
@@ -354,7 +354,7 @@ struct delayed_item final : completion_hook {
     auto* self = static_cast<delayed_item*>(h);
     queue_state* q = self->q;
     queue_item* item = self->item;
-    free_record(self);
+    core_detail::free_record(self);
     if (error) item->vt->discard(item);  // the runtime stopped before the deadline
     else enqueue(q, item);
     release(q);
@@ -365,12 +365,12 @@ struct delayed_item final : completion_hook {
 void enqueue_at(queue_state* q, std::chrono::steady_clock::time_point deadline, queue_item* item) {
   delayed_item* d = nullptr;
   try {
-    d = make_record<delayed_item>(q, item);
-    future_state<void>* timer = start_timer(q->core, deadline, {});
+    d = core_detail::make_record<delayed_item>(q, item);
+    core_detail::future_state<void>* timer = async_detail::start_timer(q->core, deadline, {});
     retain(q);
     d->hook(timer);
   } catch (...) {
-    if (d) free_record(d);
+    if (d) core_detail::free_record(d);
     item->vt->discard(item);
     throw;
   }
@@ -405,37 +405,37 @@ void report_item_error(queue_state* q, std::exception_ptr e) noexcept {
     }
   }
   std::fprintf(stderr, "heddle: an item of %s threw, and the queue has no error handler: %s\n",
-               q ? describe(q).c_str() : "the concurrent queue", exception_text(e).c_str());
+               q ? describe(q).c_str() : "the concurrent queue", core_detail::exception_text(e).c_str());
   std::terminate();
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail
 
 namespace heddle {
 
 namespace {
-detail::queue_state* new_queue(detail::runtime_core* core, std::string_view label, detail::queue_state* target,
-                               bool high) {
-  return detail::make_queue(core, label.data(), label.size(), target, high);
+dispatch_detail::queue_state* new_queue(core_detail::runtime_core* core, std::string_view label,
+                                        dispatch_detail::queue_state* target, bool high) {
+  return dispatch_detail::make_queue(core, label.data(), label.size(), target, high);
 }
 }  // namespace
 
 serial_queue::serial_queue(std::string_view label, queue_priority priority)
-    : s_(new_queue(detail::current_core(), label, nullptr, priority == queue_priority::high)) {}
+    : s_(new_queue(core_detail::current_core(), label, nullptr, priority == queue_priority::high)) {}
 
 serial_queue::serial_queue(runtime& rt, std::string_view label, queue_priority priority)
     : s_(new_queue(rt.core(), label, nullptr, priority == queue_priority::high)) {}
 
 serial_queue::serial_queue(std::string_view label, const serial_queue& target) : s_(nullptr) {
   target.check();
-  detail::queue_state* t = target.state();
-  const bool high = t->control.load(std::memory_order_relaxed) & detail::queue_state::high_priority;
+  dispatch_detail::queue_state* t = target.state();
+  const bool high = t->control.load(std::memory_order_relaxed) & dispatch_detail::queue_state::high_priority;
   s_ = new_queue(t->core, label, t, high);
 }
 
 void serial_queue::set_error_handler(std::function<void(std::exception_ptr)> handler) {
   check();
-  detail::set_error_handler(s_, std::move(handler));
+  dispatch_detail::set_error_handler(s_, std::move(handler));
 }
 
 void serial_queue::check() const {

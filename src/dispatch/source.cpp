@@ -21,7 +21,7 @@
 #include "heddle/core/cancellation.hpp"
 #include "heddle/dispatch/detail/completion_hook.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 struct source_state::control {
   std::atomic<std::uint32_t> refs{1};  // the handle, the armed wait, each queued item
@@ -47,7 +47,7 @@ struct source_ops {
   static void retain(source_state* s) noexcept { c(s).refs.fetch_add(1, std::memory_order_relaxed); }
   static void release(source_state* s) noexcept {
     if (c(s).refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    heddle::detail::release(c(s).q);
+    heddle::dispatch_detail::release(c(s).q);
     delete s->c_;
     delete s;
   }
@@ -66,7 +66,7 @@ struct source_ops {
       source_state* s = self->s;
       const step what = self->what;
       std::exception_ptr e = std::move(self->error);
-      free_record(self);
+      core_detail::free_record(self);
       switch (what) {
         case step::handle: handle(s, q); break;
         case step::fail: report_item_error(q, std::move(e)); [[fallthrough]];
@@ -79,7 +79,7 @@ struct source_ops {
       auto* self = static_cast<item*>(i);
       source_state* s = self->s;
       const step what = self->what;
-      free_record(self);
+      core_detail::free_record(self);
       if (what != step::handle || c(s).what != kind::timer) finish(s);
       release(s);
     }
@@ -89,7 +89,7 @@ struct source_ops {
   static void push(source_state* s, step what, std::exception_ptr e = nullptr) noexcept {
     retain(s);
     try {
-      enqueue(c(s).q, make_record<item>(s, what, std::move(e)));
+      enqueue(c(s).q, core_detail::make_record<item>(s, what, std::move(e)));
     } catch (...) {
       std::fputs("heddle: out of memory in a dispatch source\n", stderr);
       std::terminate();
@@ -136,7 +136,7 @@ struct source_ops {
 
     static void done(completion_hook* h, std::exception_ptr error) noexcept {
       source_state* s = static_cast<wait_hook*>(h)->s;
-      free_record(static_cast<wait_hook*>(h));
+      core_detail::free_record(static_cast<wait_hook*>(h));
       on_wait_done(s, std::move(error));
       release(s);  // the armed wait's reference
     }
@@ -147,15 +147,15 @@ struct source_ops {
     control& k = c(s);
     retain(s);
     try {
-      auto* h = make_record<wait_hook>(s);
-      future_state<void>* f;
+      auto* h = core_detail::make_record<wait_hook>(s);
+      core_detail::future_state<void>* f;
       try {
         const cancellation_token token = k.stop.token();
-        if (k.what == kind::timer) f = start_timer(k.q->core, k.next, token);
-        else if (k.what == kind::readable) f = io::detail_ops::readable(k.q->core, k.fd, token);
-        else f = io::detail_ops::writable(k.q->core, k.fd, token);
+        if (k.what == kind::timer) f = async_detail::start_timer(k.q->core, k.next, token);
+        else if (k.what == kind::readable) f = async_detail::readable(k.q->core, k.fd, token);
+        else f = async_detail::writable(k.q->core, k.fd, token);
       } catch (...) {
-        free_record(h);
+        core_detail::free_record(h);
         throw;
       }
       h->hook(f);
@@ -226,7 +226,7 @@ source_state* start_source(source_state* s, source_state::kind what, int fd, std
   k.what = what;
   k.fd = fd;
   k.interval = interval;
-  if (what == source_state::kind::timer) k.next = deadline_after(interval);  // saturated: never
+  if (what == source_state::kind::timer) k.next = async_detail::deadline_after(interval);  // saturated: never
   source_ops::arm(s);
   return s;
 }
@@ -256,4 +256,4 @@ bool source_cancelled(const source_state* s) noexcept {
   return s->c_->cancelled.load(std::memory_order_acquire);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

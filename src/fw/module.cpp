@@ -42,7 +42,7 @@ void async_handle::fail(std::exception_ptr error) {
 
 namespace {
 // Hands a completed future's outcome to the sink, on the completing thread.
-struct acquire_hook final : heddle::detail::completion_hook {
+struct acquire_hook final : heddle::dispatch_detail::completion_hook {
   acquire_hook(detail::acquire_sink* s, void* e, std::uint32_t m) noexcept
       : completion_hook(&finished), sink(s), event(e), module(m) {}
   static void finished(completion_hook* h, std::exception_ptr error) noexcept {
@@ -74,14 +74,14 @@ void async_handle::after(future<void>&& f) {
 
 void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
   detail::acquire_sink* s = take();
-  heddle::detail::runtime_core* core = s->core();
+  heddle::core_detail::runtime_core* core = s->core();
   if (!core) {
     std::this_thread::sleep_until(deadline);
     return s->acquired(event_, module_, nullptr);
   }
   auto fire = [s, e = event_, m = module_] { s->deadline_passed(e, m); };
-  heddle::detail::schedule_at(core, deadline,
-                              heddle::detail::make_record<heddle::detail::detached_task<decltype(fire)>>(fire));
+  heddle::dispatch_detail::schedule_at(
+      core, deadline, heddle::core_detail::make_record<heddle::dispatch_detail::detached_task<decltype(fire)>>(fire));
 }
 
 }  // namespace heddle::fw

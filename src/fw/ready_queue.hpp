@@ -66,7 +66,7 @@ class ready_queue {
         if (better) best = i;
       }
       if (best != count_ && try_pop(best, e)) return e;
-      heddle::detail::cpu_relax();
+      heddle::core_detail::cpu_relax();
     }
   }
 
@@ -75,7 +75,7 @@ class ready_queue {
     // A spin lock: the critical sections are a few hundred nanoseconds, and a mutex that sleeps in
     // the kernel when contended cost more in system calls than the modules' own work at small
     // times. A holder that was preempted is given the core now and then (spin_pause).
-    heddle::detail::spin_lock m;
+    heddle::core_detail::spin_lock m;
     std::atomic<std::size_t> size{0};
     std::vector<entry> heap;
   };

@@ -28,7 +28,7 @@ class blocking_sink final : public detail::acquire_sink {
   void dropped(void* e, std::uint32_t m) noexcept override {
     acquired(e, m, detail::dropped_handle());
   }
-  heddle::detail::runtime_core* core() const noexcept override { return nullptr; }
+  heddle::core_detail::runtime_core* core() const noexcept override { return nullptr; }
 
   void arm() noexcept { done_.store(false, std::memory_order_relaxed); }
   std::exception_ptr wait() {
@@ -78,7 +78,7 @@ class reference_event {
   void execute(std::uint32_t m) {
     const detail::node& node = g_.nodes[m];
     const event_view view(event_, run_, result_.data(), node.inputs);
-    const std::int64_t start = o_.record ? detail::steady_now_ns() : 0;
+    const std::int64_t start = o_.record ? core_detail::steady_now_ns() : 0;
     try {
       if (node.impl->external_work()) {
         sink_.arm();
@@ -87,10 +87,10 @@ class reference_event {
       }
       result_[m] = node.impl->produce(view);
     } catch (...) {
-      throw module_error(node.decl.label, event_, run_, detail::exception_text(std::current_exception()));
+      throw module_error(node.decl.label, event_, run_, core_detail::exception_text(std::current_exception()));
     }
     ran_[m] = 1;
-    if (o_.record) o_.record->record({m, event_, start, detail::steady_now_ns()});
+    if (o_.record) o_.record->record({m, event_, start, core_detail::steady_now_ns()});
   }
 
   const detail::graph& g_;

@@ -13,8 +13,8 @@
 
 namespace heddle::fw::detail {
 
-using heddle::detail::steady_now_ns;  // timeline entries' clock
-using heddle::detail::exception_text;  // what a module's exception says, for its module_error
+using heddle::core_detail::steady_now_ns;  // timeline entries' clock
+using heddle::core_detail::exception_text;  // what a module's exception says, for its module_error
 
 // The failure of a module whose acquire() let its handle go uncompleted.
 inline std::exception_ptr dropped_handle() {

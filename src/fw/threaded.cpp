@@ -29,8 +29,8 @@ namespace {
 
 using detail::event_state;
 
-using detail::exception_text;
-using detail::steady_now_ns;
+using core_detail::exception_text;
+using core_detail::steady_now_ns;
 
 // The acquire running on this thread, so that a handle it drops is completed only once the call
 // has returned (or thrown: then with what it threw).
@@ -116,7 +116,7 @@ class engine final : public detail::acquire_sink {
     }
     acquired(event, m, detail::dropped_handle());
   }
-  heddle::detail::runtime_core* core() const noexcept override { return rt_.core(); }
+  heddle::core_detail::runtime_core* core() const noexcept override { return rt_.core(); }
 
  private:
   // --- the source: events into slots, runs one after another.
@@ -346,7 +346,7 @@ class engine final : public detail::acquire_sink {
 
   // The ready list's lane of the calling thread: its worker's, or the last one.
   unsigned lane() const noexcept {
-    const heddle::detail::worker* w = heddle::detail::current_worker;
+    const heddle::core_detail::worker* w = heddle::core_detail::current_worker;
     return w && w->core == rt_.core() ? w->index : rt_.num_threads();
   }
 

@@ -66,7 +66,7 @@ int count_misordered(const std::vector<int>& order, Precedes precedes, StartedBy
 
 // True on one of rt's workers.
 inline bool on_worker_of(const heddle::runtime& rt) {
-  heddle::detail::worker* w = heddle::detail::current_worker;
+  heddle::core_detail::worker* w = heddle::core_detail::current_worker;
   return w && w->core == rt.core();
 }
 

@@ -211,13 +211,13 @@ TEST(Shutdown, TimersStartedByTasksDuringTheShutdown) {
   for (bool engine_running : {true, false}) {
     auto rt = std::make_unique<heddle::runtime>(2);
     if (engine_running) heddle::sleep_for(*rt, 0ms).get();
-    heddle::detail::runtime_core* core = rt->core();
+    heddle::core_detail::runtime_core* core = rt->core();
     std::atomic<int> started{0};
     std::vector<heddle::future<int>> fs;
     for (int k = 0; k < 2; ++k)
       fs.push_back(rt->task([core, &started, k] {
         started++;
-        while (!heddle::detail::core_stopping(core)) std::this_thread::yield();
+        while (!heddle::core_detail::core_stopping(core)) std::this_thread::yield();
         int outcomes = 0;
         for (strategy s : all_strategies) {
           heddle::future<int> f;

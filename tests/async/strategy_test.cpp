@@ -32,7 +32,7 @@ using heddle_test::all_strategies;
 using heddle_test::eventually;
 using heddle_test::on_worker_of;
 
-bool on_a_worker() { return heddle::detail::current_worker != nullptr; }
+bool on_a_worker() { return heddle::core_detail::current_worker != nullptr; }
 
 // then(s, g) called on a worker of rt: a promise's future has no runtime of its own, so its
 // successor belongs to the runtime where then() is called.

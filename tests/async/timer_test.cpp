@@ -344,7 +344,7 @@ struct timer_chain {
 };
 
 void chain_step(timer_chain* c) {
-  if (heddle::detail::current_worker == nullptr) c->off_workers++;
+  if (heddle::core_detail::current_worker == nullptr) c->off_workers++;
   if (--c->left == 0) {
     c->done.set_value();
     return;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layer check (cmake/check_layer_includes.cmake) on trees made here: the real tree passes, and
-# each kind of bad include fails the check with its file, line and reason.
+# each kind of bad include, and a file opening another layer's detail namespace, fails the check
+# with its file, line and reason.
 #   tests/build/layer_check_test.sh SOURCE_TREE
 set -uo pipefail
 root=${1:?usage: layer_check_test.sh SOURCE_TREE}
@@ -18,9 +19,9 @@ for layer in core async dispatch am fw; do
   cmake -DLAYER="$layer" -DROOT="$root" -P "$script" >"$tmp/out" 2>&1 || fail "the $layer layer of the source tree: $(cat "$tmp/out")"
 done
 
-# expect_refused LAYER FILE 'line to add' 'reason in the message'
+# expect_refused LAYER FILE 'line to add' 'reason in the message' [what the message says the line does]
 expect_refused() {
-  local layer=$1 file=$2 line=$3 reason=$4
+  local layer=$1 file=$2 line=$3 reason=$4 does=${5:-includes}
   rm -rf "$tmp/tree"
   mkdir -p "$tmp/tree/src/$layer" "$tmp/tree/include/heddle/$layer"
   printf '// a file\n#include <vector>\n%s\n' "$line" >"$tmp/tree/$file"
@@ -28,7 +29,7 @@ expect_refused() {
     fail "$layer: '$line' in $file was accepted"
     return
   fi
-  grep -qF "$file:3: includes" "$tmp/out" || fail "$layer: the message does not name $file:3: $(cat "$tmp/out")"
+  grep -qF "$file:3: $does" "$tmp/out" || fail "$layer: the message does not name $file:3: $(cat "$tmp/out")"
   grep -qF "$reason" "$tmp/out" || fail "$layer: the message for '$line' lacks '$reason': $(cat "$tmp/out")"
 }
 expect_refused core src/core/a.cpp '#include "heddle/async/io.hpp"' "the async layer is not below the core layer"
@@ -39,13 +40,19 @@ expect_refused fw src/fw/a.cpp '#include "missing.hpp"' "a private header must b
 expect_refused fw src/fw/a.cpp '#include "heddle/core/detail/block_cache.hpp"' "a private header of the core layer"
 expect_refused am src/am/a.cpp '#include "heddle/dispatch/serial_queue.hpp"' "the dispatch layer is not below the am layer"
 expect_refused core src/core/a.cpp '#include "heddle/heddle.hpp"' "heddle.hpp includes layers that are not below the core layer"
+expect_refused async src/async/a.cpp 'namespace heddle::core_detail {' \
+  "opens namespace heddle::core_detail: the detail namespace of the core layer, not of the async layer" opens
+expect_refused fw include/heddle/fw/a.hpp '  namespace dispatch_detail {' "the detail namespace of the dispatch layer" opens
+expect_refused core src/core/a.cpp 'namespace heddle::offload::detail {' "the detail namespace of the am layer" opens
+expect_refused dispatch src/dispatch/a.cpp 'namespace heddle::detail {' "no layer's" opens
 
 # What is allowed: a lower layer's public header and one of its extension headers, the own layer's
-# detail, a private header beside the file.
+# detail, a private header beside the file; the own layer's detail namespace, and the words of
+# another's in a comment that closes a namespace.
 rm -rf "$tmp/tree"
 mkdir -p "$tmp/tree/src/fw" "$tmp/tree/include/heddle/fw/detail"
 touch "$tmp/tree/src/fw/own.hpp"
-printf '#include "heddle/core/future.hpp"\n#include "heddle/dispatch/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\n' >"$tmp/tree/src/fw/a.cpp"
+printf '#include "heddle/core/future.hpp"\n#include "heddle/dispatch/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
 cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
 
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"

@@ -18,7 +18,7 @@ using heddle_test::scaled;
 
 // The record sizes docs/core.md gives as examples ("Task records are ..."): which block each takes.
 namespace record_sizes {
-namespace hd = heddle::detail;
+namespace hd = heddle::core_detail;
 inline auto three_words = [a = 0L, b = 0L, c = 0L] { (void)(a + b + c); };
 static_assert(sizeof(hd::task_state<long, long (*)(int), int>) == 72 &&
                   hd::size_class_of(sizeof(hd::task_state<long, long (*)(int), int>)) == 1,
@@ -53,13 +53,13 @@ TEST(BlockCache, BulkSpawnsRunEveryTaskOnceAndReuseTheirBlocks) {
   heddle::runtime rt(2);
   std::vector<std::uint32_t> ran(scaled<std::size_t>(300'000, 40'000), 0);
   bulk_round(rt, ran, true);  // the peak: every record live at once, the slabs carved for it
-  const std::size_t slabs_at_peak = heddle::detail::depot_slabs();
+  const std::size_t slabs_at_peak = heddle::core_detail::depot_slabs();
   const int rounds = 20;
   for (int r = 2; r <= rounds; ++r) bulk_round(rt, ran, false);
   for (std::size_t i = 0; i < ran.size(); ++i) ASSERT_EQ(ran[i], std::uint32_t(rounds)) << "task " << i;
   // No later burst has more live records than the peak, so none needs new slabs. Slack: the blocks
   // that sit in the workers' magazines and the depot's loose list (under two slabs here).
-  EXPECT_LE(heddle::detail::depot_slabs(), slabs_at_peak + 4) << "blocks are not reused between bursts";
+  EXPECT_LE(heddle::core_detail::depot_slabs(), slabs_at_peak + 4) << "blocks are not reused between bursts";
 }
 
 // Records made on workers and released on outside threads (futures dropped there), and records made
@@ -115,11 +115,11 @@ TEST(BlockCache, OutsideThreadsReturnTheirCachesWhenTheyEnd) {
     for (auto& th : outside) th.join();
   };
   wave();
-  const std::size_t slabs = heddle::detail::depot_slabs();
+  const std::size_t slabs = heddle::core_detail::depot_slabs();
   for (int w = 1; w < waves; ++w) wave();
   EXPECT_EQ(failures.load(), 0);
   // Slack: blocks left loose in the depot (fewer than a magazine per class) between waves.
-  EXPECT_LE(heddle::detail::depot_slabs(), slabs + 2) << "ended threads' blocks are not reused";
+  EXPECT_LE(heddle::core_detail::depot_slabs(), slabs + 2) << "ended threads' blocks are not reused";
 }
 
 // Records of every size class (64 to 512 bytes) and one bigger than any, made and freed together.

@@ -20,8 +20,8 @@
 
 namespace {
 
-using heddle::detail::task_base;
-using heddle::detail::work_stealing_deque;
+using heddle::core_detail::task_base;
+using heddle::core_detail::work_stealing_deque;
 using namespace std::chrono_literals;
 
 // The deque only stores pointers; the records are there to be told apart. (A task_base holds an

@@ -360,9 +360,9 @@ TEST(Future, ThrowingArgumentCopyFailsTheCallNotTheRuntime) {
 // The one exception-to-text helper of the layers' reports (heddle/core/detail/exception_text.hpp).
 TEST(ExceptionText, WhatWithOrWithoutTheTypeAndWhatIsNoStdException) {
   const std::exception_ptr e = std::make_exception_ptr(std::invalid_argument("bad input"));
-  EXPECT_EQ(heddle::detail::exception_text(e), "bad input");
-  EXPECT_EQ(heddle::detail::exception_text(e, /*with_type=*/true), "std::invalid_argument: bad input");
+  EXPECT_EQ(heddle::core_detail::exception_text(e), "bad input");
+  EXPECT_EQ(heddle::core_detail::exception_text(e, /*with_type=*/true), "std::invalid_argument: bad input");
   const std::exception_ptr i = std::make_exception_ptr(42);
-  EXPECT_EQ(heddle::detail::exception_text(i), "int (not a std::exception)");
-  EXPECT_EQ(heddle::detail::exception_text(i, /*with_type=*/true), "int (not a std::exception)");
+  EXPECT_EQ(heddle::core_detail::exception_text(i), "int (not a std::exception)");
+  EXPECT_EQ(heddle::core_detail::exception_text(i, /*with_type=*/true), "int (not a std::exception)");
 }

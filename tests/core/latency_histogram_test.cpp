@@ -14,7 +14,7 @@
 
 namespace {
 
-namespace hd = heddle::detail;
+namespace hd = heddle::core_detail;
 using histogram = hd::latency_histogram;
 
 // |midpoint of v's bucket - v| * 16 <= v, without overflow.

@@ -492,12 +492,12 @@ TEST(RuntimeExpress, RunsBeforeQueuedWork) {
       std::lock_guard lock(m);
       order.push_back(i);
     }));
-  auto* s = heddle::detail::make_task([&] {
+  auto* s = heddle::core_detail::make_task([&] {
     std::lock_guard lock(m);
     order.push_back(100);
   });
-  heddle::detail::submit_express(rt.core(), s);
-  heddle::future<void> express(heddle::detail::adopt, s);
+  heddle::core_detail::submit_express(rt.core(), s);
+  heddle::future<void> express(heddle::core_detail::adopt, s);
   release = true;
   blocker.get();
   for (auto& f : normal) f.get();
@@ -518,9 +518,9 @@ TEST(RuntimeExpress, AWaitingWorkerRunsExpressWork) {
   });
   auto waiter = a.task([&slow] { return *slow; });  // a's only worker waits on b
   std::this_thread::sleep_for(10ms);
-  auto* s = heddle::detail::make_task([] { return 3; });
-  heddle::detail::submit_express(a.core(), s);
-  heddle::future<int> express(heddle::detail::adopt, s);
+  auto* s = heddle::core_detail::make_task([] { return 3; });
+  heddle::core_detail::submit_express(a.core(), s);
+  heddle::future<int> express(heddle::core_detail::adopt, s);
   EXPECT_EQ(*express, 3);  // run by a's worker while it waits
   EXPECT_FALSE(waiter.is_ready());
   release = true;

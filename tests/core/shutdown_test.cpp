@@ -113,9 +113,9 @@ TEST(Shutdown, ExpressAndContinuationsAreCancelledToo) {
   while (!started.load()) std::this_thread::yield();
   std::vector<heddle::future<int>> express;
   for (int i = 0; i < 100; ++i) {
-    auto* s = heddle::detail::make_task([i] { return i; });
-    heddle::detail::submit_express(rt->core(), s);
-    express.emplace_back(heddle::detail::adopt, s);
+    auto* s = heddle::core_detail::make_task([i] { return i; });
+    heddle::core_detail::submit_express(rt->core(), s);
+    express.emplace_back(heddle::core_detail::adopt, s);
   }
   // The express tasks run before the runtime stops (the worker takes them at its next task
   // boundary) or are cancelled; the blocker finishes.

@@ -134,12 +134,12 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
         break;
       }
       case 7: {  // the express lane, from outside
-        auto* s = heddle::detail::make_task([round, &start] {
+        auto* s = heddle::core_detail::make_task([round, &start] {
           start.started();
           return round * 2;
         });
-        heddle::detail::submit_express(rt.core(), s);
-        heddle::future<int> f(heddle::detail::adopt, s);
+        heddle::core_detail::submit_express(rt.core(), s);
+        heddle::future<int> f(heddle::core_detail::adopt, s);
         ASSERT_EQ(*f, round * 2);
         break;
       }
@@ -194,9 +194,9 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
               workers, rounds, ms(max_round), ms(slowest.latency), slowest.round,
               static_cast<unsigned long long>(stats.parks), static_cast<unsigned long long>(stats.wakeups),
               static_cast<unsigned long long>(stats.lost_wakeups),
-              heddle::detail::asymmetric_fence_available() ? "asymmetric fence" : "timed sleeps");
+              heddle::core_detail::asymmetric_fence_available() ? "asymmetric fence" : "timed sleeps");
   EXPECT_LT(slowest.latency, start_bound) << "round " << slowest.round << " (kind " << slowest.round % 8 << ")";
-  if (heddle::detail::asymmetric_fence_available()) {
+  if (heddle::core_detail::asymmetric_fence_available()) {
     EXPECT_EQ(stats.lost_wakeups, 0u);
   }
 }
@@ -239,9 +239,9 @@ TEST(LostWakeups, SpawnWhileAWorkerFallsAsleep) {
   std::printf("[ info     ] %d rounds: slowest start %.3f ms, %llu parks, %llu lost wake-ups (%s)\n", rounds,
               ms(slowest.latency), static_cast<unsigned long long>(stats.parks),
               static_cast<unsigned long long>(stats.lost_wakeups),
-              heddle::detail::asymmetric_fence_available() ? "asymmetric fence" : "timed sleeps");
+              heddle::core_detail::asymmetric_fence_available() ? "asymmetric fence" : "timed sleeps");
   EXPECT_LT(slowest.latency, start_bound) << "round " << slowest.round;
-  if (heddle::detail::asymmetric_fence_available()) {
+  if (heddle::core_detail::asymmetric_fence_available()) {
     EXPECT_EQ(stats.lost_wakeups, 0u);
   }
 }
@@ -273,7 +273,7 @@ TEST(LostWakeups, WhileAWorkerWaits) {
     dog.tick();
   }
   EXPECT_LT(slowest.latency, start_bound) << "round " << slowest.round;
-  if (heddle::detail::asymmetric_fence_available()) {
+  if (heddle::core_detail::asymmetric_fence_available()) {
     EXPECT_EQ(a.stats().lost_wakeups, 0u);
     EXPECT_EQ(b.stats().lost_wakeups, 0u);
   }

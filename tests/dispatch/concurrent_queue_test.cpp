@@ -172,11 +172,11 @@ TEST(ConcurrentQueue, ShutdownDiscardsPendingItems) {
   auto live = heddle_test::live_counter();
   std::atomic<int> ran{0};
   auto rt = std::make_unique<heddle::runtime>(1);
-  heddle::detail::runtime_core* core = rt->core();
+  heddle::core_detail::runtime_core* core = rt->core();
   std::atomic<bool> holding{false};
   auto holder = rt->task([&] {
     holding = true;
-    while (!heddle::detail::core_stopping(core)) std::this_thread::sleep_for(100us);
+    while (!heddle::core_detail::core_stopping(core)) std::this_thread::sleep_for(100us);
   });
   ASSERT_TRUE(eventually([&] { return holding.load(); }));
   concurrent_queue cq(*rt);

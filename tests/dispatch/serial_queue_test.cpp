@@ -707,7 +707,7 @@ TEST(SerialQueueAfter, KeepsTheQueueAlive) {
   {
     serial_queue q(rt, "dropped-with-timer");
     q.after(20ms, [&, t = heddle_test::tracked(live)] {
-      current = heddle::detail::current_queue_frame != nullptr;  // inside a queue
+      current = heddle::dispatch_detail::current_queue_frame != nullptr;  // inside a queue
       ran++;
     });
   }
@@ -1244,11 +1244,11 @@ TEST(SerialQueueShutdown, PendingItemsAreDiscarded) {
   auto live = heddle_test::live_counter();
   std::atomic<int> ran{0};
   auto rt = std::make_unique<heddle::runtime>(1);
-  heddle::detail::runtime_core* core = rt->core();
+  heddle::core_detail::runtime_core* core = rt->core();
   std::atomic<bool> holding{false};
   auto holder = rt->task([&] {
     holding = true;
-    while (!heddle::detail::core_stopping(core)) std::this_thread::sleep_for(100us);
+    while (!heddle::core_detail::core_stopping(core)) std::this_thread::sleep_for(100us);
   });
   ASSERT_TRUE(eventually([&] { return holding.load(); }));
   std::optional<serial_queue> q;

@@ -41,7 +41,7 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
   using R = typename Call::result_type;
   writer args;
   call.write_args(args);
-  auto* p = heddle::detail::make_record<detail::pending_result<R>>();
+  auto* p = heddle::core_detail::make_record<detail::pending_result<R>>();
   future<R> f = p->get_future();
   detail::send_call(node, Call::index(), how, args, p);
   return f;

@@ -36,99 +36,99 @@
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
+namespace heddle::async_detail {
+core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+                                             const cancellation_token& t);
+core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+                                              const cancellation_token& t);
+core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
+                                         const cancellation_token& t);
+core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+                                              std::uint64_t offset);
+core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+                                               std::uint64_t offset);
+}  // namespace heddle::async_detail
+
 namespace heddle::io {
 
 enum class file_backend { io_uring, threads };
 
-namespace detail_ops {
-using heddle::detail::future_state;
-using heddle::detail::runtime_core;
-future_state<std::size_t>* read(runtime_core* core, int fd, std::span<std::byte> buf, const cancellation_token& t);
-future_state<std::size_t>* write(runtime_core* core, int fd, std::span<const std::byte> buf,
-                                 const cancellation_token& t);
-future_state<int>* accept(runtime_core* core, int fd, const cancellation_token& t);
-future_state<void>* connect(runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
-                            const cancellation_token& t);
-future_state<void>* readable(runtime_core* core, int fd, const cancellation_token& t);
-future_state<void>* writable(runtime_core* core, int fd, const cancellation_token& t);
-future_state<std::size_t>* pread(runtime_core* core, int fd, std::span<std::byte> buf, std::uint64_t offset);
-future_state<std::size_t>* pwrite(runtime_core* core, int fd, std::span<const std::byte> buf, std::uint64_t offset);
-}  // namespace detail_ops
-
-
 // Reads up to buf.size() bytes (at least one, unless buf is empty).
 inline future<std::size_t> read(runtime& rt, int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::read(rt.core(), fd, buf, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::read(rt.core(), fd, buf, t), rt.core()};
 }
 inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::read(core, fd, buf, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::read(core, fd, buf, t), core};
 }
 
 // Writes up to buf.size() bytes (at least one, unless buf is empty). Never raises SIGPIPE: a
 // closed peer gives EPIPE.
 inline future<std::size_t> write(runtime& rt, int fd, std::span<const std::byte> buf,
                                  const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::write(rt.core(), fd, buf, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::write(rt.core(), fd, buf, t), rt.core()};
 }
 inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::write(core, fd, buf, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::write(core, fd, buf, t), core};
 }
 
 // Accepts a connection on a listening socket: the new socket, non-blocking and close-on-exec.
 inline future<int> accept(runtime& rt, int listen_fd, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::accept(rt.core(), listen_fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::accept(rt.core(), listen_fd, t), rt.core()};
 }
 inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::accept(core, listen_fd, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::accept(core, listen_fd, t), core};
 }
 
 // Connects a socket; the address is copied before the call returns.
 inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t len,
                             const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::connect(rt.core(), fd, addr, len, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::connect(rt.core(), fd, addr, len, t), rt.core()};
 }
 inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::connect(core, fd, addr, len, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::connect(core, fd, addr, len, t), core};
 }
 
 // Ready once `fd` can be read without blocking (data, the end of the stream, or an error waits
 // there), or written without blocking; nothing is read or written. Descriptors are left in their
 // mode. In the FIFO of their direction, like reads and writes.
 inline future<void> readable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::readable(rt.core(), fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::readable(rt.core(), fd, t), rt.core()};
 }
 inline future<void> readable(int fd, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::readable(core, fd, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::readable(core, fd, t), core};
 }
 inline future<void> writable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::detail::adopt, detail_ops::writable(rt.core(), fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::writable(rt.core(), fd, t), rt.core()};
 }
 inline future<void> writable(int fd, const cancellation_token& t = {}) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::writable(core, fd, t), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::writable(core, fd, t), core};
 }
 
 // Reads up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pread(runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pread(rt.core(), fd, buf, offset), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::pread(rt.core(), fd, buf, offset), rt.core()};
 }
 inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::pread(core, fd, buf, offset), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::pread(core, fd, buf, offset), core};
 }
 
 // Writes up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pwrite(runtime& rt, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return {heddle::detail::adopt, detail_ops::pwrite(rt.core(), fd, buf, offset), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::pwrite(rt.core(), fd, buf, offset), rt.core()};
 }
 inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::pwrite(core, fd, buf, offset), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::pwrite(core, fd, buf, offset), core};
 }
 
 // Chooses how `rt` serves pread/pwrite, before its first file operation; choosing the other

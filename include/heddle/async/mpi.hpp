@@ -34,19 +34,19 @@ class mpi_error : public std::runtime_error {
   int class_;
 };
 
-namespace io {
+namespace async_detail {
+heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core, MPI_Request request);
+}  // namespace async_detail
 
-namespace detail_ops {
-heddle::detail::future_state<MPI_Status>* wait_mpi(heddle::detail::runtime_core* core, MPI_Request request);
-}  // namespace detail_ops
+namespace io {
 
 // The status of `request` once it completes (MPI_REQUEST_NULL: at once, an empty status).
 inline future<MPI_Status> wait_mpi(runtime& rt, MPI_Request request) {
-  return {heddle::detail::adopt, detail_ops::wait_mpi(rt.core(), request), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::wait_mpi(rt.core(), request), rt.core()};
 }
 inline future<MPI_Status> wait_mpi(MPI_Request request) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::wait_mpi(core, request), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::wait_mpi(core, request), core};
 }
 
 }  // namespace io

@@ -8,21 +8,21 @@
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
-namespace heddle::io {
+namespace heddle::async_detail {
+heddle::core_detail::future_state<int>* wait_process(heddle::core_detail::runtime_core* core, pid_t pid);
+}  // namespace heddle::async_detail
 
-namespace detail_ops {
-heddle::detail::future_state<int>* wait_process(heddle::detail::runtime_core* core, pid_t pid);
-}  // namespace detail_ops
+namespace heddle::io {
 
 // The child's wait status, encoded as waitpid(2) gives it (use WIFEXITED, WEXITSTATUS, WIFSIGNALED,
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
 // std::system_error (ECHILD or ESRCH); a pid of 0 or below with EINVAL.
 inline future<int> wait_process(runtime& rt, pid_t pid) {
-  return {heddle::detail::adopt, detail_ops::wait_process(rt.core(), pid), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::wait_process(rt.core(), pid), rt.core()};
 }
 inline future<int> wait_process(pid_t pid) {
-  heddle::detail::runtime_core* core = heddle::detail::current_core();
-  return {heddle::detail::adopt, detail_ops::wait_process(core, pid), core};
+  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
+  return {heddle::core_detail::adopt, async_detail::wait_process(core, pid), core};
 }
 
 }  // namespace heddle::io

@@ -23,26 +23,28 @@
 
 namespace heddle {
 
-namespace detail {
+namespace async_detail {
 
 // The state of a promise's future; never queued as a task.
 template <class T>
-class promise_state final : public future_state<T> {
+class promise_state final : public core_detail::future_state<T> {
  public:
-  promise_state() noexcept : future_state<T>(&vtable) {}
+  promise_state() noexcept : core_detail::future_state<T>(&vtable) {}
 
  private:
-  static void never_queued(task_base*) noexcept { std::terminate(); }
-  static void destroy(future_state_base* b) noexcept { free_record(static_cast<promise_state*>(b)); }
-  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
+  static void destroy(core_detail::future_state_base* b) noexcept {
+    core_detail::free_record(static_cast<promise_state*>(b));
+  }
+  static constexpr core_detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
 };
 
-}  // namespace detail
+}  // namespace async_detail
 
 template <class T>
 class promise {
  public:
-  promise() : s_(detail::make_record<detail::promise_state<T>>()) {}
+  promise() : s_(core_detail::make_record<async_detail::promise_state<T>>()) {}
   // A promise whose future belongs to `rt`: its successors run there.
   explicit promise(runtime& rt) : promise() { home_ = rt.core(); }
   promise(promise&& o) noexcept
@@ -71,7 +73,7 @@ class promise {
     if (retrieved_) throw std::future_error(std::future_errc::future_already_retrieved);
     check();
     retrieved_ = true;
-    future<T> f(detail::adopt, s_, home_);
+    future<T> f(core_detail::adopt, s_, home_);
     if (satisfied_) s_ = nullptr;  // already done: the future owns the record now
     return f;
   }
@@ -108,12 +110,12 @@ class promise {
     if (retrieved_) {
       std::exchange(s_, nullptr)->complete();  // the record belongs to the future now
     } else {
-      s_->state.store(detail::future_state_base::done, std::memory_order_release);
+      s_->state.store(core_detail::future_state_base::done, std::memory_order_release);
     }
   }
   void abandon() noexcept {
     if (!s_) return;
-    detail::promise_state<T>* s = std::exchange(s_, nullptr);
+    async_detail::promise_state<T>* s = std::exchange(s_, nullptr);
     if (!retrieved_) {
       s->fvt()->destroy(s);  // nobody else ever saw it
     } else if (!satisfied_) {
@@ -122,8 +124,8 @@ class promise {
     }
   }
 
-  detail::promise_state<T>* s_;
-  detail::runtime_core* home_ = nullptr;
+  async_detail::promise_state<T>* s_;
+  core_detail::runtime_core* home_ = nullptr;
   bool retrieved_ = false;
   bool satisfied_ = false;
 };

@@ -23,13 +23,13 @@
 
 namespace heddle {
 
-namespace detail {
+namespace async_detail {
 
 template <class U, class T, class F>
-class arena_successor final : public continuation {
+class arena_successor final : public core_detail::continuation {
  public:
-  arena_successor(future_state<T>* src, oneapi::tbb::task_arena& arena, F f)
-      : continuation{&on_ready}, src_(src), arena_(arena), fn_(std::move(f)) {}
+  arena_successor(core_detail::future_state<T>* src, oneapi::tbb::task_arena& arena, F f)
+      : core_detail::continuation{&on_ready}, src_(src), arena_(arena), fn_(std::move(f)) {}
 
   future<U> result() { return out_.get_future(); }
 
@@ -39,7 +39,7 @@ class arena_successor final : public continuation {
   }
 
  private:
-  static void on_ready(continuation* c) noexcept {
+  static void on_ready(core_detail::continuation* c) noexcept {
     auto* self = static_cast<arena_successor*>(c);
     try {
       self->arena_.enqueue([self] { self->run(); });
@@ -67,21 +67,22 @@ class arena_successor final : public continuation {
     delete this;
   }
 
-  future_state<T>* src_;
+  core_detail::future_state<T>* src_;
   oneapi::tbb::task_arena& arena_;
   F fn_;
   promise<U> out_;
 };
 
-}  // namespace detail
+}  // namespace async_detail
 
 // Runs f(value) (f() for future<void>) in `arena` once `source` is ready; an exception stored in
 // `source` skips f and is passed on. Consumes `source`.
 template <class T, class F>
 auto then_in_arena(future<T>&& source, oneapi::tbb::task_arena& arena, F&& f) {
   if (!source.valid()) throw invalid_future("heddle::then_in_arena: the source future has no state");
-  using U = detail::continuation_result_t<T, std::decay_t<F>>;
-  auto* node = new detail::arena_successor<U, T, std::decay_t<F>>(source.release_state(), arena, std::forward<F>(f));
+  using U = core_detail::continuation_result_t<T, std::decay_t<F>>;
+  auto* node =
+      new async_detail::arena_successor<U, T, std::decay_t<F>>(source.release_state(), arena, std::forward<F>(f));
   future<U> out = node->result();
   node->start();
   return out;

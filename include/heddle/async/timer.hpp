@@ -21,9 +21,10 @@
 
 namespace heddle {
 
-namespace detail {
-future_state<void>* start_timer(runtime_core* core, std::chrono::steady_clock::time_point deadline,
-                                const cancellation_token& token);
+namespace async_detail {
+core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
+                                             std::chrono::steady_clock::time_point deadline,
+                                             const cancellation_token& token);
 
 // now + d, saturated: a duration past the clock's range (hours::max()) means "never".
 template <class Rep, class Period>
@@ -35,24 +36,24 @@ std::chrono::steady_clock::time_point deadline_after(std::chrono::duration<Rep, 
   if (wide(d) >= wide(clock::time_point::max() - now)) return clock::time_point::max();
   return now + std::chrono::ceil<clock::duration>(d);
 }
-}  // namespace detail
+}  // namespace async_detail
 
 inline future<void> sleep_until(runtime& rt, std::chrono::steady_clock::time_point deadline,
                                 const cancellation_token& token = {}) {
-  return {detail::adopt, detail::start_timer(rt.core(), deadline, token), rt.core()};
+  return {core_detail::adopt, async_detail::start_timer(rt.core(), deadline, token), rt.core()};
 }
 inline future<void> sleep_until(std::chrono::steady_clock::time_point deadline, const cancellation_token& token = {}) {
-  detail::runtime_core* core = detail::current_core();
-  return {detail::adopt, detail::start_timer(core, deadline, token), core};
+  core_detail::runtime_core* core = core_detail::current_core();
+  return {core_detail::adopt, async_detail::start_timer(core, deadline, token), core};
 }
 
 template <class Rep, class Period>
 future<void> sleep_for(runtime& rt, std::chrono::duration<Rep, Period> d, const cancellation_token& token = {}) {
-  return sleep_until(rt, detail::deadline_after(d), token);
+  return sleep_until(rt, async_detail::deadline_after(d), token);
 }
 template <class Rep, class Period>
 future<void> sleep_for(std::chrono::duration<Rep, Period> d, const cancellation_token& token = {}) {
-  return sleep_until(detail::deadline_after(d), token);
+  return sleep_until(async_detail::deadline_after(d), token);
 }
 
 }  // namespace heddle

@@ -17,14 +17,14 @@ class [[nodiscard]] cancellation_token {
   explicit operator bool() const noexcept { return cancelled(); }
 
   // For the layers that register cancel hooks; nullptr for a token that can never be cancelled.
-  detail::cancel_state* state() const noexcept { return state_; }
+  core_detail::cancel_state* state() const noexcept { return state_; }
 
  private:
   friend class cancellation_source;
   friend class task_group;
-  cancellation_token(detail::cancel_state* state, std::shared_ptr<const void> keep) noexcept
+  cancellation_token(core_detail::cancel_state* state, std::shared_ptr<const void> keep) noexcept
       : state_(state), keep_(std::move(keep)) {}
-  detail::cancel_state* state_ = nullptr;
+  core_detail::cancel_state* state_ = nullptr;
   std::shared_ptr<const void> keep_;  // keeps a source's state alive; empty for a task_group's token
 };
 
@@ -32,13 +32,13 @@ class [[nodiscard]] cancellation_token {
 // operations pending with those tokens (their futures fail with operation_cancelled).
 class cancellation_source {
  public:
-  cancellation_source() : state_(std::make_shared<detail::cancel_state>()) {}
+  cancellation_source() : state_(std::make_shared<core_detail::cancel_state>()) {}
   void cancel() noexcept { state_->cancel(); }
   bool cancelled() const noexcept { return state_->cancelled(); }
   cancellation_token token() const noexcept { return {state_.get(), state_}; }
 
  private:
-  std::shared_ptr<detail::cancel_state> state_;
+  std::shared_ptr<core_detail::cancel_state> state_;
 };
 
 }  // namespace heddle

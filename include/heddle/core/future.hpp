@@ -26,7 +26,7 @@ namespace heddle {
 template <class T>
 class [[nodiscard]] future;
 
-namespace detail {
+namespace core_detail {
 
 struct adopt_t {
   explicit adopt_t() = default;
@@ -115,15 +115,15 @@ class future_base {
   runtime_core* home_ = nullptr;
 };
 
-}  // namespace detail
+}  // namespace core_detail
 
 // [[nodiscard]]: a call that returns a future (a task, a timer, an operation, a remote call) and
 // whose future is dropped is a compiler warning. Dropping one is allowed (the work still runs, its
 // result or exception is discarded); write (void) where that is meant.
 template <class T>
-class [[nodiscard]] future : public detail::future_base<T> {
+class [[nodiscard]] future : public core_detail::future_base<T> {
  public:
-  using detail::future_base<T>::future_base;
+  using core_detail::future_base<T>::future_base;
 
   // The value; rethrows the task's exception. The reference lives as long as the future.
   T& get() & { return this->ready_state()->value_ref(); }
@@ -139,9 +139,9 @@ class [[nodiscard]] future : public detail::future_base<T> {
 };
 
 template <>
-class [[nodiscard]] future<void> : public detail::future_base<void> {
+class [[nodiscard]] future<void> : public core_detail::future_base<void> {
  public:
-  using detail::future_base<void>::future_base;
+  using core_detail::future_base<void>::future_base;
   // Waits, then rethrows the task's exception if it threw.
   void get() const { ready_state()->value_ref(); }
   void operator*() const { get(); }

@@ -13,7 +13,7 @@
 
 namespace heddle {
 
-namespace detail {
+namespace core_detail {
 
 // Sizes and midpoints are computed in the unsigned type of the same width, so a range wider than
 // the signed index type can count (say [INT_MIN, INT_MAX)) splits without overflow.
@@ -32,7 +32,7 @@ void split_and_run(task_group& g, I lo, I hi, std::make_unsigned_t<I> grain, con
 
 unsigned current_concurrency();
 
-}  // namespace detail
+}  // namespace core_detail
 
 // Calls f(i) for each i in [first, last) in parallel and returns when all calls have returned.
 // `grain`: the most iterations one task runs; 0 picks about 8 pieces per worker. The first
@@ -44,13 +44,13 @@ void parallel_for(I first, J last, F&& f, std::size_t grain = 0) {
   const index lo = static_cast<index>(first), hi = static_cast<index>(last);
   if (!(lo < hi)) return;
   const U n = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-  if (grain == 0) grain = std::max<std::size_t>(1, n / (8 * std::size_t{detail::current_concurrency()}));
+  if (grain == 0) grain = std::max<std::size_t>(1, n / (8 * std::size_t{core_detail::current_concurrency()}));
   const U g = static_cast<U>(std::min<std::uintmax_t>(grain, n));
   task_group group;
-  if (detail::current_worker) {
+  if (core_detail::current_worker) {
     // This worker runs the lowest piece itself; if that piece throws, the others must stop too.
     try {
-      detail::split_and_run(group, lo, hi, g, f);
+      core_detail::split_and_run(group, lo, hi, g, f);
     } catch (...) {
       group.cancel();
       try {
@@ -61,7 +61,7 @@ void parallel_for(I first, J last, F&& f, std::size_t grain = 0) {
     }
   } else {
     // From a thread outside the runtime all pieces go to the workers; this thread only sleeps.
-    group.run([&] { detail::split_and_run(group, lo, hi, g, f); });
+    group.run([&] { core_detail::split_and_run(group, lo, hi, g, f); });
   }
   group.wait();
 }

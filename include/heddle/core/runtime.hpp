@@ -52,20 +52,20 @@ class runtime {
   runtime_stats stats() const;
 
   // For the layers built on the core.
-  detail::runtime_core* core() const noexcept { return core_.get(); }
+  core_detail::runtime_core* core() const noexcept { return core_.get(); }
 
  private:
   struct core_deleter {
-    void operator()(detail::runtime_core*) const noexcept;
+    void operator()(core_detail::runtime_core*) const noexcept;
   };
-  std::unique_ptr<detail::runtime_core, core_deleter> core_;
+  std::unique_ptr<core_detail::runtime_core, core_deleter> core_;
 };
 
 // The runtime that heddle::task and friends use outside any worker; started on first use with
 // default_thread_count() workers and stopped at exit.
 runtime& default_runtime();
 
-namespace detail {
+namespace core_detail {
 
 template <class F, class... A>
 using task_value_t = std::remove_cvref_t<std::invoke_result_t<std::decay_t<F>, std::decay_t<A>...>>;
@@ -77,13 +77,13 @@ auto make_task(F&& f, A&&... args) {
   return make_record<S>(std::forward<F>(f), std::forward<A>(args)...);
 }
 
-}  // namespace detail
+}  // namespace core_detail
 
 template <class F, class... A>
 auto runtime::task(F&& f, A&&... args) {
-  auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
-  detail::schedule(core(), s);
-  return future<detail::task_value_t<F, A...>>(detail::adopt, s, core());
+  auto* s = core_detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
+  core_detail::schedule(core(), s);
+  return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, core());
 }
 
 // Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the default
@@ -91,17 +91,17 @@ auto runtime::task(F&& f, A&&... args) {
 // heddle::task(&matrix::row_sum, &m, i).
 template <class F, class... A>
 auto task(F&& f, A&&... args) {
-  detail::worker* w = detail::current_worker;
+  core_detail::worker* w = core_detail::current_worker;
   // Outside the workers, find (or start) the default runtime before making the record: starting
   // it may fail (a bad HEDDLE_NUM_THREADS), and then nothing must have been allocated.
-  detail::runtime_core* outside = w ? nullptr : detail::current_core();
-  auto* s = detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
+  core_detail::runtime_core* outside = w ? nullptr : core_detail::current_core();
+  auto* s = core_detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
   if (w) [[likely]] {
-    detail::spawn_local(w, s);
-    return future<detail::task_value_t<F, A...>>(detail::adopt, s, w->core);
+    core_detail::spawn_local(w, s);
+    return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, w->core);
   }
-  detail::schedule(outside, s);
-  return future<detail::task_value_t<F, A...>>(detail::adopt, s, outside);
+  core_detail::schedule(outside, s);
+  return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, outside);
 }
 
 }  // namespace heddle

@@ -19,17 +19,17 @@ enum class task_group_status { complete, cancelled };
 
 class task_group;
 
-namespace detail {
+namespace core_detail {
 void group_wait(task_group& g);
 template <class F>
 class group_task;
-}  // namespace detail
+}  // namespace core_detail
 
 class task_group {
  public:
   // Runs its tasks on the calling worker's runtime, or on the default runtime (which may throw
   // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad).
-  task_group() : core_(detail::current_core()) {}
+  task_group() : core_(core_detail::current_core()) {}
   explicit task_group(runtime& rt) noexcept : core_(rt.core()) {}
   // Waits for the tasks still running; an exception that no wait() collected is dropped.
   ~task_group();
@@ -58,14 +58,14 @@ class task_group {
 
  private:
   template <class F>
-  friend class detail::group_task;
-  friend void detail::group_wait(task_group&);
+  friend class core_detail::group_task;
+  friend void core_detail::group_wait(task_group&);
 
   void finish_one() noexcept {
     // The last task to finish while a waiter sleeps reads the waiter's node and wakes it. The group
     // stays alive until then: a waiter that set the sleeping bit returns only once woken.
     if (state_.fetch_sub(2, std::memory_order_acq_rel) == 3) {
-      detail::continuation* w = waiter_.load(std::memory_order_acquire);
+      core_detail::continuation* w = waiter_.load(std::memory_order_acquire);
       w->ready(w);
     }
   }
@@ -74,15 +74,15 @@ class task_group {
     cancel();
   }
 
-  detail::runtime_core* core_;
+  core_detail::runtime_core* core_;
   std::atomic<std::uint64_t> state_{0};  // 2 × unfinished tasks, plus 1 while a waiter sleeps
-  std::atomic<detail::continuation*> waiter_{nullptr};
-  mutable detail::cancel_state cancel_;
+  std::atomic<core_detail::continuation*> waiter_{nullptr};
+  mutable core_detail::cancel_state cancel_;
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
 };
 
-namespace detail {
+namespace core_detail {
 
 template <class F>
 class group_task final : public task_base {
@@ -122,19 +122,19 @@ class group_task final : public task_base {
   };
 };
 
-}  // namespace detail
+}  // namespace core_detail
 
 template <class F>
 void task_group::run(F&& f) {
   state_.fetch_add(2, std::memory_order_relaxed);
-  detail::task_base* t;
+  core_detail::task_base* t;
   try {
-    t = detail::make_record<detail::group_task<std::decay_t<F>>>(this, std::forward<F>(f));
+    t = core_detail::make_record<core_detail::group_task<std::decay_t<F>>>(this, std::forward<F>(f));
   } catch (...) {
     finish_one();
     throw;
   }
-  detail::schedule(core_, t);
+  core_detail::schedule(core_, t);
 }
 
 }  // namespace heddle

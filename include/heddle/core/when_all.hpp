@@ -13,23 +13,23 @@ namespace heddle {
 
 // future<tuple<A, B, ...>> from future<A>, future<B>, ... (a future<void> gives std::monostate).
 template <class... T>
-future<std::tuple<detail::slot_value_t<T>...>> when_all(future<T>&&... inputs) {
+future<std::tuple<core_detail::slot_value_t<T>...>> when_all(future<T>&&... inputs) {
   if (!(inputs.valid() && ...)) throw invalid_future("heddle::when_all: an input future has no state");
-  using S = detail::when_all_state<T...>;
-  detail::runtime_core* home = nullptr;
+  using S = core_detail::when_all_state<T...>;
+  core_detail::runtime_core* home = nullptr;
   ((home = home ? home : inputs.home()), ...);
-  return {detail::adopt, detail::make_record<S>(inputs...), home};
+  return {core_detail::adopt, core_detail::make_record<S>(inputs...), home};
 }
 
 // future<vector<T>> from a vector of futures, in order.
 template <class T>
-future<std::vector<detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& inputs) {
+future<std::vector<core_detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& inputs) {
   for (auto& f : inputs)
     if (!f.valid()) throw invalid_future("heddle::when_all: an input future has no state");
-  using S = detail::when_all_range_state<T>;
-  detail::runtime_core* home = nullptr;
+  using S = core_detail::when_all_range_state<T>;
+  core_detail::runtime_core* home = nullptr;
   for (auto& f : inputs) home = home ? home : f.home();
-  return {detail::adopt, detail::make_record<S>(inputs), home};
+  return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }
 
 }  // namespace heddle

@@ -30,101 +30,104 @@
 
 namespace heddle {
 
-namespace detail {
+namespace dispatch_detail {
 // Notifications: hand a prepared item to a serial queue, or a prepared task to a runtime.
 group_node* make_queue_notification(queue_state* q, queue_item* item);
-group_node* make_task_notification(runtime_core* core, task_base* t);
+group_node* make_task_notification(core_detail::runtime_core* core, core_detail::task_base* t);
 // A future that the next zero completes.
 future<void> group_when_empty(group_state* g);
-}  // namespace detail
+}  // namespace dispatch_detail
 
 class group {
  public:
   group();
-  group(const group& o) noexcept : s_(o.s_) { detail::retain(s_); }
+  group(const group& o) noexcept : s_(o.s_) { dispatch_detail::retain(s_); }
   group& operator=(const group& o) noexcept {
     group copy(o);
     std::swap(s_, copy.s_);
     return *this;
   }
-  ~group() { detail::release(s_); }
+  ~group() { dispatch_detail::release(s_); }
 
-  void enter() noexcept { detail::group_enter(s_); }
-  void leave() noexcept { detail::group_leave(s_); }
+  void enter() noexcept { dispatch_detail::group_enter(s_); }
+  void leave() noexcept { dispatch_detail::group_leave(s_); }
 
   // enter(), then runs f on q and leaves once f has returned or thrown (or the item was discarded
   // by a stopping runtime).
   template <class F>
   void async(const serial_queue& q, F&& f) {
-    using item = detail::callable_item<std::decay_t<F>, detail::group_leave_epilogue>;
-    detail::queue_state* qs = checked(q);
-    detail::queue_item* i = entered([&] { return detail::make_item<item>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
-    detail::enqueue(qs, i);
+    using item = dispatch_detail::callable_item<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
+    dispatch_detail::queue_state* qs = checked(q);
+    dispatch_detail::queue_item* i = entered([&] {
+      return dispatch_detail::make_item<item>(std::forward<F>(f), dispatch_detail::group_leave_epilogue(s_));
+    });
+    dispatch_detail::enqueue(qs, i);
   }
   template <class F>
   void async(const concurrent_queue& q, F&& f) {
-    using task = detail::detached_task<std::decay_t<F>, detail::group_leave_epilogue>;
-    detail::task_base* t = entered([&] { return detail::make_record<task>(std::forward<F>(f), detail::group_leave_epilogue(s_)); });
-    detail::schedule(q.core(), t);
+    using task = dispatch_detail::detached_task<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
+    core_detail::task_base* t = entered(
+        [&] { return core_detail::make_record<task>(std::forward<F>(f), dispatch_detail::group_leave_epilogue(s_)); });
+    core_detail::schedule(q.core(), t);
   }
 
   // Runs f on q at the next zero of the count (at once if it is zero now).
   template <class F>
   void notify(const serial_queue& q, F&& f) {
-    detail::queue_state* qs = checked(q);
-    auto* i = detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
-    detail::group_node* n;
+    dispatch_detail::queue_state* qs = checked(q);
+    auto* i = dispatch_detail::make_item<dispatch_detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    dispatch_detail::group_node* n;
     try {
-      n = detail::make_queue_notification(qs, i);
+      n = dispatch_detail::make_queue_notification(qs, i);
     } catch (...) {
       i->vt->discard(i);
       throw;
     }
-    detail::group_add_node(s_, n);
+    dispatch_detail::group_add_node(s_, n);
   }
   template <class F>
   void notify(const concurrent_queue& q, F&& f) {
-    auto* t = detail::make_record<detail::detached_task<std::decay_t<F>>>(std::forward<F>(f));
-    detail::group_node* n;
+    auto* t = core_detail::make_record<dispatch_detail::detached_task<std::decay_t<F>>>(std::forward<F>(f));
+    dispatch_detail::group_node* n;
     try {
-      n = detail::make_task_notification(q.core(), t);
+      n = dispatch_detail::make_task_notification(q.core(), t);
     } catch (...) {
       t->vt->discard(t);
       throw;
     }
-    detail::group_add_node(s_, n);
+    dispatch_detail::group_add_node(s_, n);
   }
 
   // Waits until the count is zero.
   void wait();
   // Ready at the next zero of the count (at once if it is zero now).
-  future<void> when_empty() { return detail::group_when_empty(s_); }
+  future<void> when_empty() { return dispatch_detail::group_when_empty(s_); }
 
   // The count now (racy: for diagnostics and tests).
   std::size_t pending() const noexcept {
-    return detail::group_state::count(s_->word.load(std::memory_order_relaxed));
+    return dispatch_detail::group_state::count(s_->word.load(std::memory_order_relaxed));
   }
 
  private:
-  static detail::queue_state* checked(const serial_queue& q) {
+  static dispatch_detail::queue_state* checked(const serial_queue& q) {
     if (!q.valid()) throw std::logic_error("heddle::group: the serial_queue handle was moved from");
     return q.state();
   }
   // enter(), with a reference for the record that make() builds; both undone if make() throws.
   template <class Make>
   auto entered(Make make) {
-    detail::group_enter(s_);
-    detail::retain(s_);
+    dispatch_detail::group_enter(s_);
+    dispatch_detail::retain(s_);
     try {
       return make();
     } catch (...) {
-      detail::group_leave(s_);
-      detail::release(s_);
+      dispatch_detail::group_leave(s_);
+      dispatch_detail::release(s_);
       throw;
     }
   }
 
-  detail::group_state* s_;
+  dispatch_detail::group_state* s_;
 };
 
 }  // namespace heddle

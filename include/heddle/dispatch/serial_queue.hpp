@@ -61,7 +61,7 @@ class serial_queue {
   serial_queue(std::string_view label, const serial_queue& target);
 
   serial_queue(const serial_queue& o) noexcept : s_(o.s_) {
-    if (s_) detail::retain_handle(s_);
+    if (s_) dispatch_detail::retain_handle(s_);
   }
   serial_queue(serial_queue&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   serial_queue& operator=(serial_queue o) noexcept {
@@ -69,14 +69,15 @@ class serial_queue {
     return *this;
   }
   ~serial_queue() {
-    if (s_) detail::release_handle(s_);
+    if (s_) dispatch_detail::release_handle(s_);
   }
 
   // Runs f() on the queue, after every item submitted before it.
   template <class F>
   void async(F&& f) {
     check();
-    detail::enqueue(s_, detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
+    dispatch_detail::enqueue(
+        s_, dispatch_detail::make_item<dispatch_detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
   // Runs f() on the queue and returns its result (by value), or throws its exception.
@@ -84,19 +85,19 @@ class serial_queue {
   std::remove_cvref_t<std::invoke_result_t<F&>> sync(F&& f) {
     using T = std::remove_cvref_t<std::invoke_result_t<F&>>;
     check();
-    detail::check_sync_allowed(s_);
-    if (detail::begin_inline(s_)) {
+    dispatch_detail::check_sync_allowed(s_);
+    if (dispatch_detail::begin_inline(s_)) {
       struct give_back {
-        detail::queue_state* q;
-        ~give_back() { detail::end_inline(q); }
+        dispatch_detail::queue_state* q;
+        ~give_back() { dispatch_detail::end_inline(q); }
       } owner{s_};
-      detail::queue_frame_scope frame(s_);
-      detail::lending_scope lend(s_->core);
+      dispatch_detail::queue_frame_scope frame(s_);
+      dispatch_detail::lending_scope lend(s_->core);
       return std::invoke(f);
     }
-    detail::sync_item<T, std::remove_reference_t<F>> item(f);
-    detail::enqueue(s_, &item);
-    detail::wait_sync(s_, &item);
+    dispatch_detail::sync_item<T, std::remove_reference_t<F>> item(f);
+    dispatch_detail::enqueue(s_, &item);
+    dispatch_detail::wait_sync(s_, &item);
     if constexpr (std::is_void_v<T>) item.value_ref();
     else return std::move(item.value_ref());
   }
@@ -104,22 +105,22 @@ class serial_queue {
   // Runs f() on the queue once `delay` has passed. The timer engine waits; no thread is held.
   template <class Rep, class Period, class F>
   void after(std::chrono::duration<Rep, Period> delay, F&& f) {
-    at(detail::deadline_after(delay), std::forward<F>(f));
+    at(async_detail::deadline_after(delay), std::forward<F>(f));
   }
   template <class F>
   void at(std::chrono::steady_clock::time_point deadline, F&& f) {
     check();
-    auto* item = detail::make_item<detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
-    detail::enqueue_at(s_, deadline, item);
+    auto* item = dispatch_detail::make_item<dispatch_detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
+    dispatch_detail::enqueue_at(s_, deadline, item);
   }
 
   void suspend() {
     check();
-    detail::suspend(s_);
+    dispatch_detail::suspend(s_);
   }
   void resume() {
     check();
-    detail::resume(s_);
+    dispatch_detail::resume(s_);
   }
 
   // Where exceptions from async items go (the default, an empty function: report and terminate).
@@ -130,16 +131,16 @@ class serial_queue {
   // True on a thread that holds this queue: it runs an item of this queue (or of a queue targeting
   // it), possibly further down its stack, while that item waits in sync() and runs the awaited
   // queue's earlier items. An assertion for code that must only run there.
-  bool is_current() const noexcept { return s_ && detail::runs_on(s_); }
+  bool is_current() const noexcept { return s_ && dispatch_detail::runs_on(s_); }
   bool valid() const noexcept { return s_ != nullptr; }
   friend bool operator==(const serial_queue& a, const serial_queue& b) noexcept { return a.s_ == b.s_; }
 
   // For the layers built on queues.
-  detail::queue_state* state() const noexcept { return s_; }
+  dispatch_detail::queue_state* state() const noexcept { return s_; }
 
  private:
   void check() const;
-  detail::queue_state* s_;
+  dispatch_detail::queue_state* s_;
 };
 static_assert(sizeof(serial_queue) == 8, "a serial_queue handle is one pointer, 8 bytes (docs/dispatch.md)");
 

@@ -31,7 +31,7 @@
 
 namespace heddle {
 
-namespace detail {
+namespace dispatch_detail {
 
 class source_state;
 future<void> cancel_source(source_state* s);
@@ -76,7 +76,7 @@ class source_with final : public source_state {
   H handler_;
 };
 
-}  // namespace detail
+}  // namespace dispatch_detail
 
 class [[nodiscard]] source {
   // The interval in nanoseconds; one past the range (hours::max()) means "never".
@@ -91,44 +91,46 @@ class [[nodiscard]] source {
  public:
   template <class H>
   static source read(int fd, const serial_queue& q, H&& handler) {
-    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
-                                       detail::source_state::kind::readable, fd, {}, q));
+    return source(
+        dispatch_detail::start_source(new dispatch_detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                      dispatch_detail::source_state::kind::readable, fd, {}, q));
   }
   template <class H>
   static source write(int fd, const serial_queue& q, H&& handler) {
-    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
-                                       detail::source_state::kind::writable, fd, {}, q));
+    return source(
+        dispatch_detail::start_source(new dispatch_detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                      dispatch_detail::source_state::kind::writable, fd, {}, q));
   }
   template <class Rep, class Period, class H>
   static source timer(std::chrono::duration<Rep, Period> interval, const serial_queue& q, H&& handler) {
-    return source(detail::start_source(new detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
-                                       detail::source_state::kind::timer, -1,
-                                       saturated_ns(interval), q));
+    return source(
+        dispatch_detail::start_source(new dispatch_detail::source_with<std::decay_t<H>>(std::forward<H>(handler)),
+                                      dispatch_detail::source_state::kind::timer, -1, saturated_ns(interval), q));
   }
 
   source() noexcept = default;
   source(source&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   source& operator=(source&& o) noexcept {
     if (this != &o) {
-      if (s_) detail::drop_source(s_);
+      if (s_) dispatch_detail::drop_source(s_);
       s_ = std::exchange(o.s_, nullptr);
     }
     return *this;
   }
   ~source() {
-    if (s_) detail::drop_source(s_);
+    if (s_) dispatch_detail::drop_source(s_);
   }
 
   // Stops the source; the future is ready once it holds nothing (see above). Any number of calls.
   future<void> cancel() {
     if (!s_) throw std::logic_error("heddle::source::cancel: the source is empty (default-constructed or moved from)");
-    return detail::cancel_source(s_);
+    return dispatch_detail::cancel_source(s_);
   }
-  bool cancelled() const noexcept { return !s_ || detail::source_cancelled(s_); }
+  bool cancelled() const noexcept { return !s_ || dispatch_detail::source_cancelled(s_); }
 
  private:
-  explicit source(detail::source_state* s) noexcept : s_(s) {}
-  detail::source_state* s_ = nullptr;
+  explicit source(dispatch_detail::source_state* s) noexcept : s_(s) {}
+  dispatch_detail::source_state* s_ = nullptr;
 };
 
 }  // namespace heddle

@@ -68,7 +68,7 @@ class acquire_sink {
   // done_at's deadline has passed; called from the task the timer engine scheduled, so a sink may
   // go on right there.
   virtual void deadline_passed(void* event, std::uint32_t module) noexcept { acquired(event, module, nullptr); }
-  virtual heddle::detail::runtime_core* core() const noexcept = 0;
+  virtual heddle::core_detail::runtime_core* core() const noexcept = 0;
 
  protected:
   ~acquire_sink() = default;

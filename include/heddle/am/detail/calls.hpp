@@ -31,17 +31,19 @@ class pending_call {
 // Polls for the reply of a call until `s` is done or the caller's patience ends (engine.cpp): the
 // `drive` of every offload future, so that a thread that is not a worker waiting on one (get(),
 // wait(), sync) reads its reply itself instead of sleeping until another thread has.
-void drive_reply(heddle::detail::future_state_base* s) noexcept;
+void drive_reply(heddle::core_detail::future_state_base* s) noexcept;
 
 // A call waiting for its reply that is also its future's state: one record (from the runtime's
 // block caches) per call. The future frees it when both it is dropped and the reply published,
 // whichever comes last. Derived is the concrete class (its size and destructor free the record).
 template <class R, class Derived>
-class pending_reply : public heddle::detail::future_state<R>, public pending_call {
+class pending_reply : public heddle::core_detail::future_state<R>, public pending_call {
  public:
-  pending_reply() noexcept : heddle::detail::future_state<R>(&vtable) {}
+  pending_reply() noexcept : heddle::core_detail::future_state<R>(&vtable) {}
   // The future; taken once, before the call is sent.
-  future<R> get_future() noexcept { return future<R>(heddle::detail::adopt, static_cast<heddle::detail::future_state<R>*>(this)); }
+  future<R> get_future() noexcept {
+    return future<R>(heddle::core_detail::adopt, static_cast<heddle::core_detail::future_state<R>*>(this));
+  }
   void fail(std::exception_ptr e) noexcept override {
     this->set_error(std::move(e));
     publish();
@@ -49,14 +51,15 @@ class pending_reply : public heddle::detail::future_state<R>, public pending_cal
 
  protected:
   // Completes the future with what is stored. The record may be gone when this returns.
-  void publish() noexcept { heddle::detail::future_state_base::complete(); }
+  void publish() noexcept { heddle::core_detail::future_state_base::complete(); }
 
  private:
-  static void never_queued(heddle::detail::task_base*) noexcept { std::terminate(); }
-  static void destroy(heddle::detail::future_state_base* b) noexcept {
-    heddle::detail::free_record(static_cast<Derived*>(static_cast<heddle::detail::future_state<R>*>(b)));
+  static void never_queued(heddle::core_detail::task_base*) noexcept { std::terminate(); }
+  static void destroy(heddle::core_detail::future_state_base* b) noexcept {
+    heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
   }
-  static constexpr heddle::detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
+  static constexpr heddle::core_detail::future_vtable vtable{
+      {&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
 };
 
 // A call's result: decoded from the reply (all of it, nothing left over) into the future's state.

@@ -14,7 +14,7 @@
 #include <span>
 #include <system_error>
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 class epoll_set {
  public:
@@ -78,4 +78,4 @@ class epoll_set {
   int wake_ = -1;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

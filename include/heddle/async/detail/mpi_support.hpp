@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace heddle::detail {
+namespace heddle::async_detail {
 
 // MPI's text for the error code `code` (MPI_Error_string), or "MPI error <code>" for a code MPI
 // has no text for. Any thread, whether or not MPI is initialised. Allocates the string.
@@ -21,4 +21,4 @@ std::string mpi_thread_level_name(int level);
 // callable from any thread at any time; no MPI call is made on the user's behalf.
 std::string mpi_unusable(int needed);
 
-}  // namespace heddle::detail
+}  // namespace heddle::async_detail

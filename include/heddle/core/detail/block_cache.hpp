@@ -23,7 +23,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 inline constexpr std::size_t block_align = 64;  // one cache line: records never share a line
 inline constexpr std::size_t num_size_classes = 4;
@@ -129,4 +129,4 @@ class block_cache {
 // when the thread ends; nullptr from then on (thread-local destructors that still free records).
 block_cache* outside_cache() noexcept;
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

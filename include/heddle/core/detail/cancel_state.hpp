@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 struct cancel_hook {
   // Called once, on the cancelling thread, outside any lock of the cancel state. It must call
@@ -91,4 +91,4 @@ class cancel_state {
   cancel_hook* head_ = nullptr;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -14,7 +14,7 @@
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/strategy.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 template <class T, class F>
 struct continuation_result {
@@ -110,4 +110,4 @@ class then_state final : public future_state<U>, public continuation {
   };
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 // What `e` (not null) says: a std::exception's what(), or "T: what()" with `with_type` (T its
 // dynamic type, demangled: where the text alone is vague, as a remote handler's may be); anything
@@ -15,4 +15,4 @@ namespace heddle::detail {
 // reports, not hot paths); throws nothing but std::bad_alloc.
 std::string exception_text(const std::exception_ptr& e, bool with_type = false);
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

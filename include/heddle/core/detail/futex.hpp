@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 // Sleeps while *word == expected; returns on a wake, a signal, a timeout or a changed value.
 // Callers always re-check their condition: spurious returns are part of the contract.
@@ -24,4 +24,4 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -17,7 +17,7 @@
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class future_state_base;
 
@@ -220,4 +220,4 @@ class task_state final : public future_state<T> {
   };
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -7,7 +7,7 @@
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/strategy.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 // Queues a ready record from a thread that is not one of `core`'s workers; wakes a worker.
 void inject(runtime_core* core, task_base* t);
@@ -71,4 +71,4 @@ inline void force(future_state_base* s) {
   help_until_ready(w, s);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

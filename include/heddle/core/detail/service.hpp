@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class runtime_core;
 
@@ -30,4 +30,4 @@ bool core_stopping(const runtime_core* core) noexcept;
 // For the timer engine: how late past its deadline a timer completed (runtime_stats::timer_lateness).
 void record_timer_lateness(runtime_core* core, std::int64_t late_ns) noexcept;
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -14,7 +14,7 @@
 
 #include "heddle/core/detail/futex.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 namespace spin {
 // PAUSE hints between two looks at state that other threads write (a future's state, the deques):
@@ -93,4 +93,4 @@ class spin_lock {
   std::atomic<bool> locked_{false};
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 struct worker;
 struct task_base;
@@ -38,4 +38,4 @@ struct alignas(16) continuation {
   void (*ready)(continuation*) noexcept;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -15,7 +15,7 @@
 
 #include "heddle/core/detail/future_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 // when_all hands back values; a future<void> contributes an empty placeholder.
 template <class T>
@@ -147,4 +147,4 @@ class when_all_range_state final
   std::unique_ptr<typename base::slot[]> slots_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

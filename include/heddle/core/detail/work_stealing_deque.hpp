@@ -18,7 +18,7 @@
 
 #include "heddle/core/detail/task_record.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class work_stealing_deque {
  public:
@@ -123,4 +123,4 @@ class work_stealing_deque {
   std::vector<std::unique_ptr<ring>> retired_;
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

@@ -11,7 +11,7 @@
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/work_stealing_deque.hpp"
 
-namespace heddle::detail {
+namespace heddle::core_detail {
 
 class runtime_core;
 
@@ -98,4 +98,4 @@ void free_record(T* p) noexcept {
   deallocate_record<T>(p);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::core_detail

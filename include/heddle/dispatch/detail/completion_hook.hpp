@@ -8,30 +8,30 @@
 
 #include "heddle/core/detail/future_state.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
-struct completion_hook : continuation {
+struct completion_hook : core_detail::continuation {
   // `error` is null on success. The hook's own memory is the callee's to free.
   void (*done)(completion_hook*, std::exception_ptr error) noexcept;
-  future_state<void>* source = nullptr;
+  core_detail::future_state<void>* source = nullptr;
 
   explicit completion_hook(void (*d)(completion_hook*, std::exception_ptr) noexcept) noexcept
-      : continuation{&on_ready}, done(d) {}
+      : core_detail::continuation{&on_ready}, done(d) {}
 
   // Takes ownership of `s`; runs done() once it is complete (now, if it already is).
-  void hook(future_state<void>* s) noexcept {
+  void hook(core_detail::future_state<void>* s) noexcept {
     source = s;
     if (!s->attach(this)) on_ready(this);
   }
 
  private:
-  static void on_ready(continuation* c) noexcept {
+  static void on_ready(core_detail::continuation* c) noexcept {
     auto* h = static_cast<completion_hook*>(c);
-    future_state<void>* s = h->source;
+    core_detail::future_state<void>* s = h->source;
     std::exception_ptr e = s->error() ? *s->error() : nullptr;
     s->release();
     h->done(h, std::move(e));
   }
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

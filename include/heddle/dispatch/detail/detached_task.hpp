@@ -9,17 +9,18 @@
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 // `After` runs once f has run (or thrown), and when the task is discarded: a group's leave.
 template <class F, class After = no_epilogue>
-struct detached_task final : task_base {
+struct detached_task final : core_detail::task_base {
   template <class G>
-  explicit detached_task(G&& g, After a = {}) : task_base(&vtable), fn(std::forward<G>(g)), after(std::move(a)) {}
+  explicit detached_task(G&& g, After a = {})
+      : core_detail::task_base(&vtable), fn(std::forward<G>(g)), after(std::move(a)) {}
   F fn;
   After after;
 
-  static void execute(task_base* t) noexcept {
+  static void execute(core_detail::task_base* t) noexcept {
     auto* self = static_cast<detached_task*>(t);
     try {
       self->fn();
@@ -28,13 +29,13 @@ struct detached_task final : task_base {
     }
     finish(self);
   }
-  static void discard(task_base* t) noexcept { finish(static_cast<detached_task*>(t)); }
+  static void discard(core_detail::task_base* t) noexcept { finish(static_cast<detached_task*>(t)); }
   static void finish(detached_task* self) noexcept {
     After a = std::move(self->after);
-    free_record(self);
+    core_detail::free_record(self);
     a();
   }
-  static constexpr task_vtable vtable{&execute, &discard};
+  static constexpr core_detail::task_vtable vtable{&execute, &discard};
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 struct group_node {
   group_node* next = nullptr;
@@ -73,4 +73,4 @@ struct group_leave_epilogue {
   }
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

@@ -13,7 +13,7 @@
 #include <new>
 #include <utility>
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 inline constexpr std::size_t item_chunk_bytes = std::size_t{64} << 10;
 inline constexpr std::size_t item_align = 64;  // records never share a cache line
@@ -73,4 +73,4 @@ void destroy_item(T* p) noexcept {
   free_item(p);
 }
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

@@ -12,7 +12,7 @@
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/dispatch/detail/item_arena.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
 struct queue_state;
 struct queue_item;
@@ -70,8 +70,8 @@ struct callable_item final : queue_item {
 // q.sync(f): the record lives on the caller's stack, which waits on it as on a future; f's result
 // or exception is stored in place and the waiter takes it from there.
 template <class T, class F>
-struct sync_item final : queue_item, future_state<T> {
-  explicit sync_item(F& f) noexcept : queue_item(&vtable), future_state<T>(&state_vtable), fn(f) {}
+struct sync_item final : queue_item, core_detail::future_state<T> {
+  explicit sync_item(F& f) noexcept : queue_item(&vtable), core_detail::future_state<T>(&state_vtable), fn(f) {}
   F& fn;
 
   static void run(queue_item* i, queue_state*) noexcept {
@@ -85,13 +85,13 @@ struct sync_item final : queue_item, future_state<T> {
   }
   static void discard(queue_item* i) noexcept {
     auto* self = static_cast<sync_item*>(i);
-    self->set_error(shutdown_error());
+    self->set_error(core_detail::shutdown_error());
     self->complete();
   }
-  static void never(task_base*) noexcept { std::terminate(); }
-  static void never_destroyed(future_state_base*) noexcept { std::terminate(); }
+  static void never(core_detail::task_base*) noexcept { std::terminate(); }
+  static void never_destroyed(core_detail::future_state_base*) noexcept { std::terminate(); }
   static constexpr queue_item_vtable vtable{&run, &discard};
-  static constexpr future_vtable state_vtable{{&never, &never}, nullptr, &never_destroyed};
+  static constexpr core_detail::future_vtable state_vtable{{&never, &never}, nullptr, &never_destroyed};
 };
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail

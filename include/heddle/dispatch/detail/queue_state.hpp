@@ -22,9 +22,8 @@
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 
-namespace heddle::detail {
+namespace heddle::dispatch_detail {
 
-class runtime_core;
 struct queue_extras;  // target and error handler, allocated only when one is set (serial_queue.cpp)
 
 struct queue_state {
@@ -53,7 +52,7 @@ struct queue_state {
   // suspended queue can discard its items, which may hold references to the queue themselves.
   std::atomic<std::uint32_t> refs{1};
   std::atomic<std::uint32_t> handles{1};
-  runtime_core* core;
+  core_detail::runtime_core* core;
   std::atomic<queue_extras*> extras{nullptr};
   // The label's characters follow the record (one allocation): see label().
 
@@ -63,7 +62,7 @@ struct queue_state {
 static_assert(sizeof(queue_state) == 48, "an idle serial queue is a 48-byte record plus its label (docs/dispatch.md)");
 
 // Creation and lifetime (serial_queue.cpp). A fresh queue has one handle.
-queue_state* make_queue(runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
+queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
                         bool high_priority);
 inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
 void release(queue_state* q) noexcept;
@@ -92,7 +91,7 @@ inline void enqueue(queue_state* q, queue_item* item) noexcept {
 // or belongs to no runtime (it then lends itself to the queue's runtime for the call, see
 // lending_scope). begin_inline says whether it may (then the caller owns the queue).
 inline bool begin_inline(queue_state* q) noexcept {
-  if (worker* w = current_worker; w && w->core != q->core) return false;
+  if (core_detail::worker* w = core_detail::current_worker; w && w->core != q->core) return false;
   if (q->control.load(std::memory_order_relaxed) & (queue_state::targeted | queue_state::suspend_mask)) return false;
   std::uintptr_t idle = 0;
   return q->incoming.compare_exchange_strong(idle, queue_state::owned, std::memory_order_acquire,
@@ -105,11 +104,11 @@ void end_inline(queue_state* q) noexcept;
 // While a thread outside the runtime runs an item inline, what the item spawns belongs to the
 // queue's runtime, as it would if a worker ran it.
 struct lending_scope {
-  runtime_core* saved;
-  explicit lending_scope(runtime_core* core) noexcept : saved(lending_core) {
-    if (!current_worker) lending_core = core;
+  core_detail::runtime_core* saved;
+  explicit lending_scope(core_detail::runtime_core* core) noexcept : saved(core_detail::lending_core) {
+    if (!core_detail::current_worker) core_detail::lending_core = core;
   }
-  ~lending_scope() { lending_core = saved; }
+  ~lending_scope() { core_detail::lending_core = saved; }
   lending_scope(const lending_scope&) = delete;
   lending_scope& operator=(const lending_scope&) = delete;
 };
@@ -133,7 +132,7 @@ struct queue_frame_scope {
 // Waits until a sync item enqueued on q has run. If q's owner is a drain task that has not started
 // yet and the caller is one of q's runtime's workers, it takes the queue over and runs the items
 // up to its own.
-void wait_sync(queue_state* q, future_state_base* item);
+void wait_sync(queue_state* q, core_detail::future_state_base* item);
 
 // Throws queue_deadlock if sync(q) from this thread could never return.
 void check_sync_allowed(queue_state* q);
@@ -149,4 +148,4 @@ void set_error_handler(queue_state* q, std::function<void(std::exception_ptr)> h
 void suspend(queue_state* q) noexcept;
 void resume(queue_state* q);  // std::logic_error if not suspended
 
-}  // namespace heddle::detail
+}  // namespace heddle::dispatch_detail
