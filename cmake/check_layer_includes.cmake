@@ -21,16 +21,22 @@ set(below_dispatch async core)
 set(below_am async core)
 set(below_fw dispatch async core)
 
-# The detail headers a layer offers the layers above it: how they make futures of their own
-# (future and continuation states, cancellation), hand records to workers (task records, the
+# The detail headers a layer offers the layers above it, each a small interface with its contract
+# in the header: how they reach what the core's public classes hold for them (access), make
+# futures of their own (future and continuation states, cancellation), run a function when a
+# future completes (completion hooks), hand records to workers (task records, detached tasks, the
 # scheduling calls, the calling worker), start per-runtime engines (services), spin then sleep
-# (spin_wait, futex) and report an exception (exception_text); the epoll set and MPI's checks and
-# error text (heddle::mpi's), for am's tcp and MPI backends; and how a completion or a detached
-# task leaves the dispatch layer. Documented in docs/architecture.md ("What a layer offers the
-# layers above it").
+# (spin_wait, futex), report an exception (exception_text) and measure time (clock, timer
+# lateness); how they wait for a deadline (the async layer's deadlines and tasks scheduled at one);
+# the epoll set and MPI's checks and error text (heddle::mpi's), for am's tcp and MPI backends.
+# Documented in docs/architecture.md ("What a layer offers the layers above it").
 set(extension_core
+  core/detail/access.hpp
   core/detail/cancel_state.hpp
+  core/detail/clock.hpp
+  core/detail/completion_hook.hpp
   core/detail/continuation_state.hpp
+  core/detail/detached_task.hpp
   core/detail/exception_text.hpp
   core/detail/futex.hpp
   core/detail/future_state.hpp
@@ -40,11 +46,10 @@ set(extension_core
   core/detail/task_record.hpp
   core/detail/worker.hpp)
 set(extension_async
+  async/detail/deadline.hpp
   async/detail/epoll_set.hpp
   async/detail/mpi_support.hpp)
-set(extension_dispatch
-  dispatch/detail/completion_hook.hpp
-  dispatch/detail/detached_task.hpp)
+set(extension_dispatch "")
 
 if(NOT DEFINED LAYER OR NOT DEFINED ROOT)
   message(FATAL_ERROR "usage: cmake -DLAYER=<layer> -DROOT=<source tree> -P check_layer_includes.cmake")

@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "heddle/am/functor.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
@@ -267,14 +269,14 @@ void engine::send_frame(node_id from, node_id to, const message_header& h, std::
   if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) return;
   // The polling thread never waits on a peer: the frame goes out from a worker.
   task_begun();
-  rt_->task([this, from, to, h, bytes = joined(head, tail)] {
+  (void)rt_->task([this, from, to, h, bytes = joined(head, tail)] {  // nobody waits for it
     try {
       transport_->send(from, to, h, bytes, {}, true);
     } catch (const std::exception&) {
       // The peer was lost: whatever waited for this frame fails through lost().
     }
     task_ended();
-  }).release_state()->release();
+  });
 }
 
 void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
@@ -378,7 +380,7 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
           [this, from, to, h](const std::vector<std::byte>& args, const counted&) { run_call(from, to, h, args); },
           std::vector<std::byte>(payload.begin(), payload.end()), counted(this));
       t->release();  // nobody waits on the task itself: its reply is the result
-      heddle::core_detail::start_successor(rt_->core(), t, static_cast<heddle::strategy>(h.strategy));
+      heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, static_cast<heddle::strategy>(h.strategy));
       return;
     }
     case message_kind::reply_value:
@@ -419,9 +421,9 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
 // runtime: what it spawns goes to the runtime's express lane.
 void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
   heddle::core_detail::worker* w = heddle::core_detail::current_worker;
-  if (w && w->core == rt_->core()) return run_call(from, to, h, args);
+  if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return run_call(from, to, h, args);
   heddle::core_detail::runtime_core* saved = heddle::core_detail::lending_core;
-  heddle::core_detail::lending_core = rt_->core();
+  heddle::core_detail::lending_core = heddle::core_detail::access::core_of(*rt_);
   heddle::core_detail::current_worker = nullptr;
   run_call(from, to, h, args);
   heddle::core_detail::current_worker = w;
@@ -575,7 +577,7 @@ future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t
 // ---- polling --------------------------------------------------------------------------------------
 
 void engine::check_peers_if_due() {
-  const std::int64_t now = clock::now().time_since_epoch().count();
+  const std::int64_t now = heddle::core_detail::steady_now_ns();
   std::int64_t due = next_peer_check_ns_.load(std::memory_order_relaxed);
   if (now < due) return;
   if (!next_peer_check_ns_.compare_exchange_strong(due, now + 100'000'000)) return;  // every 100 ms

@@ -8,6 +8,8 @@
 #include <system_error>
 #include <vector>
 
+#include "heddle/core/detail/access.hpp"
+
 namespace heddle::async_detail {
 
 // One descriptor's waiting operations, per direction, in start order.
@@ -118,7 +120,7 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
   }
   // Registered under the descriptor's lock, so a racing cancellation finds it queued (a hook fires
   // outside the token's lock: this order cannot deadlock).
-  if (core_detail::cancel_state* c = token.state()) {
+  if (core_detail::cancel_state* c = core_detail::access::state_of(token)) {
     op->hook.fire = &on_cancel;
     op->hook.op = op;
     if (c->add(&op->hook)) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <system_error>
 
+#include "heddle/core/detail/access.hpp"
+
 namespace heddle::async_detail {
 
 void file_op::finish(long result) noexcept {
@@ -110,11 +112,11 @@ core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, 
 namespace heddle::io {
 
 void use_file_backend(runtime& rt, file_backend backend) {
-  heddle::async_detail::engine_of<heddle::async_detail::file_engine>(rt.core()).choose(backend);
+  heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt)).choose(backend);
 }
 
 file_backend file_backend_of(runtime& rt) {
-  return heddle::async_detail::engine_of<heddle::async_detail::file_engine>(rt.core()).backend().kind();
+  return heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt)).backend().kind();
 }
 
 }  // namespace heddle::io

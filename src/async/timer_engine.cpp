@@ -7,6 +7,8 @@
 
 
 #include "heddle/async/timer.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/clock.hpp"
 
 namespace heddle::async_detail {
 
@@ -29,13 +31,6 @@ struct timer_engine::timer_op final : op_state<void> {
   timer_cancel_link* cancel = nullptr;  // only for a timer started with a cancellable token
 };
 
-namespace {
-
-std::int64_t to_ns(std::chrono::steady_clock::time_point t) noexcept { return t.time_since_epoch().count(); }
-std::int64_t now_ns() noexcept { return to_ns(std::chrono::steady_clock::now()); }
-
-}  // namespace
-
 timer_engine::timer_engine(core_detail::runtime_core* core) : core_(core) {
   thread_ = std::thread([this] { service_main(); });
 }
@@ -45,12 +40,12 @@ timer_engine::~timer_engine() { stop(); }
 core_detail::future_state<void>* timer_engine::start(std::chrono::steady_clock::time_point deadline,
                                                      const cancellation_token& token) {
   std::unique_ptr<timer_cancel_link> link;
-  if (token.state()) {
+  if (core_detail::access::state_of(token)) {
     link = std::make_unique<timer_cancel_link>();
     link->hook.fire = &on_cancel;
   }
   static_assert(sizeof(timer_op) <= 128, "a timer without a token fits a 128-byte record");
-  auto* op = core_detail::make_record<timer_op>(this, to_ns(deadline), 0);
+  auto* op = core_detail::make_record<timer_op>(this, core_detail::steady_ns(deadline), 0);
   if (link) {
     link->hook.op = op;
     op->cancel = link.release();
@@ -67,7 +62,7 @@ core_detail::future_state<void>* timer_engine::start(std::chrono::steady_clock::
       earliest = heap_.front() == op;
       // Registered under the engine's lock, so that a cancellation racing with the start finds
       // the timer in the heap. (A hook fires outside the token's lock, so the order is safe.)
-      if (core_detail::cancel_state* c = token.state()) {
+      if (core_detail::cancel_state* c = core_detail::access::state_of(token)) {
         if (c->add(&op->cancel->hook)) {
           op->cancel->token = c;
           op->cancel->token_owner = token;
@@ -125,7 +120,7 @@ void timer_engine::service_main() {
       wake_.wait(lock);
       continue;
     }
-    const std::int64_t now = now_ns();
+    const std::int64_t now = core_detail::steady_now_ns();
     if (heap_.front()->deadline_ns > now) {
       wake_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(heap_.front()->deadline_ns)));
       continue;
@@ -136,9 +131,9 @@ void timer_engine::service_main() {
     // the first successor as long.
     while (!heap_.empty() && heap_.front()->deadline_ns <= now && due.size() < max_batch) due.push_back(heap_pop());
     lock.unlock();
-    const std::int64_t completed = now_ns();
+    const std::int64_t completed = core_detail::steady_now_ns();
     for (timer_op* op : due) {
-      core_detail::record_timer_lateness(core_, completed - op->deadline_ns);
+      core_detail::record_timer_lateness(core_, op->deadline_ns, completed);
       finish(op, nullptr);
     }
     due.clear();

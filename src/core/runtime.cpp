@@ -13,6 +13,10 @@
 #include <system_error>
 #include <thread>
 
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/clock.hpp"
+#include "heddle/core/detail/detached_task.hpp"
+#include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/errors.hpp"
 #include "runtime_core.hpp"
 
@@ -64,7 +68,7 @@ runtime& default_runtime() {
 
 namespace core_detail {
 
-runtime_core* default_core() { return default_runtime().core(); }
+runtime_core* default_core() { return access::core_of(default_runtime()); }
 
 void inject(runtime_core* core, task_base* t) { core->inject(t); }
 void submit_express(runtime_core* core, task_base* t) { core->submit_express(t); }
@@ -87,8 +91,13 @@ runtime_service& service(runtime_core* core, unsigned id, service_factory make) 
 
 bool core_stopping(const runtime_core* core) noexcept { return core->stopping(); }
 
-void record_timer_lateness(runtime_core* core, std::int64_t late_ns) noexcept {
-  core->timer_lateness().record(static_cast<std::uint64_t>(late_ns > 0 ? late_ns : 0));
+void record_timer_lateness(runtime_core* core, std::int64_t deadline_ns, std::int64_t completed_ns) noexcept {
+  core->timer_lateness().record(static_cast<std::uint64_t>(completed_ns > deadline_ns ? completed_ns - deadline_ns : 0));
+}
+
+void report_detached_error(std::exception_ptr e) noexcept {
+  std::fprintf(stderr, "heddle: a detached task threw: %s\n", exception_text(e).c_str());
+  std::terminate();
 }
 
 unsigned current_concurrency() {

@@ -1,9 +1,8 @@
 // Starting successors by strategy (strategy.hpp) and measuring how long they waited.
 #include <sched.h>
 
-#include <chrono>
-
 #include "heddle/core/detail/cancel_state.hpp"
+#include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "runtime_core.hpp"
 
@@ -95,7 +94,7 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
 }
 
 void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept {
-  const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  const std::int64_t now = steady_now_ns();
   core->latency_of(current_worker).at(static_cast<std::size_t>(how)).record(
       static_cast<std::uint64_t>(now > ready_ns ? now - ready_ns : 0));
 }

@@ -11,10 +11,13 @@
 #include <string>
 #include <thread>
 
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/completion_hook.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/dispatch/detail/access.hpp"
 
 namespace heddle::dispatch_detail {
 
@@ -345,12 +348,12 @@ bool runs_on(const queue_state* q) noexcept {
 }
 
 namespace {
-struct delayed_item final : completion_hook {
-  delayed_item(queue_state* queue, queue_item* i) noexcept : completion_hook(&fire), q(queue), item(i) {}
+struct delayed_item final : core_detail::completion_hook {
+  delayed_item(queue_state* queue, queue_item* i) noexcept : core_detail::completion_hook(&fire), q(queue), item(i) {}
   queue_state* q;
   queue_item* item;
 
-  static void fire(completion_hook* h, std::exception_ptr error) noexcept {
+  static void fire(core_detail::completion_hook* h, std::exception_ptr error) noexcept {
     auto* self = static_cast<delayed_item*>(h);
     queue_state* q = self->q;
     queue_item* item = self->item;
@@ -424,11 +427,11 @@ serial_queue::serial_queue(std::string_view label, queue_priority priority)
     : s_(new_queue(core_detail::current_core(), label, nullptr, priority == queue_priority::high)) {}
 
 serial_queue::serial_queue(runtime& rt, std::string_view label, queue_priority priority)
-    : s_(new_queue(rt.core(), label, nullptr, priority == queue_priority::high)) {}
+    : s_(new_queue(core_detail::access::core_of(rt), label, nullptr, priority == queue_priority::high)) {}
 
 serial_queue::serial_queue(std::string_view label, const serial_queue& target) : s_(nullptr) {
   target.check();
-  dispatch_detail::queue_state* t = target.state();
+  dispatch_detail::queue_state* t = dispatch_detail::access::state_of(target);
   const bool high = t->control.load(std::memory_order_relaxed) & dispatch_detail::queue_state::high_priority;
   s_ = new_queue(t->core, label, t, high);
 }

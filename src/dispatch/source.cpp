@@ -19,7 +19,9 @@
 #include "heddle/async/promise.hpp"
 #include "heddle/async/timer.hpp"
 #include "heddle/core/cancellation.hpp"
-#include "heddle/dispatch/detail/completion_hook.hpp"
+#include "heddle/async/detail/deadline.hpp"
+#include "heddle/core/detail/completion_hook.hpp"
+#include "heddle/dispatch/detail/access.hpp"
 
 namespace heddle::dispatch_detail {
 
@@ -130,11 +132,11 @@ struct source_ops {
     for (promise<void>& p : waiting) p.set_value();
   }
 
-  struct wait_hook final : completion_hook {
-    explicit wait_hook(source_state* src) noexcept : completion_hook(&done), s(src) {}
+  struct wait_hook final : core_detail::completion_hook {
+    explicit wait_hook(source_state* src) noexcept : core_detail::completion_hook(&done), s(src) {}
     source_state* s;
 
-    static void done(completion_hook* h, std::exception_ptr error) noexcept {
+    static void done(core_detail::completion_hook* h, std::exception_ptr error) noexcept {
       source_state* s = static_cast<wait_hook*>(h)->s;
       core_detail::free_record(static_cast<wait_hook*>(h));
       on_wait_done(s, std::move(error));
@@ -184,12 +186,8 @@ struct source_ops {
     if (k.what != kind::timer) return push(s, step::handle);
     // A timer: count the deadlines passed (more than one if the engine ran late), hand them to the
     // queue unless a handler item is already waiting there, and arm the next deadline.
-    const auto now = std::chrono::steady_clock::now();
-    const std::uint64_t passed = 1 + static_cast<std::uint64_t>((now - k.next) / k.interval);
-    using clock = std::chrono::steady_clock;
-    const auto room = clock::time_point::max() - k.next;  // the next deadline saturates at "never"
-    k.next = k.interval > room / static_cast<std::int64_t>(passed) ? clock::time_point::max()
-                                                                  : k.next + static_cast<std::int64_t>(passed) * k.interval;
+    const auto [passed, next] = async_detail::next_deadline(k.next, k.interval, std::chrono::steady_clock::now());
+    k.next = next;
     if (k.ticks.fetch_add(passed, std::memory_order_acq_rel) == 0) push(s, step::handle);
     if (k.cancelled.load(std::memory_order_acquire)) return push(s, step::finish);
     arm(s);
@@ -221,7 +219,7 @@ source_state* start_source(source_state* s, source_state::kind what, int fd, std
     throw;
   }
   source_state::control& k = *s->c_;
-  k.q = q.state();
+  k.q = access::state_of(q);
   retain(k.q);
   k.what = what;
   k.fd = fd;

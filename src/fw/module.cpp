@@ -5,9 +5,10 @@
 #include <string>
 #include <thread>
 
-#include "heddle/dispatch/concurrent_queue.hpp"
-#include "heddle/dispatch/detail/completion_hook.hpp"
-#include "heddle/dispatch/detail/detached_task.hpp"
+#include "heddle/async/detail/deadline.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/completion_hook.hpp"
+#include "heddle/core/detail/detached_task.hpp"
 
 namespace heddle::fw {
 
@@ -42,7 +43,7 @@ void async_handle::fail(std::exception_ptr error) {
 
 namespace {
 // Hands a completed future's outcome to the sink, on the completing thread.
-struct acquire_hook final : heddle::dispatch_detail::completion_hook {
+struct acquire_hook final : heddle::core_detail::completion_hook {
   acquire_hook(detail::acquire_sink* s, void* e, std::uint32_t m) noexcept
       : completion_hook(&finished), sink(s), event(e), module(m) {}
   static void finished(completion_hook* h, std::exception_ptr error) noexcept {
@@ -69,7 +70,7 @@ void async_handle::after(future<void>&& f) {
     return s->acquired(event_, module_, std::move(error));
   }
   auto* hook = new acquire_hook(s, event_, module_);
-  hook->hook(f.release_state());
+  hook->hook(heddle::core_detail::access::state_of(std::move(f)));
 }
 
 void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
@@ -80,8 +81,8 @@ void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
     return s->acquired(event_, module_, nullptr);
   }
   auto fire = [s, e = event_, m = module_] { s->deadline_passed(e, m); };
-  heddle::dispatch_detail::schedule_at(
-      core, deadline, heddle::core_detail::make_record<heddle::dispatch_detail::detached_task<decltype(fire)>>(fire));
+  heddle::async_detail::schedule_at(
+      core, deadline, heddle::core_detail::make_record<heddle::core_detail::detached_task<decltype(fire)>>(fire));
 }
 
 }  // namespace heddle::fw

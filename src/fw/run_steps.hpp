@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "heddle/core/detail/continuation_state.hpp"
+#include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "graph.hpp"
 #include "heddle/fw/errors.hpp"

@@ -15,6 +15,7 @@
 
 #include "event_state.hpp"
 #include "ready_queue.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/concurrent_queue.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
@@ -116,7 +117,7 @@ class engine final : public detail::acquire_sink {
     }
     acquired(event, m, detail::dropped_handle());
   }
-  heddle::core_detail::runtime_core* core() const noexcept override { return rt_.core(); }
+  heddle::core_detail::runtime_core* core() const noexcept override { return heddle::core_detail::access::core_of(rt_); }
 
  private:
   // --- the source: events into slots, runs one after another.
@@ -347,7 +348,7 @@ class engine final : public detail::acquire_sink {
   // The ready list's lane of the calling thread: its worker's, or the last one.
   unsigned lane() const noexcept {
     const heddle::core_detail::worker* w = heddle::core_detail::current_worker;
-    return w && w->core == rt_.core() ? w->index : rt_.num_threads();
+    return w && w->core == heddle::core_detail::access::core_of(rt_) ? w->index : rt_.num_threads();
   }
 
   serial_queue* queue_of(std::uint32_t m) noexcept {

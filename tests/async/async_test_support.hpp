@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace heddle_test {
 
@@ -67,7 +68,7 @@ int count_misordered(const std::vector<int>& order, Precedes precedes, StartedBy
 // True on one of rt's workers.
 inline bool on_worker_of(const heddle::runtime& rt) {
   heddle::core_detail::worker* w = heddle::core_detail::current_worker;
-  return w && w->core == rt.core();
+  return w && w->core == heddle::core_detail::access::core_of(rt);
 }
 
 class unique_fd {

@@ -20,6 +20,7 @@
 #include <heddle/heddle.hpp>
 
 #include "async_test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ TEST(CancellationToken, Basics) {
   heddle::cancellation_token none;
   EXPECT_FALSE(none.cancelled());
   EXPECT_FALSE(static_cast<bool>(none));
-  EXPECT_EQ(none.state(), nullptr);
+  EXPECT_EQ(heddle::core_detail::access::state_of(none), nullptr);
   heddle::cancellation_source src;
   heddle::cancellation_token a = src.token();
   heddle::cancellation_token b = a;  // copies share the flag

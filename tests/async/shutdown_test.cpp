@@ -21,6 +21,7 @@
 #include <heddle/heddle.hpp>
 
 #include "async_test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -211,7 +212,7 @@ TEST(Shutdown, TimersStartedByTasksDuringTheShutdown) {
   for (bool engine_running : {true, false}) {
     auto rt = std::make_unique<heddle::runtime>(2);
     if (engine_running) heddle::sleep_for(*rt, 0ms).get();
-    heddle::core_detail::runtime_core* core = rt->core();
+    heddle::core_detail::runtime_core* core = heddle::core_detail::access::core_of(*rt);
     std::atomic<int> started{0};
     std::vector<heddle::future<int>> fs;
     for (int k = 0; k < 2; ++k)

@@ -38,6 +38,7 @@ expect_refused dispatch include/heddle/dispatch/a.hpp '#include "heddle/fw/proce
 expect_refused fw src/fw/a.cpp '#include "../core/runtime_core.hpp"' "a private header must be in the including file's own folder"
 expect_refused fw src/fw/a.cpp '#include "missing.hpp"' "a private header must be in the including file's own folder"
 expect_refused fw src/fw/a.cpp '#include "heddle/core/detail/block_cache.hpp"' "a private header of the core layer"
+expect_refused fw src/fw/a.cpp '#include "heddle/dispatch/detail/queue_state.hpp"' "a private header of the dispatch layer"
 expect_refused am src/am/a.cpp '#include "heddle/dispatch/serial_queue.hpp"' "the dispatch layer is not below the am layer"
 expect_refused core src/core/a.cpp '#include "heddle/heddle.hpp"' "heddle.hpp includes layers that are not below the core layer"
 expect_refused async src/async/a.cpp 'namespace heddle::core_detail {' \
@@ -52,7 +53,7 @@ expect_refused dispatch src/dispatch/a.cpp 'namespace heddle::detail {' "no laye
 rm -rf "$tmp/tree"
 mkdir -p "$tmp/tree/src/fw" "$tmp/tree/include/heddle/fw/detail"
 touch "$tmp/tree/src/fw/own.hpp"
-printf '#include "heddle/core/future.hpp"\n#include "heddle/dispatch/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
+printf '#include "heddle/core/future.hpp"\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
 cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
 
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"

@@ -22,6 +22,7 @@
 #include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -496,7 +497,7 @@ TEST(RuntimeExpress, RunsBeforeQueuedWork) {
     std::lock_guard lock(m);
     order.push_back(100);
   });
-  heddle::core_detail::submit_express(rt.core(), s);
+  heddle::core_detail::submit_express(heddle::core_detail::access::core_of(rt), s);
   heddle::future<void> express(heddle::core_detail::adopt, s);
   release = true;
   blocker.get();
@@ -519,7 +520,7 @@ TEST(RuntimeExpress, AWaitingWorkerRunsExpressWork) {
   auto waiter = a.task([&slow] { return *slow; });  // a's only worker waits on b
   std::this_thread::sleep_for(10ms);
   auto* s = heddle::core_detail::make_task([] { return 3; });
-  heddle::core_detail::submit_express(a.core(), s);
+  heddle::core_detail::submit_express(heddle::core_detail::access::core_of(a), s);
   heddle::future<int> express(heddle::core_detail::adopt, s);
   EXPECT_EQ(*express, 3);  // run by a's worker while it waits
   EXPECT_FALSE(waiter.is_ready());

@@ -16,6 +16,7 @@
 #include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -114,7 +115,7 @@ TEST(Shutdown, ExpressAndContinuationsAreCancelledToo) {
   std::vector<heddle::future<int>> express;
   for (int i = 0; i < 100; ++i) {
     auto* s = heddle::core_detail::make_task([i] { return i; });
-    heddle::core_detail::submit_express(rt->core(), s);
+    heddle::core_detail::submit_express(heddle::core_detail::access::core_of(*rt), s);
     express.emplace_back(heddle::core_detail::adopt, s);
   }
   // The express tasks run before the runtime stops (the worker takes them at its next task

@@ -21,6 +21,7 @@
 
 #include "asymmetric_fence.hpp"  // src/core: whether this process parks with the fence
 #include "test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -138,7 +139,7 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
           start.started();
           return round * 2;
         });
-        heddle::core_detail::submit_express(rt.core(), s);
+        heddle::core_detail::submit_express(heddle::core_detail::access::core_of(rt), s);
         heddle::future<int> f(heddle::core_detail::adopt, s);
         ASSERT_EQ(*f, round * 2);
         break;

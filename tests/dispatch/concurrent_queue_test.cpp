@@ -19,6 +19,8 @@
 #include <heddle/heddle.hpp>
 
 #include "dispatch_test_support.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/dispatch/detail/access.hpp"
 
 namespace {
 
@@ -153,10 +155,10 @@ TEST(ConcurrentQueue, AfterNeverEarly) {
 TEST(ConcurrentQueue, DefaultQueueIsTheCallersRuntime) {
   watchdog dog("ConcurrentQueue.DefaultQueueIsTheCallersRuntime", 60s);
   heddle::runtime rt(2);
-  auto f = rt.task([&] { return concurrent_queue().core() == rt.core(); });
+  auto f = rt.task([&] { return heddle::dispatch_detail::access::core_of(concurrent_queue()) == heddle::core_detail::access::core_of(rt); });
   EXPECT_TRUE(*f);
-  EXPECT_EQ(concurrent_queue().core(), heddle::default_runtime().core());
-  EXPECT_EQ(concurrent_queue(rt).core(), rt.core());
+  EXPECT_EQ(heddle::dispatch_detail::access::core_of(concurrent_queue()), heddle::core_detail::access::core_of(heddle::default_runtime()));
+  EXPECT_EQ(heddle::dispatch_detail::access::core_of(concurrent_queue(rt)), heddle::core_detail::access::core_of(rt));
   std::atomic<bool> on_rt{false};
   auto g = rt.task([&] {
     concurrent_queue().async([&] { on_rt = heddle_test::on_worker_of(rt); });
@@ -172,7 +174,7 @@ TEST(ConcurrentQueue, ShutdownDiscardsPendingItems) {
   auto live = heddle_test::live_counter();
   std::atomic<int> ran{0};
   auto rt = std::make_unique<heddle::runtime>(1);
-  heddle::core_detail::runtime_core* core = rt->core();
+  heddle::core_detail::runtime_core* core = heddle::core_detail::access::core_of(*rt);
   std::atomic<bool> holding{false};
   auto holder = rt->task([&] {
     holding = true;

@@ -22,6 +22,7 @@
 #include <heddle/heddle.hpp>
 
 #include "dispatch_test_support.hpp"
+#include "heddle/core/detail/access.hpp"
 
 namespace {
 
@@ -427,7 +428,7 @@ TEST(GroupAsync, LeavesWhenDiscardedByTheShutdown) {
   std::atomic<int> ran{0};
   group g;
   auto rt = std::make_unique<heddle::runtime>(1);
-  heddle::core_detail::runtime_core* core = rt->core();
+  heddle::core_detail::runtime_core* core = heddle::core_detail::access::core_of(*rt);
   std::atomic<bool> holding{false};
   auto holder = rt->task([&] {
     holding = true;

@@ -24,6 +24,8 @@
 #include <heddle/heddle.hpp>
 
 #include "dispatch_test_support.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/dispatch/detail/access.hpp"
 
 namespace {
 
@@ -943,9 +945,9 @@ TEST(SerialQueueSync, InlineLendsTheCallerToTheQueuesRuntime) {
     return *f;
   });
   EXPECT_TRUE(where);
-  EXPECT_EQ(q.sync([] { return heddle::concurrent_queue().core(); }), rt.core());
+  EXPECT_EQ(q.sync([] { return heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()); }), heddle::core_detail::access::core_of(rt));
   // After the call, this thread belongs to no runtime again.
-  EXPECT_EQ(heddle::concurrent_queue().core(), heddle::default_runtime().core());
+  EXPECT_EQ(heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()), heddle::core_detail::access::core_of(heddle::default_runtime()));
   // From a worker of another runtime: runs on one of rt's workers.
   auto f = other.task([&] {
     const auto worker = std::this_thread::get_id();
@@ -1244,7 +1246,7 @@ TEST(SerialQueueShutdown, PendingItemsAreDiscarded) {
   auto live = heddle_test::live_counter();
   std::atomic<int> ran{0};
   auto rt = std::make_unique<heddle::runtime>(1);
-  heddle::core_detail::runtime_core* core = rt->core();
+  heddle::core_detail::runtime_core* core = heddle::core_detail::access::core_of(*rt);
   std::atomic<bool> holding{false};
   auto holder = rt->task([&] {
     holding = true;

@@ -33,6 +33,7 @@
 
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
@@ -58,7 +59,7 @@ enum class file_backend { io_uring, threads };
 
 // Reads up to buf.size() bytes (at least one, unless buf is empty).
 inline future<std::size_t> read(runtime& rt, int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::read(rt.core(), fd, buf, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::read(core_detail::access::core_of(rt), fd, buf, t), core_detail::access::core_of(rt)};
 }
 inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -69,7 +70,7 @@ inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancella
 // closed peer gives EPIPE.
 inline future<std::size_t> write(runtime& rt, int fd, std::span<const std::byte> buf,
                                  const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::write(rt.core(), fd, buf, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::write(core_detail::access::core_of(rt), fd, buf, t), core_detail::access::core_of(rt)};
 }
 inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -78,7 +79,7 @@ inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const c
 
 // Accepts a connection on a listening socket: the new socket, non-blocking and close-on-exec.
 inline future<int> accept(runtime& rt, int listen_fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::accept(rt.core(), listen_fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::accept(core_detail::access::core_of(rt), listen_fd, t), core_detail::access::core_of(rt)};
 }
 inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -88,7 +89,7 @@ inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
 // Connects a socket; the address is copied before the call returns.
 inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t len,
                             const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::connect(rt.core(), fd, addr, len, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::connect(core_detail::access::core_of(rt), fd, addr, len, t), core_detail::access::core_of(rt)};
 }
 inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -99,14 +100,14 @@ inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const c
 // there), or written without blocking; nothing is read or written. Descriptors are left in their
 // mode. In the FIFO of their direction, like reads and writes.
 inline future<void> readable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::readable(rt.core(), fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::readable(core_detail::access::core_of(rt), fd, t), core_detail::access::core_of(rt)};
 }
 inline future<void> readable(int fd, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
   return {heddle::core_detail::adopt, async_detail::readable(core, fd, t), core};
 }
 inline future<void> writable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::writable(rt.core(), fd, t), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::writable(core_detail::access::core_of(rt), fd, t), core_detail::access::core_of(rt)};
 }
 inline future<void> writable(int fd, const cancellation_token& t = {}) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -115,7 +116,7 @@ inline future<void> writable(int fd, const cancellation_token& t = {}) {
 
 // Reads up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pread(runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return {heddle::core_detail::adopt, async_detail::pread(rt.core(), fd, buf, offset), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::pread(core_detail::access::core_of(rt), fd, buf, offset), core_detail::access::core_of(rt)};
 }
 inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t offset) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
@@ -124,7 +125,7 @@ inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t
 
 // Writes up to buf.size() bytes of a file at `offset`.
 inline future<std::size_t> pwrite(runtime& rt, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return {heddle::core_detail::adopt, async_detail::pwrite(rt.core(), fd, buf, offset), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::pwrite(core_detail::access::core_of(rt), fd, buf, offset), core_detail::access::core_of(rt)};
 }
 inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::uint64_t offset) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "heddle/async/errors.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
@@ -42,7 +43,7 @@ namespace io {
 
 // The status of `request` once it completes (MPI_REQUEST_NULL: at once, an empty status).
 inline future<MPI_Status> wait_mpi(runtime& rt, MPI_Request request) {
-  return {heddle::core_detail::adopt, async_detail::wait_mpi(rt.core(), request), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::wait_mpi(core_detail::access::core_of(rt), request), core_detail::access::core_of(rt)};
 }
 inline future<MPI_Status> wait_mpi(MPI_Request request) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "heddle/async/errors.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
@@ -18,7 +19,7 @@ namespace heddle::io {
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
 // std::system_error (ECHILD or ESRCH); a pid of 0 or below with EINVAL.
 inline future<int> wait_process(runtime& rt, pid_t pid) {
-  return {heddle::core_detail::adopt, async_detail::wait_process(rt.core(), pid), rt.core()};
+  return {heddle::core_detail::adopt, async_detail::wait_process(core_detail::access::core_of(rt), pid), core_detail::access::core_of(rt)};
 }
 inline future<int> wait_process(pid_t pid) {
   heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();

@@ -18,6 +18,7 @@
 #include <future>
 #include <utility>
 
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
@@ -46,7 +47,7 @@ class promise {
  public:
   promise() : s_(core_detail::make_record<async_detail::promise_state<T>>()) {}
   // A promise whose future belongs to `rt`: its successors run there.
-  explicit promise(runtime& rt) : promise() { home_ = rt.core(); }
+  explicit promise(runtime& rt) : promise() { home_ = core_detail::access::core_of(rt); }
   promise(promise&& o) noexcept
       : s_(std::exchange(o.s_, nullptr)),
         home_(o.home_),

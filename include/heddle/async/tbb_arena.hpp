@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "heddle/async/promise.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/continuation_state.hpp"
 
 namespace heddle {
@@ -82,7 +83,7 @@ auto then_in_arena(future<T>&& source, oneapi::tbb::task_arena& arena, F&& f) {
   if (!source.valid()) throw invalid_future("heddle::then_in_arena: the source future has no state");
   using U = core_detail::continuation_result_t<T, std::decay_t<F>>;
   auto* node =
-      new async_detail::arena_successor<U, T, std::decay_t<F>>(source.release_state(), arena, std::forward<F>(f));
+      new async_detail::arena_successor<U, T, std::decay_t<F>>(core_detail::access::state_of(std::move(source)), arena, std::forward<F>(f));
   future<U> out = node->result();
   node->start();
   return out;

@@ -14,8 +14,10 @@
 
 #include <chrono>
 
+#include "heddle/async/detail/deadline.hpp"
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
@@ -25,22 +27,11 @@ namespace async_detail {
 core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
                                              std::chrono::steady_clock::time_point deadline,
                                              const cancellation_token& token);
-
-// now + d, saturated: a duration past the clock's range (hours::max()) means "never".
-template <class Rep, class Period>
-std::chrono::steady_clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) {
-  using clock = std::chrono::steady_clock;
-  const clock::time_point now = clock::now();
-  if (d <= d.zero()) return now;
-  using wide = std::chrono::duration<long double>;
-  if (wide(d) >= wide(clock::time_point::max() - now)) return clock::time_point::max();
-  return now + std::chrono::ceil<clock::duration>(d);
-}
 }  // namespace async_detail
 
 inline future<void> sleep_until(runtime& rt, std::chrono::steady_clock::time_point deadline,
                                 const cancellation_token& token = {}) {
-  return {core_detail::adopt, async_detail::start_timer(rt.core(), deadline, token), rt.core()};
+  return {core_detail::adopt, async_detail::start_timer(core_detail::access::core_of(rt), deadline, token), core_detail::access::core_of(rt)};
 }
 inline future<void> sleep_until(std::chrono::steady_clock::time_point deadline, const cancellation_token& token = {}) {
   core_detail::runtime_core* core = core_detail::current_core();

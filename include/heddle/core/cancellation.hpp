@@ -8,6 +8,10 @@
 
 namespace heddle {
 
+namespace core_detail {
+struct access;
+}  // namespace core_detail
+
 // A cheap view of a cancellation flag that a running task polls, or that an async operation takes
 // to be cancellable. Copies share the flag.
 class [[nodiscard]] cancellation_token {
@@ -16,10 +20,8 @@ class [[nodiscard]] cancellation_token {
   bool cancelled() const noexcept { return state_ && state_->cancelled(); }
   explicit operator bool() const noexcept { return cancelled(); }
 
-  // For the layers that register cancel hooks; nullptr for a token that can never be cancelled.
-  core_detail::cancel_state* state() const noexcept { return state_; }
-
  private:
+  friend struct core_detail::access;  // state_of: for the operations that register cancel hooks
   friend class cancellation_source;
   friend class task_group;
   cancellation_token(core_detail::cancel_state* state, std::shared_ptr<const void> keep) noexcept

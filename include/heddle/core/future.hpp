@@ -28,6 +28,8 @@ class [[nodiscard]] future;
 
 namespace core_detail {
 
+struct access;
+
 struct adopt_t {
   explicit adopt_t() = default;
 };
@@ -92,12 +94,9 @@ class future_base {
     return future<U>(adopt, c, home);
   }
 
-  // The state, for layers built on futures (when_all, async engines). Leaves the future empty.
-  future_state<T>* release_state() noexcept { return std::exchange(s_, nullptr); }
-  // The runtime this future belongs to, or nullptr (a promise's future).
-  runtime_core* home() const noexcept { return home_; }
-
  protected:
+  friend struct access;  // state_of, home_of: for the layers built on futures
+
   void check() const {
     if (!s_) [[unlikely]] throw invalid_future("heddle::future: no state (default-constructed, moved from, or consumed by then)");
   }

@@ -51,10 +51,9 @@ class runtime {
   unsigned num_threads() const noexcept;
   runtime_stats stats() const;
 
-  // For the layers built on the core.
-  core_detail::runtime_core* core() const noexcept { return core_.get(); }
-
  private:
+  friend struct core_detail::access;  // core_of: for the layers built on the core
+
   struct core_deleter {
     void operator()(core_detail::runtime_core*) const noexcept;
   };
@@ -82,8 +81,8 @@ auto make_task(F&& f, A&&... args) {
 template <class F, class... A>
 auto runtime::task(F&& f, A&&... args) {
   auto* s = core_detail::make_task(std::forward<F>(f), std::forward<A>(args)...);
-  core_detail::schedule(core(), s);
-  return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, core());
+  core_detail::schedule(core_.get(), s);
+  return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, core_.get());
 }
 
 // Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the default

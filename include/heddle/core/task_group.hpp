@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "heddle/core/cancellation.hpp"
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/runtime.hpp"
@@ -30,7 +31,7 @@ class task_group {
   // Runs its tasks on the calling worker's runtime, or on the default runtime (which may throw
   // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad).
   task_group() : core_(core_detail::current_core()) {}
-  explicit task_group(runtime& rt) noexcept : core_(rt.core()) {}
+  explicit task_group(runtime& rt) noexcept : core_(core_detail::access::core_of(rt)) {}
   // Waits for the tasks still running; an exception that no wait() collected is dropped.
   ~task_group();
   task_group(const task_group&) = delete;

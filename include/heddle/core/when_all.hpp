@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/when_all_state.hpp"
 #include "heddle/core/future.hpp"
 
@@ -17,7 +18,7 @@ future<std::tuple<core_detail::slot_value_t<T>...>> when_all(future<T>&&... inpu
   if (!(inputs.valid() && ...)) throw invalid_future("heddle::when_all: an input future has no state");
   using S = core_detail::when_all_state<T...>;
   core_detail::runtime_core* home = nullptr;
-  ((home = home ? home : inputs.home()), ...);
+  ((home = home ? home : core_detail::access::home_of(inputs)), ...);
   return {core_detail::adopt, core_detail::make_record<S>(inputs...), home};
 }
 
@@ -28,7 +29,7 @@ future<std::vector<core_detail::slot_value_t<T>>> when_all(std::vector<future<T>
     if (!f.valid()) throw invalid_future("heddle::when_all: an input future has no state");
   using S = core_detail::when_all_range_state<T>;
   core_detail::runtime_core* home = nullptr;
-  for (auto& f : inputs) home = home ? home : f.home();
+  for (auto& f : inputs) home = home ? home : core_detail::access::home_of(f);
   return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }
 

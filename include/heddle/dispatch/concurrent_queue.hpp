@@ -4,33 +4,43 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <type_traits>
 #include <utility>
 
-#include "heddle/async/timer.hpp"
+#include "heddle/async/detail/deadline.hpp"
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/runtime.hpp"
-#include "heddle/dispatch/detail/detached_task.hpp"
+#include "heddle/dispatch/detail/queue_item.hpp"
 
 namespace heddle {
 
 namespace dispatch_detail {
-// Schedules `t` on `core` once `deadline` has passed; discards it if the runtime stops first.
-void schedule_at(core_detail::runtime_core* core, std::chrono::steady_clock::time_point deadline,
-                 core_detail::task_base* t);
+struct access;
+
+// What a concurrent queue's task reports its function's exception with: as an item of a queue
+// without an error handler (report and terminate), naming the concurrent queue.
+inline void report_concurrent_error(std::exception_ptr e) noexcept { report_item_error(nullptr, std::move(e)); }
+
+// concurrent_queue().async(f), group.async on a concurrent queue: a task nobody waits for, which
+// reports as the concurrent queue's.
+template <class F, class After = core_detail::no_epilogue>
+using concurrent_task = core_detail::detached_task<F, After, &report_concurrent_error>;
 }  // namespace dispatch_detail
 
 class concurrent_queue {
  public:
   // The calling worker's runtime, or elsewhere the default runtime.
   concurrent_queue() : core_(core_detail::current_core()) {}
-  explicit concurrent_queue(runtime& rt) noexcept : core_(rt.core()) {}
+  explicit concurrent_queue(runtime& rt) noexcept : core_(core_detail::access::core_of(rt)) {}
 
   // Runs f() as a task nobody waits for. An exception it throws is reported and terminates, as
   // one escaping a thread would (catch inside f what it may throw).
   template <class F>
   void async(F&& f) const {
     core_detail::schedule(
-        core_, core_detail::make_record<dispatch_detail::detached_task<std::decay_t<F>>>(std::forward<F>(f)));
+        core_, core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
   // Runs f() as a task and returns its result (helping while it waits, from a worker).
@@ -49,13 +59,12 @@ class concurrent_queue {
   }
   template <class F>
   void at(std::chrono::steady_clock::time_point deadline, F&& f) const {
-    dispatch_detail::schedule_at(
-        core_, deadline, core_detail::make_record<dispatch_detail::detached_task<std::decay_t<F>>>(std::forward<F>(f)));
+    async_detail::schedule_at(
+        core_, deadline, core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
-  core_detail::runtime_core* core() const noexcept { return core_; }
-
  private:
+  friend struct dispatch_detail::access;  // core_of: for groups
   core_detail::runtime_core* core_;
 };
 

@@ -25,6 +25,7 @@
 #include "heddle/async/promise.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/dispatch/concurrent_queue.hpp"
+#include "heddle/dispatch/detail/access.hpp"
 #include "heddle/dispatch/detail/group_state.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
 
@@ -65,10 +66,10 @@ class group {
   }
   template <class F>
   void async(const concurrent_queue& q, F&& f) {
-    using task = dispatch_detail::detached_task<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
+    using task = dispatch_detail::concurrent_task<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
     core_detail::task_base* t = entered(
         [&] { return core_detail::make_record<task>(std::forward<F>(f), dispatch_detail::group_leave_epilogue(s_)); });
-    core_detail::schedule(q.core(), t);
+    core_detail::schedule(dispatch_detail::access::core_of(q), t);
   }
 
   // Runs f on q at the next zero of the count (at once if it is zero now).
@@ -87,10 +88,10 @@ class group {
   }
   template <class F>
   void notify(const concurrent_queue& q, F&& f) {
-    auto* t = core_detail::make_record<dispatch_detail::detached_task<std::decay_t<F>>>(std::forward<F>(f));
+    auto* t = core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f));
     dispatch_detail::group_node* n;
     try {
-      n = dispatch_detail::make_task_notification(q.core(), t);
+      n = dispatch_detail::make_task_notification(dispatch_detail::access::core_of(q), t);
     } catch (...) {
       t->vt->discard(t);
       throw;
@@ -111,7 +112,7 @@ class group {
  private:
   static dispatch_detail::queue_state* checked(const serial_queue& q) {
     if (!q.valid()) throw std::logic_error("heddle::group: the serial_queue handle was moved from");
-    return q.state();
+    return dispatch_detail::access::state_of(q);
   }
   // enter(), with a reference for the record that make() builds; both undone if make() throws.
   template <class Make>

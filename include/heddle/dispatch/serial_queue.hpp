@@ -40,13 +40,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/async/detail/deadline.hpp"
 #include "heddle/async/timer.hpp"
 #include "heddle/core/runtime.hpp"
-#include "heddle/dispatch/detail/completion_hook.hpp"
 #include "heddle/dispatch/detail/queue_state.hpp"
 #include "heddle/dispatch/errors.hpp"
 
 namespace heddle {
+
+namespace dispatch_detail {
+struct access;
+}  // namespace dispatch_detail
 
 enum class queue_priority : std::uint8_t { normal, high };
 
@@ -135,10 +139,8 @@ class serial_queue {
   bool valid() const noexcept { return s_ != nullptr; }
   friend bool operator==(const serial_queue& a, const serial_queue& b) noexcept { return a.s_ == b.s_; }
 
-  // For the layers built on queues.
-  dispatch_detail::queue_state* state() const noexcept { return s_; }
-
  private:
+  friend struct dispatch_detail::access;  // state_of: for groups and sources
   void check() const;
   dispatch_detail::queue_state* s_;
 };

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/strategy.hpp"
@@ -26,10 +27,6 @@ struct continuation_result<void, F> {
 };
 template <class T, class F>
 using continuation_result_t = typename continuation_result<T, F>::type;
-
-inline std::int64_t steady_now_ns() noexcept {
-  return std::chrono::steady_clock::now().time_since_epoch().count();
-}
 
 template <class U, class T, class F>
 class then_state final : public future_state<U>, public continuation {

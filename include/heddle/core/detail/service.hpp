@@ -27,7 +27,5 @@ unsigned new_service_id();
 runtime_service& service(runtime_core* core, unsigned id, service_factory make);
 // True once the runtime's destructor has begun.
 bool core_stopping(const runtime_core* core) noexcept;
-// For the timer engine: how late past its deadline a timer completed (runtime_stats::timer_lateness).
-void record_timer_lateness(runtime_core* core, std::int64_t late_ns) noexcept;
 
 }  // namespace heddle::core_detail

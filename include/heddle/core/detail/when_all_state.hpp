@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/future_state.hpp"
 
 namespace heddle::core_detail {
@@ -83,7 +84,7 @@ class when_all_state final : public gather_state<when_all_state<T...>, std::tupl
 
  public:
   template <class... F>
-  explicit when_all_state(F&... futures) noexcept : inputs_(futures.release_state()...) {
+  explicit when_all_state(F&... futures) noexcept : inputs_(access::state_of(std::move(futures))...) {
     for (auto& s : slots_) this->init_slot(s);
     this->start(sizeof...(T), [this] {
       [this]<std::size_t... I>(std::index_sequence<I...>) {
@@ -119,7 +120,7 @@ class when_all_range_state final
   template <class Futures>
   explicit when_all_range_state(Futures& futures) : slots_(new typename base::slot[futures.size()]) {
     inputs_.reserve(futures.size());
-    for (auto& f : futures) inputs_.push_back(f.release_state());
+    for (auto& f : futures) inputs_.push_back(access::state_of(std::move(f)));
     for (std::size_t i = 0; i < inputs_.size(); ++i) this->init_slot(slots_[i]);
     this->start(inputs_.size(), [this] {
       for (std::size_t i = 0; i < inputs_.size(); ++i) this->arm(inputs_[i], slots_[i]);

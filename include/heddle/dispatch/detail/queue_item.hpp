@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/dispatch/detail/item_arena.hpp"
@@ -35,14 +36,8 @@ struct queue_item {
 // Called by an item whose function threw: the queue's error handler, or report and terminate.
 void report_item_error(queue_state* q, std::exception_ptr e) noexcept;
 
-// What an item or detached task runs after its function (or instead of it, when discarded): a
-// group's leave for group.async.
-struct no_epilogue {
-  void operator()() const noexcept {}
-};
-
 // q.async(f): runs f, reports what it throws, then runs `After`. Made with make_item (item_arena.hpp).
-template <class F, class After = no_epilogue>
+template <class F, class After = core_detail::no_epilogue>
 struct callable_item final : queue_item {
   template <class G>
   explicit callable_item(G&& g, After a = {}) : queue_item(&vtable), fn(std::forward<G>(g)), after(std::move(a)) {}
