@@ -23,3 +23,12 @@ const std::error_category& category() noexcept {
 }
 
 }  // namespace heddle::io
+
+// The key functions of the async layer's exceptions: defined here, once, so that their type_info
+// and vtable live in this library alone and a throw in one library (or plugin) is caught by
+// type in another (heddle/core/export.hpp).
+namespace heddle {
+
+operation_cancelled::~operation_cancelled() = default;
+
+}  // namespace heddle

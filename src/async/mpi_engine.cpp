@@ -176,3 +176,10 @@ heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::run
 }
 
 }  // namespace heddle::async_detail
+
+namespace heddle {
+
+// The key function of mpi_error: its type_info lives in heddle::mpi alone (heddle/core/export.hpp).
+mpi_error::~mpi_error() = default;
+
+}  // namespace heddle

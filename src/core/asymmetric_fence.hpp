@@ -16,11 +16,14 @@
 
 #include <atomic>
 
+#include "heddle/core/export.hpp"
+
 namespace heddle::core_detail {
 
 // True when the heavy side works in this process (the kernel has membarrier, no filter forbids it,
-// and HEDDLE_PARKING is not `timed`). Decided once, on the first call; thread-safe.
-bool asymmetric_fence_available() noexcept;
+// and HEDDLE_PARKING is not `timed`). Decided once, on the first call; thread-safe. Exported for
+// the wake-up tests (tests/core/wakeup_test.cpp), which read which sleep the workers use.
+HEDDLE_EXPORT bool asymmetric_fence_available() noexcept;
 
 // The heavy side. Only after asymmetric_fence_available() returned true.
 void asymmetric_fence_heavy() noexcept;

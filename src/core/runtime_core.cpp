@@ -16,6 +16,9 @@
 
 namespace heddle::core_detail {
 
+constinit thread_local worker* current_worker = nullptr;
+constinit thread_local runtime_core* lending_core = nullptr;
+
 namespace {
 
 // Marsaglia's xorshift: victim selection needs speed, not quality.

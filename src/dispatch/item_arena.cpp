@@ -8,6 +8,8 @@
 
 namespace heddle::dispatch_detail {
 
+constinit thread_local item_arena this_thread_items{};
+
 namespace {
 
 // Chunks with no live record, ready for any thread. Never destroyed: threads may still retire

@@ -21,6 +21,8 @@
 
 namespace heddle::dispatch_detail {
 
+constinit thread_local queue_frame* current_queue_frame = nullptr;
+
 struct queue_extras {
   queue_state* target = nullptr;  // holds a reference
   std::mutex m;                   // guards on_error

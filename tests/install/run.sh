@@ -52,8 +52,20 @@ quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
 for f in include/heddle/heddle.hpp include/heddle/core.hpp; do
   [[ -f $prefix/$f ]] || fail "$f is not installed"
 done
+# A static build installs libheddle_<layer>.a; a shared one (-DBUILD_SHARED_LIBS=ON) the versioned
+# libheddle_<layer>.so.<version> whose SONAME names the major.minor version, and its links.
+shared=$(sed -n 's/^BUILD_SHARED_LIBS:[A-Z]*=//p' "$build/CMakeCache.txt")
 for layer in core async dispatch am fw; do
-  [[ -n $(find "$prefix" -name "libheddle_$layer.a" -print -quit) ]] || fail "libheddle_$layer.a is not installed"
+  if [[ $shared =~ ^(ON|on|1|TRUE|true|YES|yes)$ ]]; then
+    lib=$(find "$prefix" -name "libheddle_$layer.so.*.*.*" -print -quit)
+    [[ -n $lib ]] || fail "libheddle_$layer.so.<version> is not installed"
+    soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    [[ $soname =~ ^libheddle_$layer\.so\.[0-9]+\.[0-9]+$ && -e $(dirname "$lib")/$soname ]] ||
+      fail "$lib has SONAME '$soname', not an installed libheddle_$layer.so.<major>.<minor>"
+    export LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # for the pkg-config program
+  else
+    [[ -n $(find "$prefix" -name "libheddle_$layer.a" -print -quit) ]] || fail "libheddle_$layer.a is not installed"
+  fi
 done
 config=$(find "$prefix" -name heddleConfig.cmake -print -quit)
 pc=$(find "$prefix" -name heddle.pc -print -quit)

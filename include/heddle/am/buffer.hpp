@@ -14,6 +14,7 @@
 // wild write. The local memory of put and get must stay alive until the future is ready.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -29,19 +30,19 @@ template <class T>
 class [[nodiscard]] buffer_ptr;
 
 namespace detail {
-struct buffer_ref {
+struct HEDDLE_EXPORT buffer_ref {
   node_id node = 0;
   std::uint64_t id = 0;           // the owner's number for the allocation; 0 is never used
   std::uint64_t offset = 0;       // bytes from the allocation's start
   std::uint64_t bytes = 0;        // bytes from offset to the allocation's end
 };
-buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment);
-void free_bytes(const buffer_ref& b);
+HEDDLE_EXPORT buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment);
+HEDDLE_EXPORT void free_bytes(const buffer_ref& b);
 // The memory behind `b` on the node that owns it; session_error elsewhere or once freed.
-std::byte* local_address(const buffer_ref& b);
-future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
-future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
-future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes);
+HEDDLE_EXPORT std::byte* local_address(const buffer_ref& b);
+HEDDLE_EXPORT future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
+HEDDLE_EXPORT future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
+HEDDLE_EXPORT future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes);
 }  // namespace detail
 
 template <class T>

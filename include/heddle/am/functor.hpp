@@ -9,6 +9,7 @@
 // can refuse each other when they were built from different sources.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -24,8 +25,9 @@
 
 namespace heddle::offload {
 
-class unknown_handler : public std::runtime_error {
+class HEDDLE_EXPORT unknown_handler : public std::runtime_error {
  public:
+  ~unknown_handler() override;
   using std::runtime_error::runtime_error;
 };
 
@@ -43,7 +45,7 @@ constexpr std::string_view type_name() noexcept {
 // Reads the arguments from `args`, runs the call, writes its result (nothing for void) to `result`.
 using handler_fn = void (*)(reader& args, writer& result);
 
-class registry {
+class HEDDLE_EXPORT registry {
  public:
   static registry& instance() {
     static registry r;

@@ -4,6 +4,7 @@
 // stretch a message: they travel as data transfers (put/get), so the limit can stay small.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -36,9 +37,9 @@ inline constexpr std::uint8_t message_flags_known = message_out_of_line;
 // payload's placeable part straight into the place its sink named (transport.hpp, frame_sink::place).
 inline constexpr std::uint8_t message_placed = 0x80;
 static_assert((message_placed & message_flags_known) == 0, "a local flag must never be accepted from the wire");
-const char* to_string(message_kind k) noexcept;
+HEDDLE_EXPORT const char* to_string(message_kind k) noexcept;
 
-struct message_header {
+struct HEDDLE_EXPORT message_header {
   static constexpr std::uint32_t magic_value = 0x414c4448;  // "HDLA" on a little-endian wire
   static constexpr std::uint16_t version_value = 1;
   static constexpr std::size_t size = 32;

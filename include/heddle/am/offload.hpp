@@ -20,6 +20,7 @@
 // two sides disagree, session_error when no session is open.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <utility>
 
 #include "heddle/am/detail/calls.hpp"
@@ -32,8 +33,8 @@ namespace heddle::offload {
 
 // This node's number, from 0 to num_nodes() - 1. Inside a function run by the loopback backend,
 // the node it runs on.
-node_id this_node();
-node_id num_nodes();
+HEDDLE_EXPORT node_id this_node();
+HEDDLE_EXPORT node_id num_nodes();
 
 // Runs `call` on `node`; the future holds its result.
 template <class Call>

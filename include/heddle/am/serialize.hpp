@@ -10,6 +10,7 @@
 // the bytes left could hold.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -26,12 +27,13 @@
 
 namespace heddle::offload {
 
-class decode_error : public std::runtime_error {
+class HEDDLE_EXPORT decode_error : public std::runtime_error {
  public:
+  ~decode_error() override;
   using std::runtime_error::runtime_error;
 };
 
-class writer {
+class HEDDLE_EXPORT writer {
  public:
   void bytes(const void* p, std::size_t n) {
     if (n == 0) return;
@@ -48,7 +50,7 @@ class writer {
   std::vector<std::byte> buf_;
 };
 
-class reader {
+class HEDDLE_EXPORT reader {
  public:
   explicit reader(std::span<const std::byte> in) noexcept : in_(in) {}
 

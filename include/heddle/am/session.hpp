@@ -18,6 +18,7 @@
 // is lost; a peer that died does not hold it.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -38,11 +39,11 @@ enum class backend {
   tcp,       // processes that reach each other over TCP (heddle-run forks them on its own host)
   mpi,       // the ranks of MPI_COMM_WORLD (mpirun), on a communicator of heddle's own
 };
-const char* to_string(backend b) noexcept;
+HEDDLE_EXPORT const char* to_string(backend b) noexcept;
 // "loopback", "shm", "tcp" or "mpi"; session_error otherwise.
-backend backend_from_string(const std::string& name);
+HEDDLE_EXPORT backend backend_from_string(const std::string& name);
 
-struct session_options {
+struct HEDDLE_EXPORT session_options {
   backend transport = backend::loopback;
   node_id node = 0;
   node_id nodes = 1;
@@ -74,7 +75,7 @@ struct session_options {
   std::uint64_t max_message_bytes = std::uint64_t{1} << 32;
 };
 
-class session {
+class HEDDLE_EXPORT session {
  public:
   // Reads the options from the command line and the environment (above); argc/argv lose the
   // --heddle-* options. Throws session_error (what and where) on a bad setting, peer_lost or
@@ -125,6 +126,6 @@ int run(int argc, char** argv, F&& node0_main) {
 
 // The options session(argc, argv) would use: the --heddle-* options of argv (removed), the
 // environment, or the defaults, as described above.
-session_options options_from(int& argc, char**& argv);
+HEDDLE_EXPORT session_options options_from(int& argc, char**& argv);
 
 }  // namespace heddle::offload

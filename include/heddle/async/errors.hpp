@@ -2,6 +2,7 @@
 // errno (std::generic_category()); the end of a stream as heddle::io::errc::end_of_file.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -11,8 +12,9 @@
 namespace heddle {
 
 // A pending operation whose cancellation token was cancelled before it completed.
-class operation_cancelled : public task_cancelled {
+class HEDDLE_EXPORT operation_cancelled : public task_cancelled {
  public:
+  ~operation_cancelled() override;
   using task_cancelled::task_cancelled;
 };
 
@@ -22,7 +24,7 @@ enum class errc {
   end_of_file = 1,  // a read found the end of the stream (the peer closed, or past the end of a file)
 };
 
-const std::error_category& category() noexcept;
+HEDDLE_EXPORT const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
 }  // namespace io

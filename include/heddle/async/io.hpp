@@ -24,6 +24,7 @@
 // it complete) before closing its descriptor: epoll forgets a closed descriptor silently.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -38,18 +39,18 @@
 #include "heddle/core/runtime.hpp"
 
 namespace heddle::async_detail {
-core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
                                              const cancellation_token& t);
-core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
                                               const cancellation_token& t);
-core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
+HEDDLE_EXPORT core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
                                          const cancellation_token& t);
-core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
+HEDDLE_EXPORT core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
                                               std::uint64_t offset);
-core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
                                                std::uint64_t offset);
 }  // namespace heddle::async_detail
 
@@ -135,8 +136,8 @@ inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::u
 // Chooses how `rt` serves pread/pwrite, before its first file operation; choosing the other
 // backend afterwards is a std::logic_error (the one already serving is accepted).
 // io_uring where the kernel refuses a ring gives std::system_error.
-void use_file_backend(runtime& rt, file_backend backend);
+HEDDLE_EXPORT void use_file_backend(runtime& rt, file_backend backend);
 // The backend serving `rt` (chosen now if no file operation has run yet).
-file_backend file_backend_of(runtime& rt);
+HEDDLE_EXPORT file_backend file_backend_of(runtime& rt);
 
 }  // namespace heddle::io

@@ -13,6 +13,7 @@
 // task_cancelled and leaves the requests active.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <mpi.h>
 
 #include <stdexcept>
@@ -26,9 +27,10 @@
 namespace heddle {
 
 // An MPI request that completed with an error.
-class mpi_error : public std::runtime_error {
+class HEDDLE_EXPORT mpi_error : public std::runtime_error {
  public:
   mpi_error(int error_class, const std::string& what) : std::runtime_error(what), class_(error_class) {}
+  ~mpi_error() override;  // the key function, in src/async/mpi_engine.cpp
   int error_class() const noexcept { return class_; }  // MPI_ERR_TRUNCATE, ...
 
  private:
@@ -36,7 +38,7 @@ class mpi_error : public std::runtime_error {
 };
 
 namespace async_detail {
-heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core, MPI_Request request);
+HEDDLE_EXPORT heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core, MPI_Request request);
 }  // namespace async_detail
 
 namespace io {

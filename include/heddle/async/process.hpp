@@ -2,6 +2,7 @@
 // service thread over epoll) reaps the child when it exits.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <sys/types.h>
 
 #include "heddle/async/errors.hpp"
@@ -10,7 +11,7 @@
 #include "heddle/core/runtime.hpp"
 
 namespace heddle::async_detail {
-heddle::core_detail::future_state<int>* wait_process(heddle::core_detail::runtime_core* core, pid_t pid);
+HEDDLE_EXPORT heddle::core_detail::future_state<int>* wait_process(heddle::core_detail::runtime_core* core, pid_t pid);
 }  // namespace heddle::async_detail
 
 namespace heddle::io {

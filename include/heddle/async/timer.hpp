@@ -12,6 +12,7 @@
 // thread outside every runtime, to the default runtime); its successors run there.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 
 #include "heddle/async/detail/deadline.hpp"
@@ -24,7 +25,7 @@
 namespace heddle {
 
 namespace async_detail {
-core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
+HEDDLE_EXPORT core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
                                              std::chrono::steady_clock::time_point deadline,
                                              const cancellation_token& token);
 }  // namespace async_detail

@@ -2,6 +2,7 @@
 // pending operations (timers, socket reads...) that were started with them.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <memory>
 
 #include "heddle/core/detail/cancel_state.hpp"
@@ -32,7 +33,7 @@ class [[nodiscard]] cancellation_token {
 
 // Owns a flag; cancel() is seen by every token made from it, from any thread, and cancels the
 // operations pending with those tokens (their futures fail with operation_cancelled).
-class cancellation_source {
+class HEDDLE_EXPORT cancellation_source {
  public:
   cancellation_source() : state_(std::make_shared<core_detail::cancel_state>()) {}
   void cancel() noexcept { state_->cancel(); }

@@ -2,6 +2,7 @@
 // the upper half as a task and keeps the lower half, so idle workers steal the largest pieces.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
@@ -30,7 +31,7 @@ void split_and_run(task_group& g, I lo, I hi, std::make_unsigned_t<I> grain, con
   for (I i = lo; i != hi && !g.is_cancelling(); ++i) f(i);
 }
 
-unsigned current_concurrency();
+HEDDLE_EXPORT unsigned current_concurrency();
 
 }  // namespace core_detail
 

@@ -2,6 +2,7 @@
 // from other threads, and an express lane that every worker looks at between tasks.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -15,7 +16,7 @@
 
 namespace heddle {
 
-struct runtime_options {
+struct HEDDLE_EXPORT runtime_options {
   // Workers; 0 means default_thread_count().
   unsigned threads = 0;
   // How long an idle worker keeps looking for work before it sleeps in the kernel. Waking a
@@ -31,9 +32,9 @@ struct runtime_options {
 };
 
 // HEDDLE_NUM_THREADS if set (a positive integer, else configuration_error), or the number of cores.
-unsigned default_thread_count();
+HEDDLE_EXPORT unsigned default_thread_count();
 
-class runtime {
+class HEDDLE_EXPORT runtime {
  public:
   runtime() : runtime(runtime_options{}) {}
   explicit runtime(unsigned threads) : runtime(runtime_options{.threads = threads}) {}
@@ -62,7 +63,7 @@ class runtime {
 
 // The runtime that heddle::task and friends use outside any worker; started on first use with
 // default_thread_count() workers and stopped at exit.
-runtime& default_runtime();
+HEDDLE_EXPORT runtime& default_runtime();
 
 namespace core_detail {
 

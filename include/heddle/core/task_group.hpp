@@ -1,6 +1,7 @@
 // heddle::task_group: run a set of tasks, wait for all of them, get the first exception.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -21,12 +22,12 @@ enum class task_group_status { complete, cancelled };
 class task_group;
 
 namespace core_detail {
-void group_wait(task_group& g);
+HEDDLE_EXPORT void group_wait(task_group& g);
 template <class F>
 class group_task;
 }  // namespace core_detail
 
-class task_group {
+class HEDDLE_EXPORT task_group {
  public:
   // Runs its tasks on the calling worker's runtime, or on the default runtime (which may throw
   // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad).

@@ -3,6 +3,7 @@
 // task, future and serial queue of the runtime.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <exception>
 #include <type_traits>
@@ -29,7 +30,7 @@ template <class F, class After = core_detail::no_epilogue>
 using concurrent_task = core_detail::detached_task<F, After, &report_concurrent_error>;
 }  // namespace dispatch_detail
 
-class concurrent_queue {
+class HEDDLE_EXPORT concurrent_queue {
  public:
   // The calling worker's runtime, or elsewhere the default runtime.
   concurrent_queue() : core_(core_detail::current_core()) {}

@@ -19,6 +19,7 @@
 // refers to it. Dropping the last handle with notifications pending discards them.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <type_traits>
 #include <utility>
 
@@ -33,13 +34,13 @@ namespace heddle {
 
 namespace dispatch_detail {
 // Notifications: hand a prepared item to a serial queue, or a prepared task to a runtime.
-group_node* make_queue_notification(queue_state* q, queue_item* item);
-group_node* make_task_notification(core_detail::runtime_core* core, core_detail::task_base* t);
+HEDDLE_EXPORT group_node* make_queue_notification(queue_state* q, queue_item* item);
+HEDDLE_EXPORT group_node* make_task_notification(core_detail::runtime_core* core, core_detail::task_base* t);
 // A future that the next zero completes.
-future<void> group_when_empty(group_state* g);
+HEDDLE_EXPORT future<void> group_when_empty(group_state* g);
 }  // namespace dispatch_detail
 
-class group {
+class HEDDLE_EXPORT group {
  public:
   group();
   group(const group& o) noexcept : s_(o.s_) { dispatch_detail::retain(s_); }

@@ -32,6 +32,7 @@
 // items that never ran are discarded (sync callers get task_cancelled).
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -56,7 +57,7 @@ enum class queue_priority : std::uint8_t { normal, high };
 
 class group;
 
-class serial_queue {
+class HEDDLE_EXPORT serial_queue {
  public:
   // A queue on the calling worker's runtime (or, elsewhere, the default runtime).
   explicit serial_queue(std::string_view label = {}, queue_priority priority = queue_priority::normal);

@@ -21,6 +21,7 @@
 //   while it is watched, and the source would then wait until cancelled.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <type_traits>
@@ -34,11 +35,11 @@ namespace heddle {
 namespace dispatch_detail {
 
 class source_state;
-future<void> cancel_source(source_state* s);
-void drop_source(source_state* s) noexcept;
-bool source_cancelled(const source_state* s) noexcept;
+HEDDLE_EXPORT future<void> cancel_source(source_state* s);
+HEDDLE_EXPORT void drop_source(source_state* s) noexcept;
+HEDDLE_EXPORT bool source_cancelled(const source_state* s) noexcept;
 
-class source_state {
+class HEDDLE_EXPORT source_state {
  public:
   enum class kind : std::uint8_t { readable, writable, timer };
   virtual ~source_state() = default;
@@ -59,7 +60,7 @@ class source_state {
 };
 
 // Starts watching; the state belongs to the returned handle (deleted if this throws).
-source_state* start_source(source_state* s, source_state::kind k, int fd, std::chrono::nanoseconds interval,
+HEDDLE_EXPORT source_state* start_source(source_state* s, source_state::kind k, int fd, std::chrono::nanoseconds interval,
                            const serial_queue& q);
 
 template <class H>

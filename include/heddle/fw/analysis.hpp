@@ -3,6 +3,7 @@
 // demand, inputs first, paths in order, end paths last) with unlimited threads.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <vector>
 
@@ -10,12 +11,12 @@
 
 namespace heddle::fw {
 
-struct event_cost {
+struct HEDDLE_EXPORT event_cost {
   double work_s;           // the sum of the times of the modules that run
   double critical_path_s;  // the event's duration with unlimited threads
 };
 
-class dependency_bound {
+class HEDDLE_EXPORT dependency_bound {
  public:
   std::vector<event_cost> events;
 
@@ -29,6 +30,6 @@ class dependency_bound {
 
 // For events 0 .. events-1, times multiplied by `time_scale`. config_error if the configuration
 // does not form a valid process.
-dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
+HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
 
 }  // namespace heddle::fw

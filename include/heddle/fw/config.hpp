@@ -3,6 +3,7 @@
 // be checked without building the graph: syntax, required keys, unknown keys, types, times.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,16 +18,16 @@ namespace heddle::fw {
 // How timing modules wait for their time: as their type says (busy-wait or sleep), or all of them
 // one way. `timer` goes through the async timer engine: a waiting module holds no thread.
 enum class wait_mode : std::uint8_t { as_configured, busy, sleep, timer };
-const char* to_string(wait_mode w) noexcept;
+HEDDLE_EXPORT const char* to_string(wait_mode w) noexcept;
 // "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise.
-std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
+HEDDLE_EXPORT std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
 
-struct product_request {
+struct HEDDLE_EXPORT product_request {
   std::string label;    // the producer's @label
   std::string product;  // its product instance name ("" is the default instance)
 };
 
-struct module_config {
+struct HEDDLE_EXPORT module_config {
   std::string label;  // @label
   std::string type;   // @type without the "demo::" prefix
   module_role role = module_role::producer;
@@ -45,7 +46,7 @@ struct module_config {
   std::string where;                     // "process.producers[3]", for messages
 };
 
-struct path_config {
+struct HEDDLE_EXPORT path_config {
   std::string name;
   std::vector<std::string> labels;
 };
@@ -56,7 +57,7 @@ inline constexpr unsigned max_threads = 4096;
 inline constexpr std::uint64_t max_events_in_flight = 100000000;
 inline constexpr unsigned max_idle_spin_us = 1000000;
 
-struct process_config {
+struct HEDDLE_EXPORT process_config {
   std::string file;   // as given, for messages
   std::string label;  // process.label
   // process.options
@@ -81,8 +82,8 @@ struct process_config {
 
 // Reads and checks a configuration file; config_error with "FILE:LINE:COL: ..." or
 // "FILE: WHERE 'label': ..." on anything wrong.
-process_config load_config(const std::string& path);
+HEDDLE_EXPORT process_config load_config(const std::string& path);
 // The same from text; `file` names it in messages.
-process_config parse_config(std::string_view text, const std::string& file);
+HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file);
 
 }  // namespace heddle::fw

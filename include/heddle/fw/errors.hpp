@@ -3,6 +3,7 @@
 // failed while events were in flight (the run stops cleanly, exit 1).
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -12,14 +13,16 @@ namespace heddle::fw {
 // A configuration that cannot run: malformed JSON, a missing or unknown key, an unknown module
 // type or label, a dependency cycle, a negative time. what() is one line that says where
 // ("FILE:LINE:COL: ..." for syntax, "FILE: process.producers[3] 'label': ..." for the rest).
-class config_error : public std::runtime_error {
+class HEDDLE_EXPORT config_error : public std::runtime_error {
  public:
+  ~config_error() override;
   using std::runtime_error::runtime_error;
 };
 
 // A module threw while processing an event. what() names the module, the event and the run.
-class module_error : public std::runtime_error {
+class HEDDLE_EXPORT module_error : public std::runtime_error {
  public:
+  ~module_error() override;
   module_error(std::string label, std::uint64_t event, std::uint32_t run, const std::string& message)
       : std::runtime_error("module '" + label + "' failed on event " + std::to_string(event) + " (run " +
                            std::to_string(run) + "): " + message),

@@ -9,6 +9,7 @@
 // the handle is completed. No thread is held in between.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -27,12 +28,12 @@ enum class thread_type : std::uint8_t {
 
 enum class module_role : std::uint8_t { producer, filter, output };
 
-const char* to_string(thread_type t) noexcept;
-const char* to_string(module_role r) noexcept;
+HEDDLE_EXPORT const char* to_string(thread_type t) noexcept;
+HEDDLE_EXPORT const char* to_string(module_role r) noexcept;
 
 // One event as a module sees it while it runs: the event's number, its run, and the products of
 // the modules it declared as inputs, in declaration order.
-class event_view {
+class HEDDLE_EXPORT event_view {
  public:
   event_view(std::uint64_t number, std::uint32_t run, const std::int64_t* products, std::span<const std::uint32_t> inputs) noexcept
       : products_(products), inputs_(inputs), number_(number), run_(run) {}
@@ -57,7 +58,7 @@ class async_handle;
 namespace detail {
 // The framework's side of an acquire: where a completed handle goes. The processors are sinks; a
 // module only ever sees the handle.
-class acquire_sink {
+class HEDDLE_EXPORT acquire_sink {
  public:
   // A handle for module `module` of `event`, completed here.
   async_handle handle(void* event, std::uint32_t module) noexcept;
@@ -78,7 +79,7 @@ class acquire_sink {
 // Completes the asynchronous part of one acquire, exactly once, from any thread. Move-only; a
 // handle destroyed without being completed fails the module ("acquire dropped its handle"), so a
 // forgotten handle ends the run with an error instead of hanging it.
-class async_handle {
+class HEDDLE_EXPORT async_handle {
  public:
   async_handle(async_handle&& o) noexcept : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
   async_handle& operator=(async_handle&&) = delete;
@@ -110,7 +111,7 @@ inline async_handle detail::acquire_sink::handle(void* event, std::uint32_t modu
   return async_handle(this, event, module);
 }
 
-class module {
+class HEDDLE_EXPORT module {
  public:
   virtual ~module() = default;
 

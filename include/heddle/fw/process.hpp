@@ -3,6 +3,7 @@
 // (make_process) or by hand with user modules; checked as a whole by finalize().
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,10 +20,10 @@ namespace detail {
 class graph;
 // The finalized process as the processors and the dependency bound see it (src/fw/graph.hpp, not
 // installed). std::logic_error before finalize().
-const graph& graph_of(const process& p);
+HEDDLE_EXPORT const graph& graph_of(const process& p);
 }  // namespace detail
 
-struct module_decl {
+struct HEDDLE_EXPORT module_decl {
   std::string label;  // unique; also the name of the module's product
   module_role role = module_role::producer;
   thread_type threads = thread_type::safe_between_instances;
@@ -33,7 +34,7 @@ struct module_decl {
   std::string where;          // where it was declared, for messages
 };
 
-class process {
+class HEDDLE_EXPORT process {
  public:
   // `source` names the process in messages (a configuration file, say).
   explicit process(std::string source = "process");
@@ -69,16 +70,16 @@ class process {
 };
 
 // How the built-in modules of a configuration spend their time.
-struct timing_options {
+struct HEDDLE_EXPORT timing_options {
   wait_mode wait = wait_mode::as_configured;
   double time_scale = 1;        // multiplies every time
   double busy_wait_scale = 0;   // iterations per second; 0: the configuration's busyWaitScaleFactor
 };
 
 // The built-in module types (the test framework's, with or without "demo::"), sorted.
-const std::vector<std::string>& known_module_types();
+HEDDLE_EXPORT const std::vector<std::string>& known_module_types();
 
 // A process of built-in modules from a configuration. config_error on an unknown type.
-process make_process(const process_config& config, const timing_options& timing);
+HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing);
 
 }  // namespace heddle::fw

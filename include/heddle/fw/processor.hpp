@@ -4,6 +4,7 @@
 // same checksum for the same process and events.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -15,7 +16,7 @@
 
 namespace heddle::fw {
 
-struct run_options {
+struct HEDDLE_EXPORT run_options {
   unsigned threads = 0;               // workers; 0: heddle::default_thread_count()
   std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
   std::uint64_t events = 1;
@@ -29,13 +30,13 @@ struct run_options {
   std::function<void(std::uint64_t done)> progress;
 };
 
-struct run_checksum {
+struct HEDDLE_EXPORT run_checksum {
   std::uint32_t run;
   std::uint64_t events;
   std::uint64_t checksum;
 };
 
-struct run_report {
+struct HEDDLE_EXPORT run_report {
   std::uint64_t events = 0;      // events done
   std::uint64_t checksum = 0;    // over every event's products and path decisions
   std::vector<run_checksum> runs;
@@ -50,7 +51,7 @@ struct run_report {
 
 // Both throw config_error for a process that does not finalize, and module_error once the run
 // has stopped cleanly after a module threw (events in flight finish, no new one starts).
-run_report run_threaded(process& p, const run_options& options);
-run_report run_single_threaded(process& p, const run_options& options);
+HEDDLE_EXPORT run_report run_threaded(process& p, const run_options& options);
+HEDDLE_EXPORT run_report run_single_threaded(process& p, const run_options& options);
 
 }  // namespace heddle::fw

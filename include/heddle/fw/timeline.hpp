@@ -3,6 +3,7 @@
 // produce(). heddle-fw writes it with --timeline; tests check thread-safety levels against it.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -10,14 +11,14 @@
 
 namespace heddle::fw {
 
-struct timeline_entry {
+struct HEDDLE_EXPORT timeline_entry {
   std::uint32_t module;  // index in the process (declaration order)
   std::uint64_t event;
   std::int64_t start_ns;
   std::int64_t end_ns;
 };
 
-class timeline {
+class HEDDLE_EXPORT timeline {
  public:
   void record(const timeline_entry& e) {
     std::lock_guard lock(m_);

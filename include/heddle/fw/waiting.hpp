@@ -3,6 +3,7 @@
 // all (async_handle::done_at; see module.hpp).
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 
@@ -10,13 +11,13 @@ namespace heddle::fw {
 
 // Spins for `iterations` iterations of a fixed, dependent arithmetic loop that the compiler cannot
 // remove or shorten.
-void busy_wait(std::uint64_t iterations) noexcept;
+HEDDLE_EXPORT void busy_wait(std::uint64_t iterations) noexcept;
 
 // Iterations of busy_wait per second on this machine: the median of `rounds` timed rounds of about
 // `round` each (the value for busyWaitScaleFactor, or heddle-fw --busy-wait-scale).
-double calibrate_busy_wait(std::chrono::milliseconds round = std::chrono::milliseconds(100), int rounds = 5);
+HEDDLE_EXPORT double calibrate_busy_wait(std::chrono::milliseconds round = std::chrono::milliseconds(100), int rounds = 5);
 
 // Blocks the calling thread for `seconds` (usleep, as the study's sleeping modules do).
-void sleep_seconds(double seconds) noexcept;
+HEDDLE_EXPORT void sleep_seconds(double seconds) noexcept;
 
 }  // namespace heddle::fw

@@ -2,6 +2,7 @@
 // and the non-template entry points that send and wait.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <exception>
 #include <span>
@@ -17,7 +18,7 @@ namespace heddle::offload::detail {
 
 // A call that waits for its reply. The engine calls exactly one of complete or fail, once, from
 // the thread that receives the reply (or finds the peer lost); the object may be gone after it.
-class pending_call {
+class HEDDLE_EXPORT pending_call {
  public:
   virtual void complete(std::span<const std::byte> reply) noexcept = 0;
   virtual void fail(std::exception_ptr e) noexcept = 0;
@@ -31,7 +32,7 @@ class pending_call {
 // Polls for the reply of a call until `s` is done or the caller's patience ends (engine.cpp): the
 // `drive` of every offload future, so that a thread that is not a worker waiting on one (get(),
 // wait(), sync) reads its reply itself instead of sleeping until another thread has.
-void drive_reply(heddle::core_detail::future_state_base* s) noexcept;
+HEDDLE_EXPORT void drive_reply(heddle::core_detail::future_state_base* s) noexcept;
 
 // A call waiting for its reply that is also its future's state: one record (from the runtime's
 // block caches) per call. The future frees it when both it is dropped and the reply published,
@@ -89,8 +90,8 @@ class pending_result final : public pending_reply<R, pending_result<R>> {
 
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
 // call cannot be sent. Throws session_error without a session.
-void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
+HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
 // Sends a call that wants no reply.
-void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args);
+HEDDLE_EXPORT void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args);
 
 }  // namespace heddle::offload::detail

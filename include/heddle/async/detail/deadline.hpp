@@ -3,6 +3,7 @@
 // past the clock's range is time_point::max(), "never".
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 
@@ -30,13 +31,13 @@ struct period_step {
   std::uint64_t passed;
   std::chrono::steady_clock::time_point next;
 };
-period_step next_deadline(std::chrono::steady_clock::time_point due, std::chrono::nanoseconds period,
+HEDDLE_EXPORT period_step next_deadline(std::chrono::steady_clock::time_point due, std::chrono::nanoseconds period,
                           std::chrono::steady_clock::time_point now) noexcept;
 
 // Schedules `t` on `core` once `deadline` has passed, through the timer engine (no thread waits);
 // discards it (its vtable's discard) if the runtime stops first. On failure (the runtime is
 // already stopping: task_cancelled) discards `t` and throws.
-void schedule_at(core_detail::runtime_core* core, std::chrono::steady_clock::time_point deadline,
+HEDDLE_EXPORT void schedule_at(core_detail::runtime_core* core, std::chrono::steady_clock::time_point deadline,
                  core_detail::task_base* t);
 
 }  // namespace heddle::async_detail

@@ -4,21 +4,22 @@
 // (cmake/check_layer_includes.cmake); compiled code includes it, so it is not installed.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <string>
 
 namespace heddle::async_detail {
 
 // MPI's text for the error code `code` (MPI_Error_string), or "MPI error <code>" for a code MPI
 // has no text for. Any thread, whether or not MPI is initialised. Allocates the string.
-std::string mpi_error_text(int code);
+HEDDLE_EXPORT std::string mpi_error_text(int code);
 
 // MPI's name of thread level `level` ("MPI_THREAD_SERIALIZED", ...; a number it does not name).
-std::string mpi_thread_level_name(int level);
+HEDDLE_EXPORT std::string mpi_thread_level_name(int level);
 
 // Why this process's MPI cannot serve a user that needs thread level `needed` now, or "" if it
 // can: MPI not initialised yet, finalised already, or initialised at a lower thread level (the
 // text names the level it runs at, the level needed and MPI_Init_thread). Three MPI queries, each
 // callable from any thread at any time; no MPI call is made on the user's behalf.
-std::string mpi_unusable(int needed);
+HEDDLE_EXPORT std::string mpi_unusable(int needed);
 
 }  // namespace heddle::async_detail

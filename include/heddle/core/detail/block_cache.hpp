@@ -14,6 +14,7 @@
 // ready for the next one.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -48,12 +49,12 @@ struct block_list {
 };
 
 // The depot (src/core/block_depot.cpp). Thread-safe.
-block_list depot_take(std::size_t cls);                    // a full magazine; throws std::bad_alloc
-void depot_give(std::size_t cls, block_list full) noexcept;  // full: magazine_blocks blocks
-void depot_return(std::size_t cls, block_list any) noexcept;  // any number of blocks
-void* depot_allocate_one(std::size_t cls);                 // for threads outside the runtime
-void depot_free_one(std::size_t cls, void* p) noexcept;    // whose own cache is gone (outside_cache)
-std::size_t depot_slabs() noexcept;  // slabs carved so far, all classes: memory the records hold
+HEDDLE_EXPORT block_list depot_take(std::size_t cls);                    // a full magazine; throws std::bad_alloc
+HEDDLE_EXPORT void depot_give(std::size_t cls, block_list full) noexcept;  // full: magazine_blocks blocks
+HEDDLE_EXPORT void depot_return(std::size_t cls, block_list any) noexcept;  // any number of blocks
+HEDDLE_EXPORT void* depot_allocate_one(std::size_t cls);                 // for threads outside the runtime
+HEDDLE_EXPORT void depot_free_one(std::size_t cls, void* p) noexcept;    // whose own cache is gone (outside_cache)
+HEDDLE_EXPORT std::size_t depot_slabs() noexcept;  // slabs carved so far, all classes: memory the records hold
 
 // A freed block keeps its first bytes for the free list; AddressSanitizer builds poison the rest, so
 // a use after free of a task record is still reported.
@@ -69,7 +70,7 @@ inline void unpoison_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_
 }
 
 // One worker's magazines. Owned and used by one thread only.
-class block_cache {
+class HEDDLE_EXPORT block_cache {
  public:
   block_cache() = default;
   block_cache(const block_cache&) = delete;
@@ -127,6 +128,6 @@ class block_cache {
 
 // The calling thread's cache when it is not a worker: made on its first call, returned to the depot
 // when the thread ends; nullptr from then on (thread-local destructors that still free records).
-block_cache* outside_cache() noexcept;
+HEDDLE_EXPORT block_cache* outside_cache() noexcept;
 
 }  // namespace heddle::core_detail

@@ -3,6 +3,7 @@
 // instead of when they next poll.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -24,7 +25,7 @@ struct cancel_hook {
   std::atomic<std::uint8_t> stage{idle};
 };
 
-class cancel_state {
+class HEDDLE_EXPORT cancel_state {
  public:
   bool cancelled() const noexcept { return flag.load(std::memory_order_relaxed); }
 

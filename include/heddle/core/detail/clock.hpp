@@ -3,6 +3,7 @@
 // for a layer above: how late the timer engine completes timers (runtime_stats::timer_lateness).
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 
@@ -19,6 +20,6 @@ inline std::int64_t steady_now_ns() noexcept { return steady_ns(std::chrono::ste
 
 // Records that a timer due at `deadline_ns` completed at `completed_ns` (both steady_ns): its
 // lateness, completed - deadline, counted as zero if the completion came first. Thread-safe.
-void record_timer_lateness(runtime_core* core, std::int64_t deadline_ns, std::int64_t completed_ns) noexcept;
+HEDDLE_EXPORT void record_timer_lateness(runtime_core* core, std::int64_t deadline_ns, std::int64_t completed_ns) noexcept;
 
 }  // namespace heddle::core_detail

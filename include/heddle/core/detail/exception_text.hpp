@@ -4,6 +4,7 @@
 // includes it, so it is not installed.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <exception>
 #include <string>
 
@@ -13,6 +14,6 @@ namespace heddle::core_detail {
 // dynamic type, demangled: where the text alone is vague, as a remote handler's may be); anything
 // else thrown is "T (not a std::exception)". Rethrows `e` and catches it inside (microseconds: for
 // reports, not hot paths); throws nothing but std::bad_alloc.
-std::string exception_text(const std::exception_ptr& e, bool with_type = false);
+HEDDLE_EXPORT std::string exception_text(const std::exception_ptr& e, bool with_type = false);
 
 }  // namespace heddle::core_detail

@@ -4,6 +4,7 @@
 // future was dropped unread, in which case whoever completes it frees it.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -34,7 +35,7 @@ struct future_vtable : task_vtable {
 
 enum class result_kind : std::uint8_t { none, value, error };
 
-class future_state_base : public task_base {
+class HEDDLE_EXPORT future_state_base : public task_base {
  public:
   static constexpr std::uintptr_t pending = 0, done = 1, abandoned = 2;
 
@@ -158,7 +159,7 @@ class future_state<void> : public future_state_base {
 };
 
 // The error a task gets when its runtime stops before running it.
-std::exception_ptr shutdown_error();
+HEDDLE_EXPORT std::exception_ptr shutdown_error();
 
 // Allocates and constructs a record; the block goes back if the constructor throws.
 template <class S, class... A>

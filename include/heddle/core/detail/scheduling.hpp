@@ -2,6 +2,7 @@
 // Everything here except the inline fast paths lives in src/core.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
@@ -10,21 +11,21 @@
 namespace heddle::core_detail {
 
 // Queues a ready record from a thread that is not one of `core`'s workers; wakes a worker.
-void inject(runtime_core* core, task_base* t);
+HEDDLE_EXPORT void inject(runtime_core* core, task_base* t);
 // The priority lane: every worker looks at it at each task boundary, and a parked one is woken.
-void submit_express(runtime_core* core, task_base* t);
+HEDDLE_EXPORT void submit_express(runtime_core* core, task_base* t);
 
-runtime_core* default_core();
+HEDDLE_EXPORT runtime_core* default_core();
 
 // True unless the calling thread is one of `core`'s workers and no other work waits anywhere in
 // the runtime (express lane, injection queue, any deque) while it is running: a long-running
 // owner of a shared resource (a serial queue's drain) then need not yield its worker.
-bool work_waiting(runtime_core* core) noexcept;
+HEDDLE_EXPORT bool work_waiting(runtime_core* core) noexcept;
 
 // Set while a thread that is not a worker runs a successor for a runtime (a service thread under
 // strategy::short_task, an auxiliary thread under strategy::asap): the tasks and continuations it
 // creates belong to that runtime and go out on its express lane.
-inline thread_local runtime_core* lending_core = nullptr;
+HEDDLE_EXPORT extern constinit thread_local runtime_core* lending_core HEDDLE_TLS_MODEL;  // src/core/runtime_core.cpp
 
 inline runtime_core* current_core() {
   worker* w = current_worker;
@@ -42,12 +43,12 @@ inline void schedule(runtime_core* core, task_base* t) {
 }
 
 // Starts a successor whose strategy is not `normal` (src/core/successors.cpp).
-void start_successor(runtime_core* core, task_base* t, strategy how) noexcept;
+HEDDLE_EXPORT void start_successor(runtime_core* core, task_base* t, strategy how) noexcept;
 // Records a successor's completion-to-start latency; `ready_ns` is steady_clock's count at completion.
-void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept;
+HEDDLE_EXPORT void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept;
 
-void help_until_ready(worker* w, future_state_base* s);
-void block_until_ready(future_state_base* s);
+HEDDLE_EXPORT void help_until_ready(worker* w, future_state_base* s);
+HEDDLE_EXPORT void block_until_ready(future_state_base* s);
 
 // Waits until `s` is complete. On a worker it first runs what is at the bottom of its own deque:
 // in fork-join code the awaited task is usually there, and is then run inline with no atomics.

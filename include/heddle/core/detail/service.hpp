@@ -2,6 +2,7 @@
 // with their service threads. A runtime makes each on first use and stops them when it stops.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <memory>
 
@@ -9,7 +10,7 @@ namespace heddle::core_detail {
 
 class runtime_core;
 
-class runtime_service {
+class HEDDLE_EXPORT runtime_service {
  public:
   virtual ~runtime_service() = default;
   // The runtime is stopping and its workers have exited: cancel or finish what is pending and join
@@ -21,11 +22,11 @@ class runtime_service {
 using service_factory = std::unique_ptr<runtime_service> (*)(runtime_core*);
 
 // A process-wide slot number for one kind of service; take it once into a function-local static.
-unsigned new_service_id();
+HEDDLE_EXPORT unsigned new_service_id();
 // The service in slot `id` of `core`, made by `make` on first use (once, even under a race).
 // Throws task_cancelled once the runtime is stopping.
-runtime_service& service(runtime_core* core, unsigned id, service_factory make);
+HEDDLE_EXPORT runtime_service& service(runtime_core* core, unsigned id, service_factory make);
 // True once the runtime's destructor has begun.
-bool core_stopping(const runtime_core* core) noexcept;
+HEDDLE_EXPORT bool core_stopping(const runtime_core* core) noexcept;
 
 }  // namespace heddle::core_detail

@@ -9,6 +9,7 @@
 // can follow it.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -20,7 +21,7 @@
 
 namespace heddle::core_detail {
 
-class work_stealing_deque {
+class HEDDLE_EXPORT work_stealing_deque {
  public:
   explicit work_stealing_deque(std::size_t log2_capacity = 10)
       : array_(new ring(log2_capacity)) {}

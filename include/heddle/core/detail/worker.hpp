@@ -2,6 +2,7 @@
 // its deque, its block cache and whether anybody is asleep. The scheduling loop is in src/core.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -50,10 +51,12 @@ struct worker {
   worker_counters stats;
 };
 
-// The worker running on this thread, or nullptr on threads the runtime does not own.
-inline thread_local worker* current_worker [[gnu::tls_model("initial-exec")]] = nullptr;
+// The worker running on this thread, or nullptr on threads the runtime does not own. Defined in
+// src/core/runtime_core.cpp, one for every library and plugin (heddle/core/export.hpp); constinit,
+// so that reading it costs one thread-pointer-relative load and no TLS wrapper call.
+HEDDLE_EXPORT extern constinit thread_local worker* current_worker HEDDLE_TLS_MODEL;
 
-void wake_one_sleeper(runtime_core* core) noexcept;
+HEDDLE_EXPORT void wake_one_sleeper(runtime_core* core) noexcept;
 
 // Pushes a ready task onto the calling worker's own deque; wakes a parked worker if there is one.
 // The sleeper check is a plain load after a compiler barrier: the light side of the asymmetric

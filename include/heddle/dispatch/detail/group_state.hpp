@@ -4,6 +4,7 @@
 // exactly those registered before it, even if the group was entered again in between.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -37,13 +38,13 @@ struct group_state {
 };
 
 inline void retain(group_state* g) noexcept { g->refs.fetch_add(1, std::memory_order_relaxed); }
-void release(group_state* g) noexcept;
+HEDDLE_EXPORT void release(group_state* g) noexcept;
 
 // Count is back at zero with waiters registered (src/dispatch/group.cpp).
-void group_zero(group_state* g, std::uint64_t word_after) noexcept;
-[[noreturn]] void group_unbalanced() noexcept;
+HEDDLE_EXPORT void group_zero(group_state* g, std::uint64_t word_after) noexcept;
+HEDDLE_EXPORT [[noreturn]] void group_unbalanced() noexcept;
 // Registers `n` (fired at once, in order after the due ones, if the count is zero now).
-void group_add_node(group_state* g, group_node* n) noexcept;
+HEDDLE_EXPORT void group_add_node(group_state* g, group_node* n) noexcept;
 
 inline void group_enter(group_state* g) noexcept { g->word.fetch_add(group_state::count_unit, std::memory_order_relaxed); }
 

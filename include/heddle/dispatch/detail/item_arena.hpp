@@ -7,6 +7,7 @@
 // to the system, like the core's slabs.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -33,10 +34,10 @@ struct item_arena {
   char* end;
   std::int64_t handed;  // records handed out from `chunk`
 };
-inline thread_local item_arena this_thread_items{};
+HEDDLE_EXPORT extern constinit thread_local item_arena this_thread_items HEDDLE_TLS_MODEL;  // src/dispatch/item_arena.cpp
 
-void* allocate_item_slow(std::size_t bytes);
-void release_item_chunk(item_chunk* c) noexcept;
+HEDDLE_EXPORT void* allocate_item_slow(std::size_t bytes);
+HEDDLE_EXPORT void release_item_chunk(item_chunk* c) noexcept;
 
 inline void* allocate_item(std::size_t bytes) {
   bytes = (bytes + item_align - 1) & ~(item_align - 1);

@@ -3,6 +3,7 @@
 // enqueueing never calls malloc.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <exception>
 #include <type_traits>
@@ -34,7 +35,7 @@ struct queue_item {
 };
 
 // Called by an item whose function threw: the queue's error handler, or report and terminate.
-void report_item_error(queue_state* q, std::exception_ptr e) noexcept;
+HEDDLE_EXPORT void report_item_error(queue_state* q, std::exception_ptr e) noexcept;
 
 // q.async(f): runs f, reports what it throws, then runs `After`. Made with make_item (item_arena.hpp).
 template <class F, class After = core_detail::no_epilogue>

@@ -12,6 +12,7 @@
 // wake-up is lost. An idle queue is this record alone: no task, no thread.
 #pragma once
 
+#include "heddle/core/export.hpp"
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -62,16 +63,16 @@ struct queue_state {
 static_assert(sizeof(queue_state) == 48, "an idle serial queue is a 48-byte record plus its label (docs/dispatch.md)");
 
 // Creation and lifetime (serial_queue.cpp). A fresh queue has one handle.
-queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
+HEDDLE_EXPORT queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
                         bool high_priority);
 inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
-void release(queue_state* q) noexcept;
+HEDDLE_EXPORT void release(queue_state* q) noexcept;
 inline void retain_handle(queue_state* q) noexcept { q->handles.fetch_add(1, std::memory_order_relaxed); }
-void release_handle(queue_state* q) noexcept;
+HEDDLE_EXPORT void release_handle(queue_state* q) noexcept;
 
 // A producer pushed onto an unowned queue and owns it: parks it if suspended (discards its items
 // if no handle is left to resume it), else schedules a drain task (or a drain item on the target).
-void wake(queue_state* q) noexcept;
+HEDDLE_EXPORT void wake(queue_state* q) noexcept;
 
 // What `next` holds between a producer's exchange and its link store; the owner waits it out.
 inline queue_item* const linking = reinterpret_cast<queue_item*>(std::uintptr_t{2});
@@ -99,7 +100,7 @@ inline bool begin_inline(queue_state* q) noexcept {
 }
 // Gives the queue back after its owner ran items itself (an inline sync, a take-over): parks it if
 // suspended, schedules a drain owner if items are pending, else leaves it idle.
-void end_inline(queue_state* q) noexcept;
+HEDDLE_EXPORT void end_inline(queue_state* q) noexcept;
 
 // While a thread outside the runtime runs an item inline, what the item spawns belongs to the
 // queue's runtime, as it would if a worker ran it.
@@ -119,7 +120,7 @@ struct queue_frame {
   queue_state* q;
   queue_frame* up;
 };
-inline thread_local queue_frame* current_queue_frame = nullptr;
+HEDDLE_EXPORT extern constinit thread_local queue_frame* current_queue_frame HEDDLE_TLS_MODEL;  // src/dispatch/serial_queue.cpp
 
 struct queue_frame_scope {
   queue_frame frame;
@@ -132,20 +133,20 @@ struct queue_frame_scope {
 // Waits until a sync item enqueued on q has run. If q's owner is a drain task that has not started
 // yet and the caller is one of q's runtime's workers, it takes the queue over and runs the items
 // up to its own.
-void wait_sync(queue_state* q, core_detail::future_state_base* item);
+HEDDLE_EXPORT void wait_sync(queue_state* q, core_detail::future_state_base* item);
 
 // Throws queue_deadlock if sync(q) from this thread could never return.
-void check_sync_allowed(queue_state* q);
+HEDDLE_EXPORT void check_sync_allowed(queue_state* q);
 // True if the calling thread is running an item of q (or of a queue targeting q).
-bool runs_on(const queue_state* q) noexcept;
+HEDDLE_EXPORT bool runs_on(const queue_state* q) noexcept;
 
 // Enqueues `item` once `deadline` has passed, through the runtime's timer engine; the item is
 // discarded if the runtime stops first (or freed before this throws, if it is stopping).
-void enqueue_at(queue_state* q, std::chrono::steady_clock::time_point deadline, queue_item* item);
+HEDDLE_EXPORT void enqueue_at(queue_state* q, std::chrono::steady_clock::time_point deadline, queue_item* item);
 
-void set_error_handler(queue_state* q, std::function<void(std::exception_ptr)> handler);
+HEDDLE_EXPORT void set_error_handler(queue_state* q, std::function<void(std::exception_ptr)> handler);
 
-void suspend(queue_state* q) noexcept;
-void resume(queue_state* q);  // std::logic_error if not suspended
+HEDDLE_EXPORT void suspend(queue_state* q) noexcept;
+HEDDLE_EXPORT void resume(queue_state* q);  // std::logic_error if not suspended
 
 }  // namespace heddle::dispatch_detail
