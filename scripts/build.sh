@@ -5,7 +5,8 @@
 #   scripts/build.sh tsan      build-tsan/   ThreadSanitizer, core + tests (no peers, no examples)
 #   scripts/build.sh asan      build-asan/   AddressSanitizer, core + tests; the reduced build: without
 #                                            liburing and without MPI, as on a machine lacking both
-#   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests
+#   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests;
+#                                            the shared build (-DBUILD_SHARED_LIBS=ON), with the plugin tests
 #   scripts/build.sh demo      build-demo/   Release, heddle-fw and the layers under it only (make demo)
 #
 # `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
@@ -54,9 +55,11 @@ case "$flavour" in
     [[ -n $clangxx ]] || { echo "build.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
     # UBSan rides on the second compiler's build rather than on ASan's: it mixes with any library
     # (so the oneTBB and Open MPI tests run here too), and the two instrumentations together made
-    # ASan's compiles a third slower.
+    # ASan's compiles a third slower. It is also the shared build: versioned libraries with hidden
+    # symbols, a test program and a dlopen()ed plugin on them (tests/plugin), and UBSan's vptr check
+    # sees any polymorphic type whose type_info a library failed to export.
     args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$clangxx" -DHEDDLE_SANITIZE=undefined
-          -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
+          -DBUILD_SHARED_LIBS=ON -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
     ;;
   *)
     echo "build.sh: unknown flavour '$flavour' (release, tsan, asan, clang or demo)" >&2

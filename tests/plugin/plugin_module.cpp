@@ -27,7 +27,7 @@ std::uint64_t fib(fib_state& s, unsigned n) {
   s.tasks.fetch_add(1, std::memory_order_relaxed);
   // The calling worker as the plugin's code sees it: the library's thread-local, not a copy of
   // the plugin's own (heddle/core/export.hpp). A copy would read nullptr here.
-  if (heddle::detail::current_worker == nullptr) s.outside_worker.fetch_add(1, std::memory_order_relaxed);
+  if (heddle::core_detail::current_worker == nullptr) s.outside_worker.fetch_add(1, std::memory_order_relaxed);
   if (n < 16) return serial_fib(n);
   auto left = heddle::task([&s, n] { return fib(s, n - 1); });
   const std::uint64_t right = fib(s, n - 2);

@@ -14,7 +14,6 @@
 // wild write. The local memory of put and get must stay alive until the future is ready.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,6 +21,7 @@
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 
 namespace heddle::offload {

@@ -1,13 +1,13 @@
 // Errors of the active-message layer. Every one that concerns another node names it.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "heddle/am/functor.hpp"    // unknown_handler
 #include "heddle/am/serialize.hpp"  // decode_error
+#include "heddle/core/export.hpp"
 
 namespace heddle::offload {
 

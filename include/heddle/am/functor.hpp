@@ -9,7 +9,6 @@
 // can refuse each other when they were built from different sources.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "heddle/am/serialize.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::offload {
 
@@ -47,10 +47,10 @@ using handler_fn = void (*)(reader& args, writer& result);
 
 class HEDDLE_EXPORT registry {
  public:
-  static registry& instance() {
-    static registry r;
-    return r;
-  }
+  // The process's one registry, made on first use (during static initialisation). Defined in the am
+  // library, not inline: an inline function's static would be one per shared object, and handlers
+  // registered by a plugin would land in a registry the library never reads.
+  static registry& instance();
 
   // During static initialisation, once per functor type; returns true to initialise a flag.
   bool add(std::string_view name, handler_fn fn) {

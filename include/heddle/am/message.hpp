@@ -4,7 +4,6 @@
 // stretch a message: they travel as data transfers (put/get), so the limit can stay small.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "heddle/am/serialize.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle::offload {

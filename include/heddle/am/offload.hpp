@@ -20,12 +20,12 @@
 // two sides disagree, session_error when no session is open.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <utility>
 
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/errors.hpp"
 #include "heddle/am/functor.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
 

@@ -10,7 +10,6 @@
 // the bytes left could hold.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +23,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::offload {
 

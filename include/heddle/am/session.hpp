@@ -18,7 +18,6 @@
 // is lost; a peer that died does not hold it.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -29,6 +28,7 @@
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/offload.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 
 namespace heddle::offload {

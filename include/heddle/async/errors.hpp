@@ -2,12 +2,12 @@
 // errno (std::generic_category()); the end of a stream as heddle::io::errc::end_of_file.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <string>
 #include <system_error>
 #include <type_traits>
 
 #include "heddle/core/errors.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle {
 

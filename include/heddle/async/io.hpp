@@ -24,7 +24,6 @@
 // it complete) before closing its descriptor: epoll forgets a closed descriptor silently.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -35,6 +34,7 @@
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 

@@ -13,7 +13,6 @@
 // task_cancelled and leaves the requests active.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <mpi.h>
 
 #include <stdexcept>
@@ -21,6 +20,7 @@
 
 #include "heddle/async/errors.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 

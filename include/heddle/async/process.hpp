@@ -2,11 +2,11 @@
 // service thread over epoll) reaps the child when it exits.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <sys/types.h>
 
 #include "heddle/async/errors.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 

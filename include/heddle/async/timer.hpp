@@ -12,13 +12,13 @@
 // thread outside every runtime, to the default runtime); its successors run there.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 
 #include "heddle/async/detail/deadline.hpp"
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 

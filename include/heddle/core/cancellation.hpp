@@ -2,10 +2,10 @@
 // pending operations (timers, socket reads...) that were started with them.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <memory>
 
 #include "heddle/core/detail/cancel_state.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle {
 

@@ -1,8 +1,9 @@
 // Errors the core runtime reports through futures, groups and its own calls.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <stdexcept>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle {
 

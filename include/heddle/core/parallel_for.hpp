@@ -2,13 +2,13 @@
 // the upper half as a task and keeps the lower half, so idle workers steal the largest pieces.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/core/task_group.hpp"
 

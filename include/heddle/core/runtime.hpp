@@ -2,7 +2,6 @@
 // from other threads, and an express lane that every worker looks at between tasks.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -11,6 +10,7 @@
 
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/stats.hpp"
 

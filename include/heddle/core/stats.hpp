@@ -1,10 +1,10 @@
 // Scheduler counters and successor latencies, summed over the workers of one runtime.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <array>
 #include <cstdint>
 
+#include "heddle/core/export.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle {

@@ -1,7 +1,6 @@
 // heddle::task_group: run a set of tasks, wait for all of them, get the first exception.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -13,6 +12,7 @@
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 
 namespace heddle {

@@ -3,7 +3,6 @@
 // task, future and serial queue of the runtime.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <exception>
 #include <type_traits>
@@ -12,6 +11,7 @@
 #include "heddle/async/detail/deadline.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/detached_task.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 

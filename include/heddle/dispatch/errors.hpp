@@ -1,8 +1,9 @@
 // Errors of the dispatch layer.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <stdexcept>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle {
 

@@ -19,11 +19,11 @@
 // refers to it. Dropping the last handle with notifications pending discards them.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <type_traits>
 #include <utility>
 
 #include "heddle/async/promise.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/dispatch/concurrent_queue.hpp"
 #include "heddle/dispatch/detail/access.hpp"

@@ -32,7 +32,6 @@
 // items that never ran are discarded (sync callers get task_cancelled).
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -43,6 +42,7 @@
 
 #include "heddle/async/detail/deadline.hpp"
 #include "heddle/async/timer.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/detail/queue_state.hpp"
 #include "heddle/dispatch/errors.hpp"

@@ -21,12 +21,12 @@
 //   while it is watched, and the source would then wait until cancelled.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
 

@@ -3,10 +3,10 @@
 // demand, inputs first, paths in order, end paths last) with unlimited threads.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <vector>
 
+#include "heddle/core/export.hpp"
 #include "heddle/fw/config.hpp"
 
 namespace heddle::fw {

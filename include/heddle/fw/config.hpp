@@ -3,13 +3,13 @@
 // be checked without building the graph: syntax, required keys, unknown keys, types, times.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "heddle/core/export.hpp"
 #include "heddle/fw/errors.hpp"
 #include "heddle/fw/module.hpp"
 

@@ -3,10 +3,11 @@
 // failed while events were in flight (the run stops cleanly, exit 1).
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::fw {
 

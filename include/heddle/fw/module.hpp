@@ -9,12 +9,12 @@
 // the handle is completed. No thread is held in between.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <span>
 
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 
 namespace heddle::fw {

@@ -3,12 +3,12 @@
 // (make_process) or by hand with user modules; checked as a whole by finalize().
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "heddle/core/export.hpp"
 #include "heddle/fw/config.hpp"
 #include "heddle/fw/module.hpp"
 

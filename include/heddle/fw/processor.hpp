@@ -4,13 +4,13 @@
 // same checksum for the same process and events.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "heddle/core/export.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/timeline.hpp"
 

@@ -3,11 +3,12 @@
 // produce(). heddle-fw writes it with --timeline; tests check thread-safety levels against it.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::fw {
 

@@ -3,9 +3,10 @@
 // all (async_handle::done_at; see module.hpp).
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::fw {
 

@@ -2,7 +2,6 @@
 // and the non-template entry points that send and wait.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <exception>
 #include <span>
@@ -11,6 +10,7 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
 #include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
 

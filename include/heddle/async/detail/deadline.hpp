@@ -3,12 +3,12 @@
 // past the clock's range is time_point::max(), "never".
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
 
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::async_detail {
 

@@ -4,8 +4,9 @@
 // (cmake/check_layer_includes.cmake); compiled code includes it, so it is not installed.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <string>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::async_detail {
 

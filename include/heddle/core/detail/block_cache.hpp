@@ -14,7 +14,6 @@
 // ready for the next one.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -23,6 +22,8 @@
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -3,10 +3,11 @@
 // instead of when they next poll.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -3,9 +3,10 @@
 // for a layer above: how late the timer engine completes timers (runtime_stats::timer_lateness).
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <chrono>
 #include <cstdint>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -4,9 +4,10 @@
 // includes it, so it is not installed.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <exception>
 #include <string>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -1,9 +1,10 @@
 // Thin wrappers over the Linux futex system call: the one way heddle puts a thread to sleep.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -4,7 +4,6 @@
 // future was dropped unread, in which case whoever completes it frees it.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -17,6 +16,7 @@
 
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -2,10 +2,10 @@
 // Everything here except the inline fast paths lives in src/core.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle::core_detail {

@@ -2,9 +2,10 @@
 // with their service threads. A runtime makes each on first use and stops them when it stops.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <cstdint>
 #include <memory>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -9,7 +9,6 @@
 // can follow it.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "heddle/core/detail/task_record.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

@@ -2,7 +2,6 @@
 // its deque, its block cache and whether anybody is asleep. The scheduling loop is in src/core.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include "heddle/core/detail/block_cache.hpp"
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/work_stealing_deque.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 

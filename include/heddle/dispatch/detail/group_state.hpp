@@ -4,10 +4,11 @@
 // exactly those registered before it, even if the group was entered again in between.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::dispatch_detail {
 

@@ -7,12 +7,13 @@
 // to the system, like the core's slabs.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
 #include <utility>
+
+#include "heddle/core/export.hpp"
 
 namespace heddle::dispatch_detail {
 

@@ -3,7 +3,6 @@
 // enqueueing never calls malloc.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <exception>
 #include <type_traits>
@@ -12,6 +11,7 @@
 #include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/worker.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/dispatch/detail/item_arena.hpp"
 
 namespace heddle::dispatch_detail {

@@ -12,7 +12,6 @@
 // wake-up is lost. An idle queue is this record alone: no task, no thread.
 #pragma once
 
-#include "heddle/core/export.hpp"
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -21,6 +20,7 @@
 #include <functional>
 
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 
 namespace heddle::dispatch_detail {

@@ -1,0 +1,12 @@
+// The process's handler registry (heddle/am/functor.hpp): one per process, here in the am library,
+// whichever shared object (a plugin, the program) registers a handler.
+#include "heddle/am/functor.hpp"
+
+namespace heddle::offload::detail {
+
+registry& registry::instance() {
+  static registry r;
+  return r;
+}
+
+}  // namespace heddle::offload::detail
