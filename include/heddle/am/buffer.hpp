@@ -30,7 +30,7 @@ template <class T>
 class [[nodiscard]] buffer_ptr;
 
 namespace detail {
-struct HEDDLE_EXPORT buffer_ref {
+struct buffer_ref {
   node_id node = 0;
   std::uint64_t id = 0;           // the owner's number for the allocation; 0 is never used
   std::uint64_t offset = 0;       // bytes from the allocation's start

@@ -39,7 +39,7 @@ inline constexpr std::uint8_t message_placed = 0x80;
 static_assert((message_placed & message_flags_known) == 0, "a local flag must never be accepted from the wire");
 HEDDLE_EXPORT const char* to_string(message_kind k) noexcept;
 
-struct HEDDLE_EXPORT message_header {
+struct message_header {
   static constexpr std::uint32_t magic_value = 0x414c4448;  // "HDLA" on a little-endian wire
   static constexpr std::uint16_t version_value = 1;
   static constexpr std::size_t size = 32;

@@ -34,7 +34,7 @@ class HEDDLE_EXPORT decode_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class HEDDLE_EXPORT writer {
+class writer {
  public:
   void bytes(const void* p, std::size_t n) {
     if (n == 0) return;
@@ -51,7 +51,7 @@ class HEDDLE_EXPORT writer {
   std::vector<std::byte> buf_;
 };
 
-class HEDDLE_EXPORT reader {
+class reader {
  public:
   explicit reader(std::span<const std::byte> in) noexcept : in_(in) {}
 

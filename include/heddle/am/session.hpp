@@ -43,7 +43,7 @@ HEDDLE_EXPORT const char* to_string(backend b) noexcept;
 // "loopback", "shm", "tcp" or "mpi"; session_error otherwise.
 HEDDLE_EXPORT backend backend_from_string(const std::string& name);
 
-struct HEDDLE_EXPORT session_options {
+struct session_options {
   backend transport = backend::loopback;
   node_id node = 0;
   node_id nodes = 1;

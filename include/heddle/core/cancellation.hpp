@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "heddle/core/detail/cancel_state.hpp"
-#include "heddle/core/export.hpp"
 
 namespace heddle {
 
@@ -33,7 +32,7 @@ class [[nodiscard]] cancellation_token {
 
 // Owns a flag; cancel() is seen by every token made from it, from any thread, and cancels the
 // operations pending with those tokens (their futures fail with operation_cancelled).
-class HEDDLE_EXPORT cancellation_source {
+class cancellation_source {
  public:
   cancellation_source() : state_(std::make_shared<core_detail::cancel_state>()) {}
   void cancel() noexcept { state_->cancel(); }

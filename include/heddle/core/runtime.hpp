@@ -16,7 +16,7 @@
 
 namespace heddle {
 
-struct HEDDLE_EXPORT runtime_options {
+struct runtime_options {
   // Workers; 0 means default_thread_count().
   unsigned threads = 0;
   // How long an idle worker keeps looking for work before it sleeps in the kernel. Waking a

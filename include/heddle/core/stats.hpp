@@ -13,7 +13,7 @@ namespace heddle {
 // log-linear histogram (exact below 16 ns, then 8 buckets per power of two) and are within 6.25 % of
 // the sample they stand for: a bucket's midpoint is at most half a bucket width, 1/16 of the
 // bucket's lower bound, from any value in it (tests/core/latency_histogram_test.cpp).
-struct HEDDLE_EXPORT latency_summary {
+struct latency_summary {
   std::uint64_t count = 0;
   double mean_ns = 0;
   std::uint64_t p50_ns = 0;
@@ -21,7 +21,7 @@ struct HEDDLE_EXPORT latency_summary {
   std::uint64_t max_ns = 0;
 };
 
-struct HEDDLE_EXPORT runtime_stats {
+struct runtime_stats {
   unsigned workers = 0;
   std::uint64_t spawned = 0;        // tasks pushed by workers onto their own deques
   std::uint64_t injected = 0;       // tasks submitted from threads outside the runtime

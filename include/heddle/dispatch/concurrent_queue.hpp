@@ -11,7 +11,6 @@
 #include "heddle/async/detail/deadline.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/detached_task.hpp"
-#include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
 
@@ -30,7 +29,7 @@ template <class F, class After = core_detail::no_epilogue>
 using concurrent_task = core_detail::detached_task<F, After, &report_concurrent_error>;
 }  // namespace dispatch_detail
 
-class HEDDLE_EXPORT concurrent_queue {
+class concurrent_queue {
  public:
   // The calling worker's runtime, or elsewhere the default runtime.
   concurrent_queue() : core_(core_detail::current_core()) {}

@@ -11,7 +11,7 @@
 
 namespace heddle::fw {
 
-struct HEDDLE_EXPORT event_cost {
+struct event_cost {
   double work_s;           // the sum of the times of the modules that run
   double critical_path_s;  // the event's duration with unlimited threads
 };

@@ -22,12 +22,12 @@ HEDDLE_EXPORT const char* to_string(wait_mode w) noexcept;
 // "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise.
 HEDDLE_EXPORT std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
 
-struct HEDDLE_EXPORT product_request {
+struct product_request {
   std::string label;    // the producer's @label
   std::string product;  // its product instance name ("" is the default instance)
 };
 
-struct HEDDLE_EXPORT module_config {
+struct module_config {
   std::string label;  // @label
   std::string type;   // @type without the "demo::" prefix
   module_role role = module_role::producer;
@@ -46,7 +46,7 @@ struct HEDDLE_EXPORT module_config {
   std::string where;                     // "process.producers[3]", for messages
 };
 
-struct HEDDLE_EXPORT path_config {
+struct path_config {
   std::string name;
   std::vector<std::string> labels;
 };
@@ -57,7 +57,7 @@ inline constexpr unsigned max_threads = 4096;
 inline constexpr std::uint64_t max_events_in_flight = 100000000;
 inline constexpr unsigned max_idle_spin_us = 1000000;
 
-struct HEDDLE_EXPORT process_config {
+struct process_config {
   std::string file;   // as given, for messages
   std::string label;  // process.label
   // process.options

@@ -23,7 +23,7 @@ class graph;
 HEDDLE_EXPORT const graph& graph_of(const process& p);
 }  // namespace detail
 
-struct HEDDLE_EXPORT module_decl {
+struct module_decl {
   std::string label;  // unique; also the name of the module's product
   module_role role = module_role::producer;
   thread_type threads = thread_type::safe_between_instances;
@@ -70,7 +70,7 @@ class HEDDLE_EXPORT process {
 };
 
 // How the built-in modules of a configuration spend their time.
-struct HEDDLE_EXPORT timing_options {
+struct timing_options {
   wait_mode wait = wait_mode::as_configured;
   double time_scale = 1;        // multiplies every time
   double busy_wait_scale = 0;   // iterations per second; 0: the configuration's busyWaitScaleFactor

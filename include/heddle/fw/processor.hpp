@@ -16,7 +16,7 @@
 
 namespace heddle::fw {
 
-struct HEDDLE_EXPORT run_options {
+struct run_options {
   unsigned threads = 0;               // workers; 0: heddle::default_thread_count()
   std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
   std::uint64_t events = 1;
@@ -30,13 +30,13 @@ struct HEDDLE_EXPORT run_options {
   std::function<void(std::uint64_t done)> progress;
 };
 
-struct HEDDLE_EXPORT run_checksum {
+struct run_checksum {
   std::uint32_t run;
   std::uint64_t events;
   std::uint64_t checksum;
 };
 
-struct HEDDLE_EXPORT run_report {
+struct run_report {
   std::uint64_t events = 0;      // events done
   std::uint64_t checksum = 0;    // over every event's products and path decisions
   std::vector<run_checksum> runs;

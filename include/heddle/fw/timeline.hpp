@@ -12,7 +12,7 @@
 
 namespace heddle::fw {
 
-struct HEDDLE_EXPORT timeline_entry {
+struct timeline_entry {
   std::uint32_t module;  // index in the process (declaration order)
   std::uint64_t event;
   std::int64_t start_ns;

@@ -71,7 +71,7 @@ inline void unpoison_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_
 }
 
 // One worker's magazines. Owned and used by one thread only.
-class HEDDLE_EXPORT block_cache {
+class block_cache {
  public:
   block_cache() = default;
   block_cache(const block_cache&) = delete;

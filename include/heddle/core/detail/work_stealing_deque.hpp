@@ -17,11 +17,10 @@
 #include <vector>
 
 #include "heddle/core/detail/task_record.hpp"
-#include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
 
-class HEDDLE_EXPORT work_stealing_deque {
+class work_stealing_deque {
  public:
   explicit work_stealing_deque(std::size_t log2_capacity = 10)
       : array_(new ring(log2_capacity)) {}
