@@ -18,6 +18,7 @@ if(NOT HEDDLE_HAVE_MPI)
   set(heddle_not_installed "(${heddle_not_installed})|(async/mpi\\.hpp$)")
 endif()
 install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} REGEX "${heddle_not_installed}" EXCLUDE)
+install(FILES ${PROJECT_BINARY_DIR}/include/heddle/core/build_config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/heddle/core)
 
 foreach(component IN LISTS heddle_components)
   set(target heddle_${component})

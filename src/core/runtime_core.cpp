@@ -16,8 +16,8 @@
 
 namespace heddle::core_detail {
 
-constinit thread_local worker* current_worker = nullptr;
-constinit thread_local runtime_core* lending_core = nullptr;
+HEDDLE_FAST_TLS_DEFINITION(worker*, current_worker);
+HEDDLE_FAST_TLS_DEFINITION(runtime_core*, lending_core);
 
 namespace {
 

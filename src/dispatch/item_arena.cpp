@@ -8,7 +8,7 @@
 
 namespace heddle::dispatch_detail {
 
-constinit thread_local item_arena this_thread_items{};
+HEDDLE_FAST_TLS_DEFINITION(item_arena, this_thread_items);
 
 namespace {
 

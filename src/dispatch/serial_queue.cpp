@@ -21,7 +21,7 @@
 
 namespace heddle::dispatch_detail {
 
-constinit thread_local queue_frame* current_queue_frame = nullptr;
+HEDDLE_FAST_TLS_DEFINITION(queue_frame*, current_queue_frame);
 
 struct queue_extras {
   queue_state* target = nullptr;  // holds a reference

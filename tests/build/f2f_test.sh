@@ -2,10 +2,11 @@
 # heddle::f2f<&fn>(args...) as a user meets it: what it accepts compiles, and what it refuses stops at
 # a static_assert whose message names heddle::f2f (not at an incomplete type deep in the header). And
 # no public header defines a lowercase macro, which f2f was until it became a function template.
-#   tests/build/f2f_test.sh CXX INCLUDE_DIR
+#   tests/build/f2f_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR   (the build's include/: build_config.hpp)
 set -uo pipefail
-cxx=${1:?usage: f2f_test.sh CXX INCLUDE_DIR}
-inc=${2:?usage: f2f_test.sh CXX INCLUDE_DIR}
+cxx=${1:?usage: f2f_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
+inc=${2:?usage: f2f_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
+gen=${3:?usage: f2f_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heddle-f2f.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0 checks=0
@@ -40,7 +41,7 @@ void use() {
   (void)call;
 }
 CPP
-  "$cxx" -std=c++20 -fsyntax-only -I"$inc" "$tmp/t.cpp" >"$tmp/out" 2>&1
+  "$cxx" -std=c++20 -fsyntax-only -I"$inc" -I"$gen" "$tmp/t.cpp" >"$tmp/out" 2>&1
   local rc=$?
   if [[ $expect == compiles ]]; then
     [[ $rc -eq 0 ]] || fail "$what: does not compile: $(grep -m3 error "$tmp/out")"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # [[nodiscard]] as a user meets it: dropping a future, a source, a token or a remote buffer handle is
 # a compiler warning (an error here, with -Werror=unused-result), and (void) says it is meant.
-#   tests/build/nodiscard_test.sh CXX INCLUDE_DIR
+#   tests/build/nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR   (the build's include/: build_config.hpp)
 set -uo pipefail
-cxx=${1:?usage: nodiscard_test.sh CXX INCLUDE_DIR}
-inc=${2:?usage: nodiscard_test.sh CXX INCLUDE_DIR}
+cxx=${1:?usage: nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
+inc=${2:?usage: nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
+gen=${3:?usage: nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heddle-nodiscard.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0 checks=0
@@ -24,7 +25,7 @@ void f(heddle::runtime& rt, heddle::serial_queue& q, heddle::task_group& g) {
   $body
 }
 CPP
-  "$cxx" -std=c++20 -fsyntax-only -Werror=unused-result -I"$inc" "$tmp/t.cpp" >"$tmp/out" 2>&1
+  "$cxx" -std=c++20 -fsyntax-only -Werror=unused-result -I"$inc" -I"$gen" "$tmp/t.cpp" >"$tmp/out" 2>&1
   local rc=$?
   if [[ $expect == warns ]]; then
     if [[ $rc -eq 0 ]] || ! grep -q "nodiscard" "$tmp/out"; then

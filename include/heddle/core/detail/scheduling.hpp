@@ -25,7 +25,7 @@ HEDDLE_EXPORT bool work_waiting(runtime_core* core) noexcept;
 // Set while a thread that is not a worker runs a successor for a runtime (a service thread under
 // strategy::short_task, an auxiliary thread under strategy::asap): the tasks and continuations it
 // creates belong to that runtime and go out on its express lane.
-HEDDLE_EXPORT extern constinit thread_local runtime_core* lending_core HEDDLE_TLS_MODEL;  // src/core/runtime_core.cpp
+HEDDLE_FAST_TLS(runtime_core*, lending_core);  // src/core/runtime_core.cpp
 
 inline runtime_core* current_core() {
   worker* w = current_worker;

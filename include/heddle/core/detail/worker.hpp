@@ -51,10 +51,9 @@ struct worker {
   worker_counters stats;
 };
 
-// The worker running on this thread, or nullptr on threads the runtime does not own. Defined in
-// src/core/runtime_core.cpp, one for every library and plugin (heddle/core/export.hpp); constinit,
-// so that reading it costs one thread-pointer-relative load and no TLS wrapper call.
-HEDDLE_EXPORT extern constinit thread_local worker* current_worker HEDDLE_TLS_MODEL;
+// The worker running on this thread, or nullptr on threads the runtime does not own. One for every
+// library and plugin (heddle/core/export.hpp; shared builds define it in src/core/runtime_core.cpp).
+HEDDLE_FAST_TLS(worker*, current_worker);
 
 HEDDLE_EXPORT void wake_one_sleeper(runtime_core* core) noexcept;
 

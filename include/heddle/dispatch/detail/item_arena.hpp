@@ -35,7 +35,7 @@ struct item_arena {
   char* end;
   std::int64_t handed;  // records handed out from `chunk`
 };
-HEDDLE_EXPORT extern constinit thread_local item_arena this_thread_items HEDDLE_TLS_MODEL;  // src/dispatch/item_arena.cpp
+HEDDLE_FAST_TLS(item_arena, this_thread_items);  // src/dispatch/item_arena.cpp
 
 HEDDLE_EXPORT void* allocate_item_slow(std::size_t bytes);
 HEDDLE_EXPORT void release_item_chunk(item_chunk* c) noexcept;

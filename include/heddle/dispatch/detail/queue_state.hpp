@@ -120,7 +120,7 @@ struct queue_frame {
   queue_state* q;
   queue_frame* up;
 };
-HEDDLE_EXPORT extern constinit thread_local queue_frame* current_queue_frame HEDDLE_TLS_MODEL;  // src/dispatch/serial_queue.cpp
+HEDDLE_FAST_TLS(queue_frame*, current_queue_frame);  // src/dispatch/serial_queue.cpp
 
 struct queue_frame_scope {
   queue_frame frame;
