@@ -12,11 +12,11 @@ clangxx=$(command -v clang++-14 || command -v clang++ || true)
 [[ -n $clangxx ]] || { echo "fuzz.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
 runs=${HEDDLE_FUZZ_RUNS:-1000000}
 mkdir -p build-fuzz/include/heddle/core
-# The decoder is header code; its exceptions' key functions are in src/am/errors.cpp, and the
+# The decoder is header code; its exceptions' key functions and the handler registry are in src/am/, and the
 # headers read how the libraries are built from build_config.hpp (static here, as CMake writes it).
 sed 's/@HEDDLE_SHARED_LIBS@/0/' cmake/build_config.hpp.in >build-fuzz/include/heddle/core/build_config.hpp
 "$clangxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DHEDDLE_LIBFUZZER \
-  -Iinclude -Ibuild-fuzz/include tests/am/fuzz/frame_fuzzer.cpp src/am/errors.cpp -o build-fuzz/frame_fuzzer
+  -Iinclude -Ibuild-fuzz/include tests/am/fuzz/frame_fuzzer.cpp src/am/errors.cpp src/am/registry.cpp -o build-fuzz/frame_fuzzer
 cd build-fuzz
 rm -rf new && mkdir new  # libFuzzer writes the inputs it finds to its first corpus folder
 ./frame_fuzzer -runs="$runs" -max_len=4096 -print_final_stats=1 new "$root/tests/am/fuzz/corpus" 2>&1 | tail -25
