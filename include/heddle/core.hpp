@@ -1,10 +1,10 @@
 // The core runtime: tasks as futures over per-worker work-stealing deques.
 #pragma once
 
+#include "heddle/algorithm.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/errors.hpp"
 #include "heddle/core/future.hpp"
-#include "heddle/core/parallel_for.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/core/stats.hpp"
 #include "heddle/core/strategy.hpp"

@@ -18,7 +18,7 @@
 #include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/errors.hpp"
-#include "heddle/core/parallel_for.hpp"  // current_concurrency()
+#include "heddle/algorithm/parallel_for.hpp"  // current_concurrency()
 #include "runtime_core.hpp"
 
 namespace heddle {

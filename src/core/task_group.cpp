@@ -19,4 +19,13 @@ task_group_status task_group::wait() {
   return was_cancelled ? task_group_status::cancelled : task_group_status::complete;
 }
 
+namespace core_detail {
+
+bool runs_on_caller(const task_group& g) noexcept {
+  const worker* w = current_worker;
+  return w && w->core == g.core_;
+}
+
+}  // namespace core_detail
+
 }  // namespace heddle

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "heddle/core/parallel_for.hpp"
+#include "heddle/algorithm/parallel_for.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/process.hpp"

@@ -23,7 +23,7 @@ done
 expect_refused() {
   local layer=$1 file=$2 line=$3 reason=$4 does=${5:-includes}
   rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree/src/$layer" "$tmp/tree/include/heddle/$layer"
+  mkdir -p "$tmp/tree/src/$layer" "$tmp/tree/include/heddle/$layer" "$(dirname "$tmp/tree/$file")"
   printf '// a file\n#include <vector>\n%s\n' "$line" >"$tmp/tree/$file"
   if cmake -DLAYER="$layer" -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1; then
     fail "$layer: '$line' in $file was accepted"
@@ -41,6 +41,11 @@ expect_refused fw src/fw/a.cpp '#include "heddle/core/detail/block_cache.hpp"' "
 expect_refused fw src/fw/a.cpp '#include "heddle/dispatch/detail/queue_state.hpp"' "a private header of the dispatch layer"
 expect_refused am src/am/a.cpp '#include "heddle/dispatch/serial_queue.hpp"' "the dispatch layer is not below the am layer"
 expect_refused core src/core/a.cpp '#include "heddle/heddle.hpp"' "heddle.hpp includes layers that are not below the core layer"
+# The algorithms are the core's (folders_core): an algorithm may not use the async layer, and the
+# async layer sees them as the core's public headers.
+expect_refused core include/heddle/algorithm/a.hpp '#include "heddle/async/timer.hpp"' "the async layer is not below the core layer"
+expect_refused core include/heddle/algorithm/detail/a.hpp '#include <heddle/dispatch.hpp>' "the dispatch layer is not below the core layer"
+expect_refused async src/async/a.cpp '#include "heddle/algorithm/detail/run.hpp"' "a private header of the core layer"
 expect_refused async src/async/a.cpp 'namespace heddle::core_detail {' \
   "opens namespace heddle::core_detail: the detail namespace of the core layer, not of the async layer" opens
 expect_refused fw include/heddle/fw/a.hpp '  namespace dispatch_detail {' "the detail namespace of the dispatch layer" opens
@@ -53,7 +58,7 @@ expect_refused dispatch src/dispatch/a.cpp 'namespace heddle::detail {' "no laye
 rm -rf "$tmp/tree"
 mkdir -p "$tmp/tree/src/fw" "$tmp/tree/include/heddle/fw/detail"
 touch "$tmp/tree/src/fw/own.hpp"
-printf '#include "heddle/core/future.hpp"\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
+printf '#include "heddle/core/future.hpp"\n#include "heddle/algorithm/parallel_for.hpp"\n#include <heddle/algorithm.hpp>\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
 cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
 
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"

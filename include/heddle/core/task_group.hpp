@@ -23,6 +23,9 @@ class task_group;
 
 namespace core_detail {
 HEDDLE_EXPORT void group_wait(task_group& g);
+// Whether the calling thread is one of the workers of g's runtime: the algorithms then run the root
+// of their task tree here rather than send it there (heddle/algorithm/detail/run.hpp).
+HEDDLE_EXPORT bool runs_on_caller(const task_group& g) noexcept;
 template <class F>
 class group_task;
 }  // namespace core_detail
@@ -62,6 +65,7 @@ class HEDDLE_EXPORT task_group {
   template <class F>
   friend class core_detail::group_task;
   friend void core_detail::group_wait(task_group&);
+  friend bool core_detail::runs_on_caller(const task_group&) noexcept;
 
   void finish_one() noexcept {
     // The last task to finish while a waiter sleeps reads the waiter's node and wakes it. The group

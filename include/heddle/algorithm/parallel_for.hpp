@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "heddle/algorithm/detail/run.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/core/task_group.hpp"
@@ -47,24 +48,8 @@ void parallel_for(I first, J last, F&& f, std::size_t grain = 0) {
   const U n = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
   if (grain == 0) grain = std::max<std::size_t>(1, n / (8 * std::size_t{core_detail::current_concurrency()}));
   const U g = static_cast<U>(std::min<std::uintmax_t>(grain, n));
-  task_group group;
-  if (core_detail::current_worker) {
-    // This worker runs the lowest piece itself; if that piece throws, the others must stop too.
-    try {
-      core_detail::split_and_run(group, lo, hi, g, f);
-    } catch (...) {
-      group.cancel();
-      try {
-        group.wait();
-      } catch (...) {  // the caller's own exception came first
-      }
-      throw;
-    }
-  } else {
-    // From a thread outside the runtime all pieces go to the workers; this thread only sleeps.
-    group.run([&] { core_detail::split_and_run(group, lo, hi, g, f); });
-  }
-  group.wait();
+  core_detail::run_algorithm(nullptr, {}, "heddle::parallel_for",
+                             [&](task_group& group) { core_detail::split_and_run(group, lo, hi, g, f); });
 }
 
 }  // namespace heddle
