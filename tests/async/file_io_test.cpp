@@ -519,7 +519,6 @@ TEST_P(FileIoBackend, OperationsFromWorkerTasks) {
   for (int i = 0; i < n; ++i) std::fill(out[i].begin(), out[i].end(), static_cast<std::byte>(i + 1));
   heddle::task_group g(rt());
   std::atomic<int> good{0};
-  std::mutex m;
   std::vector<heddle::future<bool>> checks;
   for (int i = 0; i < n; ++i)
     g.run([&, i] {

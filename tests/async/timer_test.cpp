@@ -471,7 +471,7 @@ TEST(Timer, StressWorkersSleepingInLoops) {
   const int sleeps = scaled(25, 10);
   std::vector<heddle::future<int>> fs;
   for (int t = 0; t < tasks; ++t)
-    fs.push_back(rt.task([t, sleeps] {
+    fs.push_back(rt.task([t] {
       int early = 0;
       for (int k = 0; k < sleeps; ++k) {
         const auto d = std::chrono::microseconds((t * 37 + k * 101) % 1500);

@@ -19,13 +19,13 @@ using heddle_test::scaled;
 // The record sizes docs/core.md gives as examples ("Task records are ..."): which block each takes.
 namespace record_sizes {
 namespace hd = heddle::core_detail;
-inline auto three_words = [a = 0L, b = 0L, c = 0L] { (void)(a + b + c); };
+using three_words = decltype([a = 0L, b = 0L, c = 0L] { (void)(a + b + c); });
 static_assert(sizeof(hd::task_state<long, long (*)(int), int>) == 72 &&
                   hd::size_class_of(sizeof(hd::task_state<long, long (*)(int), int>)) == 1,
               "heddle::task(fib, n): 72 bytes, a 128-byte block");
 static_assert(hd::size_class_of(sizeof(hd::task_state<void, void (*)()>)) == 0,
               "heddle::task(f) for a void(*)(): one 64-byte block");
-static_assert(hd::size_class_of(sizeof(hd::group_task<decltype(three_words)>)) == 0,
+static_assert(hd::size_class_of(sizeof(hd::group_task<three_words>)) == 0,
               "a task_group task whose lambda captures three words: one 64-byte block");
 static_assert(hd::class_bytes(0) == 64 && hd::class_bytes(hd::num_size_classes - 1) == 512 &&
                   hd::magazine_blocks == 128,

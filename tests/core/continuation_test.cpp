@@ -273,7 +273,7 @@ TEST(WhenAll, VectorException) {
 TEST(WhenAll, InvalidInputsThrowAndKeepTheValidOnes) {
   heddle::future<int> empty;
   auto good = heddle::task([] { return 1; });
-  EXPECT_THROW(heddle::when_all(std::move(good), std::move(empty)), heddle::invalid_future);
+  EXPECT_THROW((void)heddle::when_all(std::move(good), std::move(empty)), heddle::invalid_future);
   // The check comes before anything is taken: the valid input is still usable.
   ASSERT_TRUE(good.valid());  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(*good, 1);
@@ -281,7 +281,7 @@ TEST(WhenAll, InvalidInputsThrowAndKeepTheValidOnes) {
   std::vector<heddle::future<int>> fs;
   fs.push_back(heddle::task([] { return 2; }));
   fs.emplace_back();
-  EXPECT_THROW(heddle::when_all(std::move(fs)), heddle::invalid_future);
+  EXPECT_THROW((void)heddle::when_all(std::move(fs)), heddle::invalid_future);
   ASSERT_TRUE(fs[0].valid());  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(*fs[0], 2);
 }

@@ -126,7 +126,7 @@ TEST(Future, DefaultConstructedIsInvalid) {
   EXPECT_THROW(f.get(), heddle::invalid_future);
   EXPECT_THROW(*f, heddle::invalid_future);
   EXPECT_THROW(f.wait(), heddle::invalid_future);
-  EXPECT_THROW(std::move(f).then([](int v) { return v; }), heddle::invalid_future);
+  EXPECT_THROW((void)std::move(f).then([](int v) { return v; }), heddle::invalid_future);
   heddle::future<void> v;
   EXPECT_FALSE(v.valid());
   EXPECT_FALSE(v.is_ready());
