@@ -40,7 +40,8 @@ template <class T>
   return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }
 
-// The same over an iterator range of futures, which are moved from.
+// The same over an iterator range of futures, which are moved from (into a vector, before the
+// inputs are checked).
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all(It first, It last) {
@@ -59,7 +60,8 @@ template <class T>
   return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }
 
-// The same over an iterator range of futures, which are moved from.
+// The same over an iterator range of futures, which are moved from (into a vector, before the
+// inputs are checked).
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all_ready(It first, It last) {

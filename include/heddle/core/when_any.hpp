@@ -43,7 +43,8 @@ template <class T>
   return {core_detail::adopt, s, home};
 }
 
-// The same over an iterator range of futures, which are moved from.
+// The same over an iterator range of futures, which are moved from (into a vector, before the
+// inputs are checked).
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_any(It first, It last) {

@@ -113,22 +113,30 @@ struct shared_continuation_result<void, F> {
 // One thread waiting on a shared state: a record on the waiter's stack that the shared state
 // completes as a listener, so that the waiter waits on it as on any future that is no task's
 // (helping on a worker, sleeping elsewhere: scheduling.hpp). Each waiter has its own, so any
-// number of threads wait at once.
+// number of threads wait at once. A source that its waiter can drive (an offloaded call's reply)
+// is driven through the waiter's record.
 class shared_waiter final : public future_state<void>, public listener {
  public:
-  shared_waiter() noexcept : future_state<void>(&vtable), listener(&on_ready) {}
+  explicit shared_waiter(future_state_base* source) noexcept
+      : future_state<void>(&vtable), listener(&on_ready), source_(source) {}
 
  private:
   static void on_ready(continuation* c) noexcept { static_cast<shared_waiter*>(c)->complete(); }
+  static void drive(future_state_base* b) noexcept {
+    future_state_base* src = static_cast<shared_waiter*>(b)->source_;
+    if (auto d = src->fvt()->drive) d(src);
+  }
   [[noreturn]] static void never_queued(task_base*) noexcept { std::terminate(); }
   [[noreturn]] static void never_freed(future_state_base*) noexcept { std::terminate(); }
-  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &never_freed};
+  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &never_freed, &drive};
+
+  future_state_base* source_;
 };
 
 template <class T>
 void wait_shared(shared_state<T>* s) {
   if (s->is_done()) return;
-  shared_waiter w;
+  shared_waiter w(s->source());
   if (s->listen(&w)) force(&w);
 }
 
