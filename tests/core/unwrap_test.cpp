@@ -117,7 +117,7 @@ TEST(Unwrap, StressAsynchronousLoops) {
     heddle::runtime rt(threads);
     heddle_test::watchdog dog("unwrap loops", std::chrono::seconds(60));
     std::vector<heddle::future<long>> loops;
-    for (int i = 0; i < 8; ++i) loops.push_back(rt.task([depth, i] { return count_down(depth + i, 0); }).then([](heddle::future<long> f) { return f; }));
+    for (int i = 0; i < 8; ++i) loops.push_back(rt.task([n = depth + i] { return count_down(n, 0); }).then([](heddle::future<long> f) { return f; }));
     for (int i = 0; i < 8; ++i) {
       const long n = depth + i;
       EXPECT_EQ(*loops[i], n * (n + 1) / 2) << threads << " workers";
