@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/inputs.hpp"
 #include "heddle/core/detail/when_all_state.hpp"
 #include "heddle/core/future.hpp"
 
@@ -32,11 +33,9 @@ template <class... T>
 // future<vector<T>> from a vector of futures, in order.
 template <class T>
 [[nodiscard]] future<std::vector<core_detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& inputs) {
-  for (auto& f : inputs)
-    if (!f.valid()) throw invalid_future("heddle::when_all: an input future has no state");
+  core_detail::check_inputs(inputs, "heddle::when_all: an input future has no state");
+  core_detail::runtime_core* home = core_detail::first_home(inputs);
   using S = core_detail::when_all_range_state<T>;
-  core_detail::runtime_core* home = nullptr;
-  for (auto& f : inputs) home = home ? home : core_detail::access::home_of(f);
   return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }
 
@@ -52,10 +51,8 @@ template <std::input_iterator It>
 // An empty vector gives a ready future of an empty vector.
 template <class T>
 [[nodiscard]] future<std::vector<future<T>>> when_all_ready(std::vector<future<T>>&& inputs) {
-  for (auto& f : inputs)
-    if (!f.valid()) throw invalid_future("heddle::when_all_ready: an input future has no state");
-  core_detail::runtime_core* home = nullptr;
-  for (auto& f : inputs) home = home ? home : core_detail::access::home_of(f);
+  core_detail::check_inputs(inputs, "heddle::when_all_ready: an input future has no state");
+  core_detail::runtime_core* home = core_detail::first_home(inputs);
   using S = core_detail::when_all_ready_state<T>;
   return {core_detail::adopt, core_detail::make_record<S>(inputs), home};
 }

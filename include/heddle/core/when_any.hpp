@@ -14,7 +14,7 @@
 #include <iterator>
 #include <vector>
 
-#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/inputs.hpp"
 #include "heddle/core/detail/when_any_state.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/ready_future.hpp"
@@ -33,11 +33,9 @@ struct when_any_result {
 template <class T>
 [[nodiscard]] future<when_any_result<std::vector<future<T>>>> when_any(std::vector<future<T>>&& inputs) {
   using R = when_any_result<std::vector<future<T>>>;
-  for (auto& f : inputs)
-    if (!f.valid()) throw invalid_future("heddle::when_any: an input future has no state");
+  core_detail::check_inputs(inputs, "heddle::when_any: an input future has no state");
   if (inputs.empty()) return make_ready_future(R{});
-  core_detail::runtime_core* home = nullptr;
-  for (auto& f : inputs) home = home ? home : core_detail::access::home_of(f);
+  core_detail::runtime_core* home = core_detail::first_home(inputs);
   auto* s = core_detail::make_record<core_detail::when_any_state<T, R>>(inputs);
   s->start();
   return {core_detail::adopt, s, home};
