@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/chain_state.hpp"
 #include "heddle/core/detail/continuation_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
@@ -34,10 +35,6 @@ class [[nodiscard]] shared_future;
 namespace core_detail {
 
 struct access;
-template <class T>
-struct owned_source;
-template <class U, class Source, class F, bool Unwrap>
-class chain_state;
 
 template <class X>
 inline constexpr bool is_future_v = false;
@@ -180,6 +177,5 @@ class [[nodiscard]] future<void> : public core_detail::future_base<void> {
 
 }  // namespace heddle
 
-// The definitions that need future complete: unwrapping successors, shared futures.
-#include "heddle/core/detail/chain_state.hpp"  // IWYU pragma: keep
-#include "heddle/core/shared_future.hpp"       // IWYU pragma: keep
+// shared_future, and share()'s definition, which need future complete.
+#include "heddle/core/shared_future.hpp"  // IWYU pragma: keep

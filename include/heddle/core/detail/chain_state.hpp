@@ -20,9 +20,17 @@
 #include "heddle/core/detail/continuation_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/errors.hpp"
-#include "heddle/core/future.hpp"
+
+// Included by future.hpp before it defines future: the unwrapping record names it only in templates.
+namespace heddle {
+template <class T>
+class [[nodiscard]] future;
+}  // namespace heddle
 
 namespace heddle::core_detail {
+
+template <class T>
+class future_base;
 
 // A continuation that can wait in a list with others (a shared_future's successors and waiters).
 struct listener : continuation {
