@@ -355,8 +355,7 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
   auto round_trip = io::pwrite(rt(), fd.get(), patch, 12345).then(heddle::strategy::normal, [&](std::size_t n) {
     return io::pread(rt(), fd.get(), std::span(check).first(n), 12345);
   });
-  heddle::future<std::size_t> inner = std::move(round_trip).get();
-  const std::size_t n = *inner;
+  const std::size_t n = std::move(round_trip).get();  // then unwraps the pread's future
   ASSERT_GE(n, 1u);
   EXPECT_TRUE(std::all_of(check.begin(), check.begin() + static_cast<std::ptrdiff_t>(n), [](std::byte b) { return b == std::byte{0xab}; }));
 }
@@ -526,8 +525,7 @@ TEST_P(FileIoBackend, OperationsFromWorkerTasks) {
         return io::pread(fd.get(), std::span(in[i]).first(w), i * len);
       });
       // Forcing on a worker helps or sleeps; it never waits in the system call itself.
-      heddle::future<std::size_t> r = std::move(f).get();
-      const std::size_t k = *r;
+      const std::size_t k = std::move(f).get();  // then unwraps the pread's future
       if (k >= 1 && std::all_of(in[i].begin(), in[i].begin() + static_cast<std::ptrdiff_t>(k),
                                 [i](std::byte b) { return b == static_cast<std::byte>(i + 1); }))
         good++;

@@ -9,6 +9,9 @@
 // A future remembers the runtime it belongs to (the one its task or operation runs on); successors
 // made with `then` run there, whichever thread calls `then`. A promise's future belongs to no
 // runtime until `then` is called: its successors run on the caller's runtime.
+//
+// `then` unwraps: a continuation that returns a future<U> gives a future<U> that completes when
+// that inner future does. `share()` turns a future into a copyable shared_future (shared_future.hpp).
 #pragma once
 
 #include <exception>
@@ -16,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/chain_state.hpp"
 #include "heddle/core/detail/continuation_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
@@ -25,10 +29,17 @@ namespace heddle {
 
 template <class T>
 class [[nodiscard]] future;
+template <class T>
+class [[nodiscard]] shared_future;
 
 namespace core_detail {
 
 struct access;
+
+template <class X>
+inline constexpr bool is_future_v = false;
+template <class X>
+inline constexpr bool is_future_v<future<X>> = true;
 
 struct adopt_t {
   explicit adopt_t() = default;
@@ -67,35 +78,53 @@ class future_base {
   // An exception stored here skips f and is passed on. Consumes this future. Completed by a worker
   // (a task's future), the successor goes on that worker's deque; completed elsewhere (an async
   // operation, a promise), it starts by default_strategy (strategy.hpp).
+  // If f returns a future<U>, the result is that future unwrapped: a future<U> that completes when
+  // the inner one does (on the inner one's completing thread; nothing waits for it), with its
+  // value or exception; an inner future without state fails it with invalid_future.
+  // Costs one record (no thread, no allocator call for a small f). Throws invalid_future if this
+  // future has no state; an exception of f goes into the returned future.
   template <class F>
-  auto then(F&& f) && {
-    check();
-    using U = continuation_result_t<T, std::decay_t<F>>;
-    using C = then_state<U, T, std::decay_t<F>>;
-    runtime_core* home = successor_home();
-    C* c = make_record<C>(s_, std::forward<F>(f), home);
-    s_ = nullptr;
-    c->start();
-    return future<U>(adopt, c, home);
+  [[nodiscard]] auto then(F&& f) && {
+    return chain(std::forward<F>(f), strategy::normal, /*timed=*/false);
   }
 
   // The same, started by `how` (strategy.hpp) once this future is ready, with its latency from
   // completion to start recorded in the runtime's stats. For the successor of an async operation,
   // a promise or a when_all over them.
   template <class F>
-  auto then(strategy how, F&& f) && {
-    check();
-    using U = continuation_result_t<T, std::decay_t<F>>;
-    using C = then_state<U, T, std::decay_t<F>>;
-    runtime_core* home = successor_home();
-    C* c = make_record<C>(s_, std::forward<F>(f), home, how, /*timed=*/true);
-    s_ = nullptr;
-    c->start();
-    return future<U>(adopt, c, home);
+  [[nodiscard]] auto then(strategy how, F&& f) && {
+    return chain(std::forward<F>(f), how, /*timed=*/true);
   }
+
+  // A copyable handle to the same result (shared_future.hpp); consumes this future. Costs one
+  // small record. Throws invalid_future if this future has no state.
+  [[nodiscard]] shared_future<T> share() &&;
 
  protected:
   friend struct access;  // state_of, home_of: for the layers built on futures
+  template <class, class, class, bool>
+  friend class chain_state;  // takes the state of the future a continuation returned (unwrapping)
+
+  template <class F>
+  auto chain(F&& f, strategy how, bool timed) {
+    check();
+    using R = continuation_result_t<T, std::decay_t<F>>;
+    runtime_core* home = successor_home();
+    if constexpr (is_future_v<R>) {
+      using U = typename R::value_type;
+      using C = chain_state<U, owned_source<T>, std::decay_t<F>, /*Unwrap=*/true>;
+      C* c = make_record<C>(owned_source<T>{s_}, std::forward<F>(f), home, how, timed);
+      s_ = nullptr;
+      c->start();
+      return future<U>(adopt, c, home);
+    } else {
+      using C = then_state<R, T, std::decay_t<F>>;
+      C* c = make_record<C>(s_, std::forward<F>(f), home, how, timed);
+      s_ = nullptr;
+      c->start();
+      return future<R>(adopt, c, home);
+    }
+  }
 
   void check() const {
     if (!s_) [[unlikely]] throw invalid_future("heddle::future: no state (default-constructed, moved from, or consumed by then)");
@@ -147,3 +176,6 @@ class [[nodiscard]] future<void> : public core_detail::future_base<void> {
 };
 
 }  // namespace heddle
+
+// shared_future, and share()'s definition, which need future complete.
+#include "heddle/core/shared_future.hpp"  // IWYU pragma: keep

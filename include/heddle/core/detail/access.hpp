@@ -19,6 +19,12 @@ struct access {
   static future_state<T>* state_of(future<T>&& f) noexcept {
     return std::exchange(static_cast<future_base<T>&>(f).s_, nullptr);
   }
+  // `f`'s state, left in `f`: for a record that keeps the future and attaches to its state (the
+  // attachment must end before the future is handed back: when_any_state). Null for an empty future.
+  template <class T>
+  static future_state<T>* peek(const future<T>& f) noexcept {
+    return static_cast<const future_base<T>&>(f).s_;
+  }
   // The runtime `f` belongs to (where its successors go), or nullptr (a promise's future).
   template <class T>
   static runtime_core* home_of(const future<T>& f) noexcept {

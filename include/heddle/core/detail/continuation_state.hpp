@@ -28,13 +28,41 @@ struct continuation_result<void, F> {
 template <class T, class F>
 using continuation_result_t = typename continuation_result<T, F>::type;
 
+// How a successor record starts once its source is ready, and the latency it records: shared by
+// then_state and chain_state (chain_state.hpp).
+struct successor_start {
+  runtime_core* home;
+  strategy how;
+  bool timed;  // the then(strategy, f) form, whose latency is recorded
+  std::int64_t ready_ns = 0;
+
+  void release(task_base* t) noexcept {
+    if (!timed) {
+      // Plain then(f). Released by a worker of its runtime (the source was a task): its deque, as
+      // in fork-join code. Released anywhere else (an engine's service thread, a thread fulfilling
+      // a promise): the default strategy for completions from outside, express, timed like any.
+      worker* w = current_worker;
+      if (w && w->core == home) [[likely]] return spawn_local(w, t);
+      timed = true;
+      how = default_strategy;
+    }
+    ready_ns = steady_now_ns();
+    if (how == strategy::normal) schedule(home, t);
+    else start_successor(home, t, how);
+  }
+  // Called when the successor starts running.
+  void record_latency() const noexcept {
+    if (timed) record_successor_latency(home, how, ready_ns);
+  }
+};
+
 template <class U, class T, class F>
 class then_state final : public future_state<U>, public continuation {
  public:
   // `timed`: the then(strategy, f) form, whose latency is recorded.
   template <class G>
   then_state(future_state<T>* src, G&& g, runtime_core* home, strategy how = strategy::normal, bool timed = false)
-      : future_state<U>(&vtable), continuation{&on_source_ready}, src_(src), home_(home), how_(how), timed_(timed) {
+      : future_state<U>(&vtable), continuation{&on_source_ready}, src_(src), start_{home, how, timed} {
     ::new (static_cast<void*>(std::addressof(fn_))) F(std::forward<G>(g));
   }
   ~then_state() {}
@@ -47,24 +75,11 @@ class then_state final : public future_state<U>, public continuation {
  private:
   static void on_source_ready(continuation* c) noexcept { static_cast<then_state*>(c)->release_successor(); }
 
-  void release_successor() noexcept {
-    if (!timed_) {
-      // Plain then(f). Released by a worker of its runtime (the source was a task): its deque, as
-      // in fork-join code. Released anywhere else (an engine's service thread, a thread fulfilling
-      // a promise): the default strategy for completions from outside, express, timed like any.
-      worker* w = current_worker;
-      if (w && w->core == home_) [[likely]] return spawn_local(w, this);
-      timed_ = true;
-      how_ = default_strategy;
-    }
-    ready_ns_ = steady_now_ns();
-    if (how_ == strategy::normal) schedule(home_, this);
-    else start_successor(home_, this, how_);
-  }
+  void release_successor() noexcept { start_.release(this); }
 
   static void run(task_base* t) noexcept {
     auto* s = static_cast<then_state*>(t);
-    if (s->timed_) record_successor_latency(s->home_, s->how_, s->ready_ns_);
+    s->start_.record_latency();
     if (const std::exception_ptr* e = s->src_->error()) {
       s->set_error(*e);
     } else {
@@ -98,10 +113,7 @@ class then_state final : public future_state<U>, public continuation {
   static constexpr future_vtable vtable{{&execute, &discard}, &run, &destroy};
 
   future_state<T>* src_;
-  runtime_core* home_;
-  strategy how_;
-  bool timed_;
-  std::int64_t ready_ns_ = 0;
+  successor_start start_;
   union {
     F fn_;
   };

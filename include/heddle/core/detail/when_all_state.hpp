@@ -1,5 +1,6 @@
-// The record behind when_all: one continuation slot per input, a countdown, and the gathered
-// values. It is never queued: the completion of its last input finishes it inline.
+// The records behind when_all and when_all_ready: one continuation slot per input, a countdown,
+// and the gathered values (when_all) or the input futures (when_all_ready). It is never queued:
+// the completion of its last input finishes it inline.
 #pragma once
 
 #include <array>
@@ -145,6 +146,31 @@ class when_all_range_state final
   }
 
   std::vector<future_state<T>*> inputs_;
+  std::unique_ptr<typename base::slot[]> slots_;
+};
+
+// when_all_ready: the inputs stay in their futures, which own their states while the slots wait
+// on them, and are handed back as they are, each with its own value or exception. Never fails.
+template <class T>
+class when_all_ready_state final : public gather_state<when_all_ready_state<T>, std::vector<future<T>>> {
+  using base = gather_state<when_all_ready_state<T>, std::vector<future<T>>>;
+  friend base;
+
+ public:
+  explicit when_all_ready_state(std::vector<future<T>>& futures)
+      : futures_(std::move(futures)), slots_(new typename base::slot[futures_.size()]) {
+    for (std::size_t i = 0; i < futures_.size(); ++i) this->init_slot(slots_[i]);
+    this->start(futures_.size(), [this] {
+      for (std::size_t i = 0; i < futures_.size(); ++i) this->arm(access::peek(futures_[i]), slots_[i]);
+    });
+  }
+
+ private:
+  const std::exception_ptr* first_error() const noexcept { return nullptr; }
+  void gather() noexcept { this->set_value(std::move(futures_)); }
+  void drop_inputs() noexcept {}  // handed on with the result
+
+  std::vector<future<T>> futures_;
   std::unique_ptr<typename base::slot[]> slots_;
 };
 
