@@ -25,8 +25,12 @@ struct task_base {
   // Written by a worker that steals the record. A waiter on this task then steals only from that
   // worker (leapfrogging), which bounds how deep helping can nest the stack.
   std::atomic<worker*> thief{nullptr};
-  // Reserved for per-task tracing (a timestamp or a label id); the header stays 32 bytes.
-  std::uint64_t trace_tag = 0;
+  // The isolation region (heddle::isolate) the record was spawned in, 0 for none: set when it is
+  // handed to a runtime (spawn_local, inject, submit_express) from the spawning thread's current
+  // isolation. A worker runs it with that isolation as its own, so waits inside it are isolated too.
+  std::uint32_t isolation = 0;
+  // Reserved for per-task tracing (a label id); the header stays 32 bytes.
+  std::uint32_t trace_tag;
 
   explicit task_base(const task_vtable* v) noexcept : vt(v) {}
 };
