@@ -294,6 +294,47 @@ TEST(Isolate, RegionEnteredOutsideTheRuntime) {
   }
 }
 
+// The requeue path, made certain with three workers. W waits in region X for P, which runs on V; P
+// leaves a task Q of a nested region on V's deque. C is kept busy, so that the only one to find Q is
+// W, looking for work of X on V (which runs in X): W steals Q, sees it is not of X, and requeues it;
+// C, released by the requeue, then runs it from the injection queue, which lets P and W finish.
+TEST(Isolate, AStolenTaskOfAnotherRegionIsRequeued) {
+  watchdog dog("Isolate.AStolenTaskOfAnotherRegionIsRequeued", 120s);
+  for (int round = 0; round < heddle_test::scaled(20, 5); ++round) {
+    heddle::runtime rt(3);
+    std::atomic<bool> blocker_running{false}, p_started{false}, q_ran{false}, q_on_w{false};
+    std::atomic<std::thread::id> w_thread{};
+    auto blocker = rt.task([&] {
+      blocker_running = true;
+      while (rt.stats().isolation_requeues == 0) std::this_thread::yield();
+    });
+    while (!blocker_running.load()) std::this_thread::yield();
+    auto region = rt.task([&] {
+      w_thread = std::this_thread::get_id();
+      heddle::isolate([&] {
+        heddle::task_group g;
+        g.run([&] {  // P
+          heddle::isolate([&] {
+            (void)heddle::task([&] {  // Q
+              q_on_w = std::this_thread::get_id() == w_thread.load();
+              q_ran = true;
+            });
+          });
+          p_started = true;
+          while (!q_ran.load()) std::this_thread::yield();
+        });
+        while (!p_started.load()) std::this_thread::yield();
+        g.wait();
+      });
+    });
+    region.get();
+    blocker.get();
+    EXPECT_TRUE(q_ran.load());
+    EXPECT_FALSE(q_on_w.load());
+    EXPECT_GE(rt.stats().isolation_requeues, 1u);
+  }
+}
+
 // Most steals by an isolated waiter find a task of its region: requeues stay few.
 TEST(Isolate, RequeuesAreRare) {
   watchdog dog("Isolate.RequeuesAreRare", 300s);
