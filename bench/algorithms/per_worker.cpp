@@ -29,6 +29,7 @@ namespace heddle::bench::algorithms {
 namespace {
 
 constexpr std::size_t bins = 256;
+constexpr std::size_t chunk = 16384;  // indices per heddle::parallel_for iteration
 using histogram = std::array<std::uint64_t, bins>;
 
 // A well-mixed bin for index i (the finaliser of splitmix64, top 8 bits).
@@ -55,7 +56,7 @@ histogram run_serial(std::size_t n) {
   return h;
 }
 
-histogram run_heddle(heddle::runtime& rt, std::size_t n, std::size_t chunk) {
+histogram run_heddle(heddle::runtime& rt, std::size_t n) {
   return rt.execute([&] {
     heddle::per_worker<histogram> local(histogram{});
     const std::size_t chunks = (n + chunk - 1) / chunk;
@@ -100,7 +101,6 @@ void check(const histogram& got, const histogram& want, const std::string& who) 
 
 void run(const options& opt, nlohmann::json& report) {
   const std::size_t n = opt.pick<std::size_t>(100'000, 10'000'000, 100'000'000, 1'000'000'000);
-  const std::size_t chunk = 16384;
   const auto threads = opt.threads_or({1, 2, 4});
   std::printf("## per_worker: a %zu-bin histogram of %zu hashed indices, a histogram per thread, then "
               "combined; %d interleaved repetitions after a warm-up %s\n\n",
@@ -128,7 +128,7 @@ void run(const options& opt, nlohmann::json& report) {
   vs.push_back({"serial", 1, {}, timed_check([n] { return run_serial(n); }, "serial")});
   for (unsigned t : threads) {
     const std::string at = " at " + std::to_string(t);
-    vs.push_back({heddle_name, t, {}, timed_check([&rt = runtimes[t], n, chunk] { return run_heddle(rt, n, chunk); }, heddle_name + at)});
+    vs.push_back({heddle_name, t, {}, timed_check([&rt = runtimes[t], n] { return run_heddle(rt, n); }, heddle_name + at)});
     vs.push_back({tbb_name, t, {}, timed_check([&a = arenas[t], n] { return run_tbb(a, n); }, tbb_name + at)});
     vs.push_back({omp_name, t, {}, timed_check([n, t] { return run_omp(n, t); }, omp_name + at)});
   }
