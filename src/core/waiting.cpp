@@ -17,8 +17,9 @@
 //
 // A waiter inside an isolation region (heddle::isolate: the worker's isolation is not 0) takes only
 // tasks of that region, so that it never runs an unrelated task that may need a lock it holds:
-//  1. its own deque's bottom task if it is of the region (or is the awaited task itself); one of
-//     another region goes back (pop, check, push: a record is read only once owned);
+//  1. from its own deque, the bottom-most task of the region (or the awaited task itself) among the
+//     last 8; those of other regions above it go back (pop, check, push: a record is read only
+//     once owned);
 //  2. not the express lane, not the injection queue (anybody's tasks);
 //  3. tasks stolen back from the awaited task's thief, and
 //  4. (within the stack budget) tasks stolen from workers now running in the region, whose deques
@@ -86,13 +87,40 @@ task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& tar
   return core.steal_any(w);
 }
 
+// Puts back on w's deque a task it popped and may not run. A worker that looked at the deque while
+// the task was off it may have gone to sleep: wake one as a spawn does (spawn_local's fence).
+void push_back_own(worker* w, task_base* t) {
+  w->deque.push(t);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (w->sleepers->load(std::memory_order_relaxed) != 0) wake_one_sleeper(w->core);
+}
+
+// The bottom-most task of region `iso` (or the awaited one) among the last few on w's own deque;
+// the tasks of other regions above it go back in their order. A nested region that returned
+// without waiting for its tasks leaves them above the region's own; looking a few deep keeps those
+// from hiding the region's tasks from the waiter (with one worker it would wait forever).
+task_base* pop_own_of_region(worker* w, std::uint32_t iso, const task_base* awaited) {
+  constexpr int depth = 8;
+  task_base* skipped[depth];
+  int n = 0;
+  task_base* found = nullptr;
+  while (n < depth) {
+    task_base* t = w->deque.pop();
+    if (!t) break;
+    if (t->isolation == iso || t == awaited) {
+      found = t;
+      break;
+    }
+    skipped[n++] = t;
+  }
+  while (n > 0) push_back_own(w, skipped[--n]);
+  return found;
+}
+
 // The same for a waiter inside isolation region `iso` (the second list above).
 task_base* isolated_work_for_waiter(runtime_core& core, worker* w, const wait_target& target, std::uint32_t iso) {
   if (target.awaits_tasks() || may_take_unrelated(w))
-    if (task_base* t = w->deque.pop()) {
-      if (t->isolation == iso || t == target.awaited()) return t;
-      w->deque.push(t);
-    }
+    if (task_base* t = pop_own_of_region(w, iso, target.awaited())) return t;
   worker* thief = target.thief();
   if (thief && thief->core == &core)
     if (task_base* t = core.steal_isolated(w, thief, iso)) return t;
@@ -188,7 +216,7 @@ void help_until_ready(worker* w, future_state_base* s) {
 }
 
 void help_after_mismatch(worker* w, future_state_base* s, task_base* t) {
-  w->deque.push(t);
+  push_back_own(w, t);
   help_until_ready(w, s);
 }
 

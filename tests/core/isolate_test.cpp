@@ -184,6 +184,38 @@ TEST(Isolate, ExceptionsPropagateAndTheRegionEnds) {
   EXPECT_TRUE(ok);
 }
 
+// One worker: a nested region returns without waiting for its task Q, which stays on the deque
+// above the outer region's task A. The outer region's wait looks past Q, runs A, and leaves Q
+// (another region's) to the scheduling loop; without looking past it, one worker would wait forever.
+TEST(Isolate, ANestedRegionsLeftoverDoesNotHideTheRegionsTasks) {
+  watchdog dog("Isolate.ANestedRegionsLeftoverDoesNotHideTheRegionsTasks", 60s);
+  heddle::runtime rt(1);
+  for (int round = 0; round < 100; ++round) {
+    std::atomic<bool> q_ran{false};
+    std::atomic<bool> q_ran_during_wait{false};
+    heddle::future<void> q;
+    rt.task([&] {
+        heddle::isolate([&] {
+          std::atomic<bool> waiting{false};
+          heddle::task_group g;
+          g.run([&] {});  // A
+          heddle::isolate([&] {
+            q = heddle::task([&] {
+              q_ran_during_wait = waiting.load();
+              q_ran = true;
+            });
+          });
+          waiting = true;
+          g.wait();
+          waiting = false;
+        });
+      }).get();
+    q.get();
+    EXPECT_TRUE(q_ran.load());
+    EXPECT_FALSE(q_ran_during_wait.load());
+  }
+}
+
 // Nested regions: the inner region's waits take only inner tasks, the outer region's only outer
 // ones. Tasks carry the region they were spawned in (a number here); a task that starts on a
 // thread waiting in another region is counted.
