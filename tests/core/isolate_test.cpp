@@ -184,6 +184,46 @@ TEST(Isolate, ExceptionsPropagateAndTheRegionEnds) {
   EXPECT_TRUE(ok);
 }
 
+// The region reaches a task that another worker stole, and that task's own wait. Four workers: W
+// waits in region X for P; B stole P and waits inside it for R, which C runs until an unrelated task
+// U (submitted from outside) has started. B, in P's wait, must never run U: D does.
+thread_local bool in_p_wait = false;
+
+TEST(Isolate, AStolenTasksWaitIsIsolatedToo) {
+  watchdog dog("Isolate.AStolenTasksWaitIsIsolatedToo", 120s);
+  heddle::runtime rt(4);
+  for (int round = 0; round < heddle_test::scaled(300, 60); ++round) {
+    std::atomic<bool> p_started{false}, r_started{false}, released{false}, u_in_p_wait{false};
+    auto region = rt.task([&] {
+      heddle::isolate([&] {
+        heddle::task_group g;
+        g.run([&] {  // P
+          heddle::task_group h;
+          h.run([&] {  // R
+            r_started = true;
+            while (!released.load()) std::this_thread::yield();
+          });
+          p_started = true;
+          while (!r_started.load()) std::this_thread::yield();  // another worker took R
+          in_p_wait = true;
+          h.wait();
+          in_p_wait = false;
+        });
+        while (!p_started.load()) std::this_thread::yield();  // another worker took P
+        g.wait();
+      });
+    });
+    while (!r_started.load()) std::this_thread::yield();
+    auto u = rt.task([&] {
+      if (in_p_wait) u_in_p_wait = true;
+      released = true;
+    });
+    region.get();
+    u.get();
+    ASSERT_FALSE(u_in_p_wait.load()) << "round " << round;
+  }
+}
+
 // One worker: a nested region returns without waiting for its task Q, which stays on the deque
 // above the outer region's task A. The outer region's wait looks past Q, runs A, and leaves Q
 // (another region's) to the scheduling loop; without looking past it, one worker would wait forever.
