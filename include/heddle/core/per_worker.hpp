@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -83,6 +82,9 @@ struct alignas(64) per_worker_slot {
 // made by the factory, or value-initialised. Slots never move once made, each on its own cache
 // lines.
 //
+// Costs: construction allocates one padded slot per worker (std::bad_alloc) and, without a runtime
+// argument, may start the default runtime (configuration_error); T is made lazily, never here.
+//
 // Thread safety: local() may be called from any thread at any time. combine(), combine_each(),
 // iteration, size() and clear() must not run concurrently with local() or with each other (as in
 // oneTBB): call them after the parallel work is joined. The runtime must outlive the calls to
@@ -121,10 +123,10 @@ class per_worker {
   per_worker& operator=(const per_worker&) = delete;
   ~per_worker() = default;
 
-  // The calling thread's T, made on first use (exceptions from making it propagate, and the slot
-  // stays unmade). On a worker of this object's runtime: its slot by index, O(1), no lock. On any
-  // other thread: a one-entry thread-local cache, else a lookup (and on first use the new slot)
-  // under a lock.
+  // The calling thread's T, made on first use (what making it throws propagates, and the slot stays
+  // unmade). On a worker of this object's runtime: its slot by index, O(1), no lock. On any other
+  // thread: a one-entry thread-local cache, else a linear lookup among the outsiders' slots (and on
+  // first use the new slot: std::bad_alloc) under a mutex.
   T& local() {
     const core_detail::worker* w = core_detail::current_worker;
     if (w && w->core == core_) [[likely]] {

@@ -63,7 +63,7 @@ class HEDDLE_EXPORT runtime {
   //    waits here for work that only its own runtime's deque holds (work it spawned before calling
   //    execute) relies on that runtime's other workers to take it: with one worker, that never
   //    happens.
-  // Costs three thread-local saves and restores beyond f. The thread's isolation region
+  // Costs four thread-local saves and restores beyond f. The thread's isolation region
   // (heddle::isolate) carries into f.
   template <class F>
   decltype(auto) execute(F&& f);
@@ -119,8 +119,8 @@ decltype(auto) runtime::execute(F&& f) {
 }
 
 // Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the current
-// runtime (current_runtime()) from any other thread. A member function takes the object pointer first, as in
-// heddle::task(&matrix::row_sum, &m, i).
+// runtime (current_runtime()) from any other thread. A member function takes the object pointer
+// first, as in heddle::task(&matrix::row_sum, &m, i).
 template <class F, class... A>
 auto task(F&& f, A&&... args) {
   core_detail::worker* w = core_detail::current_worker;
