@@ -18,6 +18,8 @@
 #include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/errors.hpp"
+#include "heddle/core/isolate.hpp"
+#include "heddle/core/per_worker.hpp"
 #include "heddle/algorithm/parallel_for.hpp"  // current_concurrency()
 #include "runtime_core.hpp"
 
@@ -49,7 +51,7 @@ runtime::runtime(const runtime_options& options) {
   if (o.threads > 4096) throw configuration_error("heddle::runtime: more than 4096 threads requested");
   if (o.stack_bytes < (std::size_t{64} << 10))
     throw configuration_error("heddle::runtime: stack_bytes below 64 KiB");
-  core_.reset(new core_detail::runtime_core(o));
+  core_.reset(new core_detail::runtime_core(o, this));
 }
 
 runtime::~runtime() = default;
@@ -67,7 +69,24 @@ runtime& default_runtime() {
   return rt;
 }
 
+runtime& current_runtime() { return core_detail::current_core()->owner(); }
+
 namespace core_detail {
+
+std::uint32_t new_isolation() noexcept {
+  // Wraps after 2^32 - 1 regions; 0 means none. A task of a region that old sharing an id with a
+  // new one only lets the new region's waiters run it.
+  static std::atomic<std::uint32_t> next{0};
+  std::uint32_t id;
+  do id = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  while (id == 0);
+  return id;
+}
+
+std::uint64_t new_per_worker_id() noexcept {
+  static std::atomic<std::uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 runtime_core* default_core() { return access::core_of(default_runtime()); }
 
@@ -101,10 +120,7 @@ void report_detached_error(std::exception_ptr e) noexcept {
   std::terminate();
 }
 
-unsigned current_concurrency() {
-  if (worker* w = current_worker) return w->core->size();
-  return default_runtime().num_threads();
-}
+unsigned current_concurrency() { return current_core()->size(); }
 
 std::exception_ptr shutdown_error() {
   return std::make_exception_ptr(task_cancelled("heddle: the runtime stopped before this task started"));

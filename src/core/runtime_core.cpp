@@ -13,11 +13,15 @@
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/errors.hpp"
+#include "heddle/core/per_worker.hpp"
 
 namespace heddle::core_detail {
 
 HEDDLE_FAST_TLS_DEFINITION(worker*, current_worker);
 HEDDLE_FAST_TLS_DEFINITION(runtime_core*, lending_core);
+HEDDLE_FAST_TLS_DEFINITION(runtime_core*, entered_core);
+HEDDLE_FAST_TLS_DEFINITION(std::uint32_t, outside_isolation);
+HEDDLE_FAST_TLS_DEFINITION(std::uint64_t, thread_serial);
 
 namespace {
 
@@ -41,8 +45,9 @@ unsigned usable_cpus() noexcept {
 
 }  // namespace
 
-runtime_core::runtime_core(const runtime_options& options)
+runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     : options_(options),
+      owner_(owner),
       oversubscribed_(options.threads > usable_cpus()),
       lot_(options.threads),
       worker_latency_(new latency_set[options.threads]) {
@@ -52,6 +57,7 @@ runtime_core::runtime_core(const runtime_options& options)
     w->core = this;
     w->sleepers = &lot_.sleepers;
     w->index = i;
+    w->owner = owner;
     w->waiter.owner = w.get();
     w->waiter.ready = [](continuation* c) noexcept {
       parking_lot::wake(static_cast<worker_wake_node*>(c)->owner);
@@ -163,6 +169,7 @@ void runtime_core::inject(task_base* t) {
     t->vt->discard(t);
     return;
   }
+  t->isolation = current_isolation();
   injected_.push(t);
   injected_count_.fetch_add(1, std::memory_order_relaxed);
   lot_.wake_one(/*published=*/true);
@@ -173,6 +180,7 @@ void runtime_core::submit_express(task_base* t) {
     t->vt->discard(t);
     return;
   }
+  t->isolation = current_isolation();
   express_.push(t);
   express_count_.fetch_add(1, std::memory_order_relaxed);
   lot_.wake_one(/*published=*/true);
@@ -203,6 +211,35 @@ task_base* runtime_core::steal_any(worker* w) {
     if (task_base* t = steal_from(w, v)) return t;
   }
   return nullptr;
+}
+
+task_base* runtime_core::steal_isolated(worker* w, worker* victim, std::uint32_t iso) {
+  if (victim == w || victim->isolation.load(std::memory_order_relaxed) != iso || victim->deque.looks_empty())
+    return nullptr;
+  task_base* t = steal_from(w, victim);
+  if (!t || t->isolation == iso) return t;
+  // Not ours to run: back to the runtime, untagged anew (it keeps its own region). Its waiters'
+  // leapfrogging must not aim at this worker, which never ran it.
+  t->thief.store(nullptr, std::memory_order_relaxed);
+  w->stats.isolation_requeues.bump();
+  injected_.push(t);
+  lot_.wake_one(/*published=*/true);
+  return nullptr;
+}
+
+task_base* runtime_core::steal_any_isolated(worker* w, std::uint32_t iso) {
+  const auto n = static_cast<std::uint32_t>(workers_.size());
+  if (n < 2) return nullptr;
+  const std::uint32_t start = next_random(random_state) % n;
+  for (std::uint32_t k = 0; k < n; ++k)
+    if (task_base* t = steal_isolated(w, workers_[(start + k) % n].get(), iso)) return t;
+  return nullptr;
+}
+
+bool runtime_core::isolated_work_visible(const worker* w, std::uint32_t iso) const noexcept {
+  for (auto& v : workers_)
+    if (v.get() != w && v->isolation.load(std::memory_order_relaxed) == iso && !v->deque.looks_empty()) return true;
+  return false;
 }
 
 task_base* runtime_core::find_work(worker* w) {
@@ -255,6 +292,7 @@ runtime_stats runtime_core::stats() const {
     s.steals += w->stats.steals.get();
     s.failed_steals += w->stats.failed_steals.get();
     s.parks += w->stats.parks.get();
+    s.isolation_requeues += w->stats.isolation_requeues.get();
   }
   s.wakeups = lot_.wakeups.load(std::memory_order_relaxed);
   s.lost_wakeups = lot_.lost_wakeups.load(std::memory_order_relaxed);

@@ -22,10 +22,12 @@ namespace heddle::core_detail {
 
 class runtime_core {
  public:
-  explicit runtime_core(const runtime_options& options);
+  // `owner` is the runtime that owns this core (this_worker::runtime(), current_runtime()).
+  runtime_core(const runtime_options& options, runtime* owner);
   ~runtime_core();
 
   unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  runtime& owner() const noexcept { return *owner_; }
   runtime_stats stats() const;
 
   void inject(task_base* t);
@@ -35,6 +37,14 @@ class runtime_core {
   task_base* find_work(worker* w);       // express, own deque, injection, then stealing
   task_base* steal_from(worker* w, worker* victim);
   task_base* steal_any(worker* w);
+  // For a waiter inside heddle::isolate: a task of isolation `iso` stolen from `victim` (or any
+  // worker), or nullptr. Only victims now running in `iso` are tried: their deques hold mostly tasks
+  // of it. A record's tag can be read only once the record is owned (another thief may take and free
+  // it meanwhile), so a stolen record of another region is requeued on the injection queue.
+  task_base* steal_isolated(worker* w, worker* victim, std::uint32_t iso);
+  task_base* steal_any_isolated(worker* w, std::uint32_t iso);
+  // Whether some worker other than `w` running in `iso` has a non-empty deque (a racy look).
+  bool isolated_work_visible(const worker* w, std::uint32_t iso) const noexcept;
   task_base* take_express() { return express_.pop(); }
   task_base* take_injected() { return injected_.pop(); }
   bool work_visible(const worker* w) const noexcept;  // a racy look at every queue
@@ -43,10 +53,13 @@ class runtime_core {
   parking_lot& lot() noexcept { return lot_; }
   const runtime_options& options() const noexcept { return options_; }
 
-  // Runs a task on w and counts it.
+  // Runs a task on w and counts it; w is in the task's isolation region while it runs.
   void execute(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
+    const std::uint32_t outer = w->isolation.load(std::memory_order_relaxed);
+    w->isolation.store(t->isolation, std::memory_order_relaxed);  // read now: t may be freed by execute
     t->vt->execute(t);
+    w->isolation.store(outer, std::memory_order_relaxed);
   }
 
   // The services of the layers above (service.hpp), made on first use.
@@ -72,6 +85,7 @@ class runtime_core {
   void stop_services() noexcept;
 
   runtime_options options_;
+  runtime* owner_;
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
   // the worker holding the work may be waiting for it.
   bool oversubscribed_ = false;

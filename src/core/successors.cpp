@@ -66,7 +66,10 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
     case strategy::short_task: {
       if (core->stopping()) return t->vt->discard(t);
       worker* w = current_worker;
-      if (w && w->core == core) return core->execute(w, t);
+      if (w && w->core == core) {
+        t->isolation = w->isolation.load(std::memory_order_relaxed);  // run inline: the completer's region
+        return core->execute(w, t);
+      }
       // Any other thread, a worker of another runtime included, runs it as an outsider lent to
       // `core`: what it spawns goes to core's express lane, not to the other runtime's deque.
       runtime_core* saved = lending_core;

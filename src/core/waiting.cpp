@@ -14,6 +14,19 @@
 //     may take appears (and says so once on stderr): without such a bound a waiting worker can nest
 //     unrelated waits until its stack overflows. A count of nested tasks would be no substitute: a
 //     program whose waits depend on injected work deadlocks at any fixed count.
+//
+// A waiter inside an isolation region (heddle::isolate: the worker's isolation is not 0) takes only
+// tasks of that region, so that it never runs an unrelated task that may need a lock it holds:
+//  1. from its own deque, the bottom-most task of the region (or the awaited task itself) among the
+//     last 8; those of other regions above it go back (pop, check, push: a record is read only
+//     once owned);
+//  2. not the express lane, not the injection queue (anybody's tasks);
+//  3. tasks stolen back from the awaited task's thief, and
+//  4. (within the stack budget) tasks stolen from workers now running in the region, whose deques
+//     hold mostly its tasks. A record is owned before its tag can be read, so one of another region
+//     that such a steal takes goes back to the injection queue (runtime_stats::isolation_requeues).
+// Otherwise it sleeps until the awaited work is done or work of its region appears. The workers'
+// scheduling loops, which wait for nothing, run tasks of any region.
 #include <chrono>
 #include <cstdio>
 
@@ -36,6 +49,8 @@ struct wait_target {
   virtual bool awaits_tasks() const noexcept { return true; }
   // Arranges for completion to wake the waiter; false if already complete.
   virtual bool arm(worker* w) noexcept = 0;
+  // The awaited task's record, which an isolated waiter may run whatever its region; or nullptr.
+  virtual const task_base* awaited() const noexcept { return nullptr; }
 
  protected:
   ~wait_target() = default;
@@ -72,6 +87,62 @@ task_base* work_for_waiter(runtime_core& core, worker* w, const wait_target& tar
   return core.steal_any(w);
 }
 
+// Puts back on w's deque a task it popped and may not run. A worker that looked at the deque while
+// the task was off it may have gone to sleep: wake one as a spawn does (spawn_local's fence).
+void push_back_own(worker* w, task_base* t) {
+  w->deque.push(t);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (w->sleepers->load(std::memory_order_relaxed) != 0) wake_one_sleeper(w->core);
+}
+
+// The bottom-most task of region `iso` (or the awaited one) among the last few on w's own deque;
+// the tasks of other regions above it go back in their order. A nested region that returned
+// without waiting for its tasks leaves them above the region's own; looking a few deep keeps those
+// from hiding the region's tasks from the waiter (with one worker it would wait forever).
+task_base* pop_own_of_region(worker* w, std::uint32_t iso, const task_base* awaited) {
+  constexpr int depth = 8;
+  task_base* skipped[depth];
+  int n = 0;
+  task_base* found = nullptr;
+  while (n < depth) {
+    task_base* t = w->deque.pop();
+    if (!t) break;
+    if (t->isolation == iso || t == awaited) {
+      found = t;
+      break;
+    }
+    skipped[n++] = t;
+  }
+  while (n > 0) push_back_own(w, skipped[--n]);
+  return found;
+}
+
+// The same for a waiter inside isolation region `iso` (the second list above).
+task_base* isolated_work_for_waiter(runtime_core& core, worker* w, const wait_target& target, std::uint32_t iso) {
+  if (target.awaits_tasks() || may_take_unrelated(w))
+    if (task_base* t = pop_own_of_region(w, iso, target.awaited())) return t;
+  worker* thief = target.thief();
+  if (thief && thief->core == &core)
+    if (task_base* t = core.steal_isolated(w, thief, iso)) return t;
+  if (!may_take_unrelated(w)) {
+    if (core.isolated_work_visible(w, iso)) warn_stack_budget_once();
+    return nullptr;
+  }
+  return core.steal_any_isolated(w, iso);
+}
+
+// Its own deque is no reason to wake: nothing is pushed there while it sleeps, and what is there
+// was found to be of another region.
+bool isolated_waiter_has_work(runtime_core& core, const worker* w, const wait_target& target,
+                              std::uint32_t iso) noexcept {
+  if (target.done()) return true;
+  if (worker* thief = target.thief(); thief && thief->core == &core &&
+                                      thief->isolation.load(std::memory_order_relaxed) == iso &&
+                                      !thief->deque.looks_empty())
+    return true;
+  return may_take_unrelated(w) && core.isolated_work_visible(w, iso);
+}
+
 bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
   if (target.done() || core.express_pending()) return true;
   if (!w->deque.looks_empty() && (target.awaits_tasks() || may_take_unrelated(w))) return true;
@@ -82,17 +153,21 @@ bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& tar
 
 void help(worker* w, wait_target& target) {
   runtime_core& core = *w->core;
+  // Constant during the wait: the tasks it runs restore it when they return.
+  const std::uint32_t iso = w->isolation.load(std::memory_order_relaxed);
   spin_then_park spinner(spin::worker_budget);
   for (;;) {
     if (target.done()) return;
-    if (task_base* t = work_for_waiter(core, w, target)) {
+    if (task_base* t = iso ? isolated_work_for_waiter(core, w, target, iso) : work_for_waiter(core, w, target)) {
       core.execute(w, t);
       spinner.restart();
       continue;
     }
     if (spinner.keep_spinning()) continue;
     if (!target.arm(w)) return;
-    core.lot().park(w, parking_lot::sleeper_kind::waiting, [&] { return waiter_has_work(core, w, target); });
+    core.lot().park(w, parking_lot::sleeper_kind::waiting, [&] {
+      return iso ? isolated_waiter_has_work(core, w, target, iso) : waiter_has_work(core, w, target);
+    });
     spinner.restart();
   }
 }
@@ -104,6 +179,7 @@ struct future_target final : wait_target {
   // Only records that run as tasks have a run function; promises, operations and the like do not.
   bool awaits_tasks() const noexcept override { return s->fvt()->run != nullptr; }
   bool arm(worker* w) noexcept override { return s->attach_waiter(&w->waiter); }
+  const task_base* awaited() const noexcept override { return s->fvt()->run ? s : nullptr; }
   future_state_base* s;
 };
 
@@ -137,6 +213,11 @@ struct sleeping_waiter : continuation {
 void help_until_ready(worker* w, future_state_base* s) {
   future_target target(s);
   help(w, target);
+}
+
+void help_after_mismatch(worker* w, future_state_base* s, task_base* t) {
+  push_back_own(w, t);
+  help_until_ready(w, s);
 }
 
 void block_until_ready(future_state_base* s) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -49,6 +50,24 @@ class HEDDLE_EXPORT runtime {
   template <class F, class... A>
   auto task(F&& f, A&&... args);
 
+  // Runs f() on the calling thread with this runtime as its current runtime, and returns what f
+  // returns (exceptions propagate). Inside f, the calls that pick the current runtime use this one:
+  // heddle::task, task_group(), the algorithms without a runtime argument, the async layer's calls
+  // without one, heddle::current_runtime(). Calls nest; each restores the previous current runtime
+  // on exit, by exception too. Spelled as oneTBB's task_arena::execute.
+  //  - On one of this runtime's workers: just f().
+  //  - On any other thread, a worker of another runtime included: for the duration of f the thread
+  //    is no worker (this_worker::index() is -1); what f spawns is injected into this runtime, and
+  //    what f waits for (a future, a task group, an algorithm) it sleeps on, as a thread outside the
+  //    runtime does: it runs no task meanwhile, of either runtime. A worker of another runtime that
+  //    waits here for work that only its own runtime's deque holds (work it spawned before calling
+  //    execute) relies on that runtime's other workers to take it: with one worker, that never
+  //    happens.
+  // Costs four thread-local saves and restores beyond f. The thread's isolation region
+  // (heddle::isolate) carries into f.
+  template <class F>
+  decltype(auto) execute(F&& f);
+
   unsigned num_threads() const noexcept;
   runtime_stats stats() const;
 
@@ -64,6 +83,11 @@ class HEDDLE_EXPORT runtime {
 // The runtime that heddle::task and friends use outside any worker; started on first use with
 // default_thread_count() workers and stopped at exit.
 HEDDLE_EXPORT runtime& default_runtime();
+
+// The runtime that calls without an explicit one use on this thread: the calling worker's runtime;
+// else the runtime a service thread runs a successor for; else the innermost runtime entered with
+// runtime::execute; else default_runtime() (started on first use: may throw configuration_error).
+HEDDLE_EXPORT runtime& current_runtime();
 
 namespace core_detail {
 
@@ -86,9 +110,17 @@ auto runtime::task(F&& f, A&&... args) {
   return future<core_detail::task_value_t<F, A...>>(core_detail::adopt, s, core_.get());
 }
 
-// Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the default
-// runtime from any other thread. A member function takes the object pointer first, as in
-// heddle::task(&matrix::row_sum, &m, i).
+template <class F>
+decltype(auto) runtime::execute(F&& f) {
+  core_detail::worker* w = core_detail::current_worker;
+  if (w && w->core == core_.get()) return std::invoke(std::forward<F>(f));
+  core_detail::entered_scope scope(core_.get());
+  return std::invoke(std::forward<F>(f));
+}
+
+// Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the current
+// runtime (current_runtime()) from any other thread. A member function takes the object pointer
+// first, as in heddle::task(&matrix::row_sum, &m, i).
 template <class F, class... A>
 auto task(F&& f, A&&... args) {
   core_detail::worker* w = core_detail::current_worker;

@@ -37,6 +37,9 @@ struct runtime_stats {
   std::uint64_t lost_wakeups = 0;
   std::uint64_t asap_by_pool = 0;   // asap successors that the auxiliary pool won
   std::uint64_t asap_by_workers = 0;  // asap successors that a worker won
+  // Tasks that a waiter inside heddle::isolate stole and found to belong to another isolation
+  // region: it cannot run them, so they went back to the runtime's injection queue.
+  std::uint64_t isolation_requeues = 0;
 
   // Successors started by future.then(strategy, f), indexed by strategy, and plain then(f)
   // successors of sources completed outside the workers (under default_strategy). Plain then(f)

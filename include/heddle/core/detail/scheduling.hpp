@@ -27,12 +27,57 @@ HEDDLE_EXPORT bool work_waiting(runtime_core* core) noexcept;
 // creates belong to that runtime and go out on its express lane.
 HEDDLE_FAST_TLS(runtime_core*, lending_core);  // src/core/runtime_core.cpp
 
+// Set while a thread that is not one of its workers runs inside runtime::execute: the calls that
+// pick the current runtime (heddle::task, task_group(), the algorithms, the async layer's calls)
+// then use it. Submissions from there are injected, as any outsider's.
+HEDDLE_FAST_TLS(runtime_core*, entered_core);  // src/core/runtime_core.cpp
+
+// The isolation region (heddle::isolate) of a thread that is not acting as a worker; a worker's is
+// worker::isolation. Records this thread injects take it.
+HEDDLE_FAST_TLS(std::uint32_t, outside_isolation);  // src/core/runtime_core.cpp
+
 inline runtime_core* current_core() {
   worker* w = current_worker;
   if (w) return w->core;
   if (runtime_core* c = lending_core) return c;
+  if (runtime_core* c = entered_core) return c;
   return default_core();
 }
+
+// The calling thread's isolation region, 0 outside any.
+inline std::uint32_t current_isolation() noexcept {
+  if (worker* w = current_worker) return w->isolation.load(std::memory_order_relaxed);
+  return outside_isolation;
+}
+
+// runtime::execute from a thread that is not one of `core`'s workers. For the scope the thread acts
+// as no worker (a worker of another runtime included: what it spawns must go to `core`, not to its
+// own deque), lends to no runtime, and has `core` as its current runtime; it keeps its isolation
+// region. Everything is restored on exit, an exception's included.
+class entered_scope {
+ public:
+  explicit entered_scope(runtime_core* core) noexcept
+      : worker_(current_worker), lending_(lending_core), entered_(entered_core), isolation_(outside_isolation) {
+    outside_isolation = current_isolation();
+    current_worker = nullptr;
+    lending_core = nullptr;
+    entered_core = core;
+  }
+  ~entered_scope() {
+    current_worker = worker_;
+    lending_core = lending_;
+    entered_core = entered_;
+    outside_isolation = isolation_;
+  }
+  entered_scope(const entered_scope&) = delete;
+  entered_scope& operator=(const entered_scope&) = delete;
+
+ private:
+  worker* worker_;
+  runtime_core* lending_;
+  runtime_core* entered_;
+  std::uint32_t isolation_;
+};
 
 // Makes a ready record runnable on `core`: on the caller's own deque when it is one of its workers.
 inline void schedule(runtime_core* core, task_base* t) {
@@ -48,6 +93,8 @@ HEDDLE_EXPORT void start_successor(runtime_core* core, task_base* t, strategy ho
 HEDDLE_EXPORT void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept;
 
 HEDDLE_EXPORT void help_until_ready(worker* w, future_state_base* s);
+// force() popped `t`, of another isolation region than the worker's: puts it back and helps.
+HEDDLE_EXPORT void help_after_mismatch(worker* w, future_state_base* s, task_base* t);
 HEDDLE_EXPORT void block_until_ready(future_state_base* s);
 
 // Waits until `s` is complete. On a worker it first runs what is at the bottom of its own deque:
@@ -59,13 +106,19 @@ inline void force(future_state_base* s) {
   // A future that is no task's (a promise, an operation) is not on this deque: wait by the policy
   // that bounds how deep unrelated work nests (src/core/waiting.cpp).
   if (!s->fvt()->run) return help_until_ready(w, s);
+  // The awaited task itself runs inline in the caller's isolation. Any other task must be of that
+  // isolation: else it goes back, and the helping policy decides (an isolated waiter leaves it; an
+  // unisolated one runs it with its own isolation set).
   while (task_base* t = w->deque.pop()) {
-    w->stats.executed.bump();
     if (t == s) {
+      w->stats.executed.bump();
       s->fvt()->run(s);
       s->complete_owned();
       return;
     }
+    if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]]
+      return help_after_mismatch(w, s, t);
+    w->stats.executed.bump();
     t->vt->execute(t);
     if (s->is_done()) return;
   }

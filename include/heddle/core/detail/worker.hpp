@@ -12,6 +12,10 @@
 #include "heddle/core/detail/work_stealing_deque.hpp"
 #include "heddle/core/export.hpp"
 
+namespace heddle {
+class runtime;
+}
+
 namespace heddle::core_detail {
 
 class runtime_core;
@@ -27,7 +31,7 @@ class counter {
 };
 
 struct worker_counters {
-  counter spawned, executed, steals, failed_steals, parks;
+  counter spawned, executed, steals, failed_steals, parks, isolation_requeues;
 };
 
 struct worker;
@@ -42,7 +46,12 @@ struct worker {
   block_cache cache;
   runtime_core* core = nullptr;
   const std::atomic<std::uint32_t>* sleepers = nullptr;  // how many workers of `core` are parked
+  // The isolation region (heddle::isolate) this worker is in: that of the task it runs, or the one
+  // it entered. Written by this worker only; read by waiters of other workers (relaxed) to pick
+  // victims that are likely to hold tasks of their region (src/core/waiting.cpp).
+  std::atomic<std::uint32_t> isolation{0};
   unsigned index = 0;
+  runtime* owner = nullptr;  // the runtime whose worker this is (heddle::this_worker::runtime())
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
   std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep without the fence
@@ -61,7 +70,10 @@ HEDDLE_EXPORT void wake_one_sleeper(runtime_core* core) noexcept;
 // The sleeper check is a plain load after a compiler barrier: the light side of the asymmetric
 // fence whose heavy side a worker falling asleep executes (src/core/asymmetric_fence.hpp), so that
 // either this load sees the sleeper or the sleeper sees the pushed task.
+// The record takes the worker's current isolation: one load and one store, in place of the zero
+// the header would otherwise keep.
 inline void spawn_local(worker* w, task_base* t) {
+  t->isolation = w->isolation.load(std::memory_order_relaxed);
   w->deque.push(t);
   w->stats.spawned.bump();
   std::atomic_signal_fence(std::memory_order_seq_cst);
