@@ -9,3 +9,7 @@
 #include "heddle/algorithm/parallel_for.hpp"
 #include "heddle/algorithm/partitioner.hpp"
 #include "heddle/algorithm/split.hpp"
+#include "heddle/algorithm/parallel_for_each.hpp"
+#include "heddle/algorithm/parallel_invoke.hpp"
+#include "heddle/algorithm/parallel_reduce.hpp"
+#include "heddle/algorithm/parallel_scan.hpp"

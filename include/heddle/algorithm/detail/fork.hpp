@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <utility>
 
@@ -97,5 +98,30 @@ class forked final : public future_state_base {
   tree_context& ctx_;
   F fn_;
 };
+
+}  // namespace heddle::core_detail
+
+namespace heddle::core_detail {
+
+// f(i) for every i in [lo, hi), forking the upper half at each level, joined before it returns:
+// a fork-join loop for a few coarse items (the tiles of a scan). f's exceptions go to the context.
+template <class F>
+void fork_for(tree_context& ctx, std::size_t lo, std::size_t hi, const F& f) noexcept {
+  if (lo >= hi || ctx.stopping()) return;
+  if (hi - lo == 1) {
+    try {
+      f(lo);
+    } catch (...) {
+      ctx.fail(std::current_exception());
+    }
+    return;
+  }
+  const std::size_t mid = lo + (hi - lo) / 2;
+  auto upper = [&ctx, mid, hi, &f]() noexcept { fork_for(ctx, mid, hi, f); };
+  forked<decltype(upper)> child(ctx, upper);
+  child.fork(current_worker);
+  fork_for(ctx, lo, mid, f);
+  child.join();
+}
 
 }  // namespace heddle::core_detail
