@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -135,6 +136,41 @@ TEST(ParallelScan, FunctionalFormMatchesSerialWithEveryPartitioner) {
   EXPECT_EQ(heddle::parallel_scan(
                 range_t(3, 3), 9, [](const range_t&, int s, bool) { return s + 1; }, std::plus<>{}),
             9);
+}
+
+TEST(ParallelScan, TilesReducedFirstAreScannedInTheSecondPass) {
+  // Tile 0 waits until another tile has been reduced (the frontier is stuck at 0 meanwhile, so the
+  // idle worker that steals the upper tiles can only reduce them): both passes are exercised.
+  heddle::runtime rt(2);
+  using range_t = heddle::blocked_range<std::size_t>;
+  const std::size_t n = 100'000;
+  std::vector<std::size_t> out(n);
+  std::atomic<bool> reduced{false};
+  std::atomic<int> finals{0};
+  const std::size_t total = heddle::parallel_scan(
+      rt, range_t(0, n), std::size_t{0},
+      [&](const range_t& r, std::size_t sum, bool is_final) {
+        if (is_final && r.begin() == 0) {
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+          while (!reduced.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        }
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+          sum += i % 13;
+          if (is_final) out[i] = sum;
+        }
+        if (is_final) finals++;
+        else reduced = true;
+        return sum;
+      },
+      std::plus<>{});
+  EXPECT_TRUE(reduced.load());
+  std::size_t expect = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    expect += i % 13;
+    ASSERT_EQ(out[i], expect) << i;
+  }
+  EXPECT_EQ(total, expect);
+  EXPECT_EQ(finals.load(), 8);  // every one of the 4 × 2 tiles scanned for good exactly once
 }
 
 TEST(Scan, ErrorsAndCancellation) {

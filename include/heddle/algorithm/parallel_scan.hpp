@@ -20,11 +20,13 @@
 // and 1 tiles per worker; simple cuts it down to its grain).
 //
 // Algorithm (detail/scan_tiles.hpp): the input is cut into tiles (about 4 per worker, at least
-// 16384 elements each for the sequence forms; one tile with one worker); tile 0 is scanned while the
-// others are reduced to their totals, the carries are combined serially, and tiles 1.. are scanned
-// from their carries. Reads tiles 1.. twice (3n memory traffic against 2n serially).
-// Cost: two fork-join passes over the tiles (a 48-byte record on the stack per tile, no allocation)
-// and two vectors of K optional<T> per call.
+// 16384 elements each for the sequence forms; one tile with one worker). Pass 1 scans for good every
+// tile whose carry-in is known when it starts (tile 0, and each tile that starts after all those
+// before it were scanned) and only reduces the others to their totals; their carries are then
+// combined serially, and pass 2 scans them. A reduced tile is read twice: between 2n (one worker, or
+// tiles taken in order) and 3n memory traffic, against 2n serially.
+// Cost: two fork-join passes over the tiles (a 48-byte record on the stack per split, no task record
+// from the magazine) and three vectors of K elements per call.
 //
 // Throws: the first exception thrown by op / scan / join or a copy of T; heddle::task_cancelled if
 // the token was cancelled before or during the call (out is then partly written).
@@ -84,7 +86,7 @@ struct sequence_scan {
     for (++j; j < e; ++j) acc = op(std::move(acc), in[j]);
     return acc;
   }
-  void final(std::size_t i, T carry) { scan(i, std::move(carry)); }
+  T final(std::size_t i, T carry) { return scan(i, std::move(carry)); }
   T combine(T a, T b) const { return op(std::move(a), std::move(b)); }
 
   T scan(std::size_t i, T acc) { return scan_from(begin_of(i), begin_of(i + 1), std::move(acc)); }
@@ -135,7 +137,7 @@ struct range_scan {
   const Join& join;
   T first() { return scan(std::as_const(pieces[0]), identity, true); }
   T reduce(std::size_t i) { return scan(std::as_const(pieces[i]), identity, false); }
-  void final(std::size_t i, T carry) { (void)scan(std::as_const(pieces[i]), std::move(carry), true); }
+  T final(std::size_t i, T carry) { return scan(std::as_const(pieces[i]), std::move(carry), true); }
   T combine(T a, T b) const { return join(std::move(a), std::move(b)); }
 };
 
