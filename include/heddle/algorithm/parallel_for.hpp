@@ -70,11 +70,11 @@ template <class index, class F, class... O>
 void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& f, const O&... options) {
   const cancellation_token token = token_of(options...);
   if (!(lo < hi) && !token.cancelled()) return;
-  auto body = [&f](const auto& r) {
-    for (index i = r.begin(); i != r.end(); ++i) f(i);
-  };
   using named = partitioner_of<void, O...>;
   if constexpr (!std::is_void_v<named>) {
+    auto body = [&f](const blocked_range<index>& r) {
+      for (index i = r.begin(); i != r.end(); ++i) f(i);
+    };
     run_for<named>(rt, token, "heddle::parallel_for", blocked_range<index>(lo, hi, grain), body);
   } else {
     // Checks the group at every index: a loop of many cheap iterations is the index form's use.
