@@ -88,6 +88,40 @@ TEST(ParallelForRange, AutoPartitionerMakesFewPiecesWhenNothingIsStolen) {
   EXPECT_EQ(pieces.load(), 4u);
 }
 
+TEST(ParallelForRange, AutoPartitionerSplitsStolenPiecesFurther) {
+  // The caller's first leaf waits until every other element is done, so the second worker steals
+  // every piece the caller spawned, the last of them one that would run whole (a single initial
+  // piece): stolen, it is split again. 2 workers start with 8 pieces; a split of a stolen piece
+  // makes more.
+  heddle::runtime rt(2);
+  const std::size_t n = 1 << 16;
+  std::atomic<std::size_t> done{0};
+  std::atomic<unsigned> pieces{0};
+  coverage c(n);
+  heddle::parallel_for(rt, heddle::blocked_range<std::size_t>(0, n), [&](const heddle::blocked_range<std::size_t>& r) {
+    pieces++;
+    if (r.begin() == 0) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (done.load() != n - r.size() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    }
+    for (auto i = r.begin(); i != r.end(); ++i) c.hit(i);
+    done += r.size();
+  });
+  EXPECT_EQ(c.first_bad(), n);
+  EXPECT_GT(pieces.load(), 8u);
+}
+
+TEST(ParallelForRange, ExplicitRuntimeFromATaskOfAnother) {
+  heddle::runtime a(1), b(2);
+  coverage c(20000);
+  a.task([&] {
+     heddle::parallel_for(b, heddle::blocked_range<std::size_t>(0, 20000), [&](const heddle::blocked_range<std::size_t>& r) {
+       for (auto i = r.begin(); i != r.end(); ++i) c.hit(i);
+     });
+   }).get();
+  EXPECT_EQ(c.first_bad(), 20000u);
+}
+
 TEST(ParallelForRange, TwoAndThreeDimensions) {
   heddle::runtime rt(4);
   constexpr int rows = 123, cols = 77, pages = 9;
