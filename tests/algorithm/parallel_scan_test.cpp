@@ -47,8 +47,17 @@ TEST(Scan, MatchesStdForEverySizeAndWorkerCount) {
   }
 }
 
+void in_place_and_other_operations(heddle::runtime& rt);
+
 TEST(Scan, InPlaceAndOtherOperations) {
-  heddle::runtime rt(4);
+  for (unsigned w : algo_test::worker_counts) {
+    heddle::runtime rt(w);
+    in_place_and_other_operations(rt);
+  }
+}
+
+void in_place_and_other_operations(heddle::runtime& rt) {
+  // 300,001 int64: two blocks of tiles with 2 workers, one with 4, a single pass with 1.
   const std::size_t n = 300'001;
   auto v = input(n);
   std::vector<std::int64_t> expect(n);
@@ -56,8 +65,8 @@ TEST(Scan, InPlaceAndOtherOperations) {
   heddle::inclusive_scan(rt, v.begin(), v.end(), v.begin(), [](auto a, auto b) { return std::max(a, b); });
   EXPECT_EQ(v, expect);
   v = input(n);
-  std::exclusive_scan(v.begin(), v.end(), expect.begin(), std::int64_t{1}, std::multiplies<>{});
-  heddle::exclusive_scan(rt, v.data(), v.data() + n, v.data(), std::int64_t{1}, std::multiplies<>{});
+  std::exclusive_scan(v.begin(), v.end(), expect.begin(), std::int64_t{1}, std::bit_xor<>{});
+  heddle::exclusive_scan(rt, v.data(), v.data() + n, v.data(), std::int64_t{1}, std::bit_xor<>{});
   EXPECT_EQ(v, expect);
 }
 
