@@ -20,8 +20,9 @@
 // split is joined, in the tree's order. So the result is the same, bit for bit, in every run, and
 // with simple_partitioner for every number of workers.
 //
-// Cost: no allocation. The pieces fork on the stack (detail/fork.hpp): a split pushes a 48-byte
-// record that lives in the splitting piece's frame, with the slot for its result; the piece joins it
+// Cost: no allocation. The pieces fork on the stack (detail/fork.hpp): a split pushes a record (a
+// 48-byte future header, the context and the forked work's captures: about 100 bytes) that lives in
+// the splitting piece's frame, with the slot for its result; the piece joins it
 // before returning (popping it back when nobody stole it; helping the thief when somebody did).
 // Per piece: one body call; per stolen piece (all pieces, deterministic): one copy of identity and
 // one join. Values move, they are never copied except from identity. T needs a copy constructor (for

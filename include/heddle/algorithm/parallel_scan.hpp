@@ -28,7 +28,7 @@
 // about the serial scan's 2n. With one worker they make a single pass, as the serial scan.
 // parallel_scan's tiles span the whole range (about 4 per worker, or down to the grain with
 // simple_partitioner): its body may not be split at will.
-// Cost: per block, two fork-join passes over its tiles (a 48-byte record on the stack per split, no
+// Cost: per block, two fork-join passes over its tiles (a record of about 100 bytes on the stack per split, no
 // task record from the magazine) and three vectors of K elements.
 //
 // Throws: the first exception thrown by op / scan / join or a copy of T; heddle::task_cancelled if

@@ -1,5 +1,5 @@
-// Fork-join on the stack, for the algorithms whose pieces return a value to the piece that split
-// them (parallel_reduce, parallel_deterministic_reduce, parallel_invoke's siblings need none).
+// Fork-join on the stack, for the algorithms whose pieces hand a value to the piece that split them
+// or must all be done before the next step (the reductions, the scans' passes).
 //
 // A piece that splits pushes a `forked` record for its upper part onto its worker's deque, works on
 // its lower part, then joins the record. The record lives in the splitting piece's stack frame, and
@@ -98,10 +98,6 @@ class forked final : public future_state_base {
   tree_context& ctx_;
   F fn_;
 };
-
-}  // namespace heddle::core_detail
-
-namespace heddle::core_detail {
 
 // f(i) for every i in [lo, hi), forking the upper half at each level, joined before it returns:
 // a fork-join loop for a few coarse items (the tiles of a scan). f's exceptions go to the context.
