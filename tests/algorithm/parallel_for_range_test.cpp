@@ -305,6 +305,11 @@ TEST(ParallelForEach, RandomAccessAndForwardIterators) {
       int k = 0;
       for (int x : l) EXPECT_EQ(x, -(k++));
     }
+    std::vector<int> none;
+    heddle::parallel_for_each(rt, none.begin(), none.end(), [](int&) { ADD_FAILURE() << "called on an empty vector"; });
+    std::vector<int> one{41};
+    heddle::parallel_for_each(rt, one, [](int& x) { ++x; });
+    EXPECT_EQ(one[0], 42);
     std::forward_list<int> fl(5000, 3);
     std::atomic<long> sum{0};
     heddle::parallel_for_each(rt, fl, [&](int x) { sum += x; });

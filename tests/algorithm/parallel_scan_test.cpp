@@ -198,6 +198,18 @@ TEST(Scan, ErrorsAndCancellation) {
   EXPECT_THROW(heddle::inclusive_scan(in.begin(), in.end(), out.begin(), src.token()), heddle::task_cancelled);
   EXPECT_THROW(heddle::exclusive_scan(rt, in.begin(), in.end(), out.begin(), std::int64_t{0}, src.token()),
                heddle::task_cancelled);
+  // Cancelled during the call: the first pass stops and the call throws.
+  heddle::cancellation_source during;
+  calls = 0;
+  EXPECT_THROW(heddle::inclusive_scan(
+                   rt, in.begin(), in.end(), out.begin(),
+                   [&](std::int64_t a, std::int64_t b) {
+                     if (calls++ == 1000) during.cancel();
+                     return a + b;
+                   },
+                   during.token()),
+               heddle::task_cancelled);
+  EXPECT_LT(calls.load(), static_cast<long>(2 * in.size()));
   // Fine afterwards.
   std::vector<std::int64_t> expect(in.size());
   std::inclusive_scan(in.begin(), in.end(), expect.begin());
