@@ -1,15 +1,41 @@
-// heddle::parallel_for: f(i) for every i in [first, last), by recursive halving: each split pushes
-// the upper half as a task and keeps the lower half, so idle workers steal the largest pieces.
+// heddle::parallel_for, as tbb::parallel_for: a body over the pieces of a range, or a function over
+// every index of an interval, in parallel.
+//
+//   parallel_for(range, body[, options...])          body(const Range&) for pieces covering range
+//   parallel_for(first, last, f[, grain][, options...])   f(i) for every i in [first, last)
+//   parallel_for(first, last, step, f[, options...])      f(first), f(first + step), ... (< last)
+//   each also as parallel_for(heddle::runtime& rt, ...)  to run on rt rather than the caller's runtime
+//
+// options: a heddle::cancellation_token and/or a partitioner (auto_partitioner by default for the
+// range form; partitioner.hpp), in any order.
+//
+// Cost: the pieces are spawned as tasks of one task_group: one task record (a 128-byte block from
+// the worker's magazine, no allocator call) per piece but the first, which the calling worker runs
+// itself; nobody waits for a piece except the root, which waits for all (pieces spawn their upper
+// halves and keep their lower ones, so thieves take the largest pieces). See partitioner.hpp for
+// how many pieces each partitioner makes. Called from a thread outside the runtime, one more task
+// carries the root and the caller sleeps.
+//
+// Throws: the first exception a body threw (pieces not yet started are skipped, running ones
+// finish); heddle::task_cancelled if the token was cancelled before or during the call (some of the
+// range may then have been processed); std::invalid_argument for a step <= 0.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
+#include <utility>
 
+#include "heddle/algorithm/blocked_range.hpp"
+#include "heddle/algorithm/detail/options.hpp"
+#include "heddle/algorithm/detail/partition.hpp"
 #include "heddle/algorithm/detail/run.hpp"
-#include "heddle/core/export.hpp"
+#include "heddle/algorithm/partitioner.hpp"
+#include "heddle/algorithm/split.hpp"
+#include "heddle/core/cancellation.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/core/task_group.hpp"
 
@@ -17,39 +43,123 @@ namespace heddle {
 
 namespace core_detail {
 
-// Sizes and midpoints are computed in the unsigned type of the same width, so a range wider than
-// the signed index type can count (say [INT_MIN, INT_MAX)) splits without overflow.
-template <class I, class F>
-void split_and_run(task_group& g, I lo, I hi, std::make_unsigned_t<I> grain, const F& f) {
-  using U = std::make_unsigned_t<I>;
-  while (static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) > grain) {
+// Runs one piece: spawns the upper part as long as the partitioner wants a split, then the body on
+// what is left.
+template <class Range, class Piece, class Body>
+void for_piece(task_group& g, Range r, Piece s, const Body& body) {
+  s.start();
+  while (s.wants_split(r)) {
     if (g.is_cancelling()) return;
-    const U half = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) / 2;
-    const I mid = static_cast<I>(static_cast<U>(lo) + half);
-    g.run([&g, mid, hi, grain, &f] { split_and_run(g, mid, hi, grain, f); });
-    hi = mid;
+    Piece rs = s;
+    Range right = s.split_off(r, rs);
+    g.run([&g, right = std::move(right), rs, &body]() mutable { for_piece(g, std::move(right), rs, body); });
   }
-  for (I i = lo; i != hi && !g.is_cancelling(); ++i) f(i);
+  if (!g.is_cancelling()) body(std::as_const(r));
 }
 
-HEDDLE_EXPORT unsigned current_concurrency();
+template <class Partitioner, class Range, class Body>
+void run_for(runtime* rt, const cancellation_token& token, const char* what, const Range& range, const Body& body) {
+  if (range.empty() && !token.cancelled()) return;
+  run_algorithm(rt, token, what,
+                [&](task_group& g) { for_piece(g, range, root_piece<Partitioner>(), body); });
+}
+
+// The index forms: [lo, hi) of `index`, with the grain of the old interface (0: about 8 pieces per
+// worker, split down to that grain) unless a partitioner is named.
+template <class index, class F, class... O>
+void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& f, const O&... options) {
+  const cancellation_token token = token_of(options...);
+  if (!(lo < hi) && !token.cancelled()) return;
+  using named = partitioner_of<void, O...>;
+  if constexpr (!std::is_void_v<named>) {
+    auto body = [&f](const blocked_range<index>& r) {
+      for (index i = r.begin(); i != r.end(); ++i) f(i);
+    };
+    run_for<named>(rt, token, "heddle::parallel_for", blocked_range<index>(lo, hi, grain), body);
+  } else {
+    // Checks the group at every index: a loop of many cheap iterations is the index form's use.
+    // (The body outlives the root, which returns before the pieces finish: it lives here.)
+    const task_group* group = nullptr;
+    auto checked = [&group, &f](const blocked_range<index>& r) {
+      for (index i = r.begin(); i != r.end() && !group->is_cancelling(); ++i) f(i);
+    };
+    run_algorithm(rt, token, "heddle::parallel_for", [&](task_group& g) {
+      group = &g;
+      const std::size_t n = blocked_range<index>(lo, hi).size();
+      const std::size_t pieces = 8 * std::size_t{current_concurrency()};
+      const std::size_t chosen = grain ? grain : std::max<std::size_t>(1, n / pieces);
+      for_piece(g, blocked_range<index>(lo, hi, chosen), simple_piece{}, checked);
+    });
+  }
+}
+
+template <class I, class S, class F, class... O>
+void run_step_for(runtime* rt, I first, I last, S step, const F& f, const O&... options) {
+  if (!(step > 0)) throw std::invalid_argument("heddle::parallel_for: the step must be positive");
+  using U = std::make_unsigned_t<I>;
+  const U span = first < last ? static_cast<U>(static_cast<U>(last) - static_cast<U>(first)) : U{0};
+  const U n = span == 0 ? U{0} : static_cast<U>((span - 1) / static_cast<U>(step) + 1);
+  auto at = [first, step, &f](U k) { f(static_cast<I>(static_cast<U>(first) + k * static_cast<U>(step))); };
+  run_index_for(rt, U{0}, n, 0, at, options...);
+}
 
 }  // namespace core_detail
 
-// Calls f(i) for each i in [first, last) in parallel and returns when all calls have returned.
-// `grain`: the most iterations one task runs; 0 picks about 8 pieces per worker. The first
-// exception thrown by f stops further pieces from starting and is rethrown here.
-template <std::integral I, std::integral J, class F>
-void parallel_for(I first, J last, F&& f, std::size_t grain = 0) {
+// Calls body(piece) for pieces that together cover `range` exactly once, in parallel, and returns
+// when every call has returned. Never calls body with an empty range.
+template <core_detail::splittable_range Range, class Body, core_detail::range_option... O>
+  requires std::invocable<const Body&, const Range&>
+void parallel_for(const Range& range, const Body& body, const O&... options) {
+  core_detail::run_for<core_detail::partitioner_of<auto_partitioner, O...>>(
+      nullptr, core_detail::token_of(options...), "heddle::parallel_for", range, body);
+}
+template <core_detail::splittable_range Range, class Body, core_detail::range_option... O>
+  requires std::invocable<const Body&, const Range&>
+void parallel_for(runtime& rt, const Range& range, const Body& body, const O&... options) {
+  core_detail::run_for<core_detail::partitioner_of<auto_partitioner, O...>>(
+      &rt, core_detail::token_of(options...), "heddle::parallel_for", range, body);
+}
+
+// Calls f(i) for each i in [first, last) (of their common type) in parallel and returns when all
+// calls have returned. `grain`: the most iterations one task runs; 0 picks about 8 pieces per
+// worker. With a partitioner among the options, the interval is a blocked_range with that grain
+// (0 counts as 1) cut by that partitioner instead.
+template <std::integral I, std::integral J, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, std::common_type_t<I, J>>
+void parallel_for(I first, J last, F&& f, std::size_t grain, const O&... options) {
   using index = std::common_type_t<I, J>;
-  using U = std::make_unsigned_t<index>;
-  const index lo = static_cast<index>(first), hi = static_cast<index>(last);
-  if (!(lo < hi)) return;
-  const U n = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-  if (grain == 0) grain = std::max<std::size_t>(1, n / (8 * std::size_t{core_detail::current_concurrency()}));
-  const U g = static_cast<U>(std::min<std::uintmax_t>(grain, n));
-  core_detail::run_algorithm(nullptr, {}, "heddle::parallel_for",
-                             [&](task_group& group) { core_detail::split_and_run(group, lo, hi, g, f); });
+  core_detail::run_index_for(nullptr, static_cast<index>(first), static_cast<index>(last), grain, f, options...);
+}
+template <std::integral I, std::integral J, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, std::common_type_t<I, J>>
+void parallel_for(I first, J last, F&& f, const O&... options) {
+  using index = std::common_type_t<I, J>;
+  core_detail::run_index_for(nullptr, static_cast<index>(first), static_cast<index>(last), 0, f, options...);
+}
+template <std::integral I, std::integral J, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, std::common_type_t<I, J>>
+void parallel_for(runtime& rt, I first, J last, F&& f, std::size_t grain, const O&... options) {
+  using index = std::common_type_t<I, J>;
+  core_detail::run_index_for(&rt, static_cast<index>(first), static_cast<index>(last), grain, f, options...);
+}
+template <std::integral I, std::integral J, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, std::common_type_t<I, J>>
+void parallel_for(runtime& rt, I first, J last, F&& f, const O&... options) {
+  using index = std::common_type_t<I, J>;
+  core_detail::run_index_for(&rt, static_cast<index>(first), static_cast<index>(last), 0, f, options...);
+}
+
+// Calls f(first + k * step) for every k with first + k * step < last, in parallel (oneTBB's
+// parallel_for(first, last, step, f)). Throws std::invalid_argument when step <= 0.
+template <std::integral I, std::integral S, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, I>
+void parallel_for(I first, I last, S step, F&& f, const O&... options) {
+  core_detail::run_step_for(nullptr, first, last, step, f, options...);
+}
+template <std::integral I, std::integral S, class F, core_detail::range_option... O>
+  requires std::invocable<const F&, I>
+void parallel_for(runtime& rt, I first, I last, S step, F&& f, const O&... options) {
+  core_detail::run_step_for(&rt, first, last, step, f, options...);
 }
 
 }  // namespace heddle
