@@ -4,3 +4,4 @@
 #pragma once
 
 #include "heddle/algorithm/parallel_for.hpp"
+#include "heddle/algorithm/parallel_sort.hpp"
