@@ -5,3 +5,4 @@
 
 #include "heddle/algorithm/parallel_for.hpp"
 #include "heddle/algorithm/parallel_sort.hpp"
+#include "heddle/algorithm/parallel_pipeline.hpp"
