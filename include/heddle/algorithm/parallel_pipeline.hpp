@@ -23,11 +23,19 @@
 
 #include "heddle/algorithm/detail/pipeline.hpp"
 #include "heddle/algorithm/detail/pipeline_stage.hpp"
+#include "heddle/algorithm/flow_control.hpp"
 #include "heddle/algorithm/detail/run.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/runtime.hpp"
 
 namespace heddle {
+
+template <class In, class Out>
+class filter;
+
+namespace core_detail {
+inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void, void>& chain, const cancellation_token& token);
+}  // namespace core_detail
 
 // A chain of one or more filters that takes In and gives Out (void at the ends of a whole pipeline:
 // a complete chain is a filter<void, void>). Copyable; copies share the bodies, which are called
@@ -47,12 +55,9 @@ class filter {
   friend class filter;
   template <class A, class B, class C>
   friend filter<A, C> operator&(const filter<A, B>& l, const filter<B, C>& r);
+  friend void core_detail::run_pipeline(runtime*, std::size_t, const filter<void, void>&, const cancellation_token&);
 
-  core_detail::stage_list stages_;
-
- public:
-  // The filters of the chain, first to last (for parallel_pipeline).
-  const core_detail::stage_list& stages() const noexcept { return stages_; }
+  core_detail::stage_list stages_;  // first to last
 };
 
 // oneTBB's make_filter: the filter<In, Out> that calls `body` in `mode`.
@@ -76,7 +81,7 @@ inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void,
                          const cancellation_token& token) {
   if (max_tokens == 0) throw std::invalid_argument("heddle::parallel_pipeline: max_tokens must be at least 1");
   run_algorithm(rt, token, "heddle::parallel_pipeline", [&](task_group& g) {
-    pipeline_run run(g, chain.stages(), max_tokens);
+    pipeline_run run(g, chain.stages_, max_tokens);
     run.run_to_end();
   });
 }

@@ -11,34 +11,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/algorithm/flow_control.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/errors.hpp"
 #include "heddle/core/future.hpp"
 
 namespace heddle {
-
-namespace core_detail {
-class pipeline_run;
-}  // namespace core_detail
-
-// How a filter's body may be called (oneTBB's tbb::filter_mode).
-enum class filter_mode {
-  parallel,             // on several items at once
-  serial_in_order,      // one item at a time, in the order the first filter produced them
-  serial_out_of_order,  // one item at a time, in any order
-};
-
-// Given to the first filter's body: calling stop() says there are no more items; what that call of
-// the body returns is discarded.
-class flow_control {
- public:
-  void stop() noexcept { stopped_ = true; }
-
- private:
-  friend class core_detail::pipeline_run;
-  bool stopped_ = false;
-};
 
 namespace core_detail {
 
