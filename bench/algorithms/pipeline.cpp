@@ -233,6 +233,73 @@ output run_tbb(int in, int out, std::uint64_t size, std::size_t tokens) {
   return job.result;
 }
 
+// The pipeline's own cost: n small items (a long each) through a serial input, a parallel square
+// and a serial_in_order sum, nothing else to do.
+long items_heddle(heddle::runtime& rt, long n, std::size_t tokens) {
+  long next = 0, sum = 0;
+  heddle::parallel_pipeline(rt, tokens,
+                            heddle::make_filter<void, long>(heddle::filter_mode::serial_in_order,
+                                                            [&](heddle::flow_control& fc) -> long {
+                                                              if (next == n) fc.stop();
+                                                              return next++;
+                                                            }) &
+                                heddle::make_filter<long, long>(heddle::filter_mode::parallel,
+                                                                [](long v) { return v * v % 1000003; }) &
+                                heddle::make_filter<long, void>(heddle::filter_mode::serial_in_order,
+                                                                [&](long v) { sum = (sum * 31 + v) % 1000000007; }));
+  return sum;
+}
+long items_tbb(long n, std::size_t tokens) {
+  long next = 0, sum = 0;
+  tbb::parallel_pipeline(tokens,
+                         tbb::make_filter<void, long>(tbb::filter_mode::serial_in_order,
+                                                      [&](tbb::flow_control& fc) -> long {
+                                                        if (next == n) fc.stop();
+                                                        return next++;
+                                                      }) &
+                             tbb::make_filter<long, long>(tbb::filter_mode::parallel,
+                                                          [](long v) { return v * v % 1000003; }) &
+                             tbb::make_filter<long, void>(tbb::filter_mode::serial_in_order,
+                                                          [&](long v) { sum = (sum * 31 + v) % 1000000007; }));
+  return sum;
+}
+
+void run_items(const options& opt, nlohmann::json& report, const std::vector<unsigned>& threads) {
+  const long n = opt.pick<long>(10'000, 200'000, 1'000'000, 4'000'000);
+  std::printf("## pipeline overhead: %ld items of one long through a serial input, a parallel square and a "
+              "serial_in_order sum, 4 tokens per thread\n\n",
+              n);
+  long want = 0;
+  for (long v = 0; v < n; ++v) want = (want * 31 + v * v % 1000003) % 1000000007;
+  auto runtimes = std::make_shared<heddle_runtimes>(threads);
+  auto arenas = std::make_shared<tbb_arenas>(threads);
+  std::vector<variant> vs;
+  for (unsigned t : threads) {
+    const std::size_t tokens = 4 * t;
+    vs.push_back({"heddle", t, {}, [=] {
+                    return timed([&] { return items_heddle((*runtimes)[t], n, tokens); }, expect_equal(want, "pipeline items: heddle"));
+                  }});
+    vs.push_back({"oneTBB", t, {}, [=] {
+                    return timed(
+                        [&] {
+                          long r = 0;
+                          (*arenas)[t].execute([&] { r = items_tbb(n, tokens); });
+                          return r;
+                        },
+                        expect_equal(want, "pipeline items: oneTBB"));
+                  }});
+  }
+  auto rs = run_interleaved(vs, opt.reps);
+  std::printf("%s\n", markdown_table(rs, "oneTBB").c_str());
+  auto ratio = [&](unsigned t) { return find(rs, "heddle", t).median() / find(rs, "oneTBB", t).median(); };
+  add_ratio(report, "pipeline_items_vs_tbb", ratio(headline_threads(threads)),
+            "heddle / oneTBB parallel_pipeline on small items (the pipeline's own cost), medians");
+  for (unsigned t : threads)
+    add_ratio(report, "pipeline_items_" + std::to_string(t) + "t_vs_tbb", ratio(t),
+              "heddle / oneTBB parallel_pipeline on small items, " + std::to_string(t) + " threads");
+  add_suite(report, "pipeline_items", rs, {{"items", n}, {"reps", opt.reps}});
+}
+
 void run_pipeline(const options& opt, nlohmann::json& report) {
   const std::size_t bytes = opt.pick<std::size_t>(256 << 10, 16 << 20, 128 << 20, 512 << 20);
   const auto threads = opt.threads_or({1, 2, 4});
@@ -298,6 +365,7 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
               "heddle with io::pread input / oneTBB pipeline, " + th(t));
   }
   add_suite(report, "pipeline", rs, {{"bytes", bytes}, {"chunk_bytes", chunk_bytes}, {"reps", opt.reps}});
+  run_items(opt, report, threads);
 }
 
 const experiment_registration reg{{"pipeline", 60, &run_pipeline}};

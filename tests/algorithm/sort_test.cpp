@@ -150,6 +150,25 @@ TEST(ParallelSort, MoveOnlyElements) {
   }
 }
 
+// Elements without a default constructor: the stable sort's buffer constructs only by moving.
+TEST(ParallelSort, NoDefaultConstructor) {
+  struct key {
+    explicit key(long v, long at) : v(v), at(at) {}
+    long v, at;
+  };
+  const std::size_t n = heddle_test::scaled<std::size_t>(100'000, 30'000);
+  std::vector<key> a, b;
+  for (std::size_t i = 0; i < n; ++i) a.emplace_back(long((i * 7919) % 1013), long(i));
+  b = a;
+  auto less = [](const key& x, const key& y) { return x.v < y.v; };
+  heddle::parallel_stable_sort(a.begin(), a.end(), less);
+  heddle::parallel_sort(b.begin(), b.end(), less);
+  for (std::size_t i = 1; i < n; ++i) {
+    ASSERT_TRUE(a[i - 1].v < a[i].v || (a[i - 1].v == a[i].v && a[i - 1].at < a[i].at)) << i;
+    ASSERT_LE(b[i - 1].v, b[i].v) << i;
+  }
+}
+
 // The comparator throws once, somewhere in the middle: the exception is rethrown after every task
 // stopped, nothing leaks (ASan), every element is still a valid object and the call can be repeated.
 TEST(ParallelSort, ComparatorExceptionIsRethrown) {
