@@ -11,13 +11,15 @@
 // an item that was dropped, and the call returns once every token is back.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
-#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "heddle/algorithm/detail/pipeline_stage.hpp"
@@ -67,8 +69,9 @@ class pipeline_latch final : public future_state<void> {
   static constexpr future_vtable vtable{{&never_run, &never_run}, nullptr, &never_destroyed};
 };
 
-// A serial filter's gate.
-struct serial_gate {
+// A serial filter's gate, on a cache line of its own: the gates of neighbouring filters are taken
+// by different workers at once.
+struct alignas(64) serial_gate {
   spin_lock lock;
   bool busy = false;
   bool in_order = false;
@@ -90,11 +93,12 @@ class pipeline_run {
     }
     slot_size_ = (size + align - 1) / align * align;
     slot_align_ = align;
-    storage_ = static_cast<std::byte*>(::operator new(2 * slot_size_ * max_tokens_, std::align_val_t(slot_align_)));
     for (std::size_t i = 1; i < n_; ++i) {
       gates_[i].in_order = stages_[i]->mode == filter_mode::serial_in_order;
       if (gates_[i].in_order) gates_[i].waiting.assign(max_tokens_, nullptr);
     }
+    // Last: nothing after it throws, so the destructor frees it.
+    storage_ = static_cast<std::byte*>(::operator new(2 * slot_size_ * max_tokens_, std::align_val_t(slot_align_)));
     for (std::size_t i = 0; i < max_tokens_; ++i) {
       pipeline_token& k = tokens_[i];
       k.vt = &token_vtable;
@@ -319,7 +323,7 @@ class pipeline_run {
   std::byte* storage_ = nullptr;
   std::size_t slot_size_ = 0, slot_align_ = 0;
 
-  spin_lock input_lock_;  // the input's turn, the free tokens, the count of items in flight
+  alignas(64) spin_lock input_lock_;  // the input's turn, the free tokens, the count of items in flight
   bool input_busy_ = false;
   bool stopped_ = false;  // the input gave no item (flow_control::stop, an exception) or stopping()
   pipeline_token* free_ = nullptr;
