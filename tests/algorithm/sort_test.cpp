@@ -237,7 +237,7 @@ TEST(ParallelSort, FromTasksAndThreadsConcurrently) {
   heddle_test::watchdog dog("sort concurrently", std::chrono::seconds(120));
   const std::size_t n = heddle_test::scaled<std::size_t>(200'000, 40'000);
   heddle::runtime rt(2);
-  auto f = rt.task([n] {
+  auto f = rt.task([&] {
     auto v = make_input(shape::random, n, 9);
     auto w = v;
     heddle::parallel_sort(v.begin(), v.end());
