@@ -33,12 +33,21 @@ namespace {
 
 constexpr std::size_t chunk_bytes = 32 * 1024;
 
-// A chunk holds the byte before it (to know whether its first letter starts a word) and its bytes.
+// A chunk: bytes[0] is the byte before it in the file (whether its first letter starts a word),
+// its own bytes follow from bytes[1]. Both are read by one pread of [offset - 1, offset + len).
 struct chunk {
   std::uint64_t offset = 0;
   std::size_t len = 0;
-  char before = ' ';
-  std::vector<char> bytes = std::vector<char>(chunk_bytes);
+  std::vector<char> bytes = std::vector<char>(chunk_bytes + 1);
+  char* data() { return bytes.data() + 1; }
+  const char* data() const { return bytes.data() + 1; }
+  // Where the read goes, and how many bytes it asks for.
+  std::span<std::byte> read_span() {
+    const std::size_t skip = offset > 0 ? 0 : 1;  // the file's first chunk has no byte before
+    bytes[0] = ' ';
+    return {reinterpret_cast<std::byte*>(bytes.data() + skip), len + 1 - skip};
+  }
+  std::uint64_t read_offset() const { return offset > 0 ? offset - 1 : 0; }
 };
 
 class fd_guard {
@@ -78,9 +87,9 @@ void generate(const std::string& path, std::size_t bytes) {
 }
 
 void capitalize(chunk& c) {
-  char prev = c.before;
+  char prev = c.bytes[0];
   for (std::size_t i = 0; i < c.len; ++i) {
-    char& ch = c.bytes[i];
+    char& ch = c.data()[i];
     if ((prev == ' ' || prev == '\n') && ch >= 'a' && ch <= 'z') ch = char(ch - 'a' + 'A');
     prev = ch;
   }
@@ -118,8 +127,7 @@ struct text_job {
       : in(in_fd), out(out_fd), size(file_size), chunks(ring) {
     if (::lseek(out, 0, SEEK_SET) != 0 || ::ftruncate(out, 0) != 0) throw std::runtime_error("pipeline: reset output");
   }
-  // The next chunk to read, or nullptr at the end; its byte before comes from the previous chunk's
-  // last byte, which is read with it (one byte more, at offset - 1).
+  // The next chunk to read (its place in the file), or nullptr at the end.
   chunk* claim() {
     if (next_offset >= size) return nullptr;
     chunk* c = &chunks[next_seq++ % chunks.size()];
@@ -129,20 +137,16 @@ struct text_job {
     return c;
   }
   void read_sync(chunk& c) const {
+    const std::span<std::byte> to = c.read_span();
     std::size_t got = 0;
-    while (got < c.len) {
-      const ssize_t r = ::pread(in, c.bytes.data() + got, c.len - got, off_t(c.offset + got));
+    while (got < to.size()) {
+      const ssize_t r = ::pread(in, to.data() + got, to.size() - got, off_t(c.read_offset() + got));
       if (r <= 0) throw std::runtime_error("pipeline: read failed");
       got += std::size_t(r);
     }
-    set_before(c);
-  }
-  void set_before(chunk& c) const {
-    c.before = ' ';
-    if (c.offset > 0 && ::pread(in, &c.before, 1, off_t(c.offset - 1)) != 1) throw std::runtime_error("pipeline: read");
   }
   void write(const chunk& c) {
-    if (::write(out, c.bytes.data(), c.len) != ssize_t(c.len)) throw std::runtime_error("pipeline: write failed");
+    if (::write(out, c.data(), c.len) != ssize_t(c.len)) throw std::runtime_error("pipeline: write failed");
     result.bytes += c.len;
   }
 };
@@ -193,14 +197,12 @@ output run_heddle_async(heddle::runtime& rt, int in, int out, std::uint64_t size
               none.set_value(nullptr);
               return none.get_future();
             }
-            // One read of the byte before and the chunk: [offset - 1, offset + len).
-            const std::uint64_t from = c->offset > 0 ? c->offset - 1 : 0;
-            const std::size_t extra = c->offset > 0 ? 1 : 0;
-            return heddle::io::pread(rt, in, std::span<std::byte>(reinterpret_cast<std::byte*>(c->bytes.data()), c->len + extra), from)
-                .then([c, extra](std::size_t got) {
-                  if (got != c->len + extra) throw std::runtime_error("pipeline: short read");
-                  c->before = extra ? c->bytes[0] : ' ';
-                  if (extra) std::memmove(c->bytes.data(), c->bytes.data() + 1, c->len);
+            // The same single read as the other variants, by the file engine. Its successor only
+            // checks the count: short_task runs it on the engine's thread, no task in between.
+            const std::span<std::byte> to = c->read_span();
+            return heddle::io::pread(rt, in, to, c->read_offset())
+                .then(heddle::strategy::short_task, [c, want = to.size()](std::size_t got) {
+                  if (got != want) throw std::runtime_error("pipeline: short read");
                   return c;
                 });
           }) &
