@@ -23,8 +23,8 @@
 
 #include "heddle/algorithm/detail/pipeline.hpp"
 #include "heddle/algorithm/detail/pipeline_stage.hpp"
-#include "heddle/algorithm/flow_control.hpp"
 #include "heddle/algorithm/detail/run.hpp"
+#include "heddle/algorithm/flow_control.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/runtime.hpp"
 
