@@ -22,7 +22,7 @@ namespace heddle::core_detail {
 template <class T, class... O>
 T option_or(T fallback, const O&... options) {
   T found = std::move(fallback);
-  [[maybe_unused]] bool seen = false;
+  [[maybe_unused]] bool seen = false;  // unused when there are no options
   (([&] {
      if constexpr (std::is_same_v<std::remove_cvref_t<O>, T>)
        if (!seen) {
