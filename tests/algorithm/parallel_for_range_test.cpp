@@ -81,11 +81,12 @@ TEST(ParallelForRange, StaticPartitionerMakesOnePiecePerWorker) {
 }
 
 TEST(ParallelForRange, AutoPartitionerMakesFewPiecesWhenNothingIsStolen) {
-  // One worker: no piece is ever stolen, so no piece splits beyond the initial 4 per worker.
+  // One worker: no piece is ever stolen, so no piece splits beyond the initial 4 per worker, and
+  // each of those leaves is run in its range pool's 2^leaf_depth parts.
   heddle::runtime rt(1);
   std::atomic<unsigned> pieces{0};
   heddle::parallel_for(rt, heddle::blocked_range<int>(0, 1 << 20), [&](const heddle::blocked_range<int>&) { pieces++; });
-  EXPECT_EQ(pieces.load(), 4u);
+  EXPECT_EQ(pieces.load(), 4u << heddle::core_detail::auto_piece::leaf_depth);
 }
 
 TEST(ParallelForRange, AutoPartitionerSplitsStolenPiecesFurther) {

@@ -25,6 +25,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -46,6 +47,48 @@ namespace core_detail {
 // Runs one piece: spawns the upper part as long as the partitioner wants a split, then the body on
 // what is left.
 template <class Range, class Piece, class Body>
+void for_piece(task_group& g, Range r, Piece s, const Body& body);
+
+// A leaf of auto_partitioner, cut into a pool of parts as oneTBB's range pool: the body runs on the
+// lowest part, the upper parts wait here (largest first), and the largest is offered as a task
+// whenever this worker's deque is empty, i.e. when a worker that runs out of work would find
+// nothing of ours to steal. A part nobody takes is run here, by the next turn of the loop or, once
+// offered, by this worker's own scheduler. At most leaf_depth + 1 body calls and leaf_depth tasks.
+template <class Range, class Piece, class Body>
+void for_leaf(task_group& g, Range r, Piece s, const Body& body) {
+  struct part {
+    Range r;
+    Piece s;
+  };
+  std::optional<part> pool[Piece::leaf_depth];
+  std::size_t waiting = 0;
+  std::optional<part> now(std::in_place, part{std::move(r), s});
+  worker* w = current_worker;
+  for (;;) {
+    while (waiting < Piece::leaf_depth && now->s.wants_subdivision(now->r)) {
+      Piece rs = now->s;
+      Range upper = now->s.subdivide(now->r, rs);
+      pool[waiting++].emplace(part{std::move(upper), rs});
+    }
+    if (waiting > 0 && w->deque.looks_empty()) {
+      part offered = std::move(*pool[0]);
+      for (std::size_t i = 1; i < waiting; ++i) {  // reset and emplace: a range need not be assignable
+        pool[i - 1].reset();
+        pool[i - 1].emplace(std::move(*pool[i]));
+      }
+      pool[--waiting].reset();
+      g.run([&g, offered = std::move(offered), &body]() mutable { for_piece(g, std::move(offered.r), offered.s, body); });
+    }
+    if (g.is_cancelling()) return;
+    body(std::as_const(now->r));
+    if (waiting == 0) return;
+    now.reset();
+    now.emplace(std::move(*pool[waiting - 1]));
+    pool[--waiting].reset();
+  }
+}
+
+template <class Range, class Piece, class Body>
 void for_piece(task_group& g, Range r, Piece s, const Body& body) {
   s.start();
   while (s.wants_split(r)) {
@@ -53,6 +96,9 @@ void for_piece(task_group& g, Range r, Piece s, const Body& body) {
     Piece rs = s;
     Range right = s.split_off(r, rs);
     g.run([&g, right = std::move(right), rs, &body]() mutable { for_piece(g, std::move(right), rs, body); });
+  }
+  if constexpr (subdividing_piece<Piece, Range>) {
+    if (s.wants_subdivision(r)) return for_leaf(g, std::move(r), s, body);
   }
   if (!g.is_cancelling()) body(std::as_const(r));
 }

@@ -2,6 +2,7 @@
 // travels with each piece of a range and says whether to split it again.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <type_traits>
 
@@ -58,19 +59,28 @@ struct static_piece {
 // auto_partitioner: `pieces` pieces to start with; a piece that runs on another worker than the one
 // that spawned it was stolen, which means a worker ran out of work: if it was to run whole, it is
 // split in two instead, its upper half offered to the next idle worker, and so on.
+// A piece that is not split further (a leaf) is still cut into up to 2^leaf_depth sub-pieces, as
+// oneTBB's range pool cuts it: the body runs on one sub-piece at a time, and the parts not yet run
+// can be handed to a worker that runs out of work, so that the last leaves do not leave a worker
+// idle for a whole leaf's time. How the parts are handed over is the algorithm's
+// (parallel_for: offered as tasks when the worker has nothing else to steal; parallel_reduce:
+// forked, and taken back when nobody stole them).
 struct auto_piece {
   static constexpr std::size_t pieces_per_worker = 4;
   static constexpr std::size_t pieces_when_stolen = 2;
+  static constexpr unsigned leaf_depth = 5;
   std::size_t pieces;
   unsigned origin;  // the index of the worker that spawned the piece
+  unsigned depth = leaf_depth;  // how many more times a leaf may be halved
 
   static auto_piece root() noexcept {
-    return {pieces_per_worker * current_concurrency(), current_worker ? current_worker->index : 0};
+    return {pieces_per_worker * current_concurrency(), current_worker ? current_worker->index : 0, leaf_depth};
   }
   void start() noexcept {
     const unsigned here = current_worker->index;
     if (here != origin) {
       if (pieces < pieces_when_stolen) pieces = pieces_when_stolen;
+      if (depth < leaf_depth) ++depth;  // oneTBB deepens a stolen piece's pool by one level
       origin = here;
     }
   }
@@ -82,9 +92,28 @@ struct auto_piece {
   R split_off(R& r, auto_piece& right) {
     right.pieces = pieces / 2;
     right.origin = origin;
+    right.depth = depth;
     pieces -= right.pieces;
     return split_counted(r, pieces, right.pieces);
   }
+  // Below a leaf: whether r may be halved again, and the halving (r keeps the lower half).
+  template <class R>
+  bool wants_subdivision(const R& r) const {
+    return depth > 0 && r.is_divisible();
+  }
+  template <class R>
+  R subdivide(R& r, auto_piece& right) {
+    --depth;
+    right = *this;
+    return R(r, split{});
+  }
+};
+
+// Whether a piece state cuts its leaves further (auto_piece does).
+template <class Piece, class R>
+concept subdividing_piece = requires(Piece& p, const Piece& cp, R& r) {
+  { cp.wants_subdivision(r) } -> std::convertible_to<bool>;
+  { p.subdivide(r, p) } -> std::same_as<R>;
 };
 
 // The piece state of the root for partitioner P.

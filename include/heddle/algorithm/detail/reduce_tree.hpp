@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "heddle/algorithm/detail/fork.hpp"
+#include "heddle/algorithm/detail/partition.hpp"
+#include "heddle/algorithm/split.hpp"
 #include "heddle/core/detail/worker.hpp"
 
 namespace heddle::core_detail {
@@ -29,17 +31,36 @@ class reduce_tree {
   }
 
  private:
+  // Deterministic trees never cut leaves by timing; auto_partitioner is not allowed there anyway.
+  template <class Piece>
+  static constexpr bool subdivides = !Deterministic && subdividing_piece<Piece, Range>;
+  template <class Piece>
+  static bool subdivision_wanted(const Piece& s, const Range& r) {
+    if constexpr (subdivides<Piece>) return s.wants_subdivision(r);
+    else return false;
+  }
+  template <class Piece>
+  static Range subdivide(Piece& s, Range& r, Piece& rs) {
+    if constexpr (subdivides<Piece>) return s.subdivide(r, rs);
+    else return Range(r, split{});  // never called
+  }
+
   template <class Piece>
   void go(Range& r, Piece& s, T&& acc, std::optional<T>& out) noexcept {
     if (ctx_.stopping()) return;
     std::optional<Range> right;
     Piece rs = s;
     try {
-      if (!s.wants_split(r)) {
+      if (s.wants_split(r)) {
+        right.emplace(s.split_off(r, rs));
+      } else if (subdivides<Piece> && subdivision_wanted(s, r)) {
+        // A leaf cut further: forked like a split; when nobody steals the upper half it is taken back
+        // below and accumulated into the same value, so the cut costs a push and a pop.
+        right.emplace(subdivide(s, r, rs));
+      } else {
         out.emplace(body_(std::as_const(r), std::move(acc)));
         return;
       }
-      right.emplace(s.split_off(r, rs));
     } catch (...) {
       ctx_.fail(std::current_exception());
       return;
