@@ -6,7 +6,10 @@
 //     is divisible; a piece that another worker stole (it runs on a worker other than the one that
 //     spawned it: an idle worker came looking for work) is split once more when it would otherwise
 //     run whole, and so on at every steal. Few pieces when the load is even, more where it is not.
-//     The grain of the range is the floor.
+//     A piece not split again (a leaf) calls the body on up to 32 parts of its range, one at a time
+//     (oneTBB's range pool): parallel_for offers the largest part not yet run as a task when the
+//     worker's deque is empty (at most 5 tasks per leaf), parallel_reduce forks them and takes back
+//     what nobody stole. The grain of the range is the floor.
 //   simple_partitioner: splits until the range is no longer divisible (down to its grain): about
 //     size/grain pieces. The grain is the caller's to choose; with grain 1 a piece per element.
 //   static_partitioner: P pieces of equal size (cut in proportion when the range allows it), no
