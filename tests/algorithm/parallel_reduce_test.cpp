@@ -175,7 +175,7 @@ TEST(ParallelDeterministicReduce, BitwiseIdenticalForEveryWorkerCountAndRun) {
     const double reference = det_sum(one, v, grain);
     for (unsigned w : algo_test::worker_counts) {
       heddle::runtime rt(w);
-      for (int run = 0; run < 5; ++run) {
+      for (int run = 0; run < 20; ++run) {
         const double got = det_sum(rt, v, grain);
         EXPECT_EQ(std::memcmp(&got, &reference, sizeof got), 0)
             << w << " workers, grain " << grain << ": " << got << " vs " << reference;
