@@ -193,9 +193,7 @@ output run_heddle_async(heddle::runtime& rt, int in, int out, std::uint64_t size
             chunk* c = job.claim();
             if (!c) {
               fc.stop();
-              heddle::promise<chunk*> none;
-              none.set_value(nullptr);
-              return none.get_future();
+              return heddle::make_ready_future<chunk*>(nullptr);
             }
             // The same single read as the other variants, by the file engine. Its successor only
             // checks the count: short_task runs it on the engine's thread, no task in between.

@@ -24,6 +24,8 @@ class coverage {
       if (hits_[i].load(std::memory_order_relaxed) != 1) return i;
     return n_;
   }
+  // How often index i was hit, for a failure's message.
+  unsigned at(std::size_t i) const { return hits_[i].load(); }
 
  private:
   std::unique_ptr<std::atomic<std::uint8_t>[]> hits_;

@@ -12,29 +12,12 @@
 
 #include <heddle/heddle.hpp>
 
+#include "algorithm_test_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-// One counter per index, so that both a missed and a repeated index show.
-class coverage {
- public:
-  explicit coverage(std::size_t n) : hits_(new std::atomic<std::uint8_t>[n]), n_(n) {
-    for (std::size_t i = 0; i < n; ++i) hits_[i].store(0, std::memory_order_relaxed);
-  }
-  void hit(std::size_t i) { hits_[i].fetch_add(1, std::memory_order_relaxed); }
-  // The first index not hit exactly once, or n.
-  std::size_t first_bad() const {
-    for (std::size_t i = 0; i < n_; ++i)
-      if (hits_[i].load(std::memory_order_relaxed) != 1) return i;
-    return n_;
-  }
-  unsigned at(std::size_t i) const { return hits_[i].load(); }
-
- private:
-  std::unique_ptr<std::atomic<std::uint8_t>[]> hits_;
-  std::size_t n_;
-};
+using algo_test::coverage;
 
 void expect_exact_coverage(std::size_t n, std::size_t grain) {
   coverage c(n);
