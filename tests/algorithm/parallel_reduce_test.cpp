@@ -281,7 +281,7 @@ TEST(ParallelReduce, StressNestedReductionsFromManyCallers) {
           for (std::size_t i = r.begin(); i != r.end(); ++i)
             acc += heddle::parallel_reduce(
                 range_t(0, inner, 8), std::uint64_t{0},
-                [i, &inner](const range_t& q, std::uint64_t a) {
+                [i](const range_t& q, std::uint64_t a) {
                   for (std::size_t j = q.begin(); j != q.end(); ++j) a += (i * inner + j) % 7;
                   return a;
                 },

@@ -144,7 +144,7 @@ TEST_F(LoopbackSession, BuffersPutGetCopyFree) {
   EXPECT_EQ(back, local);
   off::get(b + 10, back.data(), 5).get();
   EXPECT_EQ(back[0], 11.0);
-  EXPECT_THROW(off::put(local.data(), b, n + 1), std::out_of_range);
+  EXPECT_THROW((void)off::put(local.data(), b, n + 1), std::out_of_range);
   EXPECT_THROW((void)b.get(), off::session_error);  // node 1's memory, seen from node 0
   off::free(b);
   EXPECT_THROW(off::free(b), off::remote_error);

@@ -129,7 +129,8 @@ TEST(Group, CopiesShareTheCount) {
   g.leave();
   EXPECT_EQ(assigned.pending(), 0u);
   copy.wait();
-  assigned = assigned;  // self-assignment keeps the group
+  heddle::group& same = assigned;
+  assigned = same;  // self-assignment keeps the group
   EXPECT_EQ(assigned.pending(), 0u);
 }
 

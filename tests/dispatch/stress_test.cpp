@@ -204,7 +204,7 @@ TEST(DispatchStress, GroupsAcrossQueues) {
           if (seed % 3 == 0) g.async(cq, [done] { (*done)++; });
           else g.async(qs[seed % qs.size()], [done] { (*done)++; });
         }
-        auto check = [done, &wrong, &notified, items] {
+        auto check = [done, &wrong, &notified] {
           if (done->load() != items) wrong++;
           notified++;
         };
