@@ -269,7 +269,7 @@ TEST(ParallelReduce, StressNestedReductionsFromManyCallers) {
   heddle_test::watchdog dog("ParallelReduce.StressNestedReductionsFromManyCallers", std::chrono::seconds(120));
   heddle::runtime rt(4);
   const int rounds = heddle_test::scaled(30, 6);
-  const std::size_t outer = 200, inner = 1000;
+  static constexpr std::size_t outer = 200, inner = 1000;
   std::uint64_t expect = 0;
   for (std::size_t i = 0; i < outer; ++i)
     for (std::size_t j = 0; j < inner; ++j) expect += (i * inner + j) % 7;

@@ -190,7 +190,8 @@ TEST(DispatchStress, GroupsAcrossQueues) {
   concurrent_queue cq(rt);
   std::vector<serial_queue> qs;
   for (int i = 0; i < 8; ++i) qs.emplace_back(rt, "group-stress-" + std::to_string(i));
-  const int threads = 4, rounds = scaled(2000, 400), items = 20;
+  const int threads = 4, rounds = scaled(2000, 400);
+  static constexpr int items = 20;  // static: the nested lambdas read it without a capture
   std::atomic<long> wrong{0}, notified{0};
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t)
