@@ -86,7 +86,7 @@ class replay {
       done_[m] = 1;
       work += seconds_[m];
       const module_config& c = config_.modules[m];
-      if (c.role == module_role::filter) result_[m] = detail::filter_result(c, e);
+      result_[m] = c.role != module_role::filter || detail::filter_result(c, e) != 0;
       for (std::uint32_t q : consumers_[m])
         if (requested_[q] && !done_[q] && --pending_[q] == 0) start(q);
       // The paths that wait on m step on; none comes to wait on m again (m is done).
@@ -109,7 +109,7 @@ class replay {
       r.waiting_[f].push_back({p, k});
       return false;
     }
-    std::int64_t result(std::uint32_t f) const noexcept { return r.result_[f]; }
+    bool passes(std::uint32_t f) const noexcept { return r.result_[f]; }
   };
 
   void path_stepped(std::uint32_t p, detail::path_state s) {
@@ -140,7 +140,7 @@ class replay {
   std::vector<double> seconds_;                       // per module, its time for this event
   std::vector<std::uint8_t> requested_, done_;
   std::vector<std::uint32_t> pending_;  // per requested module, its producers not done yet
-  std::vector<std::int64_t> result_;    // per filter, its decision
+  std::vector<std::uint8_t> result_;    // per module, whether it passes the event
   std::vector<std::uint8_t> passed_;    // per path
   // Per filter not done yet, the paths that wait on it: (path, its position there).
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> waiting_;

@@ -1,5 +1,12 @@
 // The built-in modules of the test framework's configurations: each spends its time for the event
-// (busy-wait, sleep, or a timer that holds no thread) and gives a deterministic integer result.
+// (busy-wait, sleep, or a timer that holds no thread) and makes a deterministic integer product
+// (std::int64_t) from the products it reads, or, as a filter, decides by its pass pattern.
+//
+// One class serves every kind a configuration's threadType picks (global:: for
+// ThreadSafeBetweenInstances, one:: for ThreadSafeBetweenModules, one:: on the legacy resource for
+// ThreadUnsafe) and every role, so it derives from module_base itself and implements the event
+// call that the kinds of global.hpp and one.hpp implement for user modules: its code is safe for
+// any number of concurrent calls, so the kind only decides how the framework serialises it.
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -15,10 +22,27 @@ namespace heddle::fw {
 
 namespace {
 
-class demo_module final : public module {
+module_kind kind_of(thread_type t) noexcept {
+  return t == thread_type::safe_between_instances ? module_kind::global : module_kind::one;
+}
+
+bool waits_on_timer(const detail::module_type& t, wait_mode w) noexcept {
+  if (t.how == detail::spend::nothing) return false;
+  return w == wait_mode::timer || (w == wait_mode::as_configured && t.how == detail::spend::acquire);
+}
+
+class demo_module final : public module_base {
  public:
   demo_module(const module_config& c, const detail::module_type& t, const timing_options& timing, double busy_scale)
-      : config_(c), type_(t), time_scale_(timing.time_scale), busy_scale_(busy_scale), hash_(detail::hash_label(c.label)) {
+      : module_base(kind_of(c.threads), c.role, waits_on_timer(t, timing.wait)),
+        config_(c),
+        type_(t),
+        time_scale_(timing.time_scale),
+        busy_scale_(busy_scale),
+        hash_(detail::hash_label(c.label)) {
+    for (const product_request& r : c.to_get) inputs_.push_back(consumes<std::int64_t>(input_tag(r.label, r.product)));
+    if (c.role == module_role::producer) product_ = produces<std::int64_t>(c.product_label);
+    if (c.threads == thread_type::unsafe) declare_resource(detail::legacy_resource);
     if (t.how == detail::spend::nothing) how_ = how::nothing;
     else if (timing.wait == wait_mode::timer) how_ = how::timer;
     else if (timing.wait == wait_mode::busy) how_ = how::busy;
@@ -28,8 +52,6 @@ class demo_module final : public module {
     else how_ = how::timer;  // ExternalWork types wait through the timer engine
     ranges_ = t.parallel_for ? std::max(1u, c.n_ranges) : 1u;
   }
-
-  bool external_work() const noexcept override { return how_ == how::timer; }
 
   double expected_seconds() const noexcept override {
     double s = config_.average_time;
@@ -41,17 +63,18 @@ class demo_module final : public module {
     return s * time_scale_;
   }
 
-  void acquire(const event_view& e, async_handle h) override {
+  void call_acquire(const event& e, const event_setup&, async_handle h) override {
     // In timer mode the ranges of a parallel-for filter wait side by side: one wait of one range.
-    const double s = seconds(e.number()) / ranges_;
+    const double s = seconds(e.id().event) / ranges_;
     if (s <= 0) return h.done();
     h.done_at(std::chrono::steady_clock::now() +
               std::chrono::ceil<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s)));
   }
 
-  std::int64_t produce(const event_view& e) override {
+  bool call(event& e, const event_setup&) override {
+    const std::uint64_t number = e.id().event;
     if (how_ == how::busy || how_ == how::sleep) {
-      const double s = seconds(e.number());
+      const double s = seconds(number);
       if (ranges_ > 1) {
         heddle::parallel_for(0u, ranges_, [&](unsigned) { spend(s / ranges_); }, 1);
       } else {
@@ -59,16 +82,13 @@ class demo_module final : public module {
       }
     }
     if (type_.throws) throw std::runtime_error(std::string(type_.name) + " throws by design");
-    switch (config_.role) {
-      case module_role::filter:
-        return detail::filter_result(config_, e.number());
-      case module_role::producer:
-        if (type_.fixed_value) return wrap_add(e.input_sum(), *config_.value);
-        [[fallthrough]];
-      case module_role::output:
-        return wrap_add(e.input_sum(), static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(e.number()))));
-    }
-    return 0;
+    std::int64_t sum = 0;  // read even where unused: a module reads what it declares
+    for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
+    if (config_.role == module_role::filter) return detail::filter_result(config_, number) != 0;
+    if (config_.role == module_role::producer)
+      e.emplace(product_, wrap_add(sum, type_.fixed_value ? *config_.value
+                                                          : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
+    return true;
   }
 
  private:
@@ -95,6 +115,8 @@ class demo_module final : public module {
   std::uint64_t hash_;
   how how_;
   unsigned ranges_ = 1;
+  std::vector<get_token<std::int64_t>> inputs_;
+  put_token<std::int64_t> product_;
 };
 
 }  // namespace
@@ -105,16 +127,8 @@ process make_process(const process_config& config, const timing_options& timing)
   for (const module_config& c : config.modules) {
     const detail::module_type* t = detail::find_module_type(c.type);
     if (!t) throw config_error(p.source() + ": " + c.where + " '" + c.label + "': unknown module type '" + c.type + "'");
-    module_decl d;
-    d.label = c.label;
-    d.role = c.role;
-    d.threads = c.threads;
-    d.inputs = c.to_get;
-    d.select_paths = c.select_paths;
-    d.product_label = c.product_label;
-    d.type = c.type;
-    d.where = c.where;
-    p.add_module(std::move(d), std::make_unique<demo_module>(c, *t, timing, busy_scale));
+    p.add_module({c.label, c.type, c.where, c.select_paths},
+                 [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); });
   }
   for (const path_config& path : config.paths) p.add_path(path.name, path.labels);
   for (const path_config& path : config.end_paths) p.add_end_path(path.name, path.labels);

@@ -7,5 +7,6 @@ namespace heddle::fw {
 
 config_error::~config_error() = default;
 module_error::~module_error() = default;
+product_error::~product_error() = default;
 
 }  // namespace heddle::fw

@@ -1,6 +1,8 @@
-// One event in flight: per module a state word and a result, two bits per edge, and per path its
-// decision. One allocation, reused for the next event; for the high-pileup configuration (489
-// modules, 1,760 edges) it is about 6 KB, so 100,000 events in flight fit in well under 1 GiB.
+// One event in flight: per module a state word, per product an 8-byte slot (the product itself when
+// small, else a pointer to it) and a made bit, per filter a decision bit, two bits per edge, and
+// per path its decision. One allocation, reused for the next event; for the high-pileup
+// configuration (489 modules, 1,760 edges) it is about 6 KB, so 100,000 events in flight fit in
+// well under 1 GiB.
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <new>
 
 #include "graph.hpp"
+#include "heddle/fw/event.hpp"
 
 namespace heddle::fw::detail {
 
@@ -19,8 +22,8 @@ struct event_state {
   static constexpr std::uint32_t requested = 1u << 31;
   static constexpr std::uint32_t pending_mask = requested - 1;
 
-  std::uint64_t number = 0;
-  std::uint32_t run = 0;
+  event_id id;
+  unsigned stream = 0;  // the slot's index: stream modules' instance
   std::atomic<std::uint32_t> paths_left{0};
   std::atomic<std::uint32_t> outputs_left{0};
   // One for the event itself until its end paths are done, and one per module from its
@@ -28,47 +31,94 @@ struct event_state {
   // event (and so its slot) from being reused under it.
   std::atomic<std::uint32_t> active{0};
   std::atomic<std::uint32_t>* state;   // [modules]
-  std::int64_t* result;                // [modules]
+  void** slots;                        // [products]: the product, or a pointer to it (product_ops)
+  std::atomic<std::uint64_t>* made;    // [product words]: bit p once product p is made
+  std::atomic<std::uint64_t>* passes;  // [module words]: bit m once filter m passed the event
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k
   std::uint8_t* passed;                // [paths]
   std::int64_t* started_ns;            // [modules], only when a timeline is recorded
 
+  static std::size_t words(std::size_t bits) noexcept { return (bits + 63) / 64; }
   static std::size_t edge_words(const graph& g) noexcept { return (std::size_t{g.num_edges} + 31) / 32; }
 
-  static event_state* make(const graph& g, bool timed) {
-    const std::size_t n = g.size(), words = edge_words(g);
-    const std::size_t bytes = sizeof(event_state) + n * sizeof(std::int64_t) * (timed ? 2 : 1) +
-                              words * sizeof(std::uint64_t) + n * sizeof(std::uint32_t) + g.paths.size();
+  static event_state* make(const graph& g, unsigned stream, bool timed) {
+    const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), pw = words(np), mw = words(n);
+    const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (pw + mw + e) * sizeof(std::uint64_t) +
+                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(std::uint32_t) + g.paths.size();
     void* mem = std::malloc(bytes);
     if (!mem) throw std::bad_alloc();
-    auto* e = ::new (mem) event_state;
-    auto* p = reinterpret_cast<unsigned char*>(e + 1);
-    e->result = reinterpret_cast<std::int64_t*>(p);
-    p += n * sizeof(std::int64_t);
-    e->started_ns = timed ? reinterpret_cast<std::int64_t*>(p) : nullptr;
+    auto* s = ::new (mem) event_state;
+    s->stream = stream;
+    auto* p = reinterpret_cast<unsigned char*>(s + 1);
+    s->slots = reinterpret_cast<void**>(p);
+    p += np * sizeof(void*);
+    s->made = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
+    p += pw * sizeof(std::uint64_t);
+    s->passes = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
+    p += mw * sizeof(std::uint64_t);
+    s->edges = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
+    p += e * sizeof(std::uint64_t);
+    s->started_ns = timed ? reinterpret_cast<std::int64_t*>(p) : nullptr;
     if (timed) p += n * sizeof(std::int64_t);
-    e->edges = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
-    p += words * sizeof(std::uint64_t);
-    e->state = reinterpret_cast<std::atomic<std::uint32_t>*>(p);
+    s->state = reinterpret_cast<std::atomic<std::uint32_t>*>(p);
     p += n * sizeof(std::uint32_t);
-    e->passed = p;
-    for (std::size_t i = 0; i < words; ++i) ::new (&e->edges[i]) std::atomic<std::uint64_t>(0);
-    for (std::size_t i = 0; i < n; ++i) ::new (&e->state[i]) std::atomic<std::uint32_t>(0);
-    return e;
+    s->passed = p;
+    for (std::size_t i = 0; i < pw + mw + e; ++i) ::new (&s->made[i]) std::atomic<std::uint64_t>(0);
+    for (std::size_t i = 0; i < n; ++i) ::new (&s->state[i]) std::atomic<std::uint32_t>(0);
+    return s;
   }
-  static void destroy(event_state* e) noexcept {
-    e->~event_state();
-    std::free(e);
+  // Its products must be released first (release_products).
+  static void destroy(event_state* s) noexcept {
+    s->~event_state();
+    std::free(s);
   }
 
-  // Ready for event `number`. Nothing else touches it now: relaxed stores, published by the
-  // scheduling of the event's first tasks.
-  void reset(const graph& g, std::uint64_t event, std::uint32_t in_run) noexcept {
-    number = event;
-    run = in_run;
-    for (std::size_t i = 0, w = edge_words(g); i < w; ++i) edges[i].store(0, std::memory_order_relaxed);
+  // Ready for event `id`. Nothing else touches it now: relaxed stores, published by the
+  // scheduling of the event's first tasks. Its products were released.
+  void reset(const graph& g, const event_id& next) noexcept {
+    id = next;
+    for (std::size_t i = 0, w = words(g.products.size()) + words(g.size()) + edge_words(g); i < w; ++i)
+      made[i].store(0, std::memory_order_relaxed);  // made, passes and edges lie together
     for (std::size_t i = 0; i < g.size(); ++i) state[i].store(0, std::memory_order_relaxed);
     std::memset(passed, 0, g.paths.size());
+  }
+
+  bool is_made(std::uint32_t p) const noexcept {
+    return made[p >> 6].load(std::memory_order_acquire) & (std::uint64_t{1} << (p & 63));
+  }
+  // Sets product p's made bit; whether it was set before.
+  bool mark_made(std::uint32_t p) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (p & 63);
+    return made[p >> 6].fetch_or(bit, std::memory_order_acq_rel) & bit;
+  }
+  void set_pass(std::uint32_t m) noexcept { passes[m >> 6].fetch_or(std::uint64_t{1} << (m & 63), std::memory_order_relaxed); }
+  bool passes_event(std::uint32_t m) const noexcept {
+    return passes[m >> 6].load(std::memory_order_relaxed) & (std::uint64_t{1} << (m & 63));
+  }
+
+  // What module m adds to the checksum: a filter its decision, any module the digests of the
+  // products it made. Once the event is done.
+  std::uint64_t module_digest(const graph& g, std::uint32_t m) const noexcept {
+    const node& n = g.nodes[m];
+    std::uint64_t d = n.role() == module_role::filter && passes_event(m) ? 1 : 0;
+    for (std::uint32_t p : n.products)
+      if (is_made(p)) {
+        const product_ops& ops = *g.products[p].ops;
+        d += ops.digest(ops.in_place ? static_cast<const void*>(&slots[p]) : slots[p]);
+      }
+    return d;
+  }
+
+  // Destroys the event's products (the event is over, its output modules ran).
+  void release_products(const graph& g) noexcept {
+    for (std::size_t w = 0, nw = words(g.products.size()); w < nw; ++w) {
+      for (std::uint64_t bits = made[w].load(std::memory_order_relaxed); bits; bits &= bits - 1) {
+        const std::size_t p = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+        const product_ops& ops = *g.products[p].ops;
+        if (!ops.in_place) ops.destroy(&slots[p]);
+      }
+      made[w].store(0, std::memory_order_relaxed);
+    }
   }
 };
 

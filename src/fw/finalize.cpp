@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "type_name.hpp"
 #include "heddle/fw/process.hpp"
 
 namespace heddle::fw {
@@ -21,7 +22,7 @@ std::string a(const char* noun) {
   return std::string(std::string_view("aeiou").find(noun[0]) == std::string_view::npos ? "a " : "an ") + noun;
 }
 
-std::string where_of(const detail::node& n) { return n.decl.where.empty() ? "module" : n.decl.where; }
+std::string where_of(const detail::node& n) { return n.spec.where.empty() ? "module" : n.spec.where; }
 
 class finalizer {
  public:
@@ -33,33 +34,55 @@ class finalizer {
     index_.clear();
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
       detail::node& n = g_.nodes[i];
-      if (n.decl.label.empty()) fail(where_of(n) + ": empty label");
-      auto [it, fresh] = index_.emplace(n.decl.label, i);
+      if (n.spec.label.empty()) fail(where_of(n) + ": empty label");
+      auto [it, fresh] = index_.emplace(n.spec.label, i);
       if (!fresh) fail(named(n) + ": label already used by " + where_of(g_.nodes[it->second]));
-      n.hash = detail::hash_label(n.decl.label);
+      n.hash = detail::hash_label(n.spec.label);
     }
   }
 
-  // Inputs (toGet): known labels ("unknown label"), of producers ("is a filter, not a producer"),
-  // with the product instance asked for ("has no product instance"). Builds each module's inputs
-  // (per declared input) and distinct producers.
-  void resolve_inputs() {
-    for (detail::node& n : g_.nodes) {
-      n.inputs.clear();
-      for (std::size_t k = 0; k < n.decl.inputs.size(); ++k) {
-        const product_request& r = n.decl.inputs[k];
-        const std::string at = named(n) + ": toGet[" + std::to_string(k) + "]: ";
-        const std::uint32_t q = find(r.label, at);
-        const detail::node& p = g_.nodes[q];
-        if (p.decl.role != module_role::producer)
-          fail(at + "'" + r.label + "' is " + a(to_string(p.decl.role)) + ", not a producer: it has no product to get");
-        if (!r.product.empty() && r.product != p.decl.product_label)
-          fail(at + "'" + r.label + "' has no product instance '" + r.product + "' (it makes '" + p.decl.product_label + "')");
-        n.inputs.push_back(q);
+  // Products: every module's produces become the process's products; every consumed (tag, type)
+  // must be made by a module of that label ("unknown label"), under that instance and of that type
+  // ("makes no T 'tag'", listing what it makes). No conditions yet: es_consumes is refused.
+  // Builds the products, each module's consumed and products (per token index) and its distinct
+  // producers.
+  void resolve_products() {
+    g_.products.clear();
+    for (std::uint32_t m = 0; m < g_.size(); ++m) {
+      detail::node& n = g_.nodes[m];
+      n.products.clear();
+      for (const detail::produced& p : n.declared().produces) {
+        n.products.push_back(static_cast<std::uint32_t>(g_.products.size()));
+        g_.products.push_back({m, p.instance, p.ops});
       }
-      n.producers = n.inputs;
+    }
+    for (detail::node& n : g_.nodes) {
+      n.consumed.clear();
+      const auto& consumes = n.declared().consumes;
+      for (std::size_t k = 0; k < consumes.size(); ++k) {
+        const detail::consumed& c = consumes[k];
+        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'";
+        const std::string at = named(n) + ": consumes " + what + ": ";
+        const detail::node& maker = g_.nodes[find(c.tag.label, at)];
+        std::uint32_t found = detail::no_index;
+        std::string made;
+        for (std::uint32_t p : maker.products) {
+          const detail::product& q = g_.products[p];
+          if (q.instance == c.tag.instance && *q.ops->type == *c.type) found = p;
+          made += (made.empty() ? "" : ", ") + detail::type_name(*q.ops->type) + " '" + maker.spec.label +
+                  (q.instance.empty() ? "" : ":" + q.instance) + "'";
+        }
+        if (found == detail::no_index)
+          fail(at + named(maker) + " makes no " + what + " (" + (made.empty() ? "it makes no products" : "it makes " + made) + ")");
+        n.consumed.push_back(found);
+      }
+      n.producers.clear();
+      for (std::uint32_t p : n.consumed) n.producers.push_back(g_.products[p].module);
       std::sort(n.producers.begin(), n.producers.end());
       n.producers.erase(std::unique(n.producers.begin(), n.producers.end()), n.producers.end());
+      for (const detail::es_consumed& c : n.declared().es_consumes)
+        fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " + detail::type_name(*c.record) +
+             ", but the process has no condition producer for them");
     }
   }
 
@@ -87,8 +110,8 @@ class finalizer {
         if (mark[p] == open) {
           std::string cycle;
           for (auto it = std::find(stack.begin(), stack.end(), p); it != stack.end(); ++it)
-            cycle += "'" + g_.nodes[*it].decl.label + "' -> ";
-          fail("dependency cycle: " + cycle + "'" + g_.nodes[p].decl.label + "' (each gets the next one's product)");
+            cycle += "'" + g_.nodes[*it].spec.label + "' -> ";
+          fail("dependency cycle: " + cycle + "'" + g_.nodes[p].spec.label + "' (each gets the next one's product)");
         }
         if (mark[p] == unseen) {
           mark[p] = open;
@@ -111,11 +134,12 @@ class finalizer {
     }
   }
 
-  // Members of paths (`what` "path", `role` filter) or end paths ("end path", output modules):
-  // known labels ("unknown label") of that role ("is a producer, not a filter"). Builds each
+  // Members of paths (`end` false: producers, filters, analyzers; a member that is not a filter
+  // always passes) or of end paths (output modules and analyzers): known labels ("unknown label")
+  // of a role that belongs there ("is an output module: it belongs on an end path"). Builds each
   // path's members.
-  void resolve_paths(std::vector<detail::path>& paths, const std::vector<std::vector<std::string>>& labels,
-                     module_role role, const char* what) {
+  void resolve_paths(std::vector<detail::path>& paths, const std::vector<std::vector<std::string>>& labels, bool end) {
+    const char* what = end ? "end path" : "path";
     for (std::size_t p = 0; p < paths.size(); ++p) {
       detail::path& path = paths[p];
       path.members.clear();
@@ -123,8 +147,10 @@ class finalizer {
         const std::string& l = labels[p][k];
         const std::string at = std::string(what) + " '" + path.name + "'[" + std::to_string(k) + "]: ";
         const std::uint32_t m = find(l, at);
-        const module_role r = g_.nodes[m].decl.role;
-        if (r != role) fail(at + "'" + l + "' is " + a(to_string(r)) + ", not " + a(to_string(role)));
+        const module_role r = g_.nodes[m].role();
+        if (!end && r == module_role::output) fail(at + "'" + l + "' is an output module: it belongs on an end path");
+        if (end && r != module_role::output && r != module_role::analyzer)
+          fail(at + "'" + l + "' is " + a(to_string(r)) + ": an end path holds output modules and analyzers");
         path.members.push_back(m);
       }
     }
@@ -154,19 +180,28 @@ class finalizer {
   // each one's selected path indices.
   void resolve_outputs() {
     g_.outputs.clear();
+    for (detail::node& n : g_.nodes) n.on_end_path = false;
     for (const detail::path& p : g_.end_paths)
       for (std::uint32_t o : p.members)
-        if (std::find(g_.outputs.begin(), g_.outputs.end(), o) == g_.outputs.end()) g_.outputs.push_back(o);
+        if (!g_.nodes[o].on_end_path) {
+          g_.nodes[o].on_end_path = true;
+          g_.outputs.push_back(o);
+        }
+    for (const detail::path& p : g_.paths)
+      for (std::uint32_t m : p.members)
+        if (g_.nodes[m].on_end_path)
+          fail(named(g_.nodes[m]) + ": on path '" + p.name + "' and on an end path: a module runs on one or the other");
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
       detail::node& n = g_.nodes[i];
-      if (n.decl.role != module_role::output) {
-        if (!n.decl.select_paths.empty()) fail(named(n) + ": selectEvents is for output modules");
+      if (n.role() != module_role::output && n.role() != module_role::analyzer) {
+        if (!n.spec.select_paths.empty()) fail(named(n) + ": selectEvents is for output modules");
         continue;
       }
-      if (std::find(g_.outputs.begin(), g_.outputs.end(), i) == g_.outputs.end())
-        fail(named(n) + ": output module on no end path (it would never run)");
+      const bool on_end_path = n.on_end_path;
+      if (n.role() == module_role::output && !on_end_path) fail(named(n) + ": output module on no end path (it would never run)");
+      if (!on_end_path && !n.spec.select_paths.empty()) fail(named(n) + ": selectEvents is for modules on end paths");
       n.select_paths.clear();
-      for (const std::string& name : n.decl.select_paths) {
+      for (const std::string& name : n.spec.select_paths) {
         auto it = std::find_if(g_.paths.begin(), g_.paths.end(), [&](const detail::path& p) { return p.name == name; });
         if (it == g_.paths.end()) fail(named(n) + ": selectEvents: unknown path '" + name + "'");
         n.select_paths.push_back(static_cast<std::uint32_t>(it - g_.paths.begin()));
@@ -176,7 +211,7 @@ class finalizer {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw config_error(source_ + ": " + what); }
-  std::string named(const detail::node& n) const { return where_of(n) + " '" + n.decl.label + "'"; }
+  std::string named(const detail::node& n) const { return where_of(n) + " '" + n.spec.label + "'"; }
 
   // The module labelled `label`; "unknown label" after `at` (where it was named) otherwise.
   std::uint32_t find(const std::string& label, const std::string& at) const {
@@ -198,11 +233,11 @@ void process::finalize() {
   if (g.finalized) return;
   finalizer f(g, source_);
   f.index_labels();
-  f.resolve_inputs();
+  f.resolve_products();
   f.check_acyclic();
   f.lay_input_edges();
-  f.resolve_paths(g.paths, pending_labels_, module_role::filter, "path");
-  f.resolve_paths(g.end_paths, pending_end_labels_, module_role::output, "end path");
+  f.resolve_paths(g.paths, pending_labels_, false);
+  f.resolve_paths(g.end_paths, pending_end_labels_, true);
   f.lay_step_edges();
   f.resolve_outputs();
   pending_labels_.clear();

@@ -12,17 +12,37 @@
 #include <vector>
 
 #include "heddle/fw/process.hpp"
+#include "module_access.hpp"
 
 namespace heddle::fw::detail {
 
 struct node {
-  module_decl decl;
-  std::unique_ptr<module> impl;
-  std::vector<std::uint32_t> inputs;     // per declared input, the producer's index (event_view order)
-  std::vector<std::uint32_t> producers;  // the distinct producers it waits for
+  module_spec spec;
+  module_factory make;
+  // [0] always; stream modules one per stream once a run has made them (prepare_streams). Only
+  // the process's setup and the processors' constructors change it, before any event runs.
+  mutable std::vector<std::unique_ptr<module_base>> instances;
+  std::vector<std::uint32_t> consumed;   // per consumes declaration (token index), the product
+  std::vector<std::uint32_t> products;   // per produces declaration (token index), the product
+  std::vector<std::uint32_t> producers;  // the distinct modules it waits for
   std::uint32_t first_in_edge = 0;       // its in-edges are [first_in_edge, +producers.size())
   std::vector<std::uint32_t> select_paths;  // output modules: path indices (empty: every event)
-  std::uint64_t hash = 0;                // of the label: products and checksums derive from it
+  std::uint64_t hash = 0;                // of the label: checksums derive from it
+  bool on_end_path = false;              // runs once the event's paths are done (outputs)
+
+  module_base& first() const noexcept { return *instances.front(); }
+  const declarations& declared() const noexcept { return module_access::declared(first()); }
+  module_role role() const noexcept { return first().role(); }
+  module_kind kind() const noexcept { return first().kind(); }
+  // The instance that processes events of stream `s`.
+  module_base& instance(unsigned s) const noexcept { return *instances[first().kind() == module_kind::stream ? s : 0]; }
+};
+
+// One product of the process: which module makes it, of what type, under which instance name.
+struct product {
+  std::uint32_t module;
+  std::string instance;
+  const product_ops* ops;
 };
 
 // Where an edge delivers: a module (target < modules) or a path step (target - modules).
@@ -41,10 +61,11 @@ struct path {
 class graph {
  public:
   std::vector<node> nodes;
+  std::vector<product> products;
   std::vector<std::vector<out_edge>> out;  // per module
   std::vector<path> paths;
   std::vector<path> end_paths;
-  std::vector<std::uint32_t> outputs;        // the distinct output modules on end paths
+  std::vector<std::uint32_t> outputs;        // the distinct modules on end paths
   std::vector<std::uint32_t> step_edge;      // path step -> its edge
   std::vector<std::uint32_t> step_path;      // path step -> path index
   std::uint32_t num_edges = 0;
@@ -54,27 +75,25 @@ class graph {
   std::uint32_t num_steps() const noexcept { return static_cast<std::uint32_t>(step_edge.size()); }
 };
 
-// Deterministic mixing for products and checksums (splitmix64's finaliser).
-constexpr std::uint64_t mix(std::uint64_t x) noexcept {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// Deterministic mixing for checksums (splitmix64's finaliser).
+constexpr std::uint64_t mix(std::uint64_t x) noexcept { return digest_mix(x); }
 std::uint64_t hash_label(const std::string& s) noexcept;
 
 // One event's share of the checksum, from what ran and what it gave.
 class event_checksum {
  public:
-  void module(const node& n, std::int64_t result) noexcept {
-    sum_ += mix(n.hash + static_cast<std::uint64_t>(result));
-  }
+  // A module that ran: what it made (module_digest).
+  void module(const node& n, std::uint64_t digest) noexcept { sum_ += mix(n.hash + digest); }
   void path(const path& p, bool passed) noexcept { sum_ += mix(p.hash + (passed ? 1 : 2)); }
   std::uint64_t finish(std::uint64_t event) const noexcept { return mix(sum_ ^ mix(event)); }
 
  private:
   std::uint64_t sum_ = 0;
 };
+
+// Makes the stream instances of every stream module, up to `streams` (one per event slot), and
+// calls begin_job on the new ones (module_error naming the module if one throws).
+void prepare_streams(const graph& g, unsigned streams);
 
 // The run an event belongs to (runs count from 1).
 constexpr std::uint32_t run_of(std::uint64_t event, std::uint64_t events_per_run) noexcept {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heddle/fw/module.hpp"
+#include "heddle/fw/module_base.hpp"
 
 namespace heddle::fw::detail {
 

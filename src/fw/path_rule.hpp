@@ -1,8 +1,8 @@
 // Which modules run for an event, as far as paths decide it: one rule for the single-threaded
 // processor (reference.cpp), the threaded one (threaded.cpp) and the dependency bound
-// (analysis.cpp), so that the three cannot disagree. A path asks for its filters in order; a
-// filter decides by its result (non-zero passes); the first filter that rejects ends the path, and
-// a path whose last filter passed passed. Once every path of the event is done, each output module
+// (analysis.cpp), so that the three cannot disagree. A path asks for its members in order; each
+// decides whether the event passes (a filter by its result, any other module always); the first
+// that rejects ends the path, and a path whose last member passed passed. Once every path of the event is done, each output module
 // on an end path runs if it writes the event (selected()).
 #pragma once
 
@@ -11,9 +11,6 @@
 #include "graph.hpp"
 
 namespace heddle::fw::detail {
-
-// A filter's decision.
-constexpr bool passes(std::int64_t filter_result) noexcept { return filter_result != 0; }
 
 // Where stepping a path left it.
 enum class path_state : std::uint8_t {
@@ -26,7 +23,7 @@ enum class path_state : std::uint8_t {
 //   walker.ask(f)         asks for filter f (nothing if it was asked for already);
 //   walker.decided(f, k)  whether f, the path's k-th member, has its result now; false when it
 //                         will decide later and then go on with resume_path(p, k, result, walker);
-//   walker.result(f)      f's result, once decided.
+//   walker.passes(f)      whether f passed the event, once decided.
 // Returns at the first filter that rejects or has not decided yet, or after the last. Always
 // inlined, as the loop it replaces was: the threaded processor steps paths on its hot path, and a
 // call per step there cost it about 5 % of its events/s on the high-pileup configuration.
@@ -36,16 +33,16 @@ template <class Walker>
     const std::uint32_t f = p.members[k];
     walker.ask(f);
     if (!walker.decided(f, k)) return path_state::waiting;
-    if (!passes(walker.result(f))) return path_state::rejected;
+    if (!walker.passes(f)) return path_state::rejected;
   }
   return path_state::passed;
 }
 
-// The k-th filter of path `p`, where step_path left the path waiting, decided `result`: the path
+// The k-th member of path `p`, where step_path left the path waiting, decided (`pass`): the path
 // ends there or steps on.
 template <class Walker>
-[[gnu::always_inline]] inline path_state resume_path(const path& p, std::uint32_t k, std::int64_t result, Walker&& walker) {
-  return passes(result) ? step_path(p, k + 1, walker) : path_state::rejected;
+[[gnu::always_inline]] inline path_state resume_path(const path& p, std::uint32_t k, bool pass, Walker&& walker) {
+  return pass ? step_path(p, k + 1, walker) : path_state::rejected;
 }
 
 // An output module writes an event when it selects no path, or when one it selects passed

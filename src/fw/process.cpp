@@ -26,15 +26,6 @@ const char* to_string(thread_type t) noexcept {
   return "?";
 }
 
-const char* to_string(module_role r) noexcept {
-  switch (r) {
-    case module_role::producer: return "producer";
-    case module_role::filter: return "filter";
-    case module_role::output: return "output module";
-  }
-  return "?";
-}
-
 process::process(std::string source) : source_(std::move(source)), graph_(std::make_unique<detail::graph>()) {}
 process::~process() = default;
 process::process(process&&) noexcept = default;
@@ -43,11 +34,18 @@ process& process::operator=(process&&) noexcept = default;
 std::size_t process::num_modules() const noexcept { return graph_->nodes.size(); }
 std::size_t process::num_paths() const noexcept { return graph_->paths.size(); }
 
-const module_decl& process::declaration(std::size_t i) const {
+const module_spec& process::spec(std::size_t i) const {
   if (i >= graph_->nodes.size())
-    throw std::out_of_range("heddle::fw::process::declaration: module " + std::to_string(i) + " of " +
+    throw std::out_of_range("heddle::fw::process::spec: module " + std::to_string(i) + " of " +
                             std::to_string(graph_->nodes.size()));
-  return graph_->nodes[i].decl;
+  return graph_->nodes[i].spec;
+}
+
+const module_base& process::module(std::size_t i) const {
+  if (i >= graph_->nodes.size())
+    throw std::out_of_range("heddle::fw::process::module: module " + std::to_string(i) + " of " +
+                            std::to_string(graph_->nodes.size()));
+  return graph_->nodes[i].first();
 }
 
 const detail::graph& detail::graph_of(const process& p) {
@@ -55,14 +53,42 @@ const detail::graph& detail::graph_of(const process& p) {
   return *p.graph_;
 }
 
-void process::add_module(module_decl decl, std::unique_ptr<module> impl) {
+module_base& process::add_module(module_spec spec, module_factory make) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_module: already finalized");
-  if (!impl) throw std::invalid_argument("heddle::fw::process::add_module: no module for '" + decl.label + "'");
+  std::unique_ptr<module_base> first = make ? make() : nullptr;
+  if (!first) throw std::invalid_argument("heddle::fw::process::add_module: no module for '" + spec.label + "'");
+  detail::module_access::adopt(*first, spec.label);
   detail::node n;
-  n.decl = std::move(decl);
-  n.impl = std::move(impl);
+  n.spec = std::move(spec);
+  n.make = std::move(make);
+  n.instances.push_back(std::move(first));
   graph_->nodes.push_back(std::move(n));
+  return graph_->nodes.back().first();
 }
+
+namespace detail {
+void prepare_streams(const graph& g, unsigned streams) {
+  for (const node& n : g.nodes) {
+    if (n.kind() != module_kind::stream) continue;
+    while (n.instances.size() < streams) {
+      std::unique_ptr<module_base> m = n.make();
+      if (!m) throw config_error(n.spec.label + ": its factory made no module for stream " + std::to_string(n.instances.size()));
+      const declarations &a = module_access::declared(*m), &b = n.declared();
+      bool same = a.consumes.size() == b.consumes.size() && a.produces.size() == b.produces.size() &&
+                  a.es_consumes.size() == b.es_consumes.size() && a.resources == b.resources;
+      for (std::size_t i = 0; same && i < a.consumes.size(); ++i)
+        same = a.consumes[i].tag == b.consumes[i].tag && *a.consumes[i].type == *b.consumes[i].type;
+      for (std::size_t i = 0; same && i < a.produces.size(); ++i)
+        same = a.produces[i].instance == b.produces[i].instance && *a.produces[i].ops->type == *b.produces[i].ops->type;
+      if (!same)
+        throw config_error(n.spec.label + ": stream " + std::to_string(n.instances.size()) +
+                           "'s instance declares other products than stream 0's (each instance must declare the same)");
+      module_access::adopt(*m, n.spec.label);
+      n.instances.push_back(std::move(m));
+    }
+  }
+}
+}  // namespace detail
 
 void process::add_path(std::string name, std::vector<std::string> filters) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_path: already finalized");

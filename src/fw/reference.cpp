@@ -7,6 +7,7 @@
 #include <exception>
 #include <vector>
 
+#include "event_access.hpp"
 #include "graph.hpp"
 #include "heddle/fw/processor.hpp"
 #include "path_rule.hpp"
@@ -46,12 +47,18 @@ class blocking_sink final : public detail::acquire_sink {
 class reference_event {
  public:
   reference_event(const detail::graph& g, const run_options& o)
-      : g_(g), o_(o), result_(g.size()), ran_(g.size()), passed_(g.paths.size()) {}
+      : g_(g), o_(o), state_(detail::event_state::make(g, 0, false)), ran_(g.size()), passed_(g.paths.size()) {}
+  ~reference_event() {
+    state_->release_products(g_);
+    detail::event_state::destroy(state_);
+  }
+  reference_event(const reference_event&) = delete;
+  reference_event& operator=(const reference_event&) = delete;
 
   // Runs event `e` of run `run`; returns its share of the checksum.
   std::uint64_t run(std::uint64_t e, std::uint32_t run) {
-    event_ = e;
-    run_ = run;
+    state_->release_products(g_);
+    state_->reset(g_, {run, 1, e});
     std::fill(ran_.begin(), ran_.end(), 0);
     for (std::size_t i = 0; i < g_.paths.size(); ++i)
       passed_[i] = detail::step_path(g_.paths[i], 0, *this) == detail::path_state::passed;
@@ -60,7 +67,7 @@ class reference_event {
 
     detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
-      if (ran_[m]) sum.module(g_.nodes[m], result_[m]);
+      if (ran_[m]) sum.module(g_.nodes[m], state_->module_digest(g_, m));
     for (std::size_t i = 0; i < g_.paths.size(); ++i) sum.path(g_.paths[i], passed_[i] != 0);
     return sum.finish(e);
   }
@@ -72,35 +79,35 @@ class reference_event {
     execute(m);
   }
   bool decided(std::uint32_t, std::uint32_t) const noexcept { return true; }
-  std::int64_t result(std::uint32_t m) const noexcept { return result_[m]; }
+  bool passes(std::uint32_t m) const noexcept { return state_->passes_event(m); }
 
  private:
   void execute(std::uint32_t m) {
     const detail::node& node = g_.nodes[m];
-    const event_view view(event_, run_, result_.data(), node.inputs);
     const std::int64_t start = o_.record ? core_detail::steady_now_ns() : 0;
     try {
-      if (node.impl->external_work()) {
+      event ev = detail::event_access::make(*state_, g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m);
+      module_base& instance = node.instance(0);
+      if (instance.external_work()) {
         sink_.arm();
-        node.impl->acquire(view, sink_.handle(nullptr, m));
+        detail::module_access::acquire(instance, ev, setup, sink_.handle(nullptr, m));
         if (std::exception_ptr error = sink_.wait()) std::rethrow_exception(error);
       }
-      result_[m] = node.impl->produce(view);
+      if (detail::module_access::call(instance, ev, setup)) state_->set_pass(m);
     } catch (...) {
-      throw module_error(node.decl.label, event_, run_, core_detail::exception_text(std::current_exception()));
+      throw module_error(node.spec.label, state_->id.event, state_->id.run, core_detail::exception_text(std::current_exception()));
     }
     ran_[m] = 1;
-    if (o_.record) o_.record->record({m, event_, start, core_detail::steady_now_ns()});
+    if (o_.record) o_.record->record({m, state_->id.event, start, core_detail::steady_now_ns()});
   }
 
   const detail::graph& g_;
   const run_options& o_;
-  std::vector<std::int64_t> result_;
+  detail::event_state* state_;  // its products and decisions
   std::vector<std::uint8_t> ran_;
   std::vector<std::uint8_t> passed_;
   blocking_sink sink_;
-  std::uint64_t event_ = 0;
-  std::uint32_t run_ = 0;
 };
 
 }  // namespace
@@ -117,6 +124,8 @@ run_report run_single_threaded(process& p, const run_options& o) {
   report.workers = 1;
   auto last_progress = std::chrono::steady_clock::now();
 
+  detail::prepare_streams(g, 1);
+  runs.begin_job(0);
   for (std::uint64_t e = 0; e < o.events; ++e) {
     const std::uint32_t run = detail::run_of(e, o.events_per_run);
     if (report.runs.empty() || report.runs.back().run != run) {
@@ -136,6 +145,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
     }
   }
   if (!report.runs.empty()) runs.end(report.runs.back().run, o.events);
+  runs.end_job(o.events);
   if (o.progress) o.progress(report.events);
 
   report.wall_s = usage.wall_s();

@@ -8,6 +8,7 @@
 
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
+#include "event_access.hpp"
 #include "graph.hpp"
 #include "heddle/fw/errors.hpp"
 
@@ -21,23 +22,38 @@ inline std::exception_ptr dropped_handle() {
   return std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it"));
 }
 
+// The transitions of every module, in declaration order, every instance of a stream module. A
+// throw becomes a module_error naming the module, the transition and `event` (the run's first
+// event number at its beginning, the next one at its end).
 class run_steps {
  public:
   explicit run_steps(const graph& g) : g_(g) {}
 
-  // Every module's begin_run / end_run, in declaration order. A throw becomes a module_error
-  // naming the module and `event`, the run's first (begin) or next (end) event number.
-  void begin(std::uint32_t run, std::uint64_t event) const { each(run, event, &module::begin_run); }
-  void end(std::uint32_t run, std::uint64_t event) const { each(run, event, &module::end_run); }
+  void begin_job(std::uint64_t event) const {
+    each("begin_job", 0, event, [](module_base& m, const event_setup&) { m.begin_job(); });
+  }
+  void end_job(std::uint64_t event) const {
+    each("end_job", 0, event, [](module_base& m, const event_setup&) { m.end_job(); });
+  }
+  void begin(std::uint32_t number, std::uint64_t event) const {
+    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.begin_run(r, s); });
+  }
+  void end(std::uint32_t number, std::uint64_t event) const {
+    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.end_run(r, s); });
+  }
 
  private:
-  void each(std::uint32_t run, std::uint64_t event, void (module::*step)(std::uint32_t)) const {
-    for (const node& n : g_.nodes) {
-      try {
-        (n.impl.get()->*step)(run);
-      } catch (...) {
-        throw module_error(n.decl.label, event, run,
-                           (step == &module::begin_run ? "begin_run: " : "end_run: ") + exception_text(std::current_exception()));
+  template <class Step>
+  void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step) const {
+    for (std::uint32_t i = 0; i < g_.size(); ++i) {
+      const node& n = g_.nodes[i];
+      const event_setup setup = event_access::setup(g_, i);
+      for (const auto& m : n.instances) {
+        try {
+          step(*m, setup);
+        } catch (...) {
+          throw module_error(n.spec.label, event, run, std::string(what) + ": " + exception_text(std::current_exception()));
+        }
       }
     }
   }

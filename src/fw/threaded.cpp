@@ -11,8 +11,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <map>
+#include <memory>
 #include <optional>
 
+#include "event_access.hpp"
 #include "event_state.hpp"
 #include "ready_queue.hpp"
 #include "heddle/core/detail/access.hpp"
@@ -52,14 +55,18 @@ class engine final : public detail::acquire_sink {
         ready_(rt_.num_threads() + 1),
         steps_(g),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
-    // Queues only where a thread type asks for one, all on rt_ (a default-constructed
-    // serial_queue would be a queue of the default runtime, and start it).
-    own_.resize(g.size());
+    // Queues only where a kind asks for one, all on rt_ (a default-constructed serial_queue would
+    // be a queue of the default runtime, and start it): a one:: module's own, or one per shared
+    // resource, which its modules hold in name order.
+    queues_.resize(g.size());
     for (std::uint32_t m = 0; m < g.size(); ++m) {
       const detail::node& n = g.nodes[m];
-      if (n.decl.threads == thread_type::safe_between_modules) own_[m].emplace(rt_, n.decl.label);
-      if (n.decl.threads == thread_type::unsafe && !unsafe_) unsafe_.emplace(rt_, "thread-unsafe modules");
+      if (n.kind() != module_kind::one) continue;
+      const auto& resources = n.declared().resources;
+      if (resources.empty()) queues_[m].push_back(&queue_named(n.spec.label, own_));
+      for (const std::string& r : resources) queues_[m].push_back(&queue_named(r, shared_));
     }
+    detail::prepare_streams(g, static_cast<unsigned>(std::min(events_in_flight_, std::max<std::uint64_t>(1, o.events))));
     rank_by_remaining_work();
   }
 
@@ -126,17 +133,27 @@ class engine final : public detail::acquire_sink {
   // start its first events.
   void next_run() {
     std::uint32_t ending = 0, beginning = 0;
+    bool first = false;
     {
       std::lock_guard lock(m_);
+      first = runs_.empty();
       if (!runs_.empty()) ending = runs_.back().run;
       if (!stopping() && next_event_ < o_.events) beginning = detail::run_of(next_event_, o_.events_per_run);
     }
     try {
+      if (first) steps_.begin_job(next_event_);
       if (ending) steps_.end(ending, next_event_);
       if (beginning) steps_.begin(beginning, next_event_);
     } catch (const module_error& x) {
       record_error(x);
       beginning = 0;
+    }
+    if (!beginning) {  // the job is over (after its last run, or an error)
+      try {
+        steps_.end_job(next_event_);
+      } catch (const module_error& x) {
+        record_error(x);
+      }
     }
     std::vector<event_state*> start;
     {
@@ -150,7 +167,7 @@ class engine final : public detail::acquire_sink {
       while (in_flight_ < events_in_flight_ && next_event_ < o_.events &&
              detail::run_of(next_event_, o_.events_per_run) == beginning) {
         event_state* e = take_slot();
-        e->reset(g_, next_event_++, beginning);
+        e->reset(g_, {beginning, 1, next_event_++});
         start.push_back(e);
         ++in_flight_;
       }
@@ -165,16 +182,17 @@ class engine final : public detail::acquire_sink {
       free_.pop_back();
       return e;
     }
-    slots_.push_back(event_state::make(g_, o_.record != nullptr));
+    slots_.push_back(event_state::make(g_, static_cast<unsigned>(slots_.size()), o_.record != nullptr));
     return slots_.back();
   }
 
   void event_done(event_state* e) {
     detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
-      if (e->state[m].load(std::memory_order_relaxed) & event_state::requested) sum.module(g_.nodes[m], e->result[m]);
+      if (e->state[m].load(std::memory_order_relaxed) & event_state::requested) sum.module(g_.nodes[m], e->module_digest(g_, m));
     for (std::size_t p = 0; p < g_.paths.size(); ++p) sum.path(g_.paths[p], e->passed[p] != 0);
-    const std::uint64_t c = sum.finish(e->number);
+    const std::uint64_t c = sum.finish(e->id.event);
+    e->release_products(g_);
 
     bool again = false, boundary = false;
     {
@@ -184,7 +202,7 @@ class engine final : public detail::acquire_sink {
       ++done_;
       --in_flight_;
       if (!stopping() && next_event_ < o_.events && detail::run_of(next_event_, o_.events_per_run) == runs_.back().run) {
-        e->reset(g_, next_event_++, runs_.back().run);
+        e->reset(g_, {runs_.back().run, 1, next_event_++});
         ++in_flight_;
         again = true;
       } else {
@@ -214,7 +232,7 @@ class engine final : public detail::acquire_sink {
     const std::uint32_t* step_edge;  // the path's steps' edges
     void ask(std::uint32_t f) { en.request(e, f); }
     bool decided(std::uint32_t, std::uint32_t k) noexcept { return wait_edge(e, step_edge[k]); }
-    std::int64_t result(std::uint32_t f) const noexcept { return e->result[f]; }
+    bool passes(std::uint32_t f) const noexcept { return e->passes_event(f); }
   };
   path_walker walker(event_state* e, std::uint32_t p) noexcept {
     return {*this, e, g_.step_edge.data() + g_.paths[p].first_step};
@@ -273,9 +291,10 @@ class engine final : public detail::acquire_sink {
       schedule(e, m);
   }
 
-  // Module `m` is done with `value`: tell whatever waits for it.
-  void complete(event_state* e, std::uint32_t m, std::int64_t value) {
-    e->result[m] = value;
+  // Module `m` is done, passing the event or not (modules other than filters pass): tell whatever
+  // waits for it.
+  void complete(event_state* e, std::uint32_t m, bool pass) {
+    if (pass) e->set_pass(m);
     for (const detail::out_edge& oe : g_.out[m]) {
       const std::uint64_t bit = std::uint64_t{2} << (2 * (oe.edge & 31));
       if (!(e->edges[oe.edge >> 5].fetch_or(bit, std::memory_order_acq_rel) & (bit >> 1))) continue;
@@ -285,10 +304,10 @@ class engine final : public detail::acquire_sink {
       } else {
         const std::uint32_t step = oe.target - g_.size(), p = g_.step_path[step];
         const detail::path& path = g_.paths[p];
-        path_stepped(e, p, detail::resume_path(path, step - path.first_step, value, walker(e, p)));
+        path_stepped(e, p, detail::resume_path(path, step - path.first_step, pass, walker(e, p)));
       }
     }
-    if (g_.nodes[m].decl.role == module_role::output) output_finished(e);
+    if (g_.nodes[m].on_end_path) output_finished(e);
     release(e);
   }
 
@@ -305,7 +324,7 @@ class engine final : public detail::acquire_sink {
     std::vector<double> own(n);
     priority_.assign(n, 0);
     double outputs = 0;
-    for (std::uint32_t m = 0; m < n; ++m) own[m] = std::max(0.0, g_.nodes[m].impl->expected_seconds());
+    for (std::uint32_t m = 0; m < n; ++m) own[m] = std::max(0.0, g_.nodes[m].first().expected_seconds());
     for (std::uint32_t o : g_.outputs) outputs = std::max(outputs, own[o]);
     std::vector<std::pair<std::uint32_t, std::size_t>> stack;
     for (std::uint32_t root = 0; root < n; ++root) {
@@ -351,81 +370,109 @@ class engine final : public detail::acquire_sink {
     return w && w->core == heddle::core_detail::access::core_of(rt_) ? w->index : rt_.num_threads();
   }
 
-  serial_queue* queue_of(std::uint32_t m) noexcept {
-    switch (g_.nodes[m].decl.threads) {
-      case thread_type::safe_between_modules: return &*own_[m];
-      case thread_type::unsafe: return &*unsafe_;
-      default: return nullptr;
-    }
+  // A one:: module's queues: its own, or its resources' in name order.
+  static serial_queue& queue_named(const std::string& name, std::map<std::string, std::unique_ptr<serial_queue>>& in,
+                                   runtime& rt) {
+    auto& q = in[name];
+    if (!q) q = std::make_unique<serial_queue>(rt, name);
+    return *q;
+  }
+  serial_queue& queue_named(const std::string& name, std::map<std::string, std::unique_ptr<serial_queue>>& in) {
+    return queue_named(name, in, rt_);
   }
 
   void schedule(event_state* e, std::uint32_t m) {
     e->active.fetch_add(1, std::memory_order_relaxed);
-    if (serial_queue* q = queue_of(m)) return q->async([this, e, m] { execute(e, m); });
-    ready_.push({priority_[m], e->number, e, m}, lane());
+    if (!queues_[m].empty()) return hold_queues(e, m, 0);
+    ready_.push({priority_[m], e->id.event, e, m}, lane());
     tasks_.async([this] {
       const detail::ready_queue::entry next = ready_.pop(lane());
       execute(next.state, next.module);
     });
   }
 
+  // Runs module m as an item of its k-th queue, holding (suspending) the queues before it: once
+  // it holds them all it executes, as an item of the last. Queues are taken in name order, so two
+  // modules sharing resources never hold one each while waiting for the other's.
+  void hold_queues(event_state* e, std::uint32_t m, std::size_t k) {
+    serial_queue* q = queues_[m][k];
+    if (k + 1 == queues_[m].size()) return q->async([this, e, m] { execute(e, m); });
+    q->async([this, q, e, m, k] {
+      q->suspend();
+      hold_queues(e, m, k + 1);
+    });
+  }
+  // The module's own part is over: its queues may run their next items.
+  void release_queues(std::uint32_t m, bool last_suspended) {
+    const auto& qs = queues_[m];
+    for (std::size_t k = 0; k + 1 < qs.size(); ++k) qs[k]->resume();
+    if (last_suspended && !qs.empty()) qs.back()->resume();
+  }
+
   void execute(event_state* e, std::uint32_t m) {
-    if (stopping()) return complete(e, m, 0);  // after an error the events in flight only drain
+    if (stopping()) {  // after an error the events in flight only drain
+      release_queues(m, false);
+      return complete(e, m, false);
+    }
     const detail::node& n = g_.nodes[m];
     if (e->started_ns) e->started_ns[m] = steady_now_ns();
-    if (!n.impl->external_work()) {
+    if (!n.first().external_work()) {
       std::exception_ptr error;
-      const std::int64_t value = produce(e, m, error);
-      return error ? fail(e, m, std::move(error)) : complete(e, m, value);
+      const bool pass = call(e, m, error);
+      release_queues(m, false);
+      return error ? fail(e, m, std::move(error)) : complete(e, m, pass);
     }
-    const event_view view(e->number, e->run, e->result, n.inputs);
-    // ExternalWork. A serialised module keeps its queue from acquire to the end of produce, so
+    // ExternalWork. A serialised module keeps its queues from acquire to the end of produce, so
     // its executions never overlap, waits included.
-    if (serial_queue* q = queue_of(m)) q->suspend();
+    if (!queues_[m].empty()) queues_[m].back()->suspend();
     // Keeps the event (and the engine) alive until acquire() has returned, even if its handle
     // completes and the rest of the event finishes on another thread meanwhile.
     e->active.fetch_add(1, std::memory_order_relaxed);
-    acquire_call call{e, m, false};
-    acquire_call* outer = std::exchange(current_acquire, &call);
+    acquire_call call_here{e, m, false};
+    acquire_call* outer = std::exchange(current_acquire, &call_here);
     std::exception_ptr thrown;
     try {
-      n.impl->acquire(view, handle(e, m));
+      const event ev = detail::event_access::make(*e, g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m);
+      detail::module_access::acquire(n.instance(e->stream), ev, setup, handle(e, m));
     } catch (...) {
       thrown = std::current_exception();
     }
     current_acquire = outer;
-    if (call.dropped)
+    if (call_here.dropped)
       acquired(e, m, thrown ? thrown : detail::dropped_handle());
     else if (thrown)
-      record_error(module_error(n.decl.label, e->number, e->run, exception_text(thrown)));  // its handle was completed first
+      record_error(module_error(n.spec.label, e->id.event, e->id.run, exception_text(thrown)));  // its handle was completed first
     release(e);
   }
 
   void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {
-    std::int64_t value = 0;
-    if (!error && !stopping()) value = produce(e, m, error);
-    // The module's own part is over: its queue may run the next item while its consumers are told.
-    if (serial_queue* q = queue_of(m)) q->resume();
+    bool pass = false;
+    if (!error && !stopping()) pass = call(e, m, error);
+    release_queues(m, true);
     if (error) fail(e, m, std::move(error));
-    else complete(e, m, value);
+    else complete(e, m, pass);
   }
 
-  // The module's produce(), its timeline entry, and what it threw in `error`.
-  std::int64_t produce(event_state* e, std::uint32_t m, std::exception_ptr& error) {
+  // The module's event method (produce, filter, analyze, write), its timeline entry, and what it
+  // threw in `error`. Whether it passes the event.
+  bool call(event_state* e, std::uint32_t m, std::exception_ptr& error) {
     const detail::node& n = g_.nodes[m];
     try {
-      const std::int64_t value = n.impl->produce(event_view(e->number, e->run, e->result, n.inputs));
-      if (o_.record) o_.record->record({m, e->number, e->started_ns[m], steady_now_ns()});
-      return value;
+      event ev = detail::event_access::make(*e, g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m);
+      const bool pass = detail::module_access::call(n.instance(e->stream), ev, setup);
+      if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
+      return pass;
     } catch (...) {
       error = std::current_exception();
-      return 0;
+      return false;
     }
   }
 
   void fail(event_state* e, std::uint32_t m, std::exception_ptr error) {
-    record_error(module_error(g_.nodes[m].decl.label, e->number, e->run, exception_text(error)));
-    complete(e, m, 0);
+    record_error(module_error(g_.nodes[m].spec.label, e->id.event, e->id.run, exception_text(error)));
+    complete(e, m, false);
   }
 
   void record_error(const module_error& x) {
@@ -439,8 +486,9 @@ class engine final : public detail::acquire_sink {
   const run_options& o_;
   runtime rt_;
   concurrent_queue tasks_;
-  std::optional<serial_queue> unsafe_;             // if any module is ThreadUnsafe
-  std::vector<std::optional<serial_queue>> own_;  // per module, for ThreadSafeBetweenModules ones
+  std::map<std::string, std::unique_ptr<serial_queue>> own_;     // one:: modules without resources, by label
+  std::map<std::string, std::unique_ptr<serial_queue>> shared_;  // by resource name
+  std::vector<std::vector<serial_queue*>> queues_;               // per module, in the order it takes them
   std::vector<double> priority_;   // per module (rank_by_remaining_work)
   detail::ready_queue ready_;
   detail::run_steps steps_;

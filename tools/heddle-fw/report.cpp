@@ -39,7 +39,7 @@ struct counts {
 counts count_modules(const process& p) {
   counts c;
   for (std::size_t i = 0; i < p.num_modules(); ++i) {
-    const module_role role = p.declaration(i).role;
+    const module_role role = p.module(i).role();
     if (role == module_role::producer) ++c.producers;
     else if (role == module_role::filter) ++c.filters;
     else ++c.outputs;
@@ -93,7 +93,7 @@ void write_timeline(std::ostream& out, const process& p, const timeline& t) {
   char buf[64];
   for (const timeline_entry& e : entries) {
     std::snprintf(buf, sizeof buf, "%.9f,%.9f", double(e.start_ns - t0) * 1e-9, double(e.end_ns - t0) * 1e-9);
-    out << e.module << ",\"" << p.declaration(e.module).label << "\"," << e.event << ',' << buf << '\n';
+    out << e.module << ",\"" << p.spec(e.module).label << "\"," << e.event << ',' << buf << '\n';
   }
 }
 

@@ -11,7 +11,7 @@
 
 #include "heddle/core/export.hpp"
 #include "heddle/fw/errors.hpp"
-#include "heddle/fw/module.hpp"
+#include "heddle/fw/module_base.hpp"
 
 namespace heddle::fw {
 
@@ -21,6 +21,15 @@ enum class wait_mode : std::uint8_t { as_configured, busy, sleep, timer };
 HEDDLE_EXPORT const char* to_string(wait_mode w) noexcept;
 // "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise.
 HEDDLE_EXPORT std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
+
+// The study's thread types, as its configurations name them, and the kind a built-in module of
+// each type is (module_base.hpp).
+enum class thread_type : std::uint8_t {
+  safe_between_instances,  // ThreadSafeBetweenInstances: a global:: module
+  safe_between_modules,    // ThreadSafeBetweenModules: a one:: module, on its own serial queue
+  unsafe,                  // ThreadUnsafe: a one:: module on the legacy resource, shared by all such
+};
+HEDDLE_EXPORT const char* to_string(thread_type t) noexcept;
 
 struct product_request {
   std::string label;    // the producer's @label

@@ -41,4 +41,14 @@ class HEDDLE_EXPORT module_error : public std::runtime_error {
   std::uint32_t run_;
 };
 
+// A product used against its declaration while an event runs: read but not made by its producer,
+// or written twice by its module. what() names the product (type and tag), the modules and the
+// event. Thrown by event::get / emplace / put inside a module; the framework then fails the module
+// (module_error) with this text.
+class HEDDLE_EXPORT product_error : public std::logic_error {
+ public:
+  ~product_error() override;
+  using std::logic_error::logic_error;
+};
+
 }  // namespace heddle::fw

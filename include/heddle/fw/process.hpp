@@ -4,13 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "heddle/core/export.hpp"
 #include "heddle/fw/config.hpp"
-#include "heddle/fw/module.hpp"
+#include "heddle/fw/module_base.hpp"
 
 namespace heddle::fw {
 
@@ -23,16 +25,18 @@ class graph;
 HEDDLE_EXPORT const graph& graph_of(const process& p);
 }  // namespace detail
 
-struct module_decl {
-  std::string label;  // unique; also the name of the module's product
-  module_role role = module_role::producer;
-  thread_type threads = thread_type::safe_between_instances;
-  std::vector<product_request> inputs;  // prefetched, in parallel, before the module runs
+// How a module appears in its process.
+struct module_spec {
+  std::string label;  // unique; the label of the module's products
+  std::string type;   // its type's name, for messages and reports
+  std::string where;  // where it was declared ("reco.json: process.producers[3]"), for messages
   std::vector<std::string> select_paths;  // output modules: write only events that passed one of these
-  std::string product_label;  // the instance name of its product ("" is the default)
-  std::string type;           // for messages and reports
-  std::string where;          // where it was declared, for messages
 };
+
+// Makes one instance of a module. Called once when the module is added, and for stream modules
+// once more per further stream when a run needs them; each instance must declare the same
+// consumes and produces.
+using module_factory = std::function<std::unique_ptr<module_base>()>;
 
 class HEDDLE_EXPORT process {
  public:
@@ -42,23 +46,32 @@ class HEDDLE_EXPORT process {
   process(process&&) noexcept;
   process& operator=(process&&) noexcept;
 
-  void add_module(module_decl decl, std::unique_ptr<module> impl);
+  // Adds a module made by `make` (called once here). Returns the instance, owned by the process.
+  // std::invalid_argument if `make` gives nothing; std::logic_error after finalize().
+  module_base& add_module(module_spec spec, module_factory make);
+  // add_module of an M made from copies of `args`: p.add<JetProducer>({"jets"}, params).
+  template <class M, class... A>
+  M& add(module_spec spec, A... args) {
+    static_assert(std::is_base_of_v<module_base, M>, "a module derives from a kind (global.hpp, stream.hpp, one.hpp)");
+    return static_cast<M&>(add_module(std::move(spec), [args...] { return std::make_unique<M>(args...); }));
+  }
   void add_path(std::string name, std::vector<std::string> filters);
   void add_end_path(std::string name, std::vector<std::string> outputs);
 
-  // Resolves labels and checks the whole: unique labels, known inputs and path members, inputs
-  // that are producers (not filters or output modules), paths of filters, end paths of output
-  // modules, no dependency cycle (the cycle is printed). config_error otherwise. Idempotent; the
-  // processors call it.
+  // Resolves labels and checks the whole: unique labels; every consumed (tag, type) made by
+  // exactly one module (a mismatch names both modules and the types); paths of filters, end
+  // paths of output modules; no dependency cycle (the cycle is printed). config_error otherwise.
+  // Idempotent; the processors call it.
   void finalize();
 
   const std::string& source() const noexcept { return source_; }
   // Modules added so far, and paths (not end paths).
   std::size_t num_modules() const noexcept;
   std::size_t num_paths() const noexcept;
-  // The i-th module added (timeline entries name modules by this index); std::out_of_range for
-  // i >= num_modules().
-  const module_decl& declaration(std::size_t i) const;
+  // The i-th module added (timeline entries name modules by this index) and its (first)
+  // instance; std::out_of_range for i >= num_modules().
+  const module_spec& spec(std::size_t i) const;
+  const module_base& module(std::size_t i) const;
 
  private:
   friend const detail::graph& detail::graph_of(const process& p);

@@ -1,5 +1,5 @@
-// event_view and async_handle: what a module touches while it runs.
-#include "heddle/fw/module.hpp"
+// async_handle: completing an ExternalWork module's acquire.
+#include "heddle/fw/async_handle.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -11,19 +11,6 @@
 #include "heddle/core/detail/detached_task.hpp"
 
 namespace heddle::fw {
-
-std::int64_t event_view::input(std::size_t i) const {
-  if (i >= inputs_.size())
-    throw std::out_of_range("heddle::fw::event_view::input: input " + std::to_string(i) + " of " +
-                            std::to_string(inputs_.size()));
-  return products_[inputs_[i]];
-}
-
-std::int64_t event_view::input_sum() const noexcept {
-  std::uint64_t sum = 0;
-  for (std::uint32_t p : inputs_) sum += static_cast<std::uint64_t>(products_[p]);
-  return static_cast<std::int64_t>(sum);
-}
 
 async_handle::~async_handle() {
   if (sink_) sink_->dropped(event_, module_);

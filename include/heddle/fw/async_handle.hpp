@@ -1,0 +1,75 @@
+// async_handle: how an ExternalWork module's acquire() says that the asynchronous work it started
+// is over. acquire(event, setup, handle) starts the work (a timer, I/O, a remote call, a device)
+// and returns at once; the module's produce/filter/analyze runs once the handle is completed, as a
+// new task. No thread is held in between: this is how a module waits for something outside the
+// CPU without taking a worker from the other events.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+
+#include "heddle/core/export.hpp"
+#include "heddle/core/future.hpp"
+
+namespace heddle::fw {
+
+class async_handle;
+
+namespace detail {
+// The framework's side of an acquire: where a completed handle goes. The processors are sinks; a
+// module only ever sees the handle.
+class HEDDLE_EXPORT acquire_sink {
+ public:
+  // A handle for module `module` of `event`, completed here.
+  async_handle handle(void* event, std::uint32_t module) noexcept;
+
+  virtual void acquired(void* event, std::uint32_t module, std::exception_ptr error) noexcept = 0;
+  // The handle was destroyed uncompleted (inside acquire, perhaps while an exception unwinds it).
+  virtual void dropped(void* event, std::uint32_t module) noexcept = 0;
+  // done_at's deadline has passed; called from the task the timer engine scheduled, so a sink may
+  // go on right there.
+  virtual void deadline_passed(void* event, std::uint32_t module) noexcept { acquired(event, module, nullptr); }
+  virtual heddle::core_detail::runtime_core* core() const noexcept = 0;
+
+ protected:
+  ~acquire_sink() = default;
+};
+}  // namespace detail
+
+// Completes the asynchronous part of one acquire, exactly once, from any thread. Move-only; a
+// handle destroyed without being completed fails the module ("acquire dropped its handle"), so a
+// forgotten handle ends the run with an error instead of hanging it.
+class HEDDLE_EXPORT async_handle {
+ public:
+  async_handle(async_handle&& o) noexcept : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
+  async_handle& operator=(async_handle&&) = delete;
+  async_handle(const async_handle&) = delete;
+  ~async_handle();
+
+  // The work is done: produce() may run.
+  void done();
+  // The work failed: the module fails with `error`.
+  void fail(std::exception_ptr error);
+  // Done when `f` completes; failed if `f` fails. Nothing waits in between.
+  void after(future<void>&& f);
+  // Done at `deadline`, through the runtime's timer engine; nothing waits in between.
+  void done_at(std::chrono::steady_clock::time_point deadline);
+
+  bool valid() const noexcept { return sink_ != nullptr; }
+
+ private:
+  friend class detail::acquire_sink;  // the processors make handles
+  async_handle(detail::acquire_sink* sink, void* event, std::uint32_t module) noexcept
+      : sink_(sink), event_(event), module_(module) {}
+  detail::acquire_sink* take();
+  detail::acquire_sink* sink_;
+  void* event_;
+  std::uint32_t module_;
+};
+
+inline async_handle detail::acquire_sink::handle(void* event, std::uint32_t module) noexcept {
+  return async_handle(this, event, module);
+}
+
+}  // namespace heddle::fw

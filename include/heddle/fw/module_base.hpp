@@ -1,0 +1,133 @@
+// What every module is to the framework: code that runs once per event, on demand, after the
+// products it reads are made, and declares in its constructor what it reads and writes.
+//
+// A module derives from one of the kinds of global.hpp, stream.hpp or one.hpp (EDProducer,
+// EDFilter, EDAnalyzer, OutputModule); module_base holds what they share: the declarations
+// (consumes, produces, es_consumes), the transitions (job, run) and the module's label. The kinds
+// differ in how much concurrency the module's code tolerates:
+//   global::  one instance, called concurrently for many events: its event methods are const;
+//   stream::  one instance per stream (concurrent event slot): members need no lock;
+//   one::     one instance, one event at a time, on the module's serial queue; with
+//             uses_resource(name), one at a time with every module that shares the resource.
+// The names are CMS's, so that code ports by recognition (docs/fw.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+#include <utility>
+
+#include "heddle/core/export.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/fw/async_handle.hpp"
+#include "heddle/fw/detail/declarations.hpp"
+#include "heddle/fw/event.hpp"
+#include "heddle/fw/event_setup.hpp"
+#include "heddle/fw/input_tag.hpp"
+#include "heddle/fw/tokens.hpp"
+
+namespace heddle::fw {
+
+enum class module_kind : std::uint8_t { global, stream, one };
+enum class module_role : std::uint8_t { producer, filter, analyzer, output };
+HEDDLE_EXPORT const char* to_string(module_kind k) noexcept;  // "global", "stream", "one"
+HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "filter", "analyzer", "output module"
+
+// An ability (a template argument of a kind: global::EDProducer<ExternalWork>): the module's
+// acquire() runs first and starts asynchronous work; produce (filter, analyze) runs once its handle
+// is completed or its future is ready, with no thread waiting in between.
+struct ExternalWork {};
+
+// A run as its transitions see it.
+class run {
+ public:
+  explicit run(std::uint32_t number) noexcept : number_(number) {}
+  std::uint32_t number() const noexcept { return number_; }
+
+ private:
+  std::uint32_t number_;
+};
+
+namespace detail {
+struct module_access;
+template <class... Abilities>
+inline constexpr bool external_work = (std::is_same_v<Abilities, ExternalWork> || ...);
+}  // namespace detail
+
+class HEDDLE_EXPORT module_base {
+ public:
+  virtual ~module_base();
+  module_base(const module_base&) = delete;
+  module_base& operator=(const module_base&) = delete;
+
+  module_kind kind() const noexcept { return kind_; }
+  module_role role() const noexcept { return role_; }
+  bool external_work() const noexcept { return external_; }
+  // The module's label in its process ("" until it is added to one).
+  const std::string& label() const noexcept { return label_; }
+
+  // Transitions, in order: begin_job once before the first event, begin_run / end_run around
+  // each run's events, end_job once after the last. Never concurrently with this module's event
+  // methods or with another transition; for stream modules, once per instance (stream).
+  // An exception stops the job, naming the module and the transition.
+  virtual void begin_job() {}
+  virtual void end_job() {}
+  virtual void begin_run(const run& /*r*/, const event_setup& /*setup*/) {}
+  virtual void end_run(const run& /*r*/, const event_setup& /*setup*/) {}
+
+  // About how long one event's call takes, waits included, in seconds; 0 if unknown. A hint: the
+  // threaded processor runs first what lies on the longest remaining chain of work, and learns
+  // real durations as the run goes.
+  virtual double expected_seconds() const noexcept { return 0; }
+
+ protected:
+  module_base(module_kind kind, module_role role, bool external) noexcept : kind_(kind), role_(role), external_(external) {}
+
+  // Declarations, in the constructor only (std::logic_error once the module is in a process).
+  // Reads product `tag` of type T: finalize() checks that some module makes it and fails naming
+  // both modules and the type otherwise.
+  template <class T>
+  get_token<T> consumes(input_tag tag) {
+    return get_token<T>(declare_consumes(std::move(tag), typeid(T)));
+  }
+  // Writes a product of type T, instance `instance` ("" is the default). std::logic_error if the
+  // module already declared a T of that instance.
+  template <class T>
+  put_token<T> produces(std::string instance = {}) {
+    return put_token<T>(declare_produces(std::move(instance), &detail::ops_of<T>));
+  }
+  // Reads conditions data T of record R (the data labelled `label` where a record holds several).
+  template <class T, class R>
+  es_token<T, R> es_consumes(std::string label = {}) {
+    return es_token<T, R>(declare_es_consumes(typeid(T), typeid(R), std::move(label)));
+  }
+  // one:: kinds: the module shares resource `name` (see one.hpp).
+  void declare_resource(std::string name);
+
+ private:
+  friend struct detail::module_access;
+  // The event's call: the role's method (produce, filter, analyze, write); a filter's decision,
+  // true for the others.
+  virtual bool call(event& e, const event_setup& setup) = 0;
+  virtual void call_acquire(const event& e, const event_setup& setup, async_handle handle) = 0;
+
+  std::uint32_t declare_consumes(input_tag tag, const std::type_info& type);
+  std::uint32_t declare_produces(std::string instance, const detail::product_ops* ops);
+  std::uint32_t declare_es_consumes(const std::type_info& type, const std::type_info& record, std::string label);
+  void check_open(const char* what) const;
+
+  module_kind kind_;
+  module_role role_;
+  bool external_;
+  std::string label_;
+  detail::declarations declared_;
+};
+
+namespace detail {
+// The default acquire(..., handle) of ExternalWork modules: the future-returning acquire's result.
+HEDDLE_EXPORT void acquire_through_future(async_handle& handle, future<void>&& f);
+// What a module's future-returning acquire does if the module overrides neither acquire.
+[[noreturn]] HEDDLE_EXPORT void no_acquire(const module_base& m);
+}  // namespace detail
+
+}  // namespace heddle::fw

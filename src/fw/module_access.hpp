@@ -1,0 +1,25 @@
+// The framework's side of module_base and event: what the processors call and set that a module
+// itself must not (its label, its declarations once frozen, its event methods through the kind).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "heddle/fw/module_base.hpp"
+
+namespace heddle::fw::detail {
+
+struct module_access {
+  static const declarations& declared(const module_base& m) noexcept { return m.declared_; }
+  // Added to a process as `label`: its declarations are final.
+  static void adopt(module_base& m, const std::string& label) {
+    m.label_ = label;
+    m.declared_.frozen = true;
+  }
+  static bool call(module_base& m, event& e, const event_setup& setup) { return m.call(e, setup); }
+  static void acquire(module_base& m, const event& e, const event_setup& setup, async_handle h) {
+    m.call_acquire(e, setup, std::move(h));
+  }
+};
+
+}  // namespace heddle::fw::detail

@@ -1,0 +1,35 @@
+#include "type_name.hpp"
+
+#include <cstdlib>
+#include <cxxabi.h>
+#include <memory>
+
+namespace heddle::fw::detail {
+
+std::string type_name(const std::type_info& t) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
+  std::string s = status == 0 && name ? name.get() : t.name();
+  // The standard library's long spellings, as a programmer writes them.
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
+                                 {"std::__cxx11::", "std::"}}) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at)) {
+      s.replace(at, from.size(), to);
+      at += to.size();
+    }
+  }
+  // ", std::allocator<X> >" after a vector's element type says nothing.
+  for (std::size_t at = s.find(", std::allocator<"); at != std::string::npos; at = s.find(", std::allocator<", at)) {
+    int depth = 0;
+    std::size_t end = at + 2;
+    for (; end < s.size(); ++end) {
+      if (s[end] == '<') ++depth;
+      else if (s[end] == '>' && --depth == 0) break;
+    }
+    if (end >= s.size()) break;
+    s.erase(at, end + 1 - at);
+  }
+  return s;
+}
+
+}  // namespace heddle::fw::detail

@@ -1,0 +1,9 @@
+// A C++ type's name as its programmer wrote it (demangled), for messages about products.
+#pragma once
+
+#include <string>
+#include <typeinfo>
+
+namespace heddle::fw::detail {
+std::string type_name(const std::type_info& t);
+}
