@@ -1,0 +1,61 @@
+// Plugins: module types in shared libraries that heddle-fw opens only when a configuration names
+// them. Each directory of the plugin path has a cache file (cache_name) listing which library
+// registers which type (HEDDLE_FW_MODULE, registry.hpp); a type is looked up there and its library
+// opened at its first use, so a job opens the libraries it needs and no others. A missing or stale
+// cache (older than the directory or a library in it) is rebuilt by opening each library once.
+//
+// The loader unloads what it opened when it is destroyed: it must outlive every module made from
+// its libraries (destroy processes first). Plugins are built with -fno-gnu-unique (the CMake
+// function heddle_fw_add_plugin does it), or the C++ runtime keeps them loaded to the end.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heddle/core/export.hpp"
+#include "heddle/fw/registry.hpp"
+
+namespace heddle::fw {
+
+class HEDDLE_EXPORT plugin_loader {
+ public:
+  static constexpr const char* cache_name = ".heddle-fw-plugins";
+  static constexpr const char* path_variable = "HEDDLE_FW_PLUGIN_PATH";
+
+  // Searches `path` (directories, in order), then the directories of HEDDLE_FW_PLUGIN_PATH
+  // (colon-separated) when `use_environment`. Opens nothing yet.
+  explicit plugin_loader(std::vector<std::string> path = {}, bool use_environment = true);
+  ~plugin_loader();
+  plugin_loader(const plugin_loader&) = delete;
+  plugin_loader& operator=(const plugin_loader&) = delete;
+
+  // The module type `type`: already registered (the program, its libraries, plugins opened so
+  // far), else from the first directory whose cache lists it, whose library is then opened.
+  // config_error naming the type and every directory searched when none has it; naming both
+  // libraries when two register it; with the loader's message when a library fails to open or its
+  // registrations fail. Cost: a map lookup once registered; otherwise reading caches, and opening
+  // a library once.
+  registered_module find(const std::string& type);
+
+  const std::vector<std::string>& path() const noexcept { return path_; }
+  // The libraries this loader opened, in order.
+  const std::vector<std::string>& opened() const noexcept { return opened_; }
+
+  // Rebuilds `dir`'s cache: opens each *.so in it once, records the types it registers, closes it
+  // and writes the cache (kept in memory only where the directory is not writable). Returns the
+  // (type, library path) entries. config_error when a library fails to open or to register.
+  static std::vector<std::pair<std::string, std::string>> refresh(const std::string& dir);
+
+ private:
+  // `dir`'s cache entries, rebuilt first if stale.
+  const std::vector<std::pair<std::string, std::string>>& cache_of(const std::string& dir);
+  void open(const std::string& library);
+
+  std::vector<std::string> path_;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> caches_;  // per directory read
+  std::vector<std::string> opened_;
+  std::vector<void*> handles_;
+};
+
+}  // namespace heddle::fw

@@ -1,0 +1,139 @@
+// The plugin loader: caches per directory, libraries opened on demand (dlopen), closed at the end.
+#include "heddle/fw/plugins.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "heddle/fw/errors.hpp"
+#include "registry_detail.hpp"
+
+namespace heddle::fw {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split_path(const char* text) {
+  std::vector<std::string> dirs;
+  std::stringstream in(text ? text : "");
+  for (std::string d; std::getline(in, d, ':');)
+    if (!d.empty()) dirs.push_back(d);
+  return dirs;
+}
+
+std::string absolute_path(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(p, ec);
+  return (ec ? p : c).string();
+}
+
+bool is_library(const fs::directory_entry& e) {
+  std::error_code ec;
+  return e.is_regular_file(ec) && e.path().extension() == ".so";
+}
+
+// The cache is fresh when it is no older than the directory (files added or removed) and than
+// every library in it.
+bool fresh(const fs::path& dir, const fs::path& cache) {
+  std::error_code ec;
+  const auto written = fs::last_write_time(cache, ec);
+  if (ec || fs::last_write_time(dir, ec) > written || ec) return false;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (is_library(e) && fs::last_write_time(e.path(), ec) > written) return false;
+  return !ec;
+}
+
+}  // namespace
+
+plugin_loader::plugin_loader(std::vector<std::string> path, bool use_environment) : path_(std::move(path)) {
+  if (use_environment)
+    for (std::string& d : split_path(std::getenv(path_variable))) path_.push_back(std::move(d));
+}
+
+plugin_loader::~plugin_loader() {
+  for (auto it = handles_.rbegin(); it != handles_.rend(); ++it) dlclose(*it);
+}
+
+void plugin_loader::open(const std::string& library) {
+  if (std::find(opened_.begin(), opened_.end(), library) != opened_.end()) return;
+  void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
+  const std::vector<std::string> problems = detail::registration_problems(library);
+  if (!problems.empty()) {
+    dlclose(h);
+    throw config_error("plugin " + library + ": " + problems.front());
+  }
+  handles_.push_back(h);
+  opened_.push_back(library);
+}
+
+std::vector<std::pair<std::string, std::string>> plugin_loader::refresh(const std::string& dir) {
+  std::vector<fs::path> libraries;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (is_library(e)) libraries.push_back(e.path());
+  if (ec) throw config_error("plugin directory " + dir + ": cannot read: " + ec.message());
+  std::sort(libraries.begin(), libraries.end());
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const fs::path& p : libraries) {
+    const std::string library = absolute_path(p);
+    void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
+    std::vector<std::string> problems = detail::registration_problems(library);
+    std::vector<std::string> names = detail::names_registered_by(library);
+    dlclose(h);
+    if (!problems.empty()) throw config_error("plugin " + library + ": " + problems.front());
+    for (std::string& n : names) entries.emplace_back(std::move(n), library);
+  }
+  std::ofstream out(fs::path(dir) / cache_name, std::ios::trunc);  // where the directory is writable
+  for (const auto& [type, library] : entries) out << type << '\t' << library << '\n';
+  return entries;
+}
+
+const std::vector<std::pair<std::string, std::string>>& plugin_loader::cache_of(const std::string& dir) {
+  for (const auto& [d, entries] : caches_)
+    if (d == dir) return entries;
+  std::vector<std::pair<std::string, std::string>> entries;
+  const fs::path cache = fs::path(dir) / cache_name;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    // A directory that does not exist lists nothing (a path may name optional places).
+  } else if (fresh(dir, cache)) {
+    std::ifstream in(cache);
+    for (std::string line; std::getline(in, line);) {
+      const auto tab = line.find('\t');
+      if (tab != std::string::npos) entries.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    }
+  } else {
+    entries = refresh(dir);
+  }
+  caches_.emplace_back(dir, std::move(entries));
+  return caches_.back().second;
+}
+
+registered_module plugin_loader::find(const std::string& type) {
+  if (auto m = find_registered_module(type)) return *m;
+  for (const std::string& dir : path_) {
+    std::vector<std::string> libraries;
+    for (const auto& [t, library] : cache_of(dir))
+      if (t == type) libraries.push_back(library);
+    if (libraries.size() > 1)
+      throw config_error("module type '" + type + "' is registered by two plugins: " + libraries[0] + " and " + libraries[1]);
+    if (libraries.empty()) continue;
+    open(libraries.front());
+    if (auto m = find_registered_module(type)) return *m;
+    throw config_error("plugin " + libraries.front() + " no longer registers module type '" + type + "' (its cache in " +
+                       dir + " is stale: delete " + cache_name + ")");
+  }
+  std::string searched = "the program";
+  for (const std::string& dir : path_) searched += ", " + dir;
+  throw config_error("unknown module type '" + type + "' (searched " + searched + "; --plugin-path and " + path_variable +
+                     " add directories)");
+}
+
+}  // namespace heddle::fw

@@ -1,0 +1,110 @@
+// The module registry: names to makers, filled by HEDDLE_FW_MODULE's static registrations as the
+// program starts and as plugin libraries load, emptied of a library's names as it unloads.
+#include "heddle/fw/registry.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "heddle/fw/errors.hpp"
+#include "registry_detail.hpp"
+
+namespace heddle::fw {
+
+namespace {
+
+struct problem {
+  std::string name;
+  module_maker make;  // the registration that met the problem
+  std::string text;
+};
+
+struct registry {
+  std::mutex m;
+  std::map<std::string, registered_module> by_name;
+  std::vector<problem> problems;
+};
+
+// Never destroyed: libraries' registrations end while the program exits, in an order no static
+// destructor could be placed before.
+registry& the_registry() {
+  static registry* r = new registry;
+  return *r;
+}
+
+}  // namespace
+
+std::string detail::library_of(const void* address) {
+  Dl_info info{};
+  if (dladdr(address, &info) && info.dli_fname && *info.dli_fname) return info.dli_fname;
+  return "(unknown library)";
+}
+
+detail::module_registration::module_registration(const char* name, module_maker make) noexcept : make_(make) {
+  try {
+    registry& r = the_registry();
+    const std::string library = library_of(reinterpret_cast<const void*>(make));
+    std::lock_guard lock(r.m);
+    const std::string n = name ? name : "";
+    if (n.empty()) {
+      r.problems.push_back({n, make, library + " registers a module type with an empty name"});
+      return;
+    }
+    auto [it, fresh] = r.by_name.emplace(n, registered_module{n, make, library});
+    if (!fresh && it->second.make != make)
+      r.problems.push_back({n, make, "module type '" + n + "' is registered twice: by " + it->second.library + " and by " + library});
+  } catch (...) {
+    // Out of memory while a library loads: the type stays unknown, and asking for it says so.
+  }
+}
+
+detail::module_registration::~module_registration() {
+  registry& r = the_registry();
+  std::lock_guard lock(r.m);
+  for (auto it = r.by_name.begin(); it != r.by_name.end(); ++it)
+    if (it->second.make == make_) {
+      r.by_name.erase(it);
+      break;
+    }
+  std::erase_if(r.problems, [&](const problem& p) { return p.make == make_; });
+}
+
+std::optional<registered_module> find_registered_module(const std::string& name) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.m);
+  for (const problem& p : r.problems)
+    if (p.name == name) throw config_error(p.text);
+  auto it = r.by_name.find(name);
+  if (it == r.by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> registered_module_names() {
+  registry& r = the_registry();
+  std::lock_guard lock(r.m);
+  std::vector<std::string> names;
+  for (const auto& [name, m] : r.by_name) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> detail::registration_problems(const std::string& library) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.m);
+  std::vector<std::string> out;
+  for (const problem& p : r.problems)
+    if (library_of(reinterpret_cast<const void*>(p.make)) == library) out.push_back(p.text);
+  return out;
+}
+
+std::vector<std::string> detail::names_registered_by(const std::string& library) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.m);
+  std::vector<std::string> out;
+  for (const auto& [name, m] : r.by_name)
+    if (m.library == library) out.push_back(name);
+  return out;
+}
+
+}  // namespace heddle::fw
