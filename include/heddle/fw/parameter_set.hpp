@@ -9,8 +9,8 @@
 //         bins_(ps.get<std::vector<unsigned>>("bins")) {}
 //
 // A set remembers which parameters were looked at; after the constructor, unread() lists the keys
-// the module did not ask for, which the framework reports as unknown parameters (a misspelt
-// "ptmin" is an error rather than a silently ignored cut).
+// the module did not ask for, the unknown parameters, for the framework to report (so that a misspelt
+// "ptmin" can be an error rather than a silently ignored cut).
 //
 // Read parameters in the constructor, once: each get is a lookup in a map, a lock and, for
 // strings, vectors and nested sets, an allocation; not something for a module's per-event path.
