@@ -37,8 +37,6 @@ struct parameter_access {
   static parameter_set make(std::shared_ptr<const parameter_node> node, std::shared_ptr<parameter_reads> reads) noexcept {
     return parameter_set(std::move(node), std::move(reads));
   }
-  static const parameter_node& node(const parameter_set& s) noexcept { return *s.node_; }
-  static const std::shared_ptr<parameter_reads>& reads(const parameter_set& s) noexcept { return s.reads_; }
 };
 
 // A top-level set: `document` is the module's object.
@@ -317,6 +315,16 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
     throw config_error(at(where, line_column(text, e.byte)) + "malformed JSON: " + why);
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double ("1e400"): nlohmann says "... number overflow parsing '1e400'"
+    // without a place; the place is the literal's first appearance.
+    std::string why = e.what();
+    if (auto pos = why.find("] "); pos != std::string::npos) why = why.substr(pos + 2);
+    std::size_t byte = 0;
+    if (auto open = why.find('\''); open != std::string::npos && why.back() == '\'') {
+      byte = text.find(std::string_view(why).substr(open + 1, why.size() - open - 2)) + 1;  // npos + 1 == 0
+    }
+    throw config_error(at(where, line_column(text, byte)) + "malformed JSON: " + why);
   }
   if (!doc.is_object()) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");

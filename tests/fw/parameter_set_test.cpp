@@ -302,6 +302,11 @@ TEST(ParameterSet, MalformedJsonSaysLineAndColumn) {
             "parameters:1:1: expected a JSON object, found number");
   EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json(""); }).rfind("parameters:1:1: malformed JSON: ", 0), 0u);
   EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json(R"({"a": 1} x)"); }).rfind("parameters:1:10: malformed JSON: ", 0), 0u);
+  EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json("{\"a\": 1,\n \"b\": 1e400}"); }),
+            "parameters:2:7: malformed JSON: number overflow parsing '1e400'");
+  EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json("{\"a\": \"\xff\"}"); })
+                .rfind("parameters:1:8: malformed JSON: syntax error while parsing value - invalid string: ill-formed UTF-8 byte", 0),
+            0u);
 }
 
 // ---- unread parameters --------------------------------------------------------------------------
