@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <span>
 #include <sstream>
 
@@ -313,7 +314,8 @@ process_config parse_config(std::string_view text, const std::string& file) {
   check_keys(doc, root, {"process"});
   const place pp{file, "process", "", ""};
   const json& proc = object(require(doc, "process", root), pp);
-  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths"});
+  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths",
+                        "esProducers", "esSources"});
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
 
   const place po = pp.at("options");
@@ -369,6 +371,36 @@ process_config parse_config(std::string_view text, const std::string& file) {
   modules("analyzers", module_role::analyzer);
   modules("outputs", module_role::output);
 
+  if (auto it = proc.find("esProducers"); it != proc.end()) {
+    const place pe = pp.at("esProducers");
+    const json& list = array(*it, pe);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const place pi = pe.at(i);
+      object(list[i], pi);
+      module_config m;
+      m.where = pi.where;
+      m.label = string(require(list[i], "@label", pi), pi.at("@label"));
+      if (m.label.empty()) pi.fail("empty '@label'");
+      const place pl{file, pi.where, m.label, ""};
+      c.es_producers.push_back(parse_registered(list[i], pl, std::move(m), string(require(list[i], "@type", pl), pl.at("@type")),
+                                                module_role::producer));
+    }
+  }
+  if (auto it = proc.find("esSources"); it != proc.end()) {
+    const place pe = pp.at("esSources");
+    const json& list = array(*it, pe);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const place pi = pe.at(i);
+      object(list[i], pi);
+      check_keys(list[i], pi, {"@type", "@label", "file"});
+      const std::string type = string(require(list[i], "@type", pi), pi.at("@type"));
+      if (type != "JsonConditionsSource") pi.at("@type").fail("unknown conditions source type '" + type + "' (known: JsonConditionsSource)");
+      if (!c.conditions_file.empty()) pi.fail("a second conditions source: one JsonConditionsSource holds every record");
+      const std::string f = string(require(list[i], "file", pi), pi.at("file"));
+      const std::filesystem::path base = std::filesystem::path(file).parent_path();
+      c.conditions_file = std::filesystem::path(f).is_absolute() || base.empty() ? f : (base / f).string();
+    }
+  }
   c.paths = parse_paths(require(proc, "paths", pp), pp.at("paths"));
   if (auto it = proc.find("endPaths"); it != proc.end()) c.end_paths = parse_paths(*it, pp.at("endPaths"));
   return c;

@@ -133,6 +133,16 @@ std::string known_types_line() {
   return s;
 }
 
+// Every key of a registered type's entry is a parameter it reads: another is an error.
+void check_all_read(const parameter_set& parameters, const std::string& named, const std::string& type) {
+  const std::vector<std::string> unread = parameters.unread();
+  if (unread.empty()) return;
+  std::string list;
+  for (const std::string& u : unread) list += (list.empty() ? "'" : ", '") + u + "'";
+  throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + type + " does not read " +
+                     (unread.size() > 1 ? "them)" : "it)"));
+}
+
 // A registered type's module, from `plugins` (or the program's registrations alone), checked:
 // the role its configuration list says, every parameter read.
 void add_registered(process& p, const module_config& c, plugin_loader* plugins) {
@@ -146,6 +156,8 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
   if (!found)
     throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() +
                        "; registered: none by that name; heddle-fw --plugin-path adds plugin directories)");
+  if (!found->make)
+    throw config_error(named + ": type " + c.type + " is a condition producer: it belongs among the esProducers");
   const parameter_set parameters = *c.parameters;
   module_base* m = nullptr;
   try {
@@ -159,12 +171,29 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
   if (m->role() != c.role)
     throw config_error(named + ": type " + c.type + " is " + (m->role() == module_role::analyzer || m->role() == module_role::output ? "an " : "a ") +
                        to_string(m->role()) + ", listed among the " + to_string(c.role) + "s");
-  if (const std::vector<std::string> unread = parameters.unread(); !unread.empty()) {
-    std::string list;
-    for (const std::string& u : unread) list += (list.empty() ? "'" : ", '") + u + "'";
-    throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + c.type +
-                       " does not read " + (unread.size() > 1 ? "them)" : "it)"));
+  check_all_read(parameters, named, c.type);
+}
+
+// A registered condition producer type's producer.
+void add_registered_es(process& p, const module_config& c, plugin_loader* plugins) {
+  const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
+  std::optional<registered_module> found;
+  try {
+    found = plugins ? std::optional(plugins->find(c.type)) : find_registered_module(c.type);
+  } catch (const config_error& x) {
+    throw config_error(named + ": " + x.what());
   }
+  if (!found) throw config_error(named + ": unknown condition producer type '" + c.type + "' (heddle-fw --plugin-path adds plugin directories)");
+  if (!found->make_es) throw config_error(named + ": type " + c.type + " is a module, not a condition producer");
+  const parameter_set& parameters = *c.parameters;
+  try {
+    p.add_es_producer({c.label, c.type, c.where, {}}, found->make_es(parameters));
+  } catch (const config_error&) {
+    throw;
+  } catch (...) {
+    throw config_error(named + ": type " + c.type + ": constructor failed: " + core_detail::exception_text(std::current_exception()));
+  }
+  check_all_read(parameters, named, c.type);
 }
 
 }  // namespace
@@ -182,6 +211,8 @@ process make_process(const process_config& config, const timing_options& timing,
     p.add_module({c.label, c.type, c.where, c.select_paths},
                  [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); });
   }
+  for (const module_config& c : config.es_producers) add_registered_es(p, c, plugins);
+  if (!config.conditions_file.empty()) p.set_conditions(conditions::from_json_file(config.conditions_file));
   for (const path_config& path : config.paths) p.add_path(path.name, path.labels);
   for (const path_config& path : config.end_paths) p.add_end_path(path.name, path.labels);
   return p;

@@ -7,7 +7,6 @@
 
 #include "event_state.hpp"
 #include "heddle/fw/errors.hpp"
-#include "heddle/fw/event_setup.hpp"
 #include "type_name.hpp"
 
 namespace heddle::fw {
@@ -56,14 +55,5 @@ void* event::slot_to_write(std::uint32_t produced, const std::type_info& type) {
 }
 
 void event::made(std::uint32_t produced) noexcept { state_.mark_made(graph_.nodes[module_].products[produced]); }
-
-const void* event_setup::data(std::uint32_t consumed, const std::type_info& type, const std::type_info& record) const {
-  const detail::node& n = graph_.nodes[module_];
-  if (consumed >= n.declared().es_consumes.size())
-    throw std::logic_error("heddle::fw::event_setup::get: module '" + n.spec.label + "' used a token it did not get");
-  // finalize() refuses every es_consumes while the process has no condition producers.
-  throw std::logic_error("heddle::fw::event_setup::get: no conditions for " + detail::type_name(type) + " in " +
-                         detail::type_name(record));
-}
 
 }  // namespace heddle::fw

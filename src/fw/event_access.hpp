@@ -9,7 +9,12 @@ namespace heddle::fw::detail {
 
 struct event_access {
   static event make(event_state& s, const graph& g, std::uint32_t m) noexcept { return event(s, g, m, s.id, s.stream); }
-  static event_setup setup(const graph& g, std::uint32_t m) noexcept { return event_setup(g, m); }
+  static event_setup setup(const graph& g, std::uint32_t m, es_state* es, std::uint32_t run, std::uint32_t lumi) noexcept {
+    return event_setup(g, m, es, run, lumi);
+  }
+  static event_setup setup(const graph& g, std::uint32_t m, es_state* es, const event_state& s) noexcept {
+    return event_setup(g, m, es, s.id.run, s.id.lumi);
+  }
 };
 
 }  // namespace heddle::fw::detail

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "module_access.hpp"
 #include "type_name.hpp"
 #include "heddle/fw/process.hpp"
 
@@ -80,9 +81,51 @@ class finalizer {
       for (std::uint32_t p : n.consumed) n.producers.push_back(g_.products[p].module);
       std::sort(n.producers.begin(), n.producers.end());
       n.producers.erase(std::unique(n.producers.begin(), n.producers.end()), n.producers.end());
-      for (const detail::es_consumed& c : n.declared().es_consumes)
-        fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " + detail::type_name(*c.record) +
-             ", but the process has no condition producer for them");
+    }
+  }
+
+  // Conditions: every condition producer declares something ("makes nothing"), no two make the
+  // same (type, record, label) ("also made by"); every module's es_consumes is made by one
+  // ("no condition producer makes"). Builds the es items, each module's es_consumed and distinct
+  // condition producers, and each producer's record and intervals (the source's for its record).
+  void resolve_conditions() {
+    g_.es_items.clear();
+    for (std::uint32_t q = 0; q < g_.es_nodes.size(); ++q) {
+      detail::es_node& p = g_.es_nodes[q];
+      const auto& made = detail::es_access::declared(*p.impl);
+      const std::string at = (p.where.empty() ? std::string("condition producer") : p.where) + " '" + p.label + "'";
+      if (made.empty()) fail(at + ": makes nothing (declare with es_produces in its constructor)");
+      p.record = made.front().record;
+      p.record_name = detail::type_name(*p.record);
+      p.intervals = g_.source.intervals(p.record_name);
+      for (std::uint32_t i = 0; i < made.size(); ++i) {
+        for (const detail::es_item& other : g_.es_items) {
+          const detail::es_produced& o = detail::es_access::declared(*g_.es_nodes[other.producer].impl)[other.index];
+          if (*o.ops->type == *made[i].ops->type && *o.record == *made[i].record && o.label == made[i].label)
+            fail(at + ": makes " + detail::type_name(*o.ops->type) + " of record " + p.record_name + ", also made by '" +
+                 g_.es_nodes[other.producer].label + "'");
+        }
+        g_.es_items.push_back({q, i});
+      }
+    }
+    for (detail::node& n : g_.nodes) {
+      n.es_consumed.clear();
+      n.es_producers.clear();
+      for (const detail::es_consumed& c : n.declared().es_consumes) {
+        std::uint32_t found = detail::no_index;
+        for (std::uint32_t k = 0; k < g_.es_items.size(); ++k) {
+          const detail::es_item& it = g_.es_items[k];
+          const detail::es_produced& o = detail::es_access::declared(*g_.es_nodes[it.producer].impl)[it.index];
+          if (*o.ops->type == *c.type && *o.record == *c.record && o.label == c.label) found = k;
+        }
+        if (found == detail::no_index)
+          fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " + detail::type_name(*c.record) +
+               (c.label.empty() ? "" : " labelled '" + c.label + "'") + ", but no condition producer makes them");
+        n.es_consumed.push_back(found);
+        n.es_producers.push_back(g_.es_items[found].producer);
+      }
+      std::sort(n.es_producers.begin(), n.es_producers.end());
+      n.es_producers.erase(std::unique(n.es_producers.begin(), n.es_producers.end()), n.es_producers.end());
     }
   }
 
@@ -234,6 +277,7 @@ void process::finalize() {
   finalizer f(g, source_);
   f.index_labels();
   f.resolve_products();
+  f.resolve_conditions();
   f.check_acyclic();
   f.lay_input_edges();
   f.resolve_paths(g.paths, pending_labels_, false);

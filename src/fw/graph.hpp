@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "heddle/fw/conditions.hpp"
+#include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/process.hpp"
 #include "module_access.hpp"
 
@@ -25,6 +27,8 @@ struct node {
   std::vector<std::uint32_t> consumed;   // per consumes declaration (token index), the product
   std::vector<std::uint32_t> products;   // per produces declaration (token index), the product
   std::vector<std::uint32_t> producers;  // the distinct modules it waits for
+  std::vector<std::uint32_t> es_consumed;   // per es_consumes declaration (token index), the es item
+  std::vector<std::uint32_t> es_producers;  // the distinct condition producers it waits for
   std::uint32_t first_in_edge = 0;       // its in-edges are [first_in_edge, +producers.size())
   std::vector<std::uint32_t> select_paths;  // output modules: path indices (empty: every event)
   std::uint64_t hash = 0;                // of the label: checksums derive from it
@@ -36,6 +40,21 @@ struct node {
   module_kind kind() const noexcept { return first().kind(); }
   // The instance that processes events of stream `s`.
   module_base& instance(unsigned s) const noexcept { return *instances[first().kind() == module_kind::stream ? s : 0]; }
+};
+
+// A condition producer of the process, and the intervals of its record.
+struct es_node {
+  std::string label, type, where;
+  std::unique_ptr<es_producer> impl;
+  const std::type_info* record = nullptr;
+  std::string record_name;                  // as the record's C++ type is written
+  std::vector<conditions::interval> intervals;  // from the process's conditions; none: one for the job
+};
+
+// One data item a condition producer makes (its es_produces, in order).
+struct es_item {
+  std::uint32_t producer;
+  std::uint32_t index;
 };
 
 // One product of the process: which module makes it, of what type, under which instance name.
@@ -62,6 +81,9 @@ class graph {
  public:
   std::vector<node> nodes;
   std::vector<product> products;
+  std::vector<es_node> es_nodes;
+  std::vector<es_item> es_items;
+  conditions source;  // the intervals and payloads of records
   std::vector<std::vector<out_edge>> out;  // per module
   std::vector<path> paths;
   std::vector<path> end_paths;

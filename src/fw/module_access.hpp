@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/module_base.hpp"
 
 namespace heddle::fw::detail {
@@ -19,6 +20,18 @@ struct module_access {
   static bool call(module_base& m, event& e, const event_setup& setup) { return m.call(e, setup); }
   static void acquire(module_base& m, const event& e, const event_setup& setup, async_handle h) {
     m.call_acquire(e, setup, std::move(h));
+  }
+};
+
+struct es_access {
+  static const std::vector<es_produced>& declared(const es_producer& p) noexcept { return p.produced_; }
+  static void adopt(es_producer& p, const std::string& label) {
+    p.label_ = label;
+    p.frozen_ = true;
+  }
+  static void produce(const es_producer& p, es_cell& cell, iov_start start, const parameter_set& payload) {
+    es_context c(p, cell, start, payload);
+    p.produce(c);
   }
 };
 

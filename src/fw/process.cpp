@@ -66,6 +66,24 @@ module_base& process::add_module(module_spec spec, module_factory make) {
   return graph_->nodes.back().first();
 }
 
+es_producer& process::add_es_producer(module_spec spec, std::unique_ptr<es_producer> producer) {
+  if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_es_producer: already finalized");
+  if (!producer) throw std::invalid_argument("heddle::fw::process::add_es_producer: no producer for '" + spec.label + "'");
+  detail::es_access::adopt(*producer, spec.label);
+  detail::es_node n;
+  n.label = std::move(spec.label);
+  n.type = std::move(spec.type);
+  n.where = std::move(spec.where);
+  n.impl = std::move(producer);
+  graph_->es_nodes.push_back(std::move(n));
+  return *graph_->es_nodes.back().impl;
+}
+
+void process::set_conditions(conditions c) {
+  if (graph_->finalized) throw std::logic_error("heddle::fw::process::set_conditions: already finalized");
+  graph_->source = std::move(c);
+}
+
 namespace detail {
 void prepare_streams(const graph& g, unsigned streams) {
   for (const node& n : g.nodes) {

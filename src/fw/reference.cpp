@@ -7,6 +7,7 @@
 #include <exception>
 #include <vector>
 
+#include "es_state.hpp"
 #include "event_access.hpp"
 #include "graph.hpp"
 #include "heddle/fw/processor.hpp"
@@ -46,8 +47,8 @@ class blocking_sink final : public detail::acquire_sink {
 // walker (path_rule.hpp): a filter asked for has run, so it has always decided.
 class reference_event {
  public:
-  reference_event(const detail::graph& g, const run_options& o)
-      : g_(g), o_(o), state_(detail::event_state::make(g, 0, false)), ran_(g.size()), passed_(g.paths.size()) {}
+  reference_event(const detail::graph& g, const run_options& o, detail::es_state& es)
+      : g_(g), o_(o), es_(es), state_(detail::event_state::make(g, 0, false)), ran_(g.size()), passed_(g.paths.size()) {}
   ~reference_event() {
     state_->release_products(g_);
     detail::event_state::destroy(state_);
@@ -87,7 +88,7 @@ class reference_event {
     const std::int64_t start = o_.record ? core_detail::steady_now_ns() : 0;
     try {
       event ev = detail::event_access::make(*state_, g_, m);
-      const event_setup setup = detail::event_access::setup(g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m, &es_, *state_);
       module_base& instance = node.instance(0);
       if (instance.external_work()) {
         sink_.arm();
@@ -104,6 +105,7 @@ class reference_event {
 
   const detail::graph& g_;
   const run_options& o_;
+  detail::es_state& es_;  // conditions, made in place where a module first reads them
   detail::event_state* state_;  // its products and decisions
   std::vector<std::uint8_t> ran_;
   std::vector<std::uint8_t> passed_;
@@ -115,8 +117,9 @@ class reference_event {
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
   const detail::graph& g = detail::graph_of(p);
-  reference_event event(g, o);
-  detail::run_steps runs(g);
+  detail::es_state es(g);
+  reference_event event(g, o, es);
+  detail::run_steps runs(g, &es);
 
   detail::usage_probe::reset_peak_rss();
   detail::usage_probe usage;

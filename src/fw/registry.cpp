@@ -17,9 +17,13 @@ namespace {
 
 struct problem {
   std::string name;
-  module_maker make;  // the registration that met the problem
+  const void* key;  // the registration that met the problem
   std::string text;
 };
+
+const void* key_of(const registered_module& m) noexcept {
+  return m.make ? reinterpret_cast<const void*>(m.make) : reinterpret_cast<const void*>(m.make_es);
+}
 
 struct registry {
   std::mutex m;
@@ -42,19 +46,34 @@ std::string detail::library_of(const void* address) {
   return "(unknown library)";
 }
 
-detail::module_registration::module_registration(const char* name, module_maker make) noexcept : make_(make) {
+detail::module_registration::module_registration(const char* name, module_maker make) noexcept
+    : key_(reinterpret_cast<const void*>(make)) {
+  registered_module m;
+  m.make = make;
+  add(name, std::move(m));
+}
+
+detail::module_registration::module_registration(const char* name, es_maker make) noexcept
+    : key_(reinterpret_cast<const void*>(make)) {
+  registered_module m;
+  m.make_es = make;
+  add(name, std::move(m));
+}
+
+void detail::module_registration::add(const char* name, registered_module entry) noexcept {
   try {
     registry& r = the_registry();
-    const std::string library = library_of(reinterpret_cast<const void*>(make));
+    entry.name = name ? name : "";
+    entry.library = library_of(key_);
     std::lock_guard lock(r.m);
-    const std::string n = name ? name : "";
-    if (n.empty()) {
-      r.problems.push_back({n, make, library + " registers a module type with an empty name"});
+    if (entry.name.empty()) {
+      r.problems.push_back({entry.name, key_, entry.library + " registers a module type with an empty name"});
       return;
     }
-    auto [it, fresh] = r.by_name.emplace(n, registered_module{n, make, library});
-    if (!fresh && it->second.make != make)
-      r.problems.push_back({n, make, "module type '" + n + "' is registered twice: by " + it->second.library + " and by " + library});
+    auto [it, fresh] = r.by_name.emplace(entry.name, entry);
+    if (!fresh && key_of(it->second) != key_)
+      r.problems.push_back({entry.name, key_, "module type '" + entry.name + "' is registered twice: by " + it->second.library +
+                                                  " and by " + entry.library});
   } catch (...) {
     // Out of memory while a library loads: the type stays unknown, and asking for it says so.
   }
@@ -64,11 +83,11 @@ detail::module_registration::~module_registration() {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
   for (auto it = r.by_name.begin(); it != r.by_name.end(); ++it)
-    if (it->second.make == make_) {
+    if (key_of(it->second) == key_) {
       r.by_name.erase(it);
       break;
     }
-  std::erase_if(r.problems, [&](const problem& p) { return p.make == make_; });
+  std::erase_if(r.problems, [&](const problem& p) { return p.key == key_; });
 }
 
 std::optional<registered_module> find_registered_module(const std::string& name) {
@@ -94,7 +113,7 @@ std::vector<std::string> detail::registration_problems(const std::string& librar
   std::lock_guard lock(r.m);
   std::vector<std::string> out;
   for (const problem& p : r.problems)
-    if (library_of(reinterpret_cast<const void*>(p.make)) == library) out.push_back(p.text);
+    if (library_of(p.key) == library) out.push_back(p.text);
   return out;
 }
 

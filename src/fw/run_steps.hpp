@@ -8,6 +8,7 @@
 
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
+#include "es_state.hpp"
 #include "event_access.hpp"
 #include "graph.hpp"
 #include "heddle/fw/errors.hpp"
@@ -27,7 +28,8 @@ inline std::exception_ptr dropped_handle() {
 // event number at its beginning, the next one at its end).
 class run_steps {
  public:
-  explicit run_steps(const graph& g) : g_(g) {}
+  // `es`: the conditions run transitions read (made in place where not yet made).
+  run_steps(const graph& g, es_state* es) : g_(g), es_(es) {}
 
   void begin_job(std::uint64_t event) const {
     each("begin_job", 0, event, [](module_base& m, const event_setup&) { m.begin_job(); });
@@ -47,7 +49,7 @@ class run_steps {
   void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step) const {
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
       const node& n = g_.nodes[i];
-      const event_setup setup = event_access::setup(g_, i);
+      const event_setup setup = event_access::setup(g_, i, run ? es_ : nullptr, run, 1);
       for (const auto& m : n.instances) {
         try {
           step(*m, setup);
@@ -58,6 +60,7 @@ class run_steps {
     }
   }
   const graph& g_;
+  es_state* es_;
 };
 
 }  // namespace heddle::fw::detail

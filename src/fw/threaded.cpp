@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 
+#include "es_state.hpp"
 #include "event_access.hpp"
 #include "event_state.hpp"
 #include "ready_queue.hpp"
@@ -53,7 +54,8 @@ class engine final : public detail::acquire_sink {
         rt_(runtime_options{.threads = o.threads, .spin_before_park = o.idle_spin}),
         tasks_(rt_),
         ready_(rt_.num_threads() + 1),
-        steps_(g),
+        es_(g, [this](detail::es_state::waiter w) { conditions_ready(static_cast<event_state*>(w.first), w.second); }),
+        steps_(g, &es_),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
     // Queues only where a kind asks for one, all on rt_ (a default-constructed serial_queue would
     // be a queue of the default runtime, and start it): a one:: module's own, or one per shared
@@ -273,13 +275,14 @@ class engine final : public detail::acquire_sink {
     if (e->state[m].fetch_or(event_state::requested, std::memory_order_acq_rel) & event_state::requested) return;
     const detail::node& n = g_.nodes[m];
     const auto producers = static_cast<std::uint32_t>(n.producers.size());
-    if (producers == 0) return schedule(e, m);
-    e->state[m].fetch_add(producers + 1, std::memory_order_relaxed);
+    const auto conditions = static_cast<std::uint32_t>(n.es_producers.size());
+    if (producers + conditions == 0) return schedule(e, m);
+    e->state[m].fetch_add(producers + conditions + 1, std::memory_order_relaxed);
     for (std::uint32_t p : n.producers) request(e, p);
+    std::uint32_t ready = conditions ? await_conditions(e, m) : 0;
     // Wait on every in-edge, a word at a time; count those already done.
-    std::uint32_t ready = 0;
     const std::uint32_t first = n.first_in_edge, last = first + producers;  // [first, last)
-    for (std::uint32_t w = first >> 5; w <= (last - 1) >> 5; ++w) {
+    for (std::uint32_t w = first >> 5; producers && w <= (last - 1) >> 5; ++w) {
       const std::uint32_t lo = std::max(first, w << 5) & 31, hi = (std::min(last, (w + 1) << 5) - 1) & 31;
       const std::uint64_t span = (hi == 31 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * hi + 2)) - 1) &
                                  ~((std::uint64_t{1} << (2 * lo)) - 1);
@@ -289,6 +292,31 @@ class engine final : public detail::acquire_sink {
     }
     if ((e->state[m].fetch_sub(ready + 1, std::memory_order_acq_rel) & event_state::pending_mask) == ready + 1)
       schedule(e, m);
+  }
+
+  // Prefetches the conditions module m reads for its event's interval: each cell that is not made
+  // yet delivers to conditions_ready when it is (the first asker starts making it, as a task).
+  // Returns how many were made already.
+  std::uint32_t await_conditions(event_state* e, std::uint32_t m) {
+    std::uint32_t ready = 0;
+    for (std::uint32_t q : g_.nodes[m].es_producers) {
+      std::uint32_t iv = 0;
+      try {
+        iv = es_.interval(q, e->id.run, e->id.lumi);
+      } catch (const std::exception& x) {  // no interval here: the module fails when it reads it
+        record_error(module_error(g_.nodes[m].spec.label, e->id.event, e->id.run, x.what()));
+        ++ready;
+        continue;
+      }
+      detail::es_cell& cell = es_.cell(q, iv);
+      bool start = false;
+      if (es_.ready_or_wait(cell, {e, m}, start)) ++ready;
+      else if (start) tasks_.async([this, q, iv, &cell] { es_.make(q, iv, cell); });
+    }
+    return ready;
+  }
+  void conditions_ready(event_state* e, std::uint32_t m) {
+    if ((e->state[m].fetch_sub(1, std::memory_order_acq_rel) & event_state::pending_mask) == 1) schedule(e, m);
   }
 
   // Module `m` is done, passing the event or not (modules other than filters pass): tell whatever
@@ -433,7 +461,7 @@ class engine final : public detail::acquire_sink {
     std::exception_ptr thrown;
     try {
       const event ev = detail::event_access::make(*e, g_, m);
-      const event_setup setup = detail::event_access::setup(g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
       detail::module_access::acquire(n.instance(e->stream), ev, setup, handle(e, m));
     } catch (...) {
       thrown = std::current_exception();
@@ -460,7 +488,7 @@ class engine final : public detail::acquire_sink {
     const detail::node& n = g_.nodes[m];
     try {
       event ev = detail::event_access::make(*e, g_, m);
-      const event_setup setup = detail::event_access::setup(g_, m);
+      const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
       const bool pass = detail::module_access::call(n.instance(e->stream), ev, setup);
       if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
       return pass;
@@ -491,6 +519,7 @@ class engine final : public detail::acquire_sink {
   std::vector<std::vector<serial_queue*>> queues_;               // per module, in the order it takes them
   std::vector<double> priority_;   // per module (rank_by_remaining_work)
   detail::ready_queue ready_;
+  detail::es_state es_;  // conditions: one cell per condition producer and interval, prefetched
   detail::run_steps steps_;
   const std::uint64_t events_in_flight_;
 

@@ -89,6 +89,8 @@ struct process_config {
   std::uint64_t events = 0;              // iterations (a number or a string of one)
   std::uint64_t events_per_run = 0;      // eventsPerRun (extension); 0: one run
   std::vector<module_config> modules;    // producers, filters, analyzers (extension), outputs (extension)
+  std::vector<module_config> es_producers;  // esProducers (extension): registered condition producer types
+  std::string conditions_file;  // esSources' JsonConditionsSource "file", relative to the configuration's folder
   std::vector<path_config> paths;
   std::vector<path_config> end_paths;    // endPaths (extension): output modules
 };

@@ -14,6 +14,7 @@ namespace heddle::fw {
 
 namespace detail {
 class graph;
+class es_state;
 struct event_access;
 }  // namespace detail
 
@@ -22,8 +23,10 @@ class HEDDLE_EXPORT event_setup {
   event_setup(const event_setup&) = delete;
   event_setup& operator=(const event_setup&) = delete;
 
-  // The data `token` names, valid for the event or transition being processed. Throws
-  // std::logic_error for an invalid token or one of another module.
+  // The data `token` names, for the interval of validity of the event or transition being
+  // processed. Prefetched for events (costs a lookup); a transition may make it first. Throws
+  // std::logic_error for an invalid token or one of another module, and the condition producer's
+  // failure if it failed for this interval.
   template <class T, class R>
   const T& get(es_token<T, R> token) const {
     return *static_cast<const T*>(data(token.index(), typeid(T), typeid(R)));
@@ -31,11 +34,13 @@ class HEDDLE_EXPORT event_setup {
 
  private:
   friend struct detail::event_access;
-  event_setup(const detail::graph& g, std::uint32_t module) noexcept : graph_(g), module_(module) {}
+  event_setup(const detail::graph& g, std::uint32_t module, detail::es_state* es, std::uint32_t run, std::uint32_t lumi) noexcept
+      : graph_(g), es_(es), module_(module), run_(run), lumi_(lumi) {}
   const void* data(std::uint32_t consumed, const std::type_info& type, const std::type_info& record) const;
 
   const detail::graph& graph_;
-  std::uint32_t module_;
+  detail::es_state* es_;
+  std::uint32_t module_, run_, lumi_;
 };
 
 }  // namespace heddle::fw

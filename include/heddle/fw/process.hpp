@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "heddle/core/export.hpp"
+#include "heddle/fw/conditions.hpp"
 #include "heddle/fw/config.hpp"
+#include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/module_base.hpp"
 
 namespace heddle::fw {
@@ -55,11 +57,22 @@ class HEDDLE_EXPORT process {
     static_assert(std::is_base_of_v<module_base, M>, "a module derives from a kind (global.hpp, stream.hpp, one.hpp)");
     return static_cast<M&>(add_module(std::move(spec), [args...] { return std::make_unique<M>(args...); }));
   }
+  // Adds a condition producer (es_producer.hpp); spec.label names it in messages.
+  // std::invalid_argument for a null one; std::logic_error after finalize().
+  es_producer& add_es_producer(module_spec spec, std::unique_ptr<es_producer> producer);
+  template <class P, class... A>
+  P& add_es(module_spec spec, A&&... args) {
+    return static_cast<P&>(add_es_producer(std::move(spec), std::make_unique<P>(std::forward<A>(args)...)));
+  }
+  // The intervals of validity and payloads of records (conditions.hpp); replaces what was set.
+  void set_conditions(conditions c);
+
   void add_path(std::string name, std::vector<std::string> filters);
   void add_end_path(std::string name, std::vector<std::string> outputs);
 
   // Resolves labels and checks the whole: unique labels; every consumed (tag, type) made by
-  // exactly one module (a mismatch names both modules and the types); paths of filters, end
+  // exactly one module (a mismatch names both modules and the types); every es_consumes made by
+  // exactly one condition producer (naming the module, type and record); paths of filters, end
   // paths of output modules; no dependency cycle (the cycle is printed). config_error otherwise.
   // Idempotent; the processors call it.
   void finalize();
