@@ -12,7 +12,9 @@ std::string type_name(const std::type_info& t) {
   std::string s = status == 0 && name ? name.get() : t.name();
   // The standard library's long spellings, as a programmer writes them.
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
-                                 {"std::__cxx11::", "std::"}}) {
+                                 {"std::__cxx11::", "std::"},
+                                 // a type of a file's own (a test's record, say) is named as its file writes it
+                                 {"(anonymous namespace)::", ""}}) {
     for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at)) {
       s.replace(at, from.size(), to);
       at += to.size();
