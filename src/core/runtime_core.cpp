@@ -272,7 +272,7 @@ void runtime_core::worker_main(worker* w) {
     if (t) {
       // Stopping: what no running task waits for is discarded, never run.
       if (stopping()) [[unlikely]] t->vt->discard(t);
-      else execute(w, t);
+      else execute_from_loop(w, t);
       spin = true;
       continue;
     }

@@ -53,8 +53,22 @@ class runtime_core {
   parking_lot& lot() noexcept { return lot_; }
   const runtime_options& options() const noexcept { return options_; }
 
-  // Runs a task on w and counts it; w is in the task's isolation region while it runs.
-  void execute(worker* w, task_base* t) noexcept {
+  // Run a task on w and count it; w is in the task's isolation region while it runs. Two paths:
+  //  - execute_from_loop, for the scheduling loop (worker_main), where w is in no region (0) between
+  //    tasks: nothing to save; a task of region 0 costs no isolation store at all, one of a region
+  //    is entered and left with two stores. A task that changes w's region restores it before it
+  //    returns (isolation_scope, execute_nested), so w is back at 0 afterwards.
+  //  - execute_nested, for a task run while another is on w's stack (a waiter helping, a successor
+  //    run inline): saves the region of the code below it and restores it afterwards.
+  void execute_from_loop(worker* w, task_base* t) noexcept {
+    w->stats.executed.bump();
+    const std::uint32_t iso = t->isolation;  // read now: t may be freed by execute
+    if (iso == 0) [[likely]] return t->vt->execute(t);
+    w->isolation.store(iso, std::memory_order_relaxed);
+    t->vt->execute(t);
+    w->isolation.store(0, std::memory_order_relaxed);
+  }
+  void execute_nested(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     const std::uint32_t outer = w->isolation.load(std::memory_order_relaxed);
     w->isolation.store(t->isolation, std::memory_order_relaxed);  // read now: t may be freed by execute
