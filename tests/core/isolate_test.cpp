@@ -256,6 +256,49 @@ TEST(Isolate, ANestedRegionsLeftoverDoesNotHideTheRegionsTasks) {
   }
 }
 
+// The same leftover inside a parallel_reduce, on one worker: the reduce forks the upper half of its
+// range, the lower half's leaf leaves a task Q of a nested region above the forked record, and the
+// split, taking its half back, pops Q first. Q is not of the reduce's region: it must not run
+// inside the reduce (forked::take_back runs what it pops as force() does); the reduce looks past
+// it, runs its half, and leaves Q to the scheduling loop.
+TEST(Isolate, AReduceTakingBackItsHalfLeavesANestedRegionsTask) {
+  watchdog dog("Isolate.AReduceTakingBackItsHalfLeavesANestedRegionsTask", 60s);
+  heddle::runtime rt(1);
+  for (int round = 0; round < 100; ++round) {
+    std::atomic<bool> reducing{false};
+    std::atomic<bool> q_ran{false};
+    std::atomic<bool> q_ran_during_reduce{false};
+    heddle::future<void> q;
+    const long sum = rt.task([&] {
+                         return heddle::isolate([&] {
+                           reducing = true;
+                           const long s = heddle::parallel_reduce(
+                               heddle::blocked_range<int>(0, 2, 1), 0L,
+                               [&](const heddle::blocked_range<int>& r, long acc) {
+                                 for (int i = r.begin(); i != r.end(); ++i) {
+                                   if (i == 0)
+                                     heddle::isolate([&] {
+                                       q = heddle::task([&] {
+                                         q_ran_during_reduce = reducing.load();
+                                         q_ran = true;
+                                       });
+                                     });
+                                   acc += i + 1;
+                                 }
+                                 return acc;
+                               },
+                               [](long a, long b) { return a + b; }, heddle::simple_partitioner{});
+                           reducing = false;
+                           return s;
+                         });
+                       }).get();
+    q.get();
+    EXPECT_EQ(sum, 3);
+    EXPECT_TRUE(q_ran.load());
+    EXPECT_FALSE(q_ran_during_reduce.load()) << "round " << round;
+  }
+}
+
 // Nested regions: the inner region's waits take only inner tasks, the outer region's only outer
 // ones. Tasks carry the region they were spawned in (a number here); a task that starts on a
 // thread waiting in another region is counted.
