@@ -170,6 +170,10 @@ void runtime_core::inject(task_base* t) {
     return;
   }
   t->isolation = current_isolation();
+  push_injected(t);
+}
+
+void runtime_core::push_injected(task_base* t) {
   injected_.push(t);
   injected_count_.fetch_add(1, std::memory_order_relaxed);
   lot_.wake_one(/*published=*/true);
@@ -222,8 +226,7 @@ task_base* runtime_core::steal_isolated(worker* w, worker* victim, std::uint32_t
   // leapfrogging must not aim at this worker, which never ran it.
   t->thief.store(nullptr, std::memory_order_relaxed);
   w->stats.isolation_requeues.bump();
-  injected_.push(t);
-  lot_.wake_one(/*published=*/true);
+  push_injected(t);
   return nullptr;
 }
 

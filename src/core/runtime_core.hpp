@@ -96,6 +96,10 @@ class runtime_core {
   static void* thread_entry(void* arg);
   void start_thread(worker* w);
   void drain_discarding() noexcept;
+  // Queues a tagged record on the injection queue, counts it (runtime_stats::injected) and wakes a
+  // worker: inject's path, and the way back for a record an isolated waiter stole and may not run
+  // (the workers still run then: nothing is drained yet).
+  void push_injected(task_base* t);
   void stop_services() noexcept;
 
   runtime_options options_;

@@ -413,6 +413,7 @@ TEST(Isolate, RegionEnteredOutsideTheRuntime) {
 // leaves a task Q of a nested region on V's deque. C is kept busy, so that the only one to find Q is
 // W, looking for work of X on V (which runs in X): W steals Q, sees it is not of X, and requeues it;
 // C, released by the requeue, then runs it from the injection queue, which lets P and W finish.
+// A requeue counts as an injection.
 TEST(Isolate, AStolenTaskOfAnotherRegionIsRequeued) {
   watchdog dog("Isolate.AStolenTaskOfAnotherRegionIsRequeued", 120s);
   for (int round = 0; round < heddle_test::scaled(20, 5); ++round) {
@@ -446,7 +447,11 @@ TEST(Isolate, AStolenTaskOfAnotherRegionIsRequeued) {
     blocker.get();
     EXPECT_TRUE(q_ran.load());
     EXPECT_FALSE(q_on_w.load());
-    EXPECT_GE(rt.stats().isolation_requeues, 1u);
+    const heddle::runtime_stats st = rt.stats();
+    EXPECT_GE(st.isolation_requeues, 1u);
+    // The blocker and the region, submitted from here, and every requeue: all through the
+    // injection queue (Q and P were spawned by workers).
+    EXPECT_EQ(st.injected, 2 + st.isolation_requeues);
   }
 }
 
