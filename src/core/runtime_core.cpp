@@ -47,7 +47,6 @@ unsigned usable_cpus() noexcept {
 
 runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     : options_(options),
-      owner_(owner),
       oversubscribed_(options.threads > usable_cpus()),
       lot_(options.threads),
       worker_latency_(new latency_set[options.threads]) {

@@ -23,11 +23,14 @@ namespace heddle::core_detail {
 class runtime_core {
  public:
   // `owner` is the runtime that owns this core (this_worker::runtime(), current_runtime()).
+  // options.threads is at least 1.
   runtime_core(const runtime_options& options, runtime* owner);
   ~runtime_core();
 
   unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()); }
-  runtime& owner() const noexcept { return *owner_; }
+  // Not stored here: the constructor gives it to the workers (worker::owner), where the inline
+  // this_worker::runtime() reads it without runtime_core's definition. A core has a worker at least.
+  runtime& owner() const noexcept { return *workers_.front()->owner; }
   runtime_stats stats() const;
 
   void inject(task_base* t);
@@ -103,7 +106,6 @@ class runtime_core {
   void stop_services() noexcept;
 
   runtime_options options_;
-  runtime* owner_;
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
   // the worker holding the work may be waiting for it.
   bool oversubscribed_ = false;
