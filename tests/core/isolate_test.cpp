@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -296,6 +297,47 @@ TEST(Isolate, AReduceTakingBackItsHalfLeavesANestedRegionsTask) {
     EXPECT_EQ(sum, 3);
     EXPECT_TRUE(q_ran.load());
     EXPECT_FALSE(q_ran_during_reduce.load()) << "round " << round;
+  }
+}
+
+// Every task runs in the region it was handed to the runtime in, whichever path runs it: a worker's
+// scheduling loop (which enters a task's region and leaves it when the task returns, so that the next
+// task, of no region, runs in none), a waiter helping, a force() running a child inline. Outside
+// threads submit tasks alternately inside and outside isolate(); each task spawns a child, forces
+// it, and both read the worker's region (a detail, read directly here).
+TEST(Isolate, EveryTaskRunsInItsOwnRegion) {
+  watchdog dog("Isolate.EveryTaskRunsInItsOwnRegion", 300s);
+  const int per_thread = heddle_test::scaled(4000, 500);
+  for (unsigned n : {1u, 2u, 4u}) {
+    heddle::runtime rt(n);
+    std::atomic<int> wrong{0};
+    std::atomic<long> ran{0};
+    auto submit = [&] {
+      heddle::task_group g(rt);
+      for (int i = 0; i < per_thread; ++i) {
+        auto one = [&] {
+          const std::uint32_t region = heddle::core_detail::current_isolation();
+          g.run([&, region] {
+            if (heddle::core_detail::current_isolation() != region) wrong++;
+            auto child = heddle::task([&, region] {
+              if (heddle::core_detail::current_isolation() != region) wrong++;
+              ran++;
+            });
+            child.get();
+            if (heddle::core_detail::current_isolation() != region) wrong++;
+            ran++;
+          });
+        };
+        if (i % 2 == 0) heddle::isolate(one);
+        else one();
+      }
+      g.wait();
+    };
+    std::thread a(submit), b(submit);
+    a.join();
+    b.join();
+    EXPECT_EQ(wrong.load(), 0) << n << " workers";
+    EXPECT_EQ(ran.load(), 2L * 2 * per_thread) << n << " workers";
   }
 }
 
