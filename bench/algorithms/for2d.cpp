@@ -59,7 +59,7 @@ void run(const options& opt, nlohmann::json& report) {
     std::swap(want.a, want.b);
   }
 
-  loop_program p;
+  peer_program p;
   p.tbb_name = "oneTBB parallel_for";
   p.omp_name = "OpenMP collapse(2)";
   p.prepare = [&] { g.reset(); };

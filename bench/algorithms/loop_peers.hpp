@@ -1,105 +1,32 @@
 // What the loop experiments of the algorithms suite share (for2d, reduce, scan): one computation
 // written with heddle's algorithm, oneTBB's same-named one, OpenMP's construct (where it has one)
-// and serially, run interleaved in one process at each thread count, every result checked.
+// and serially (a peer_program: common/run_peers.hpp), run interleaved in one process at each thread
+// count, every result checked.
 #pragma once
 
-#include <heddle/heddle.hpp>
-
 #include <cstdio>
-#include <functional>
 #include <map>
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
 #include "heddle_counters.hpp"
-#include "heddle_runtimes.hpp"
+#include "run_peers.hpp"
 #include "report.hpp"
 #include "table.hpp"
-#include "tbb_arenas.hpp"
 
 namespace heddle::bench::algorithms {
 
-// One computation in each runtime. Each function runs it once on the experiment's data; prepare()
-// resets that data (untimed) before each run; check() throws std::runtime_error naming `who` when
-// the result is wrong.
-struct loop_program {
-  std::string heddle_name = "heddle";
-  std::string tbb_name;  // "oneTBB parallel_reduce", ...
-  std::string omp_name;  // empty: OpenMP has no such construct, no column
-  std::function<void()> prepare = [] {};
-  std::function<void()> serial;
-  std::function<void()> heddle;       // runs on a worker of a heddle::runtime of t workers (in rt.task)
-  std::function<void()> tbb;          // runs inside a task_arena of t threads (arena.execute)
-  std::function<void(unsigned)> omp;  // with a team of t threads
-  std::function<void(const std::string& who)> check;
-};
-
-// Serial once, then every peer at each thread count, `opt.reps` interleaved rounds after a warm-up.
-inline std::vector<result> run_loop_peers(const options& opt, const std::vector<unsigned>& threads,
-                                          const loop_program& p, std::map<std::string, heddle_counters>& counters) {
-  auto runtimes = std::make_shared<heddle_runtimes>(threads);
-  auto arenas = std::make_shared<tbb_arenas>(threads);
-  auto once = [&p](const std::string& who, auto&& body) {
-    p.prepare();
-    return timed(
-        [&] {
-          body();
-          return 0;
-        },
-        [&](int) { p.check(who); });
-  };
-  std::vector<variant> vs;
-  vs.push_back({"serial", 1, {}, [&p, once] { return once("serial", [&] { p.serial(); }); }});
-  for (unsigned t : threads) {
-    const std::string ts = std::string(" ") + std::to_string(t) + "t";
-    auto& c = counters[p.heddle_name + ts];
-    vs.push_back({p.heddle_name, t, {}, [&p, &c, once, runtimes, t, ts] {
-                    auto& rt = (*runtimes)[t];
-                    return c(rt, [&] { return once(p.heddle_name + ts, [&] { rt.task([&] { p.heddle(); }).get(); }); });
-                  }});
-    vs.push_back({p.tbb_name, t, {}, [&p, once, arenas, t, ts] {
-                    auto& arena = (*arenas)[t];
-                    return once(p.tbb_name + ts, [&] { arena.execute([&] { p.tbb(); }); });
-                  }});
-    if (!p.omp_name.empty())
-      vs.push_back({p.omp_name, t, {}, [&p, once, t, ts] { return once(p.omp_name + ts, [&] { p.omp(t); }); }});
-  }
-  return run_interleaved(vs, opt.reps);
-}
-
-// <name>_vs_tbb (and _vs_omp when OpenMP ran) at headline_threads(), and <name>_<t>t_vs_tbb / _vs_omp
-// at each thread count: heddle's median time over the peer's.
-inline void add_loop_ratios(nlohmann::json& report, const std::vector<result>& rs, const loop_program& p,
-                            const std::string& name, const std::vector<unsigned>& threads) {
-  const unsigned head = headline_threads(threads);
-  auto ratio = [&](const std::string& peer, unsigned t) {
-    return find(rs, p.heddle_name, t).median() / find(rs, peer, t).median();
-  };
-  auto plural = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
-  add_ratio(report, name + "_vs_tbb", ratio(p.tbb_name, head),
-            "heddle / " + p.tbb_name + ", medians, " + plural(head) + " (most without oversubscription)");
-  if (!p.omp_name.empty())
-    add_ratio(report, name + "_vs_omp", ratio(p.omp_name, head),
-              "heddle / " + p.omp_name + ", medians, " + plural(head) + " (most without oversubscription)");
-  for (unsigned t : threads) {
-    const std::string ts = std::to_string(t) + "t";
-    add_ratio(report, name + "_" + ts + "_vs_tbb", ratio(p.tbb_name, t), "heddle / " + p.tbb_name + ", " + plural(t));
-    if (!p.omp_name.empty())
-      add_ratio(report, name + "_" + ts + "_vs_omp", ratio(p.omp_name, t), "heddle / " + p.omp_name + ", " + plural(t));
-  }
-}
-
 // Runs the peers, prints the table and the counters, records the suite entry and the ratios.
 inline void run_and_report(const options& opt, nlohmann::json& report, const std::vector<unsigned>& threads,
-                           const loop_program& p, const std::string& name, nlohmann::json extra) {
+                           const peer_program& p, const std::string& name, nlohmann::json extra) {
   std::map<std::string, heddle_counters> counters;
-  const auto rs = run_loop_peers(opt, threads, p, counters);
+  const auto rs = run_peers(opt, threads, p, counters);
   std::printf("%s\n", markdown_table(rs, p.tbb_name).c_str());
-  add_loop_ratios(report, rs, p, name, threads);
+  add_peer_ratios(report, rs, p, name, threads);
   extra["heddle_counters_per_run"] = print_counters(counters);
   extra["reps"] = opt.reps;
   add_suite(report, name, rs, std::move(extra));

@@ -65,7 +65,7 @@ void run_map_reduce(const options& opt, nlohmann::json& report, const std::vecto
               n, opt.reps, opt.scale_name());
   const double want = map_chunk(0, n, n, 0.0);
   double got = 0;
-  loop_program p;
+  peer_program p;
   p.tbb_name = "oneTBB parallel_reduce";
   p.omp_name = "OpenMP reduction(+)";
   p.serial = [&] { got = map_chunk(0, n, n, 0.0); };
@@ -98,7 +98,7 @@ void run_sum(const options& opt, nlohmann::json& report, const std::vector<unsig
   const double* d = v.data();
   const double want = sum_chunk(d, 0, n, 0.0);
   double got = 0;
-  loop_program p;
+  peer_program p;
   p.tbb_name = "oneTBB parallel_reduce";
   p.omp_name = "OpenMP reduction(+)";
   p.serial = [&] { got = sum_chunk(d, 0, n, 0.0); };
@@ -132,7 +132,7 @@ void run_deterministic(const options& opt, nlohmann::json& report, const std::ve
   const double* d = v.data();
   const double want = tree_sum(d, 0, n, grain);
   double got = 0;
-  loop_program p;
+  peer_program p;
   p.tbb_name = "oneTBB parallel_deterministic_reduce";
   p.serial = [&] { got = tree_sum(d, 0, n, grain); };
   p.heddle = [&] {

@@ -35,7 +35,7 @@ void run(const options& opt, nlohmann::json& report) {
   const std::int64_t* src = in.data();
   std::int64_t* dst = out.data();
 
-  loop_program p;
+  peer_program p;
   p.tbb_name = "oneTBB parallel_scan";
   p.omp_name = "OpenMP scan(inscan)";
   p.prepare = [&] { std::memset(dst, 0, n * sizeof *dst); };

@@ -47,7 +47,6 @@ unsigned usable_cpus() noexcept {
 
 runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     : options_(options),
-      owner_(owner),
       oversubscribed_(options.threads > usable_cpus()),
       lot_(options.threads),
       worker_latency_(new latency_set[options.threads]) {
@@ -170,6 +169,10 @@ void runtime_core::inject(task_base* t) {
     return;
   }
   t->isolation = current_isolation();
+  push_injected(t);
+}
+
+void runtime_core::push_injected(task_base* t) {
   injected_.push(t);
   injected_count_.fetch_add(1, std::memory_order_relaxed);
   lot_.wake_one(/*published=*/true);
@@ -222,8 +225,7 @@ task_base* runtime_core::steal_isolated(worker* w, worker* victim, std::uint32_t
   // leapfrogging must not aim at this worker, which never ran it.
   t->thief.store(nullptr, std::memory_order_relaxed);
   w->stats.isolation_requeues.bump();
-  injected_.push(t);
-  lot_.wake_one(/*published=*/true);
+  push_injected(t);
   return nullptr;
 }
 
@@ -272,7 +274,7 @@ void runtime_core::worker_main(worker* w) {
     if (t) {
       // Stopping: what no running task waits for is discarded, never run.
       if (stopping()) [[unlikely]] t->vt->discard(t);
-      else execute(w, t);
+      else execute_from_loop(w, t);
       spin = true;
       continue;
     }

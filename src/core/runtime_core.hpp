@@ -23,11 +23,14 @@ namespace heddle::core_detail {
 class runtime_core {
  public:
   // `owner` is the runtime that owns this core (this_worker::runtime(), current_runtime()).
+  // options.threads is at least 1.
   runtime_core(const runtime_options& options, runtime* owner);
   ~runtime_core();
 
   unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()); }
-  runtime& owner() const noexcept { return *owner_; }
+  // Not stored here: the constructor gives it to the workers (worker::owner), where the inline
+  // this_worker::runtime() reads it without runtime_core's definition. A core has a worker at least.
+  runtime& owner() const noexcept { return *workers_.front()->owner; }
   runtime_stats stats() const;
 
   void inject(task_base* t);
@@ -53,8 +56,22 @@ class runtime_core {
   parking_lot& lot() noexcept { return lot_; }
   const runtime_options& options() const noexcept { return options_; }
 
-  // Runs a task on w and counts it; w is in the task's isolation region while it runs.
-  void execute(worker* w, task_base* t) noexcept {
+  // Run a task on w and count it; w is in the task's isolation region while it runs. Two paths:
+  //  - execute_from_loop, for the scheduling loop (worker_main), where w is in no region (0) between
+  //    tasks: nothing to save; a task of region 0 costs no isolation store at all, one of a region
+  //    is entered and left with two stores. A task that changes w's region restores it before it
+  //    returns (isolation_scope, execute_nested), so w is back at 0 afterwards.
+  //  - execute_nested, for a task run while another is on w's stack (a waiter helping, a successor
+  //    run inline): saves the region of the code below it and restores it afterwards.
+  void execute_from_loop(worker* w, task_base* t) noexcept {
+    w->stats.executed.bump();
+    const std::uint32_t iso = t->isolation;  // read now: t may be freed by execute
+    if (iso == 0) [[likely]] return t->vt->execute(t);
+    w->isolation.store(iso, std::memory_order_relaxed);
+    t->vt->execute(t);
+    w->isolation.store(0, std::memory_order_relaxed);
+  }
+  void execute_nested(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     const std::uint32_t outer = w->isolation.load(std::memory_order_relaxed);
     w->isolation.store(t->isolation, std::memory_order_relaxed);  // read now: t may be freed by execute
@@ -82,10 +99,13 @@ class runtime_core {
   static void* thread_entry(void* arg);
   void start_thread(worker* w);
   void drain_discarding() noexcept;
+  // Queues a tagged record on the injection queue, counts it (runtime_stats::injected) and wakes a
+  // worker: inject's path, and the way back for a record an isolated waiter stole and may not run
+  // (the workers still run then: nothing is drained yet).
+  void push_injected(task_base* t);
   void stop_services() noexcept;
 
   runtime_options options_;
-  runtime* owner_;
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
   // the worker holding the work may be waiting for it.
   bool oversubscribed_ = false;

@@ -68,7 +68,7 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
       worker* w = current_worker;
       if (w && w->core == core) {
         t->isolation = w->isolation.load(std::memory_order_relaxed);  // run inline: the completer's region
-        return core->execute(w, t);
+        return core->execute_nested(w, t);
       }
       // Any other thread, a worker of another runtime included, runs it as an outsider lent to
       // `core`: what it spawns goes to core's express lane, not to the other runtime's deque.

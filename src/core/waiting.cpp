@@ -159,7 +159,7 @@ void help(worker* w, wait_target& target) {
   for (;;) {
     if (target.done()) return;
     if (task_base* t = iso ? isolated_work_for_waiter(core, w, target, iso) : work_for_waiter(core, w, target)) {
-      core.execute(w, t);
+      core.execute_nested(w, t);
       spinner.restart();
       continue;
     }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -256,6 +257,90 @@ TEST(Isolate, ANestedRegionsLeftoverDoesNotHideTheRegionsTasks) {
   }
 }
 
+// The same leftover inside a parallel_reduce, on one worker: the reduce forks the upper half of its
+// range, the lower half's leaf leaves a task Q of a nested region above the forked record, and the
+// split, taking its half back, pops Q first. Q is not of the reduce's region: it must not run
+// inside the reduce (forked::take_back runs what it pops as force() does); the reduce looks past
+// it, runs its half, and leaves Q to the scheduling loop.
+TEST(Isolate, AReduceTakingBackItsHalfLeavesANestedRegionsTask) {
+  watchdog dog("Isolate.AReduceTakingBackItsHalfLeavesANestedRegionsTask", 60s);
+  heddle::runtime rt(1);
+  for (int round = 0; round < 100; ++round) {
+    std::atomic<bool> reducing{false};
+    std::atomic<bool> q_ran{false};
+    std::atomic<bool> q_ran_during_reduce{false};
+    heddle::future<void> q;
+    const long sum = rt.task([&] {
+                         return heddle::isolate([&] {
+                           reducing = true;
+                           const long s = heddle::parallel_reduce(
+                               heddle::blocked_range<int>(0, 2, 1), 0L,
+                               [&](const heddle::blocked_range<int>& r, long acc) {
+                                 for (int i = r.begin(); i != r.end(); ++i) {
+                                   if (i == 0)
+                                     heddle::isolate([&] {
+                                       q = heddle::task([&] {
+                                         q_ran_during_reduce = reducing.load();
+                                         q_ran = true;
+                                       });
+                                     });
+                                   acc += i + 1;
+                                 }
+                                 return acc;
+                               },
+                               [](long a, long b) { return a + b; }, heddle::simple_partitioner{});
+                           reducing = false;
+                           return s;
+                         });
+                       }).get();
+    q.get();
+    EXPECT_EQ(sum, 3);
+    EXPECT_TRUE(q_ran.load());
+    EXPECT_FALSE(q_ran_during_reduce.load()) << "round " << round;
+  }
+}
+
+// Every task runs in the region it was handed to the runtime in, whichever path runs it: a worker's
+// scheduling loop (which enters a task's region and leaves it when the task returns, so that the next
+// task, of no region, runs in none), a waiter helping, a force() running a child inline. Outside
+// threads submit tasks alternately inside and outside isolate(); each task spawns a child, forces
+// it, and both read the worker's region (a detail, read directly here).
+TEST(Isolate, EveryTaskRunsInItsOwnRegion) {
+  watchdog dog("Isolate.EveryTaskRunsInItsOwnRegion", 300s);
+  const int per_thread = heddle_test::scaled(4000, 500);
+  for (unsigned n : {1u, 2u, 4u}) {
+    heddle::runtime rt(n);
+    std::atomic<int> wrong{0};
+    std::atomic<long> ran{0};
+    auto submit = [&] {
+      heddle::task_group g(rt);
+      for (int i = 0; i < per_thread; ++i) {
+        auto one = [&] {
+          const std::uint32_t region = heddle::core_detail::current_isolation();
+          g.run([&, region] {
+            if (heddle::core_detail::current_isolation() != region) wrong++;
+            auto child = heddle::task([&, region] {
+              if (heddle::core_detail::current_isolation() != region) wrong++;
+              ran++;
+            });
+            child.get();
+            if (heddle::core_detail::current_isolation() != region) wrong++;
+            ran++;
+          });
+        };
+        if (i % 2 == 0) heddle::isolate(one);
+        else one();
+      }
+      g.wait();
+    };
+    std::thread a(submit), b(submit);
+    a.join();
+    b.join();
+    EXPECT_EQ(wrong.load(), 0) << n << " workers";
+    EXPECT_EQ(ran.load(), 2L * 2 * per_thread) << n << " workers";
+  }
+}
+
 // Nested regions: the inner region's waits take only inner tasks, the outer region's only outer
 // ones. Tasks carry the region they were spawned in (a number here); a task that starts on a
 // thread waiting in another region is counted.
@@ -370,6 +455,7 @@ TEST(Isolate, RegionEnteredOutsideTheRuntime) {
 // leaves a task Q of a nested region on V's deque. C is kept busy, so that the only one to find Q is
 // W, looking for work of X on V (which runs in X): W steals Q, sees it is not of X, and requeues it;
 // C, released by the requeue, then runs it from the injection queue, which lets P and W finish.
+// A requeue counts as an injection.
 TEST(Isolate, AStolenTaskOfAnotherRegionIsRequeued) {
   watchdog dog("Isolate.AStolenTaskOfAnotherRegionIsRequeued", 120s);
   for (int round = 0; round < heddle_test::scaled(20, 5); ++round) {
@@ -403,7 +489,11 @@ TEST(Isolate, AStolenTaskOfAnotherRegionIsRequeued) {
     blocker.get();
     EXPECT_TRUE(q_ran.load());
     EXPECT_FALSE(q_on_w.load());
-    EXPECT_GE(rt.stats().isolation_requeues, 1u);
+    const heddle::runtime_stats st = rt.stats();
+    EXPECT_GE(st.isolation_requeues, 1u);
+    // The blocker and the region, submitted from here, and every requeue: all through the
+    // injection queue (Q and P were spawned by workers).
+    EXPECT_EQ(st.injected, 2 + st.isolation_requeues);
   }
 }
 

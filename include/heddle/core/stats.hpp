@@ -24,7 +24,9 @@ struct latency_summary {
 struct runtime_stats {
   unsigned workers = 0;
   std::uint64_t spawned = 0;        // tasks pushed by workers onto their own deques
-  std::uint64_t injected = 0;       // tasks submitted from threads outside the runtime
+  // Tasks put on the injection queue: submitted from threads outside the runtime, and those that
+  // isolated waiters requeued (counted in isolation_requeues too).
+  std::uint64_t injected = 0;
   std::uint64_t express = 0;        // tasks submitted on the express lane
   std::uint64_t executed = 0;       // tasks run to completion by workers
   std::uint64_t steals = 0;         // tasks taken from another worker's deque
@@ -38,7 +40,8 @@ struct runtime_stats {
   std::uint64_t asap_by_pool = 0;   // asap successors that the auxiliary pool won
   std::uint64_t asap_by_workers = 0;  // asap successors that a worker won
   // Tasks that a waiter inside heddle::isolate stole and found to belong to another isolation
-  // region: it cannot run them, so they went back to the runtime's injection queue.
+  // region: it cannot run them, so they went back to the runtime's injection queue (and count in
+  // `injected` too).
   std::uint64_t isolation_requeues = 0;
 
   // Successors started by future.then(strategy, f), indexed by strategy, and plain then(f)

@@ -69,10 +69,10 @@ class forked final : public future_state_base {
     if (is_done()) return false;
     task_base* t = w->deque.pop();
     if (t == this) return true;
-    if (t) {  // a task pushed above ours and never waited for (a dropped future): run it, as force does
-      w->stats.executed.bump();
-      t->vt->execute(t);
-    }
+    // A task pushed above ours and never waited for (a dropped future): run as force() runs what it
+    // pops, so that one of another isolation region is left to the helping policy (which then waits
+    // for this record: the join finds it done).
+    if (t) run_popped(w, this, t);
     return false;
   }
   // Runs the work here if nobody took it, else helps until the thief finishes it.

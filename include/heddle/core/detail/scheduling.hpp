@@ -97,6 +97,17 @@ HEDDLE_EXPORT void help_until_ready(worker* w, future_state_base* s);
 HEDDLE_EXPORT void help_after_mismatch(worker* w, future_state_base* s, task_base* t);
 HEDDLE_EXPORT void block_until_ready(future_state_base* s);
 
+// Runs `t`, a task other than `s` that w popped from its own deque while waiting for `s` (force(),
+// forked::take_back). A task of w's isolation region runs here, with nothing to switch: w is in its
+// region already. Any other goes back, and w helps until `s` is ready under the helping policy (an
+// isolated waiter leaves it; an unisolated one runs it with its region set): `s` is then done.
+inline void run_popped(worker* w, future_state_base* s, task_base* t) {
+  if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]]
+    return help_after_mismatch(w, s, t);
+  w->stats.executed.bump();
+  t->vt->execute(t);
+}
+
 // Waits until `s` is complete. On a worker it first runs what is at the bottom of its own deque:
 // in fork-join code the awaited task is usually there, and is then run inline with no atomics.
 inline void force(future_state_base* s) {
@@ -106,9 +117,7 @@ inline void force(future_state_base* s) {
   // A future that is no task's (a promise, an operation) is not on this deque: wait by the policy
   // that bounds how deep unrelated work nests (src/core/waiting.cpp).
   if (!s->fvt()->run) return help_until_ready(w, s);
-  // The awaited task itself runs inline in the caller's isolation. Any other task must be of that
-  // isolation: else it goes back, and the helping policy decides (an isolated waiter leaves it; an
-  // unisolated one runs it with its own isolation set).
+  // The awaited task itself runs inline in the caller's isolation; any other by run_popped's rule.
   while (task_base* t = w->deque.pop()) {
     if (t == s) {
       w->stats.executed.bump();
@@ -116,10 +125,7 @@ inline void force(future_state_base* s) {
       s->complete_owned();
       return;
     }
-    if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]]
-      return help_after_mismatch(w, s, t);
-    w->stats.executed.bump();
-    t->vt->execute(t);
+    run_popped(w, s, t);
     if (s->is_done()) return;
   }
   help_until_ready(w, s);

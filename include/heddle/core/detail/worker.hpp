@@ -51,7 +51,9 @@ struct worker {
   // victims that are likely to hold tasks of their region (src/core/waiting.cpp).
   std::atomic<std::uint32_t> isolation{0};
   unsigned index = 0;
-  runtime* owner = nullptr;  // the runtime whose worker this is (heddle::this_worker::runtime())
+  // The runtime whose worker this is: heddle::this_worker::runtime(), and runtime_core::owner(),
+  // which reads it from its first worker (the one place a runtime's core keeps its owner).
+  runtime* owner = nullptr;
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
   std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep without the fence
