@@ -8,7 +8,11 @@
 namespace heddle::fw::detail {
 
 struct event_access {
-  static event make(event_state& s, const graph& g, std::uint32_t m) noexcept { return event(s, g, m, s.id, s.stream); }
+  static event make(event_state& s, const graph& g, std::uint32_t m) noexcept {
+    const node& n = g.nodes[m];
+    return event(g, m, s.id, s.stream, s.slots, s.made, n.reads.data(), static_cast<std::uint32_t>(n.reads.size()),
+                 n.writes.data(), static_cast<std::uint32_t>(n.writes.size()));
+  }
   static event_setup setup(const graph& g, std::uint32_t m, es_state* es, std::uint32_t run, std::uint32_t lumi) noexcept {
     return event_setup(g, m, es, run, lumi);
   }

@@ -1,5 +1,5 @@
 // One event in flight: per module a state word, per product an 8-byte slot (the product itself when
-// small, else a pointer to it) and a made bit, per filter a decision bit, two bits per edge, and
+// small, else a pointer to it) and a made byte, per filter a decision bit, two bits per edge, and
 // per path its decision. One allocation, reused for the next event; for the high-pileup
 // configuration (489 modules, 1,760 edges) it is about 6 KB, so 100,000 events in flight fit in
 // well under 1 GiB.
@@ -32,7 +32,7 @@ struct event_state {
   std::atomic<std::uint32_t> active{0};
   std::atomic<std::uint32_t>* state;   // [modules]
   void** slots;                        // [products]: the product, or a pointer to it (product_ops)
-  std::atomic<std::uint64_t>* made;    // [product words]: bit p once product p is made
+  std::atomic<std::uint8_t>* made;     // [products]: set once made (a byte each: made without a locked instruction)
   std::atomic<std::uint64_t>* passes;  // [module words]: bit m once filter m passed the event
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k
   std::uint8_t* passed;                // [paths]
@@ -42,9 +42,9 @@ struct event_state {
   static std::size_t edge_words(const graph& g) noexcept { return (std::size_t{g.num_edges} + 31) / 32; }
 
   static event_state* make(const graph& g, unsigned stream, bool timed) {
-    const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), pw = words(np), mw = words(n);
-    const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (pw + mw + e) * sizeof(std::uint64_t) +
-                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(std::uint32_t) + g.paths.size();
+    const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), mw = words(n);
+    const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (mw + e) * sizeof(std::uint64_t) +
+                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(std::uint32_t) + np + g.paths.size();
     void* mem = std::malloc(bytes);
     if (!mem) throw std::bad_alloc();
     auto* s = ::new (mem) event_state;
@@ -52,8 +52,6 @@ struct event_state {
     auto* p = reinterpret_cast<unsigned char*>(s + 1);
     s->slots = reinterpret_cast<void**>(p);
     p += np * sizeof(void*);
-    s->made = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
-    p += pw * sizeof(std::uint64_t);
     s->passes = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
     p += mw * sizeof(std::uint64_t);
     s->edges = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
@@ -62,9 +60,12 @@ struct event_state {
     if (timed) p += n * sizeof(std::int64_t);
     s->state = reinterpret_cast<std::atomic<std::uint32_t>*>(p);
     p += n * sizeof(std::uint32_t);
+    s->made = reinterpret_cast<std::atomic<std::uint8_t>*>(p);
+    p += np;
     s->passed = p;
-    for (std::size_t i = 0; i < pw + mw + e; ++i) ::new (&s->made[i]) std::atomic<std::uint64_t>(0);
+    for (std::size_t i = 0; i < mw + e; ++i) ::new (&s->passes[i]) std::atomic<std::uint64_t>(0);
     for (std::size_t i = 0; i < n; ++i) ::new (&s->state[i]) std::atomic<std::uint32_t>(0);
+    for (std::size_t i = 0; i < np; ++i) ::new (&s->made[i]) std::atomic<std::uint8_t>(0);
     return s;
   }
   // Its products must be released first (release_products).
@@ -77,20 +78,13 @@ struct event_state {
   // scheduling of the event's first tasks. Its products were released.
   void reset(const graph& g, const event_id& next) noexcept {
     id = next;
-    for (std::size_t i = 0, w = words(g.products.size()) + words(g.size()) + edge_words(g); i < w; ++i)
-      made[i].store(0, std::memory_order_relaxed);  // made, passes and edges lie together
+    for (std::size_t i = 0, w = words(g.size()) + edge_words(g); i < w; ++i)
+      passes[i].store(0, std::memory_order_relaxed);  // passes and edges lie together
     for (std::size_t i = 0; i < g.size(); ++i) state[i].store(0, std::memory_order_relaxed);
     std::memset(passed, 0, g.paths.size());
   }
 
-  bool is_made(std::uint32_t p) const noexcept {
-    return made[p >> 6].load(std::memory_order_acquire) & (std::uint64_t{1} << (p & 63));
-  }
-  // Sets product p's made bit; whether it was set before.
-  bool mark_made(std::uint32_t p) noexcept {
-    const std::uint64_t bit = std::uint64_t{1} << (p & 63);
-    return made[p >> 6].fetch_or(bit, std::memory_order_acq_rel) & bit;
-  }
+  bool is_made(std::uint32_t p) const noexcept { return made[p].load(std::memory_order_acquire) != 0; }
   void set_pass(std::uint32_t m) noexcept { passes[m >> 6].fetch_or(std::uint64_t{1} << (m & 63), std::memory_order_relaxed); }
   bool passes_event(std::uint32_t m) const noexcept {
     return passes[m >> 6].load(std::memory_order_relaxed) & (std::uint64_t{1} << (m & 63));
@@ -101,24 +95,26 @@ struct event_state {
   std::uint64_t module_digest(const graph& g, std::uint32_t m) const noexcept {
     const node& n = g.nodes[m];
     std::uint64_t d = n.role() == module_role::filter && passes_event(m) ? 1 : 0;
-    for (std::uint32_t p : n.products)
-      if (is_made(p)) {
-        const product_ops& ops = *g.products[p].ops;
+    for (std::uint32_t p : n.products) {
+      if (!made[p].load(std::memory_order_relaxed)) continue;
+      const product_ops& ops = *g.products[p].ops;
+      if (ops.digest_is_value) {
+        std::uint64_t v;
+        std::memcpy(&v, &slots[p], sizeof v);
+        d += v;
+      } else {
         d += ops.digest(ops.in_place ? static_cast<const void*>(&slots[p]) : slots[p]);
       }
+    }
     return d;
   }
 
   // Destroys the event's products (the event is over, its output modules ran).
   void release_products(const graph& g) noexcept {
-    for (std::size_t w = 0, nw = words(g.products.size()); w < nw; ++w) {
-      for (std::uint64_t bits = made[w].load(std::memory_order_relaxed); bits; bits &= bits - 1) {
-        const std::size_t p = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
-        const product_ops& ops = *g.products[p].ops;
-        if (!ops.in_place) ops.destroy(&slots[p]);
-      }
-      made[w].store(0, std::memory_order_relaxed);
-    }
+    for (std::uint32_t p : g.boxed_products)
+      if (made[p].load(std::memory_order_relaxed)) g.products[p].ops->destroy(&slots[p]);
+    // Nothing else touches the event now: plain stores (the next event's scheduling publishes them).
+    std::memset(static_cast<void*>(made), 0, g.products.size());
   }
 };
 

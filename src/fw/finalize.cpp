@@ -49,11 +49,13 @@ class finalizer {
   // producers.
   void resolve_products() {
     g_.products.clear();
+    g_.boxed_products.clear();
     for (std::uint32_t m = 0; m < g_.size(); ++m) {
       detail::node& n = g_.nodes[m];
       n.products.clear();
       for (const detail::produced& p : n.declared().produces) {
         n.products.push_back(static_cast<std::uint32_t>(g_.products.size()));
+        if (!p.ops->in_place) g_.boxed_products.push_back(n.products.back());
         g_.products.push_back({m, p.instance, p.ops});
       }
     }
@@ -77,6 +79,10 @@ class finalizer {
           fail(at + named(maker) + " makes no " + what + " (" + (made.empty() ? "it makes no products" : "it makes " + made) + ")");
         n.consumed.push_back(found);
       }
+      n.reads.clear();
+      for (std::size_t k = 0; k < consumes.size(); ++k) n.reads.push_back({n.consumed[k], consumes[k].type});
+      n.writes.clear();
+      for (std::size_t k = 0; k < n.products.size(); ++k) n.writes.push_back({n.products[k], n.declared().produces[k].ops->type});
       n.producers.clear();
       for (std::uint32_t p : n.consumed) n.producers.push_back(g_.products[p].module);
       std::sort(n.producers.begin(), n.producers.end());

@@ -26,6 +26,7 @@ struct node {
   mutable std::vector<std::unique_ptr<module_base>> instances;
   std::vector<std::uint32_t> consumed;   // per consumes declaration (token index), the product
   std::vector<std::uint32_t> products;   // per produces declaration (token index), the product
+  std::vector<product_ref> reads, writes;  // the same with their types: what event::get / emplace read
   std::vector<std::uint32_t> producers;  // the distinct modules it waits for
   std::vector<std::uint32_t> es_consumed;   // per es_consumes declaration (token index), the es item
   std::vector<std::uint32_t> es_producers;  // the distinct condition producers it waits for
@@ -34,12 +35,16 @@ struct node {
   std::uint64_t hash = 0;                // of the label: checksums derive from it
   bool on_end_path = false;              // runs once the event's paths are done (outputs)
 
+  // Read on every module execution: kept here, not behind the instance's pointer.
+  module_role role_ = module_role::producer;
+  module_kind kind_ = module_kind::global;
+
   module_base& first() const noexcept { return *instances.front(); }
   const declarations& declared() const noexcept { return module_access::declared(first()); }
-  module_role role() const noexcept { return first().role(); }
-  module_kind kind() const noexcept { return first().kind(); }
+  module_role role() const noexcept { return role_; }
+  module_kind kind() const noexcept { return kind_; }
   // The instance that processes events of stream `s`.
-  module_base& instance(unsigned s) const noexcept { return *instances[first().kind() == module_kind::stream ? s : 0]; }
+  module_base& instance(unsigned s) const noexcept { return *instances[kind_ == module_kind::stream ? s : 0]; }
 };
 
 // A condition producer of the process, and the intervals of its record.
@@ -81,6 +86,7 @@ class graph {
  public:
   std::vector<node> nodes;
   std::vector<product> products;
+  std::vector<std::uint32_t> boxed_products;  // those not in their slot: destroyed when the event ends
   std::vector<es_node> es_nodes;
   std::vector<es_item> es_items;
   conditions source;  // the intervals and payloads of records

@@ -61,6 +61,8 @@ module_base& process::add_module(module_spec spec, module_factory make) {
   detail::node n;
   n.spec = std::move(spec);
   n.make = std::move(make);
+  n.role_ = first->role();
+  n.kind_ = first->kind();
   n.instances.push_back(std::move(first));
   graph_->nodes.push_back(std::move(n));
   return graph_->nodes.back().first();

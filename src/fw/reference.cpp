@@ -80,7 +80,9 @@ class reference_event {
     execute(m);
   }
   bool decided(std::uint32_t, std::uint32_t) const noexcept { return true; }
-  bool passes(std::uint32_t m) const noexcept { return state_->passes_event(m); }
+  bool passes(std::uint32_t m) const noexcept {
+    return g_.nodes[m].role() != module_role::filter || state_->passes_event(m);
+  }
 
  private:
   void execute(std::uint32_t m) {
@@ -95,7 +97,7 @@ class reference_event {
         detail::module_access::acquire(instance, ev, setup, sink_.handle(nullptr, m));
         if (std::exception_ptr error = sink_.wait()) std::rethrow_exception(error);
       }
-      if (detail::module_access::call(instance, ev, setup)) state_->set_pass(m);
+      if (detail::module_access::call(instance, ev, setup) && node.role() == module_role::filter) state_->set_pass(m);
     } catch (...) {
       throw module_error(node.spec.label, state_->id.event, state_->id.run, core_detail::exception_text(std::current_exception()));
     }

@@ -234,7 +234,9 @@ class engine final : public detail::acquire_sink {
     const std::uint32_t* step_edge;  // the path's steps' edges
     void ask(std::uint32_t f) { en.request(e, f); }
     bool decided(std::uint32_t, std::uint32_t k) noexcept { return wait_edge(e, step_edge[k]); }
-    bool passes(std::uint32_t f) const noexcept { return e->passes_event(f); }
+    bool passes(std::uint32_t f) const noexcept {
+      return en.g_.nodes[f].role() != module_role::filter || e->passes_event(f);
+    }
   };
   path_walker walker(event_state* e, std::uint32_t p) noexcept {
     return {*this, e, g_.step_edge.data() + g_.paths[p].first_step};
@@ -322,7 +324,7 @@ class engine final : public detail::acquire_sink {
   // Module `m` is done, passing the event or not (modules other than filters pass): tell whatever
   // waits for it.
   void complete(event_state* e, std::uint32_t m, bool pass) {
-    if (pass) e->set_pass(m);
+    if (pass && g_.nodes[m].role() == module_role::filter) e->set_pass(m);  // other modules always pass
     for (const detail::out_edge& oe : g_.out[m]) {
       const std::uint64_t bit = std::uint64_t{2} << (2 * (oe.edge & 31));
       if (!(e->edges[oe.edge >> 5].fetch_or(bit, std::memory_order_acq_rel) & (bit >> 1))) continue;

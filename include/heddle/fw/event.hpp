@@ -4,6 +4,7 @@
 // place. A product lives until its event ends, after the output modules ran.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <typeinfo>
@@ -42,24 +43,37 @@ class HEDDLE_EXPORT event {
   // events in flight - 1); stream modules have one instance per stream.
   unsigned stream() const noexcept { return stream_; }
 
-  // The product `token` names (declared with consumes<T>). Costs an index lookup and a check.
-  // Throws product_error (errors.hpp) if its producer did not make it in this event (it failed,
-  // was not asked for, or did not put it), naming the product, both modules and the event; and
-  // std::logic_error for an invalid token or one of another module.
+  // The product `token` names (declared with consumes<T>). Inline: an index, a type check (a
+  // pointer comparison) and a check that the product was made. Throws product_error
+  // (errors.hpp) if its producer did not make it in this event (it failed, or ran without putting
+  // it), naming the product, both modules and the event; std::logic_error for an invalid token or
+  // one of another module.
   template <class T>
   const T& get(get_token<T> token) const {
-    return *detail::product_in<T>(slot_to_read(token.index(), typeid(T)));
+    const std::uint32_t i = token.index();
+    if (i >= reads_size_ || !same(reads_[i].type, typeid(T))) [[unlikely]]
+      bad_token("get", i);
+    const std::uint32_t p = reads_[i].product;
+    if (!made_[p].load(std::memory_order_acquire)) [[unlikely]]
+      not_made(i);
+    return *detail::product_in<T>(&slots_[p]);
   }
 
   // Makes the product `token` names (declared with produces<T>) from `args`, in place, and returns
   // it (the module may fill it in until it returns). Small trivially copyable types live in the
   // event's own slot; others cost one allocation. Throws product_error if the module already made
-  // it in this event, and what T's constructor throws (the product is then not made).
+  // it in this event, std::logic_error for a token it did not get, and what T's constructor throws
+  // (the product is then not made).
   template <class T, class... A>
   T& emplace(put_token<T> token, A&&... args) {
-    void* slot = slot_to_write(token.index(), typeid(T));
-    T* product = detail::make_product<T>(slot, std::forward<A>(args)...);
-    made(token.index());
+    const std::uint32_t i = token.index();
+    if (i >= writes_size_ || !same(writes_[i].type, typeid(T))) [[unlikely]]
+      bad_token("put", i);
+    const std::uint32_t p = writes_[i].product;
+    if (made_[p].load(std::memory_order_relaxed)) [[unlikely]]
+      made_twice(i);
+    T* product = detail::make_product<T>(&slots_[p], std::forward<A>(args)...);
+    made_[p].store(1, std::memory_order_release);
     return *product;
   }
   // emplace(token, std::move(value)).
@@ -70,18 +84,28 @@ class HEDDLE_EXPORT event {
 
  private:
   friend struct detail::event_access;
-  event(detail::event_state& state, const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream) noexcept
-      : state_(state), graph_(g), module_(module), stream_(stream), id_(id) {}
+  event(const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream, void** slots,
+        std::atomic<std::uint8_t>* made, const detail::product_ref* reads, std::uint32_t reads_size,
+        const detail::product_ref* writes, std::uint32_t writes_size) noexcept
+      : graph_(g), module_(module), stream_(stream), id_(id), slots_(slots), made_(made), reads_(reads),
+        writes_(writes), reads_size_(reads_size), writes_size_(writes_size) {}
 
-  const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;
-  void* slot_to_write(std::uint32_t produced, const std::type_info& type);
-  void made(std::uint32_t produced) noexcept;
+  static bool same(const std::type_info* declared, const std::type_info& asked) noexcept {
+    return declared == &asked || *declared == asked;
+  }
+  [[noreturn]] void bad_token(const char* what, std::uint32_t index) const;
+  [[noreturn]] void not_made(std::uint32_t consumed) const;
+  [[noreturn]] void made_twice(std::uint32_t produced) const;
 
-  detail::event_state& state_;
-  const detail::graph& graph_;
+  const detail::graph& graph_;  // for messages
   std::uint32_t module_;
   unsigned stream_;
   event_id id_;
+  void** slots_;                        // the event's product slots
+  std::atomic<std::uint8_t>* made_;     // per product, set once it is made
+  const detail::product_ref* reads_;    // the module's consumes, by token index
+  const detail::product_ref* writes_;   // its produces, by token index
+  std::uint32_t reads_size_, writes_size_;
 };
 
 }  // namespace heddle::fw

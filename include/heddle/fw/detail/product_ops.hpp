@@ -20,8 +20,18 @@ struct product_ops {
   // counters, flags, sums): no allocation per event. Otherwise the slot holds a pointer to the
   // product, made with new.
   bool in_place;
+  // Its digest is its 8 bytes as they lie in the slot (64-bit integers): the checksum reads them
+  // without a call.
+  bool digest_is_value;
   void (*destroy)(void* slot) noexcept;
   std::uint64_t (*digest)(const void* product) noexcept;
+};
+
+// A module's read or write through a token: the event's product slot it names, and the declared
+// type (checked against the token's, a pointer comparison in the common case).
+struct product_ref {
+  std::uint32_t product;
+  const std::type_info* type;
 };
 
 template <class T>
@@ -38,6 +48,7 @@ template <class T>
 inline constexpr product_ops ops_of{
     &typeid(T),
     in_place_product<T>,
+    in_place_product<T> && std::is_integral_v<T> && sizeof(T) == 8 && !heddle::fw::detail::user_digest<T>,
     [](void* slot) noexcept {
       if constexpr (!in_place_product<T>) delete *static_cast<T**>(slot);
     },
