@@ -273,8 +273,13 @@ class engine final : public detail::acquire_sink {
     return e->edges[edge >> 5].fetch_or(bit, std::memory_order_acq_rel) & (bit << 1);
   }
 
+  // Most asks find the module asked for already (a product read by several modules): that check
+  // stays inline, apart from the body's prologue.
   void request(event_state* e, std::uint32_t m) {
     if (e->state[m].fetch_or(event_state::requested, std::memory_order_acq_rel) & event_state::requested) return;
+    request_first(e, m);
+  }
+  [[gnu::noinline]] void request_first(event_state* e, std::uint32_t m) {
     const detail::node& n = g_.nodes[m];
     const auto producers = static_cast<std::uint32_t>(n.producers.size());
     const auto conditions = static_cast<std::uint32_t>(n.es_producers.size());
@@ -299,7 +304,7 @@ class engine final : public detail::acquire_sink {
   // Prefetches the conditions module m reads for its event's interval: each cell that is not made
   // yet delivers to conditions_ready when it is (the first asker starts making it, as a task).
   // Returns how many were made already.
-  std::uint32_t await_conditions(event_state* e, std::uint32_t m) {
+  [[gnu::noinline]] std::uint32_t await_conditions(event_state* e, std::uint32_t m) {
     std::uint32_t ready = 0;
     for (std::uint32_t q : g_.nodes[m].es_producers) {
       std::uint32_t iv = 0;
