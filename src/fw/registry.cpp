@@ -19,6 +19,7 @@ struct problem {
   std::string name;
   module_maker make;  // the registration that met the problem
   std::string text;
+  bool duplicate;     // the name was registered first by another library (else: an empty name)
 };
 
 struct registry {
@@ -49,12 +50,13 @@ detail::module_registration::module_registration(const char* name, module_maker 
     std::lock_guard lock(r.m);
     const std::string n = name ? name : "";
     if (n.empty()) {
-      r.problems.push_back({n, make, library + " registers a module type with an empty name"});
+      r.problems.push_back({n, make, library + " registers a module type with an empty name", false});
       return;
     }
     auto [it, fresh] = r.by_name.emplace(n, registered_module{n, make, library});
     if (!fresh && it->second.make != make)
-      r.problems.push_back({n, make, "module type '" + n + "' is registered twice: by " + it->second.library + " and by " + library});
+      r.problems.push_back(
+          {n, make, "module type '" + n + "' is registered twice: by " + it->second.library + " and by " + library, true});
   } catch (...) {
     // Out of memory while a library loads: the type stays unknown, and asking for it says so.
   }
@@ -89,21 +91,18 @@ std::vector<std::string> registered_module_names() {
   return names;
 }
 
-std::vector<std::string> detail::registration_problems(const std::string& library) {
+detail::library_registrations detail::registrations_of(const std::string& library) {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
-  std::vector<std::string> out;
-  for (const problem& p : r.problems)
-    if (library_of(reinterpret_cast<const void*>(p.make)) == library) out.push_back(p.text);
-  return out;
-}
-
-std::vector<std::string> detail::names_registered_by(const std::string& library) {
-  registry& r = the_registry();
-  std::lock_guard lock(r.m);
-  std::vector<std::string> out;
+  library_registrations out;
   for (const auto& [name, m] : r.by_name)
-    if (m.library == library) out.push_back(name);
+    if (m.library == library) out.names.push_back(name);
+  for (const problem& p : r.problems) {
+    if (library_of(reinterpret_cast<const void*>(p.make)) != library) continue;
+    (p.duplicate ? out.duplicates : out.errors).push_back(p.text);
+    if (p.duplicate) out.names.push_back(p.name);
+  }
+  std::sort(out.names.begin(), out.names.end());
   return out;
 }
 

@@ -31,20 +31,25 @@ class HEDDLE_EXPORT plugin_loader {
   plugin_loader& operator=(const plugin_loader&) = delete;
 
   // The module type `type`: already registered (the program, its libraries, plugins opened so
-  // far), else from the first directory whose cache lists it, whose library is then opened.
-  // config_error naming the type and every directory searched when none has it; naming both
-  // libraries when two register it; with the loader's message when a library fails to open or its
-  // registrations fail. Cost: a map lookup once registered; otherwise reading caches, and opening
-  // a library once.
+  // far), else from the one library of the path whose directory's cache lists it, which is then
+  // opened. Every directory's cache is read (once per loader), so that two plugins registering
+  // one name are found wherever they lie. A directory that does not exist or cannot be listed is
+  // skipped. config_error naming the type and every directory searched when none has it; naming
+  // every library when several register it; naming the library when it fails to open, registers
+  // an empty name, or registers a name another library registered first. Cost: a map lookup once
+  // registered; otherwise reading each directory's cache (rebuilding stale ones: refresh), and
+  // opening a library once.
   registered_module find(const std::string& type);
 
   const std::vector<std::string>& path() const noexcept { return path_; }
   // The libraries this loader opened, in order.
   const std::vector<std::string>& opened() const noexcept { return opened_; }
 
-  // Rebuilds `dir`'s cache: opens each *.so in it once, records the types it registers, closes it
-  // and writes the cache (kept in memory only where the directory is not writable). Returns the
-  // (type, library path) entries. config_error when a library fails to open or to register.
+  // Rebuilds `dir`'s cache: opens each *.so in it once, records the types it registers (those
+  // another library registers too included: find() reports the clash), closes it and writes the
+  // cache, atomically (kept in memory only where the directory is not writable). Returns the
+  // (type, library path) entries. config_error when the directory cannot be read, or naming the
+  // library when one fails to open or registers an empty name.
   static std::vector<std::pair<std::string, std::string>> refresh(const std::string& dir);
 
  private:
