@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "heddle/fw/errors.hpp"
@@ -155,7 +156,11 @@ const std::vector<std::pair<std::string, std::string>>& plugin_loader::cache_of(
 }
 
 registered_module plugin_loader::find(const std::string& type) {
-  if (auto m = find_registered_module(type)) return *m;
+  const std::optional<registered_module> known = find_registered_module(type);
+  // The program's own types, and those of plugins it opened otherwise, are not looked for on the
+  // path; those of this loader's plugins are, for a clash with another plugin (their caches are
+  // already read: this costs no file access).
+  if (known && std::find(opened_.begin(), opened_.end(), known->library) == opened_.end()) return *known;
   // Every directory is read, not only up to the first that has the type: two plugins that register
   // one name are an error wherever they lie on the path, not a choice by order.
   std::vector<std::string> libraries;
@@ -167,6 +172,7 @@ registered_module plugin_loader::find(const std::string& type) {
     for (std::size_t i = 1; i < libraries.size(); ++i) all += (i + 1 == libraries.size() ? " and " : ", ") + libraries[i];
     throw config_error("module type '" + type + "' is registered by " + std::to_string(libraries.size()) + " plugins: " + all);
   }
+  if (known) return *known;
   if (libraries.empty()) {
     std::string searched = "the program";
     for (const std::string& dir : path_) searched += ", " + dir;

@@ -32,7 +32,8 @@ class HEDDLE_EXPORT plugin_loader {
 
   // The module type `type`: already registered (the program, its libraries, plugins opened so
   // far), else from the one library of the path whose directory's cache lists it, which is then
-  // opened. Every directory's cache is read (once per loader), so that two plugins registering
+  // opened. A type of a library this loader opened is checked against the path too, so that the
+  // answer does not depend on which of the library's types was asked for first. Every directory's cache is read (once per loader), so that two plugins registering
   // one name are found wherever they lie. A directory that does not exist or cannot be listed is
   // skipped. config_error naming the type and every directory searched when none has it; naming
   // every library when several register it; naming the library when it fails to open, registers
