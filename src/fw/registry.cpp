@@ -3,8 +3,10 @@
 #include "heddle/fw/registry.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -39,7 +41,16 @@ registry& the_registry() {
 
 std::string detail::library_of(const void* address) {
   Dl_info info{};
-  if (dladdr(address, &info) && info.dli_fname && *info.dli_fname) return info.dli_fname;
+  link_map* map = nullptr;
+  if (!dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) return "(unknown library)";
+  // The program itself has no name in its link map, and dladdr gives its argv[0] instead (relative
+  // to the directory it was started in): its real path is what names it.
+  if (map && (!map->l_name || !*map->l_name)) {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) return exe.string();
+  }
+  if (info.dli_fname && *info.dli_fname) return info.dli_fname;
   return "(unknown library)";
 }
 

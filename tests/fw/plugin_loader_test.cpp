@@ -12,11 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <heddle/fw/errors.hpp>
+#include <heddle/fw/global.hpp>
 #include <heddle/fw/plugins.hpp>
 #include <heddle/fw/registry.hpp>
 #include <string>
@@ -59,6 +61,13 @@ std::string config_error_of(F&& f) {
   ADD_FAILURE() << "no config_error thrown";
   return "";
 }
+
+// A module type of the program itself.
+class Local final : public fw::global::EDAnalyzer<> {
+ public:
+  explicit Local(const fw::parameter_set&) {}
+  void analyze(const fw::event&, const fw::event_setup&) const override {}
+};
 
 class PluginLoader : public ::testing::Test {
  protected:
@@ -263,6 +272,25 @@ TEST_F(PluginLoader, ThePathVariableAddsDirectories) {
   EXPECT_TRUE(without.path().empty());
   const std::string message = config_error_of([&] { (void)without.find(analyzer_type); });
   EXPECT_NE(message.find("searched the program;"), std::string::npos) << message;
+}
+
+}  // namespace
+
+HEDDLE_FW_MODULE(Local);
+
+namespace {
+
+// The program's own types need no path, and are found before any directory is read.
+TEST_F(PluginLoader, TheProgramsOwnTypesComeFirst) {
+  fw::plugin_loader loader({dir("empty_name")}, false);  // reading it would fail
+  const fw::registered_module m = loader.find("Local");
+  EXPECT_EQ(m.name, "Local");
+  EXPECT_NE(m.make, nullptr);
+  EXPECT_EQ(fs::path(m.library), fs::read_symlink("/proc/self/exe")) << "the program's own path";
+  EXPECT_TRUE(loader.opened().empty());
+  EXPECT_EQ(loads(), "");
+  const std::vector<std::string> names = fw::registered_module_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "Local"), names.end());
 }
 
 }  // namespace
