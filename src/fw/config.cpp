@@ -14,6 +14,7 @@
 
 #include "heddle/fw/process.hpp"
 #include "module_types.hpp"
+#include "parameter_set_json.hpp"
 
 namespace heddle::fw {
 
@@ -140,10 +141,23 @@ thread_type parse_thread_type(const json& v, const place& p) {
   p.fail("unknown threadType '" + s + "' (known: ThreadSafeBetweenInstances, ThreadSafeBetweenModules, ThreadUnsafe)");
 }
 
-std::string known_types_line() {
-  std::string s;
-  for (const auto& t : known_module_types()) s += (s.empty() ? "" : ", ") + t;
-  return s;
+// A registered module type's entry (registry.hpp): its label, type, and for modules on end paths
+// selectEvents; every other key is a parameter, which the module reads and the process checks
+// (make_process: a key the module did not read is an unknown parameter).
+module_config parse_registered(const json& v, const place& p, module_config m, std::string type, module_role role) {
+  m.type = std::move(type);
+  m.role = role;
+  json parameters = v;
+  parameters.erase("@label");
+  parameters.erase("@type");
+  if (auto it = v.find("selectEvents"); it != v.end() && (role == module_role::output || role == module_role::analyzer)) {
+    const place ps = p.at("selectEvents");
+    const json& list = array(*it, ps);
+    for (std::size_t i = 0; i < list.size(); ++i) m.select_paths.push_back(string(list[i], ps.at(i)));
+    parameters.erase("selectEvents");
+  }
+  m.parameters = detail::make_parameter_set(parameters, p.file + ": " + p.where + " '" + m.label + "'");
+  return m;
 }
 
 module_config parse_module(const json& v, const place& where, module_role expected) {
@@ -160,9 +174,9 @@ module_config parse_module(const json& v, const place& where, module_role expect
     p.fail("empty '@label'");
   }
   std::string type = string(require(v, "@type", p), p.at("@type"));
+  const detail::module_type* t = detail::find_module_type(type.rfind("demo::", 0) == 0 ? type.substr(6) : type);
+  if (!t) return parse_registered(v, p, std::move(m), std::move(type), expected);
   if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
-  const detail::module_type* t = detail::find_module_type(type);
-  if (!t) p.at("@type").fail("unknown module type '" + type + "' (known: " + known_types_line() + ")");
   if (t->role != expected)
     p.at("@type").fail("'" + type + "' is " + (t->role == module_role::output ? "an " : "a ") + to_string(t->role) +
                        " type, not " + (expected == module_role::output ? "an " : "a ") + to_string(expected));
@@ -299,7 +313,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
   check_keys(doc, root, {"process"});
   const place pp{file, "process", "", ""};
   const json& proc = object(require(doc, "process", root), pp);
-  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "outputs", "paths", "endPaths"});
+  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths"});
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
 
   const place po = pp.at("options");
@@ -352,6 +366,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
   };
   modules("producers", module_role::producer);
   modules("filters", module_role::filter);
+  modules("analyzers", module_role::analyzer);
   modules("outputs", module_role::output);
 
   c.paths = parse_paths(require(proc, "paths", pp), pp.at("paths"));

@@ -14,7 +14,11 @@
 #include "heddle/algorithm/parallel_for.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
+#include "heddle/core/detail/exception_text.hpp"
+#include "heddle/fw/parameter_set.hpp"
+#include "heddle/fw/plugins.hpp"
 #include "heddle/fw/process.hpp"
+#include "heddle/fw/registry.hpp"
 #include "heddle/fw/waiting.hpp"
 #include "module_types.hpp"
 
@@ -121,10 +125,58 @@ class demo_module final : public module_base {
 
 }  // namespace
 
-process make_process(const process_config& config, const timing_options& timing) {
+namespace {
+
+std::string known_types_line() {
+  std::string s;
+  for (const auto& t : known_module_types()) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
+// A registered type's module, from `plugins` (or the program's registrations alone), checked:
+// the role its configuration list says, every parameter read.
+void add_registered(process& p, const module_config& c, plugin_loader* plugins) {
+  const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
+  std::optional<registered_module> found;
+  try {
+    found = plugins ? std::optional(plugins->find(c.type)) : find_registered_module(c.type);
+  } catch (const config_error& x) {
+    throw config_error(named + ": " + x.what());
+  }
+  if (!found)
+    throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() +
+                       "; registered: none by that name; heddle-fw --plugin-path adds plugin directories)");
+  const parameter_set parameters = *c.parameters;
+  module_base* m = nullptr;
+  try {
+    m = &p.add_module({c.label, c.type, c.where, c.select_paths}, [make = found->make, parameters] { return make(parameters); });
+  } catch (const config_error&) {
+    throw;  // a parameter_error names the module and the parameter already
+  } catch (...) {
+    throw config_error(named + ": type " + c.type + ": constructor failed: " +
+                       core_detail::exception_text(std::current_exception()));
+  }
+  if (m->role() != c.role)
+    throw config_error(named + ": type " + c.type + " is " + (m->role() == module_role::analyzer || m->role() == module_role::output ? "an " : "a ") +
+                       to_string(m->role()) + ", listed among the " + to_string(c.role) + "s");
+  if (const std::vector<std::string> unread = parameters.unread(); !unread.empty()) {
+    std::string list;
+    for (const std::string& u : unread) list += (list.empty() ? "'" : ", '") + u + "'";
+    throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + c.type +
+                       " does not read " + (unread.size() > 1 ? "them)" : "it)"));
+  }
+}
+
+}  // namespace
+
+process make_process(const process_config& config, const timing_options& timing, plugin_loader* plugins) {
   process p(config.file.empty() ? "process" : config.file);
   const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : config.busy_wait_scale;
   for (const module_config& c : config.modules) {
+    if (c.parameters) {
+      add_registered(p, c, plugins);
+      continue;
+    }
     const detail::module_type* t = detail::find_module_type(c.type);
     if (!t) throw config_error(p.source() + ": " + c.where + " '" + c.label + "': unknown module type '" + c.type + "'");
     p.add_module({c.label, c.type, c.where, c.select_paths},

@@ -2,15 +2,18 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
+#include "heddle/fw/plugins.hpp"
 #include "numeric_options.hpp"
 #include "report.hpp"
 #include "run_command.hpp"
@@ -28,6 +31,7 @@ struct cli {
   std::string wait, busy_scale = "config";
   bool single = false, quiet = false;
   std::string json_file, timeline_file;
+  std::vector<std::string> plugin_path;
 };
 
 }  // namespace
@@ -78,6 +82,8 @@ int run_main(int argc, char** argv) {
                  "how long an idle worker looks for work before it sleeps (default 500, 50 with --wait timer)")
       ->check(heddle::tool::whole_number(0, max_idle_spin_us));
   app.add_flag("-q,--quiet", c.quiet, "no progress bar");
+  app.add_option("--plugin-path", c.plugin_path,
+                 "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types");
   double busy_scale = 0;
   try {
     app.parse(argc, argv);
@@ -99,7 +105,15 @@ int run_main(int argc, char** argv) {
     timing.time_scale = c.time_scale.value_or(config.time_scale);
     timing.wait = c.wait.empty() ? config.wait : *parse_wait_mode(c.wait);
     timing.busy_wait_scale = busy_scale;
-    process p = make_process(config, timing);
+    std::vector<std::string> dirs;  // --plugin-path's, each possibly a colon-separated list
+    for (const std::string& list : c.plugin_path)
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t end = std::min(list.find(':', at), list.size());
+        if (end > at) dirs.push_back(list.substr(at, end - at));
+        at = end + 1;
+      }
+    plugin_loader plugins(std::move(dirs));  // before the process: it outlives the modules it made
+    process p = make_process(config, timing, &plugins);
     p.finalize();
 
     // Outputs first: an unwritable file fails before the run, not after it.

@@ -12,6 +12,7 @@
 #include "heddle/core/export.hpp"
 #include "heddle/fw/errors.hpp"
 #include "heddle/fw/module_base.hpp"
+#include "heddle/fw/parameter_set.hpp"
 
 namespace heddle::fw {
 
@@ -53,6 +54,9 @@ struct module_config {
   std::vector<bool> pass;                // filters: decision pass[event % size]; empty: always pass
   std::vector<std::string> select_paths; // output modules: write only events that passed one of these
   std::string where;                     // "process.producers[3]", for messages
+  // A registered module type's (registry.hpp), not a built-in one: every key of its entry but
+  // "@label", "@type" and "selectEvents". Empty for built-in types, whose keys are read above.
+  std::optional<parameter_set> parameters;
 };
 
 struct path_config {
@@ -84,7 +88,7 @@ struct process_config {
   // process.source
   std::uint64_t events = 0;              // iterations (a number or a string of one)
   std::uint64_t events_per_run = 0;      // eventsPerRun (extension); 0: one run
-  std::vector<module_config> modules;    // producers, then filters, then outputs (extension)
+  std::vector<module_config> modules;    // producers, filters, analyzers (extension), outputs (extension)
   std::vector<path_config> paths;
   std::vector<path_config> end_paths;    // endPaths (extension): output modules
 };

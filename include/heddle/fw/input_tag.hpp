@@ -1,7 +1,12 @@
-// Which product a module reads: the label of the module that makes it and the product's instance
-// name (empty for the default instance), written "label" or "label:instance", as CMS's InputTag.
+// Which product a module consumes: the label of the module that put it into the event and, where
+// that module puts several, the product's instance name. CMS's edm::InputTag, spelled
+// "label" or "label:instance" in configurations.
+//
+// Departs from CMS: no third part (":process"). A heddle job is one process, so a process name
+// could only ever name that process; "a:b:c" is refused rather than silently half-used.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -10,17 +15,32 @@
 namespace heddle::fw {
 
 struct HEDDLE_EXPORT input_tag {
-  std::string label;
-  std::string instance;
+  std::string label;     // the producing module's label; never empty in a tag made by parse()
+  std::string instance;  // the product instance name; "" is the module's default product
 
+  // The empty tag: names no product (encode() is ""). A module reads a real one from its
+  // parameters.
   input_tag() = default;
-  input_tag(std::string l, std::string i = {}) : label(std::move(l)), instance(std::move(i)) {}
-  input_tag(const char* text) : input_tag(parse(text)) {}
 
-  // "label" or "label:instance"; std::invalid_argument naming the text for anything else.
+  // The tag (label, instance), as given, checked so that encode() and parse() are exact inverses:
+  // label not empty; neither part contains ':' nor whitespace. Costs the two strings' moves and a
+  // scan of their characters. Throws std::invalid_argument naming the offending text.
+  input_tag(std::string label, std::string instance = {});
+
+  // "label" -> (label, ""), "label:instance" -> (label, instance). Costs one scan of `text`.
+  // Throws std::invalid_argument, whose what() quotes `text` and says why, on "" (empty),
+  // ":x" (empty label), "a:" (empty instance after ':'), "a:b:c" (more than one ':') and on any
+  // whitespace character anywhere in `text`.
   static input_tag parse(std::string_view text);
-  std::string encode() const { return instance.empty() ? label : label + ":" + instance; }
+
+  // "label", or "label:instance" when the instance is not empty; parse(t.encode()) == t for every
+  // tag but the empty one. Allocates the result.
+  std::string encode() const;
+
   friend bool operator==(const input_tag&, const input_tag&) = default;
 };
+
+// Writes t.encode().
+HEDDLE_EXPORT std::ostream& operator<<(std::ostream& os, const input_tag& t);
 
 }  // namespace heddle::fw

@@ -92,7 +92,13 @@ struct timing_options {
 // The built-in module types (the test framework's, with or without "demo::"), sorted.
 HEDDLE_EXPORT const std::vector<std::string>& known_module_types();
 
-// A process of built-in modules from a configuration. config_error on an unknown type.
-HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing);
+class plugin_loader;
+
+// A process from a configuration: built-in timing modules, and registered types (registry.hpp)
+// found in the program or, when `plugins` is given, in plugin libraries (plugins.hpp; the loader
+// must outlive the process). config_error naming the module on an unknown type, a type of another
+// role than its list (producers, filters, analyzers, outputs), a parameter the module did not
+// read, a parameter_error, or a constructor that threw.
+HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing, plugin_loader* plugins = nullptr);
 
 }  // namespace heddle::fw
