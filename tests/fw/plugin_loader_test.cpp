@@ -1,7 +1,8 @@
 // The plugin loader (heddle/fw/plugins.hpp) on real plugin libraries (plugins/, built with
 // heddle_fw_add_plugin): which libraries a lookup opens, the per-directory caches (written, reused
 // while fresh, rebuilt when a library is newer), the errors (unknown type, one name in two
-// libraries, a broken library), and that the libraries are unloaded when the loader ends.
+// libraries, a broken library), that modules made by a plugin's makers run in both processors, and
+// that the libraries are unloaded when the loader ends.
 //
 // Each test copies the plugin directories into a temporary folder of its own: the caches it writes
 // and the dates it changes are its own, and ctest may run the tests in parallel. Which libraries
@@ -13,12 +14,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <heddle/fw/errors.hpp>
 #include <heddle/fw/global.hpp>
+#include <heddle/fw/parameter_set.hpp>
+#include <heddle/fw/process.hpp>
+#include <heddle/fw/processor.hpp>
 #include <heddle/fw/plugins.hpp>
 #include <heddle/fw/registry.hpp>
 #include <string>
@@ -277,6 +282,71 @@ TEST_F(PluginLoader, ThePathVariableAddsDirectories) {
 }  // namespace
 
 HEDDLE_FW_MODULE(Local);
+
+namespace {
+
+// The test program's own reader of the plugin's product: the product type, std::vector<double>,
+// is matched across the library boundary, and every value is checked against values_for.
+class values_reader final : public fw::global::EDAnalyzer<> {
+ public:
+  values_reader(std::atomic<std::uint64_t>* seen, std::atomic<std::uint64_t>* wrong)
+      : token_(consumes<std::vector<double>>(fw::input_tag("values"))), seen_(seen), wrong_(wrong) {}
+  void analyze(const fw::event& e, const fw::event_setup&) const override {
+    const std::vector<double>& v = e.get(token_);
+    seen_->fetch_add(v.size(), std::memory_order_relaxed);
+    if (v != fw_test_plugins::values_for(e.id().event)) wrong_->fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  fw::get_token<std::vector<double>> token_;
+  std::atomic<std::uint64_t>* seen_;
+  std::atomic<std::uint64_t>* wrong_;
+};
+
+// Modules made by the plugin's makers run in a process, in both processors: the producer
+// (global::) makes the product, the plugin's one:: analyzer and the program's reader check it, and
+// both processors give the same checksum. The process ends before the loader, which then unloads
+// the library.
+TEST_F(PluginLoader, ModulesFromAPluginRunInBothProcessors) {
+  constexpr std::uint64_t events = 200;
+  std::uint64_t expected_values = 0;
+  for (std::uint64_t e = 0; e < events; ++e) expected_values += fw_test_plugins::values_for(e).size();
+  std::uint64_t checksums[2] = {};
+  {
+    fw::plugin_loader loader({dir("good")}, false);
+    const fw::registered_module producer = loader.find(producer_type);
+    const fw::registered_module checker = loader.find(analyzer_type);
+    for (int threaded = 0; threaded < 2; ++threaded) {
+      std::atomic<std::uint64_t> seen{0}, wrong{0};
+      fw::process p("plugin_loader_test");
+      const fw::parameter_set none;
+      const fw::parameter_set checker_parameters = fw::parameter_set::from_json(R"({"src": "values"})", "checker");
+      p.add_module({"values", producer.name, "test", {}}, [&] { return producer.make(none); });
+      fw::module_base& c = p.add_module({"checker", checker.name, "test", {}}, [&] { return checker.make(checker_parameters); });
+      EXPECT_EQ(c.kind(), fw::module_kind::one);
+      EXPECT_EQ(c.role(), fw::module_role::analyzer);
+      EXPECT_TRUE(checker_parameters.unread().empty());
+      p.add<values_reader>({"reader", "values_reader", "test", {}}, &seen, &wrong);
+      p.add_end_path("check", {"checker", "reader"});
+      fw::run_options o;
+      o.events = events;
+      o.events_per_run = 50;
+      o.events_in_flight = 8;
+      o.threads = 2;
+      const fw::run_report r = threaded ? fw::run_threaded(p, o) : fw::run_single_threaded(p, o);
+      EXPECT_EQ(r.events, events);
+      EXPECT_EQ(seen.load(), expected_values);
+      EXPECT_EQ(wrong.load(), 0u);
+      checksums[threaded] = r.checksum;
+    }
+    EXPECT_TRUE(loaded(library("good")));
+  }
+  EXPECT_NE(checksums[0], 0u);
+  EXPECT_EQ(checksums[0], checksums[1]) << "single-threaded and threaded";
+  EXPECT_FALSE(loaded(library("good")));
+}
+
+}  // namespace
 
 namespace {
 

@@ -1,9 +1,11 @@
 // The good test plugin: two module types of two kinds, a global producer of std::vector<double>
-// and a one:: analyzer that reads it back and checks every value. The product type crosses the
+// and a one:: analyzer that reads it back (from the producer its parameter "src" names) and checks
+// every value. The product type crosses the
 // library boundary: the framework matches the analyzer's consumes<std::vector<double>> and the
 // test program's own reader against this library's produces<std::vector<double>>.
 #include <heddle/fw/global.hpp>
 #include <heddle/fw/one.hpp>
+#include <heddle/fw/parameter_set.hpp>
 #include <heddle/fw/registry.hpp>
 
 #include <stdexcept>
@@ -32,7 +34,9 @@ class ValuesProducer final : public heddle::fw::global::EDProducer<> {
 // One event at a time (one::): counts what it checked without a lock.
 class ValuesChecker final : public heddle::fw::one::EDAnalyzer<> {
  public:
-  explicit ValuesChecker(const heddle::fw::parameter_set&) : token_(consumes<std::vector<double>>(producer_label)) {}
+  // "src": the producer's label.
+  explicit ValuesChecker(const heddle::fw::parameter_set& ps)
+      : token_(consumes<std::vector<double>>(ps.get<heddle::fw::input_tag>("src"))) {}
   void analyze(const heddle::fw::event& e, const heddle::fw::event_setup&) override {
     const std::vector<double>& got = e.get(token_);
     if (got != values_for(e.id().event))

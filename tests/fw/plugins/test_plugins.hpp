@@ -15,9 +15,6 @@ namespace fw_test_plugins {
 // producer's name too.
 inline constexpr const char* producer_type = "fw_test_plugins::ValuesProducer";
 inline constexpr const char* analyzer_type = "fw_test_plugins::ValuesChecker";
-// The label the analyzer reads its input from.
-inline constexpr const char* producer_label = "values";
-
 // The product of event `event`: 1 + event % 5 values, each a function of the event and its index.
 inline std::vector<double> values_for(std::uint64_t event) {
   std::vector<double> v(1 + event % 5);
