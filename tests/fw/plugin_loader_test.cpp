@@ -74,7 +74,7 @@ class Local final : public fw::global::EDAnalyzer<> {
   void analyze(const fw::event&, const fw::event_setup&) const override {}
 };
 
-class PluginLoader : public ::testing::Test {
+class fw_plugin_loader : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string tmpl = (fs::temp_directory_path() / "heddle-fw-plugins-XXXXXX").string();
@@ -109,7 +109,7 @@ class PluginLoader : public ::testing::Test {
   fs::path root_;
 };
 
-TEST_F(PluginLoader, FindOpensOnlyTheLibraryThatHasTheType) {
+TEST_F(fw_plugin_loader, FindOpensOnlyTheLibraryThatHasTheType) {
   fw::plugin_loader loader({dir("duplicate"), dir("good")}, false);
   EXPECT_TRUE(loader.opened().empty()) << "the constructor opens nothing";
   const fw::registered_module m = loader.find(analyzer_type);
@@ -130,7 +130,7 @@ TEST_F(PluginLoader, FindOpensOnlyTheLibraryThatHasTheType) {
 // The duplicate library registers the producer's name too, in another directory of the path: an
 // error naming both libraries, whichever comes first on the path and whichever type was asked for
 // first; the good library's other type is still found.
-TEST_F(PluginLoader, OneNameInTwoDirectoriesNamesBothLibraries) {
+TEST_F(fw_plugin_loader, OneNameInTwoDirectoriesNamesBothLibraries) {
   for (const auto& path : {std::vector<std::string>{dir("good"), dir("duplicate")},
                            std::vector<std::string>{dir("duplicate"), dir("good")}}) {
     fw::plugin_loader loader(path, false);
@@ -145,7 +145,7 @@ TEST_F(PluginLoader, OneNameInTwoDirectoriesNamesBothLibraries) {
   }
 }
 
-TEST_F(PluginLoader, AnUnknownTypeNamesEveryDirectorySearched) {
+TEST_F(fw_plugin_loader, AnUnknownTypeNamesEveryDirectorySearched) {
   const std::string absent = (root_ / "absent").string();
   fw::plugin_loader loader({dir("good"), absent, dir("duplicate")}, false);
   const std::string message = config_error_of([&] { (void)loader.find("fw_test_plugins::Nothing"); });
@@ -157,7 +157,7 @@ TEST_F(PluginLoader, AnUnknownTypeNamesEveryDirectorySearched) {
 
 // A library that registers an empty name, or that cannot be loaded at all: the error names it (and
 // the dynamic loader's reason), and the library is not left loaded.
-TEST_F(PluginLoader, ABrokenLibraryIsNamed) {
+TEST_F(fw_plugin_loader, ABrokenLibraryIsNamed) {
   {
     fw::plugin_loader loader({dir("empty_name")}, false);
     const std::string message = config_error_of([&] { (void)loader.find(producer_type); });
@@ -181,7 +181,7 @@ TEST_F(PluginLoader, ABrokenLibraryIsNamed) {
   EXPECT_NE(message.find(library("empty_name")), std::string::npos) << message;
 }
 
-TEST_F(PluginLoader, CachesAreWrittenAndReusedWhileFresh) {
+TEST_F(fw_plugin_loader, CachesAreWrittenAndReusedWhileFresh) {
   {
     fw::plugin_loader loader({dir("good"), dir("duplicate")}, false);
     (void)loader.find(analyzer_type);
@@ -210,7 +210,7 @@ TEST_F(PluginLoader, CachesAreWrittenAndReusedWhileFresh) {
   EXPECT_EQ(loads(), "");
 }
 
-TEST_F(PluginLoader, ACacheIsRebuiltWhenALibraryIsNewer) {
+TEST_F(fw_plugin_loader, ACacheIsRebuiltWhenALibraryIsNewer) {
   {
     fw::plugin_loader loader({dir("good"), dir("duplicate")}, false);
     (void)loader.find(analyzer_type);
@@ -236,7 +236,7 @@ TEST_F(PluginLoader, ACacheIsRebuiltWhenALibraryIsNewer) {
 // A path may name directories that do not exist, files, and directories this user cannot list:
 // they are skipped. The unreadable directory holds the duplicate plugin, so reading it would be a
 // clash: the lookup succeeds only if it was skipped.
-TEST_F(PluginLoader, DirectoriesThatCannotBeReadAreSkipped) {
+TEST_F(fw_plugin_loader, DirectoriesThatCannotBeReadAreSkipped) {
   std::vector<std::string> path = {(root_ / "absent").string(), library("good"), dir("good")};
   fs::permissions(dir("duplicate"), fs::perms::none);
   const bool can_deny = ::access(dir("duplicate").c_str(), R_OK) != 0;  // root reads anything
@@ -251,7 +251,7 @@ TEST_F(PluginLoader, DirectoriesThatCannotBeReadAreSkipped) {
 // The loader closes what it opened when it ends: the libraries are unloaded (they are built with
 // -fno-gnu-unique, see cmake/heddle_fw_plugin.cmake) and their types unregistered. A new loader
 // loads them afresh.
-TEST_F(PluginLoader, LibrariesAreUnloadedWhenTheLoaderEnds) {
+TEST_F(fw_plugin_loader, LibrariesAreUnloadedWhenTheLoaderEnds) {
   for (int round = 0; round < 2; ++round) {
     {
       fw::plugin_loader loader({dir("good")}, false);
@@ -267,7 +267,7 @@ TEST_F(PluginLoader, LibrariesAreUnloadedWhenTheLoaderEnds) {
   EXPECT_EQ(loads(), "good;good;good;") << "built the cache once, then loaded afresh by each loader";
 }
 
-TEST_F(PluginLoader, ThePathVariableAddsDirectories) {
+TEST_F(fw_plugin_loader, ThePathVariableAddsDirectories) {
   const std::string absent = (root_ / "absent").string();
   ::setenv(fw::plugin_loader::path_variable, (absent + "::" + dir("good")).c_str(), 1);
   fw::plugin_loader loader({dir("unresolved")}, true);
@@ -307,7 +307,7 @@ class values_reader final : public fw::global::EDAnalyzer<> {
 // (global::) makes the product, the plugin's one:: analyzer and the program's reader check it, and
 // both processors give the same checksum. The process ends before the loader, which then unloads
 // the library.
-TEST_F(PluginLoader, ModulesFromAPluginRunInBothProcessors) {
+TEST_F(fw_plugin_loader, ModulesFromAPluginRunInBothProcessors) {
   constexpr std::uint64_t events = 200;
   std::uint64_t expected_values = 0;
   for (std::uint64_t e = 0; e < events; ++e) expected_values += fw_test_plugins::values_for(e).size();
@@ -351,7 +351,7 @@ TEST_F(PluginLoader, ModulesFromAPluginRunInBothProcessors) {
 namespace {
 
 // The program's own types need no path, and are found before any directory is read.
-TEST_F(PluginLoader, TheProgramsOwnTypesComeFirst) {
+TEST_F(fw_plugin_loader, TheProgramsOwnTypesComeFirst) {
   fw::plugin_loader loader({dir("empty_name")}, false);  // reading it would fail
   const fw::registered_module m = loader.find("Local");
   EXPECT_EQ(m.name, "Local");
