@@ -9,9 +9,12 @@
 #   - heddle::fw linked, which must be the shared heddle (-DBUILD_SHARED_LIBS=ON): a plugin on a
 #     static heddle would carry a second copy of the framework, with its own registry;
 #   - hidden symbols: the plugin exports nothing, and two plugins may define classes of one name;
-#   - with GCC, -fno-gnu-unique: GCC gives inline variables and templates' static members the
-#     binding STB_GNU_UNIQUE, and glibc never unloads a library that has one, so the loader could
-#     not unload the plugin at its end (clang never emits that binding).
+#   - with GCC, -fno-gnu-unique: GCC gives the static variables of inline functions, inline
+#     variables and templates' static members of default visibility the binding STB_GNU_UNIQUE,
+#     and glibc never unloads a library whose such symbol it bound first, so the loader could not
+#     unload the plugin at its end. Hidden symbols are not enough: the standard library's are of
+#     default visibility (a plugin calling std::to_string(unsigned long long) stays loaded without
+#     the flag, and unloads with it). clang never emits that binding, and has no such flag.
 #
 # Defined by heddle's own build and by find_package(heddle COMPONENTS fw).
 function(heddle_fw_add_plugin target)
