@@ -8,11 +8,24 @@
 #include <heddle/fw/parameter_set.hpp>
 #include <heddle/fw/registry.hpp>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "test_plugins.hpp"
+
+// A static variable of an inline function of default visibility, as the standard library has
+// many: GCC binds it STB_GNU_UNIQUE unless -fno-gnu-unique (heddle_fw_add_plugin), and glibc then
+// never unloads this library. fw_plugin_loader.LibrariesAreUnloadedWhenTheLoaderEnds thus checks
+// that the flag works (hidden symbols are never unique: with only those, it would check nothing).
+// Counts the events the checkers of this process checked.
+namespace __attribute__((visibility("default"))) fw_test_plugins_default_visibility {
+inline std::atomic<unsigned long>& events_checked() {
+  static std::atomic<unsigned long> count{0};
+  return count;
+}
+}  // namespace fw_test_plugins_default_visibility
 
 namespace fw_test_plugins {
 
@@ -43,6 +56,7 @@ class ValuesChecker final : public heddle::fw::one::EDAnalyzer<> {
       throw std::runtime_error("event " + std::to_string(e.id().event) + ": " + std::to_string(got.size()) +
                                " values, not those of values_for");
     ++checked_;
+    fw_test_plugins_default_visibility::events_checked().fetch_add(1, std::memory_order_relaxed);
   }
   void end_job() override {
     if (checked_ == 0) throw std::runtime_error("no event was checked");
