@@ -32,14 +32,15 @@ class HEDDLE_EXPORT plugin_loader {
 
   // The module type `type`: already registered (the program, its libraries, plugins opened so
   // far), else from the one library of the path whose directory's cache lists it, which is then
-  // opened. A type of a library this loader opened is checked against the path too, so that the
-  // answer does not depend on which of the library's types was asked for first. Every directory's cache is read (once per loader), so that two plugins registering
-  // one name are found wherever they lie. A directory that does not exist or cannot be listed is
-  // skipped. config_error naming the type and every directory searched when none has it; naming
-  // every library when several register it; naming the library when it fails to open, registers
-  // an empty name, or registers a name another library registered first. Cost: a map lookup once
-  // registered; otherwise reading each directory's cache (rebuilding stale ones: refresh), and
-  // opening a library once.
+  // opened. Every directory's cache is read (once per loader), so that two plugins registering one
+  // name are found wherever they lie; a type of a library this loader opened is checked against
+  // them too, so that the answer does not depend on which of the library's types was asked for
+  // first. A directory that does not exist or cannot be listed is skipped. config_error naming
+  // the type and every directory searched when none has it; naming every library when several
+  // register it; naming the library when it fails to open, registers an empty name, or registers
+  // a name another library registered first. Cost: a map lookup for the program's types;
+  // otherwise reading each directory's cache once (rebuilding stale ones: refresh), a scan of the
+  // caches, and opening a library once.
   registered_module find(const std::string& type);
 
   const std::vector<std::string>& path() const noexcept { return path_; }
