@@ -20,7 +20,7 @@
 // never unloads this library. fw_plugin_loader.LibrariesAreUnloadedWhenTheLoaderEnds thus checks
 // that the flag works (hidden symbols are never unique: with only those, it would check nothing).
 // Counts the events the checkers of this process checked.
-namespace __attribute__((visibility("default"))) fw_test_plugins_default_visibility {
+namespace fw_test_plugins_default_visibility __attribute__((visibility("default"))) {
 inline std::atomic<unsigned long>& events_checked() {
   static std::atomic<unsigned long> count{0};
   return count;
