@@ -7,6 +7,9 @@
 // The loader unloads what it opened when it is destroyed: it must outlive every module made from
 // its libraries (destroy processes first). Plugins are built with -fno-gnu-unique (the CMake
 // function heddle_fw_add_plugin does it), or the C++ runtime keeps them loaded to the end.
+//
+// Thread safety: a loader is used by one thread at a time (it is meant for reading a
+// configuration, before events run). The registry it fills is shared by every loader and locked.
 #pragma once
 
 #include <string>
