@@ -10,7 +10,6 @@
 // constructors run at each real load, caches included, and not when it was still loaded.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
