@@ -42,7 +42,10 @@ configure_package_config_file(cmake/heddleConfig.cmake.in
   INSTALL_DESTINATION ${heddle_cmake_dir})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
+# heddle_fw_add_plugin (cmake/heddle_fw_plugin.cmake), which the configuration file includes with
+# the fw component.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddleConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/heddleConfigVersion.cmake
+              cmake/heddle_fw_plugin.cmake
   DESTINATION ${heddle_cmake_dir})
 
 # The .pc files find their prefix from where they lie (pkg-config's ${pcfiledir}), so that

@@ -2,11 +2,13 @@
 #include "heddle/fw/plugins.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "heddle/fw/errors.hpp"
@@ -48,6 +50,43 @@ bool fresh(const fs::path& dir, const fs::path& cache) {
   return !ec;
 }
 
+bool readable_directory(const std::string& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  return !ec;
+}
+
+// Writes the cache beside the libraries, atomically (a job reading it meanwhile sees the old one or
+// the new one, never half of one), and dated no earlier than the directory, which the rename made
+// newer: else the cache would look stale at once. A directory that is not writable keeps none.
+void write_cache(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& entries) {
+  const fs::path cache = fs::path(dir) / plugin_loader::cache_name;
+  const fs::path temporary = cache.string() + "." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    for (const auto& [type, library] : entries) out << type << '\t' << library << '\n';
+    if (!out.flush()) {
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      return;
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, cache, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    return;
+  }
+  // Dated as new as the newest of the directory and its libraries, should one of them carry a
+  // date later than now (copied with its date, or touched).
+  auto newest = fs::last_write_time(cache, ec);
+  if (ec) return;
+  newest = std::max(newest, fs::last_write_time(dir, ec));
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (is_library(e)) newest = std::max(newest, fs::last_write_time(e.path(), ec));
+  fs::last_write_time(cache, newest, ec);
+}
+
 }  // namespace
 
 plugin_loader::plugin_loader(std::vector<std::string> path, bool use_environment) : path_(std::move(path)) {
@@ -63,10 +102,10 @@ void plugin_loader::open(const std::string& library) {
   if (std::find(opened_.begin(), opened_.end(), library) != opened_.end()) return;
   void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
-  const std::vector<std::string> problems = detail::registration_problems(library);
-  if (!problems.empty()) {
-    dlclose(h);
-    throw config_error("plugin " + library + ": " + problems.front());
+  const detail::library_registrations r = detail::registrations_of(library);
+  if (!r.errors.empty() || !r.duplicates.empty()) {
+    dlclose(h);  // its registrations end with it
+    throw config_error(r.errors.empty() ? r.duplicates.front() : r.errors.front());
   }
   handles_.push_back(h);
   opened_.push_back(library);
@@ -84,14 +123,14 @@ std::vector<std::pair<std::string, std::string>> plugin_loader::refresh(const st
     const std::string library = absolute_path(p);
     void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
-    std::vector<std::string> problems = detail::registration_problems(library);
-    std::vector<std::string> names = detail::names_registered_by(library);
+    detail::library_registrations r = detail::registrations_of(library);
     dlclose(h);
-    if (!problems.empty()) throw config_error("plugin " + library + ": " + problems.front());
-    for (std::string& n : names) entries.emplace_back(std::move(n), library);
+    // A name another library registered too is listed all the same: find() reports the clash when
+    // that type is asked for, naming both, rather than this directory failing for every type.
+    if (!r.errors.empty()) throw config_error("plugin directory " + dir + ": " + r.errors.front());
+    for (std::string& n : r.names) entries.emplace_back(std::move(n), library);
   }
-  std::ofstream out(fs::path(dir) / cache_name, std::ios::trunc);  // where the directory is writable
-  for (const auto& [type, library] : entries) out << type << '\t' << library << '\n';
+  write_cache(dir, entries);
   return entries;
 }
 
@@ -100,9 +139,9 @@ const std::vector<std::pair<std::string, std::string>>& plugin_loader::cache_of(
     if (d == dir) return entries;
   std::vector<std::pair<std::string, std::string>> entries;
   const fs::path cache = fs::path(dir) / cache_name;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    // A directory that does not exist lists nothing (a path may name optional places).
+  if (!readable_directory(dir)) {
+    // A directory that does not exist or cannot be listed lists nothing (a path may name optional
+    // places, or another user's).
   } else if (fresh(dir, cache)) {
     std::ifstream in(cache);
     for (std::string line; std::getline(in, line);) {
@@ -117,23 +156,33 @@ const std::vector<std::pair<std::string, std::string>>& plugin_loader::cache_of(
 }
 
 registered_module plugin_loader::find(const std::string& type) {
-  if (auto m = find_registered_module(type)) return *m;
-  for (const std::string& dir : path_) {
-    std::vector<std::string> libraries;
+  const std::optional<registered_module> known = find_registered_module(type);
+  // The program's own types, and those of plugins it opened otherwise, are not looked for on the
+  // path; those of this loader's plugins are, for a clash with another plugin (their caches are
+  // already read: this costs no file access).
+  if (known && std::find(opened_.begin(), opened_.end(), known->library) == opened_.end()) return *known;
+  // Every directory is read, not only up to the first that has the type: two plugins that register
+  // one name are an error wherever they lie on the path, not a choice by order.
+  std::vector<std::string> libraries;
+  for (const std::string& dir : path_)
     for (const auto& [t, library] : cache_of(dir))
-      if (t == type) libraries.push_back(library);
-    if (libraries.size() > 1)
-      throw config_error("module type '" + type + "' is registered by two plugins: " + libraries[0] + " and " + libraries[1]);
-    if (libraries.empty()) continue;
-    open(libraries.front());
-    if (auto m = find_registered_module(type)) return *m;
-    throw config_error("plugin " + libraries.front() + " no longer registers module type '" + type + "' (its cache in " +
-                       dir + " is stale: delete " + cache_name + ")");
+      if (t == type && std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
+  if (libraries.size() > 1) {
+    std::string all = libraries[0];
+    for (std::size_t i = 1; i < libraries.size(); ++i) all += (i + 1 == libraries.size() ? " and " : ", ") + libraries[i];
+    throw config_error("module type '" + type + "' is registered by " + std::to_string(libraries.size()) + " plugins: " + all);
   }
-  std::string searched = "the program";
-  for (const std::string& dir : path_) searched += ", " + dir;
-  throw config_error("unknown module type '" + type + "' (searched " + searched + "; --plugin-path and " + path_variable +
-                     " add directories)");
+  if (known) return *known;
+  if (libraries.empty()) {
+    std::string searched = "the program";
+    for (const std::string& dir : path_) searched += ", " + dir;
+    throw config_error("unknown module type '" + type + "' (searched " + searched + "; --plugin-path and " +
+                       path_variable + " add directories)");
+  }
+  open(libraries.front());
+  if (auto m = find_registered_module(type)) return *m;
+  throw config_error("plugin " + libraries.front() + " no longer registers module type '" + type +
+                     "' (its directory's cache is stale: delete " + cache_name + " there)");
 }
 
 }  // namespace heddle::fw

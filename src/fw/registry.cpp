@@ -3,8 +3,10 @@
 #include "heddle/fw/registry.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -19,6 +21,7 @@ struct problem {
   std::string name;
   const void* key;  // the registration that met the problem
   std::string text;
+  bool duplicate;     // the name was registered first by another library (else: an empty name)
 };
 
 const void* key_of(const registered_module& m) noexcept {
@@ -42,7 +45,16 @@ registry& the_registry() {
 
 std::string detail::library_of(const void* address) {
   Dl_info info{};
-  if (dladdr(address, &info) && info.dli_fname && *info.dli_fname) return info.dli_fname;
+  link_map* map = nullptr;
+  if (!dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) return "(unknown library)";
+  // The program itself has no name in its link map, and dladdr gives its argv[0] instead (relative
+  // to the directory it was started in): its real path is what names it.
+  if (map && (!map->l_name || !*map->l_name)) {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) return exe.string();
+  }
+  if (info.dli_fname && *info.dli_fname) return info.dli_fname;
   return "(unknown library)";
 }
 
@@ -67,13 +79,15 @@ void detail::module_registration::add(const char* name, registered_module entry)
     entry.library = library_of(key_);
     std::lock_guard lock(r.m);
     if (entry.name.empty()) {
-      r.problems.push_back({entry.name, key_, entry.library + " registers a module type with an empty name"});
+      r.problems.push_back({entry.name, key_, entry.library + " registers a module type with an empty name", false});
       return;
     }
     auto [it, fresh] = r.by_name.emplace(entry.name, entry);
     if (!fresh && key_of(it->second) != key_)
-      r.problems.push_back({entry.name, key_, "module type '" + entry.name + "' is registered twice: by " + it->second.library +
-                                                  " and by " + entry.library});
+      r.problems.push_back({entry.name, key_,
+                            "module type '" + entry.name + "' is registered twice: by " + it->second.library + " and by " +
+                                entry.library,
+                            true});
   } catch (...) {
     // Out of memory while a library loads: the type stays unknown, and asking for it says so.
   }
@@ -108,21 +122,18 @@ std::vector<std::string> registered_module_names() {
   return names;
 }
 
-std::vector<std::string> detail::registration_problems(const std::string& library) {
+detail::library_registrations detail::registrations_of(const std::string& library) {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
-  std::vector<std::string> out;
-  for (const problem& p : r.problems)
-    if (library_of(p.key) == library) out.push_back(p.text);
-  return out;
-}
-
-std::vector<std::string> detail::names_registered_by(const std::string& library) {
-  registry& r = the_registry();
-  std::lock_guard lock(r.m);
-  std::vector<std::string> out;
+  library_registrations out;
   for (const auto& [name, m] : r.by_name)
-    if (m.library == library) out.push_back(name);
+    if (m.library == library) out.names.push_back(name);
+  for (const problem& p : r.problems) {
+    if (library_of(p.key) != library) continue;
+    (p.duplicate ? out.duplicates : out.errors).push_back(p.text);
+    if (p.duplicate) out.names.push_back(p.name);
+  }
+  std::sort(out.names.begin(), out.names.end());
   return out;
 }
 

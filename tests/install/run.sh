@@ -8,7 +8,8 @@
 #   3. one compiler command with `pkg-config --cflags --libs heddle` (and heddle-core for the
 #      core-only program).
 # Also checks that the tools (heddle-fw, heddle-run) and heddle-fw's reference and examples are
-# installed.
+# installed; and, when the build is shared, builds the plugin project examples/fw-plugin against the
+# prefix and runs the installed heddle-fw on its configuration with --plugin-path.
 # Uses the C++ compiler the build folder was configured with. Cleans up after itself (keep the
 # folder for a look with HEDDLE_KEEP_INSTALL_TEST=1).
 #
@@ -96,6 +97,33 @@ grep -q 'INTERFACE_INCLUDE_DIRECTORIES "${_IMPORT_PREFIX}/' "$targets" ||
 # Nothing from the build or source tree may leak into the installed package.
 if grep -rlE "$build|$(cd "$here/../.." && pwd)/(include|src)" "$(dirname "$config")" "$pc"; then
   fail "the installed package refers to the build or source tree (files above)"
+fi
+
+if [[ $shared =~ ^(ON|on|1|TRUE|true|YES|yes)$ ]]; then
+  # A plugin project as a user writes one (examples/fw-plugin): find_package(heddle COMPONENTS fw)
+  # gives heddle_fw_add_plugin; the installed heddle-fw runs its types from --plugin-path, with the
+  # same checksum in both processors.
+  echo "== plugin project: examples/fw-plugin with heddle_fw_add_plugin, run by the installed heddle-fw --plugin-path"
+  example=$here/../../examples/fw-plugin
+  quiet "configuring examples/fw-plugin" \
+    cmake -S "$example" -B "$tmp/plugin-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  quiet "building examples/fw-plugin" cmake --build "$tmp/plugin-build"
+  plugin=$tmp/plugin-build/plugins/libfwplugin_random_walk.so
+  [[ -f $plugin ]] || fail "examples/fw-plugin did not build $plugin"
+  readelf -sW --dyn-syms "$plugin" | grep -q UNIQUE && fail "$plugin has STB_GNU_UNIQUE symbols: it could never be unloaded"
+  for processor in threaded single; do
+    flags=(--quiet --json "$tmp/plugin-$processor.json")
+    [[ $processor == single ]] && flags+=(--single-threaded)
+    "$prefix/bin/heddle-fw" "$example/random_walk.json" --plugin-path "$tmp/plugin-build/plugins" "${flags[@]}" \
+      >"$tmp/plugin.out" 2>&1 || { cat "$tmp/plugin.out" >&2; fail "the installed heddle-fw does not run examples/fw-plugin ($processor)"; }
+    grep -q '^busy events, job: [1-9][0-9]* events' "$tmp/plugin.out" ||
+      { cat "$tmp/plugin.out" >&2; fail "examples/fw-plugin's summary did not report its events ($processor)"; }
+    sed -n 's/^ *"checksum": "\(0x[0-9a-f]*\)",$/\1/p' "$tmp/plugin-$processor.json" | head -1 >"$tmp/plugin-$processor.sum"
+  done
+  [[ -s $tmp/plugin-threaded.sum && $(cat "$tmp/plugin-threaded.sum") == "$(cat "$tmp/plugin-single.sum")" ]] ||
+    fail "examples/fw-plugin: checksums differ: threaded '$(cat "$tmp/plugin-threaded.sum")', single-threaded '$(cat "$tmp/plugin-single.sum")'"
+  [[ -f $tmp/plugin-build/plugins/.heddle-fw-plugins ]] || fail "heddle-fw wrote no plugin cache beside examples/fw-plugin's library"
 fi
 
 echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle, heddle::fw and heddle::am ($cxx)"

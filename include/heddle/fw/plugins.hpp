@@ -7,6 +7,9 @@
 // The loader unloads what it opened when it is destroyed: it must outlive every module made from
 // its libraries (destroy processes first). Plugins are built with -fno-gnu-unique (the CMake
 // function heddle_fw_add_plugin does it), or the C++ runtime keeps them loaded to the end.
+//
+// Thread safety: a loader is used by one thread at a time (it is meant for reading a
+// configuration, before events run). The registry it fills is shared by every loader and locked.
 #pragma once
 
 #include <string>
@@ -31,20 +34,27 @@ class HEDDLE_EXPORT plugin_loader {
   plugin_loader& operator=(const plugin_loader&) = delete;
 
   // The module type `type`: already registered (the program, its libraries, plugins opened so
-  // far), else from the first directory whose cache lists it, whose library is then opened.
-  // config_error naming the type and every directory searched when none has it; naming both
-  // libraries when two register it; with the loader's message when a library fails to open or its
-  // registrations fail. Cost: a map lookup once registered; otherwise reading caches, and opening
-  // a library once.
+  // far), else from the one library of the path whose directory's cache lists it, which is then
+  // opened. Every directory's cache is read (once per loader), so that two plugins registering one
+  // name are found wherever they lie; a type of a library this loader opened is checked against
+  // them too, so that the answer does not depend on which of the library's types was asked for
+  // first. A directory that does not exist or cannot be listed is skipped. config_error naming
+  // the type and every directory searched when none has it; naming every library when several
+  // register it; naming the library when it fails to open, registers an empty name, or registers
+  // a name another library registered first. Cost: a map lookup for the program's types;
+  // otherwise reading each directory's cache once (rebuilding stale ones: refresh), a scan of the
+  // caches, and opening a library once.
   registered_module find(const std::string& type);
 
   const std::vector<std::string>& path() const noexcept { return path_; }
   // The libraries this loader opened, in order.
   const std::vector<std::string>& opened() const noexcept { return opened_; }
 
-  // Rebuilds `dir`'s cache: opens each *.so in it once, records the types it registers, closes it
-  // and writes the cache (kept in memory only where the directory is not writable). Returns the
-  // (type, library path) entries. config_error when a library fails to open or to register.
+  // Rebuilds `dir`'s cache: opens each *.so in it once, records the types it registers (those
+  // another library registers too included: find() reports the clash), closes it and writes the
+  // cache, atomically (kept in memory only where the directory is not writable). Returns the
+  // (type, library path) entries. config_error when the directory cannot be read, or naming the
+  // library when one fails to open or registers an empty name.
   static std::vector<std::pair<std::string, std::string>> refresh(const std::string& dir);
 
  private:
