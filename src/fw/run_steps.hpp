@@ -1,15 +1,18 @@
-// What both processors share around events: what a module's failure says, and the begin-run and
-// end-run steps of every module.
+// What both processors share around events: what a module's failure says, and the job, run and
+// luminosity-block transitions of every module.
 #pragma once
 
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "event_access.hpp"
 #include "graph.hpp"
+#include "lumi_state.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
@@ -22,9 +25,10 @@ inline std::exception_ptr dropped_handle() {
   return std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it"));
 }
 
-// The transitions of every module, in declaration order, every instance of a stream module. A
-// throw becomes a module_error naming the module, the transition and `event` (the run's first
-// event number at its beginning, the next one at its end).
+// The transitions of every module, in declaration order (end_luminosity_block in end_lumi_order),
+// every instance of a stream module. A throw becomes a module_error naming the module, the
+// transition and `event` (the run's or lumi's first event number at its beginning, the next one at
+// its end); the modules after it do not run that transition.
 class run_steps {
  public:
   explicit run_steps(const graph& g) : g_(g) {}
@@ -41,16 +45,36 @@ class run_steps {
   void end(std::uint32_t number, std::uint64_t event) const {
     each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.end_run(r, s); });
   }
+  void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
+    each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
+         [&](module_base& m, const event_setup& s, std::uint32_t i) { m.begin_luminosity_block(event_access::lumi(lumi, g_, i, false), s); });
+  }
+  void end_lumi(lumi_state& lumi, std::uint64_t event) const {
+    each(lumi_what("end_luminosity_block", lumi).c_str(), lumi.id.run, event,
+         [&](module_base& m, const event_setup& s, std::uint32_t i) {
+           luminosity_block l = event_access::lumi(lumi, g_, i, true);
+           m.end_luminosity_block(l, s);
+         },
+         &g_.end_lumi_order);
+  }
 
  private:
+  static std::string lumi_what(const char* what, const lumi_state& lumi) {
+    return std::string(what) + " (lumi " + std::to_string(lumi.id.lumi) + ")";
+  }
+
+  // `order`: the modules in the order to run them; null: in declaration order.
   template <class Step>
-  void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step) const {
-    for (std::uint32_t i = 0; i < g_.size(); ++i) {
+  void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step,
+            const std::vector<std::uint32_t>* order = nullptr) const {
+    for (std::uint32_t k = 0; k < g_.size(); ++k) {
+      const std::uint32_t i = order ? (*order)[k] : k;
       const node& n = g_.nodes[i];
       const event_setup setup = event_access::setup(g_, i);
       for (const auto& m : n.instances) {
         try {
-          step(*m, setup);
+          if constexpr (std::is_invocable_v<const Step&, module_base&, const event_setup&, std::uint32_t>) step(*m, setup, i);
+          else step(*m, setup);
         } catch (...) {
           throw module_error(n.spec.label, event, run, std::string(what) + ": " + exception_text(std::current_exception()));
         }
