@@ -54,7 +54,7 @@ const void* event::slot_to_read(std::uint32_t consumed, const std::type_info& ty
                         n.declared().consumes[consumed].tag.encode() + "' in " + text(id_) + ", but module '" +
                         graph_.nodes[made_by.module].spec.label + "' did not make it there");
   }
-  return graph_.products[p].ops->in_place ? static_cast<const void*>(&state_.slots[p]) : state_.slots[p];
+  return &state_.slots[p];  // the slot: product_in reads the product in it or behind it
 }
 
 void* event::slot_to_write(std::uint32_t produced, const std::type_info& type) {
@@ -88,7 +88,7 @@ const void* luminosity_block::slot_to_read(std::uint32_t consumed, const std::ty
                         n.declared().consumes[consumed].tag.encode() + "' in " + text(id_) + ", but module '" +
                         graph_.nodes[q.module].spec.label + "' did not make it there" +
                         (ending_ ? "" : " (yet: luminosity-block products are made in end_luminosity_block)"));
-  return q.ops->in_place ? static_cast<const void*>(&state_.slots[p]) : state_.slots[p];
+  return &state_.slots[p];
 }
 
 void* luminosity_block::slot_to_write(std::uint32_t produced, const std::type_info& type) {
