@@ -612,7 +612,7 @@ class engine final : public detail::acquire_sink {
   std::vector<double> priority_;   // per module (rank_by_remaining_work)
   detail::ready_queue ready_;
   detail::run_steps steps_;
-  serial_queue transitions_;  // every transition after the first, one at a time
+  serial_queue transitions_;  // every transition (job, run, lumi), one at a time
   const std::uint64_t events_in_flight_;
   unsigned max_lumis_ = 1;          // lumis open at once
   std::string lumis_limited_by_;    // the one:: or stream module that limited max_lumis_ to 1
@@ -623,7 +623,7 @@ class engine final : public detail::acquire_sink {
   std::uint64_t next_event_ = 0, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
   std::vector<run_checksum> runs_;
   std::deque<std::unique_ptr<open_lumi>> lumis_;  // open (or beginning) lumis, oldest first
-  bool run_open_ = false;          // runs_.back() has begun and not ended
+  bool run_open_ = false;          // a run has begun (runs_.back()); its end is the next boundary
   bool beginning_ = false;         // lumis_.back()'s begin transition is posted, not over
   bool boundary_pending_ = false;  // a run boundary is posted, not over
   bool finished_ = false;
