@@ -5,7 +5,6 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "heddle/core/detail/clock.hpp"
@@ -34,16 +33,16 @@ class run_steps {
   explicit run_steps(const graph& g) : g_(g) {}
 
   void begin_job(std::uint64_t event) const {
-    each("begin_job", 0, event, [](module_base& m, const event_setup&) { m.begin_job(); });
+    each("begin_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.begin_job(); });
   }
   void end_job(std::uint64_t event) const {
-    each("end_job", 0, event, [](module_base& m, const event_setup&) { m.end_job(); });
+    each("end_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.end_job(); });
   }
   void begin(std::uint32_t number, std::uint64_t event) const {
-    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.begin_run(r, s); });
+    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.begin_run(r, s); });
   }
   void end(std::uint32_t number, std::uint64_t event) const {
-    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.end_run(r, s); });
+    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.end_run(r, s); });
   }
   void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
     each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
@@ -63,7 +62,8 @@ class run_steps {
     return std::string(what) + " (lumi " + std::to_string(lumi.id.lumi) + ")";
   }
 
-  // `order`: the modules in the order to run them; null: in declaration order.
+  // step(instance, setup, module index) for every instance of every module; `order`: the modules
+  // in the order to run them, null: in declaration order.
   template <class Step>
   void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step,
             const std::vector<std::uint32_t>* order = nullptr) const {
@@ -73,8 +73,7 @@ class run_steps {
       const event_setup setup = event_access::setup(g_, i);
       for (const auto& m : n.instances) {
         try {
-          if constexpr (std::is_invocable_v<const Step&, module_base&, const event_setup&, std::uint32_t>) step(*m, setup, i);
-          else step(*m, setup);
+          step(*m, setup, i);
         } catch (...) {
           throw module_error(n.spec.label, event, run, std::string(what) + ": " + exception_text(std::current_exception()));
         }

@@ -79,8 +79,9 @@ class HEDDLE_EXPORT module_base {
   // events of L, end of L beside the first events of L+1): state kept per lumi must be keyed by
   // lumi and synchronised. end_luminosity_block runs in an order where a module making a
   // luminosity-block product comes before the modules that read it (consumes(tag, in_lumi)),
-  // otherwise in the order modules were added. An exception stops the job (no further event
-  // starts; begun lumis and the run still end), naming the module and the transition.
+  // otherwise in the order modules were added. An exception stops the job, naming the module and
+  // the transition: no further event starts; in the threaded processor the lumis that began
+  // without error and the run still end (docs/fw.md, "Runs and luminosity blocks").
   virtual void begin_job() {}
   virtual void end_job() {}
   virtual void begin_run(const run& /*r*/, const event_setup& /*setup*/) {}
