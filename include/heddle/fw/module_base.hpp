@@ -4,8 +4,7 @@
 // A module derives from one of the kinds of global.hpp, stream.hpp or one.hpp (EDProducer,
 // EDFilter, EDAnalyzer, OutputModule); module_base holds what they share: the declarations
 // (consumes, produces, es_consumes), the transitions (job, run, luminosity block) and the module's
-// label. The kinds
-// differ in how much concurrency the module's code tolerates:
+// label. The kinds differ in how much concurrency the module's code tolerates:
 //   global::  one instance, called concurrently for many events: its event methods are const;
 //   stream::  one instance per stream (concurrent event slot): members need no lock;
 //   one::     one instance, one event at a time, on the module's serial queue; with
