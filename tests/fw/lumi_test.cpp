@@ -227,8 +227,10 @@ TEST(Lumi, TransitionsInOrderAndEventsInTheirLumi) {
     std::uint64_t events, per_run, per_lumi;
   };
   // Even lumis; a run that is not a multiple of its lumis; lumis larger than runs; one lumi per
-  // run; a job that ends inside a lumi.
-  for (const sizes s : {sizes{60, 20, 5}, sizes{61, 23, 7}, sizes{40, 10, 25}, sizes{30, 10, 0}, sizes{47, 0, 6}}) {
+  // run; a job that ends inside a lumi; lumis of one and two events (a lumi boundary at nearly
+  // every event: the source's decisions at their busiest).
+  for (const sizes s : {sizes{60, 20, 5}, sizes{61, 23, 7}, sizes{40, 10, 25}, sizes{30, 10, 0}, sizes{47, 0, 6},
+                        sizes{300, 100, 1}, sizes{301, 0, 2}}) {
     for (unsigned lumis : {1u, 2u, 3u}) {
       for (int threaded = 0; threaded < 2; ++threaded) {
         auto j = std::make_shared<journal>();
@@ -526,6 +528,43 @@ TEST(Lumi, ExceptionsInLumiTransitionsStopTheJobNamingModuleAndTransition) {
         EXPECT_EQ(entries.back().what, K::end_job);
         EXPECT_EQ(std::count_if(entries.begin(), entries.end(), [](const auto& x) { return x.what == K::end_run; }), 1);
       }
+    }
+  }
+}
+
+class event_thrower final : public fw::global::EDProducer<> {
+ public:
+  void produce(fw::event& e, const fw::event_setup&) const override {
+    if (e.id().event == 17) throw std::runtime_error("bad event");
+  }
+};
+
+TEST(Lumi, AnEventFailureWithConcurrentLumisEndsWhatBegan) {
+  heddle_test::watchdog dog("Lumi.AnEventFailure", std::chrono::seconds(120));
+  for (unsigned lumis : {1u, 2u, 3u}) {
+    for (std::uint64_t in_flight : {std::uint64_t{1}, std::uint64_t{4}, std::uint64_t{32}}) {
+      SCOPED_TRACE(std::to_string(lumis) + " lumis, " + std::to_string(in_flight) + " in flight");
+      auto j = std::make_shared<journal>();
+      fw::process p("event_throw");
+      p.add<watcher>(spec("watch"), j, 0, 3);
+      p.add<event_thrower>(spec("thrower"));
+      p.add_path("p", {"thrower", "watch"});
+      try {
+        (void)fw::run_threaded(p, lumi_options(200, 0, 3, lumis, in_flight));
+        ADD_FAILURE() << "no module_error";
+      } catch (const fw::module_error& x) {
+        EXPECT_EQ(x.label(), "thrower");
+        EXPECT_EQ(x.event(), 17u);
+      }
+      // Every lumi that began ended, after its events; the run and the job ended.
+      const auto entries = j->entries();
+      std::uint64_t events = 0;
+      for (const auto& x : entries) events += x.what == K::event_end;
+      const auto seen = check_sequence(entries, "watch", 0, 200, 0, 3, lumis, false);
+      EXPECT_FALSE(seen.empty());
+      EXPECT_LT(events, 200u);
+      ASSERT_FALSE(entries.empty());
+      EXPECT_EQ(entries.back().what, K::end_job);
     }
   }
 }
