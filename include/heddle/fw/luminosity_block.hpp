@@ -12,6 +12,7 @@
 // and count in the run's checksum (digest.hpp), once per lumi.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <typeinfo>
 #include <utility>
