@@ -321,7 +321,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
   const place po = pp.at("options");
   const json& options = object(require(proc, "options", pp), po);
   check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait", "singleThreaded",
-                           "quiet", "json", "timeline", "idleSpinUs"});
+                           "quiet", "json", "timeline", "idleSpinUs", "numberOfConcurrentLuminosityBlocks"});
   c.events_in_flight = static_cast<unsigned>(
       count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1, max_events_in_flight));
   c.busy_wait_scale = positive(require(options, "busyWaitScaleFactor", po), po.at("busyWaitScaleFactor"));
@@ -347,10 +347,13 @@ process_config parse_config(std::string_view text, const std::string& file) {
   if (auto it = options.find("timeline"); it != options.end()) c.timeline_file = string(*it, po.at("timeline"));
   if (auto it = options.find("idleSpinUs"); it != options.end())
     c.idle_spin_us = static_cast<unsigned>(count(*it, po.at("idleSpinUs"), 0, max_idle_spin_us));
+  if (auto it = options.find("numberOfConcurrentLuminosityBlocks"); it != options.end())
+    c.concurrent_lumis = static_cast<unsigned>(
+        count(*it, po.at("numberOfConcurrentLuminosityBlocks"), 1, max_concurrent_lumis));
 
   const place ps = pp.at("source");
   const json& source = object(require(proc, "source", pp), ps);
-  check_keys(source, ps, {"@type", "iterations", "eventsPerRun"});
+  check_keys(source, ps, {"@type", "iterations", "eventsPerRun", "eventsPerLumi", "lumisPerRun"});
   if (auto it = source.find("@type"); it != source.end()) {
     std::string type = string(*it, ps.at("@type"));
     if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
@@ -358,6 +361,16 @@ process_config parse_config(std::string_view text, const std::string& file) {
   }
   c.events = count(require(source, "iterations", ps), ps.at("iterations"), 1);
   if (auto it = source.find("eventsPerRun"); it != source.end()) c.events_per_run = count(*it, ps.at("eventsPerRun"), 1);
+  if (auto it = source.find("eventsPerLumi"); it != source.end()) c.events_per_lumi = count(*it, ps.at("eventsPerLumi"), 1);
+  // lumisPerRun sizes runs in lumis: eventsPerRun = eventsPerLumi x lumisPerRun.
+  if (auto it = source.find("lumisPerRun"); it != source.end()) {
+    const place pl = ps.at("lumisPerRun");
+    const std::uint64_t lumis = count(*it, pl, 1);
+    if (source.contains("eventsPerRun")) pl.fail("give eventsPerRun or lumisPerRun, not both");
+    if (c.events_per_lumi == 0) pl.fail("needs eventsPerLumi (runs are lumisPerRun lumis of eventsPerLumi events)");
+    if (lumis > UINT64_MAX / c.events_per_lumi) pl.fail("eventsPerLumi x lumisPerRun is too large");
+    c.events_per_run = c.events_per_lumi * lumis;
+  }
 
   auto modules = [&](const char* key, module_role role) {
     auto it = proc.find(key);

@@ -1,7 +1,8 @@
-// Making the event and event_setup a module sees, for the processors.
+// Making the event, event_setup and luminosity_block a module sees, for the processors.
 #pragma once
 
 #include "event_state.hpp"
+#include "lumi_state.hpp"
 #include "heddle/fw/event.hpp"
 #include "heddle/fw/event_setup.hpp"
 
@@ -18,6 +19,10 @@ struct event_access {
   }
   static event_setup setup(const graph& g, std::uint32_t m, es_state* es, const event_state& s) noexcept {
     return event_setup(g, m, es, s.id.run, s.id.lumi);
+  }
+  // The lumi module m sees in its begin (`ending` false) or end transition.
+  static luminosity_block lumi(lumi_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
+    return luminosity_block(s, g, m, ending);
   }
 };
 

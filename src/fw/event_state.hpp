@@ -95,7 +95,7 @@ struct event_state {
   std::uint64_t module_digest(const graph& g, std::uint32_t m) const noexcept {
     const node& n = g.nodes[m];
     std::uint64_t d = n.role() == module_role::filter && passes_event(m) ? 1 : 0;
-    for (std::uint32_t p : n.products) {
+    for (std::uint32_t p : n.event_products) {
       if (!made[p].load(std::memory_order_relaxed)) continue;
       const product_ops& ops = *g.products[p].ops;
       if (ops.digest_is_value) {

@@ -4,6 +4,7 @@
 // the messages). A pass that fails leaves the process unfinalized: what it built is rebuilt by the
 // next call.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,21 +43,28 @@ class finalizer {
     }
   }
 
-  // Products: every module's produces become the process's products; every consumed (tag, type)
-  // must be made by a module of that label ("unknown label"), under that instance and of that type
-  // ("makes no T 'tag'", listing what it makes). No conditions yet: es_consumes is refused.
-  // Builds the products, each module's consumed and products (per token index) and its distinct
-  // producers.
+  // Products: every module's produces become the process's products, event products and
+  // luminosity-block products apart; every consumed (tag, type) must be made by a module of that
+  // label ("unknown label"), under that instance, of that type and in the event or at the end of
+  // the lumi as the consumes says ("makes no T 'tag'", listing what it makes, lumi products marked
+  // "at end_luminosity_block"). No conditions yet: es_consumes is refused. Builds both product
+  // tables, each module's consumed, products and event_products and its distinct producers (of
+  // event products: lumi products make no edges, end_lumi_order orders them).
   void resolve_products() {
     g_.products.clear();
     g_.boxed_products.clear();
+    g_.lumi_products.clear();
     for (std::uint32_t m = 0; m < g_.size(); ++m) {
       detail::node& n = g_.nodes[m];
       n.products.clear();
+      n.event_products.clear();
       for (const detail::produced& p : n.declared().produces) {
-        n.products.push_back(static_cast<std::uint32_t>(g_.products.size()));
-        if (!p.ops->in_place) g_.boxed_products.push_back(n.products.back());
-        g_.products.push_back({m, p.instance, p.ops});
+        const bool lumi = p.when == transition::end_luminosity_block;
+        auto& table = lumi ? g_.lumi_products : g_.products;
+        n.products.push_back(static_cast<std::uint32_t>(table.size()));
+        if (!lumi) n.event_products.push_back(n.products.back());
+        if (!lumi && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
+        table.push_back({m, p.instance, p.ops});
       }
     }
     for (detail::node& n : g_.nodes) {
@@ -64,27 +72,36 @@ class finalizer {
       const auto& consumes = n.declared().consumes;
       for (std::size_t k = 0; k < consumes.size(); ++k) {
         const detail::consumed& c = consumes[k];
-        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'";
+        const bool lumi = c.where == in_lumi;
+        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'" + (lumi ? " in_lumi" : "");
         const std::string at = named(n) + ": consumes " + what + ": ";
         const detail::node& maker = g_.nodes[find(c.tag.label, at)];
         std::uint32_t found = detail::no_index;
         std::string made;
-        for (std::uint32_t p : maker.products) {
-          const detail::product& q = g_.products[p];
-          if (q.instance == c.tag.instance && *q.ops->type == *c.type) found = p;
+        for (std::size_t d = 0; d < maker.products.size(); ++d) {
+          const bool made_in_lumi = maker.declared().produces[d].when == transition::end_luminosity_block;
+          const detail::product& q = (made_in_lumi ? g_.lumi_products : g_.products)[maker.products[d]];
+          if (made_in_lumi == lumi && q.instance == c.tag.instance && *q.ops->type == *c.type) found = maker.products[d];
           made += (made.empty() ? "" : ", ") + detail::type_name(*q.ops->type) + " '" + maker.spec.label +
-                  (q.instance.empty() ? "" : ":" + q.instance) + "'";
+                  (q.instance.empty() ? "" : ":" + q.instance) + "'" + (made_in_lumi ? " at end_luminosity_block" : "");
         }
         if (found == detail::no_index)
           fail(at + named(maker) + " makes no " + what + " (" + (made.empty() ? "it makes no products" : "it makes " + made) + ")");
         n.consumed.push_back(found);
       }
       n.reads.clear();
-      for (std::size_t k = 0; k < consumes.size(); ++k) n.reads.push_back({n.consumed[k], consumes[k].type});
+      // A lumi declaration's entry carries typeid(void), which no token's type is: event::get and
+      // emplace refuse it (and then say it belongs to the luminosity block).
+      for (std::size_t k = 0; k < consumes.size(); ++k)
+        n.reads.push_back({n.consumed[k], consumes[k].where == in_event ? consumes[k].type : &typeid(void)});
       n.writes.clear();
-      for (std::size_t k = 0; k < n.products.size(); ++k) n.writes.push_back({n.products[k], n.declared().produces[k].ops->type});
+      for (std::size_t k = 0; k < n.products.size(); ++k) {
+        const detail::produced& p = n.declared().produces[k];
+        n.writes.push_back({n.products[k], p.when == transition::event ? p.ops->type : &typeid(void)});
+      }
       n.producers.clear();
-      for (std::uint32_t p : n.consumed) n.producers.push_back(g_.products[p].module);
+      for (std::size_t k = 0; k < consumes.size(); ++k)
+        if (consumes[k].where == in_event) n.producers.push_back(g_.products[n.consumed[k]].module);
       std::sort(n.producers.begin(), n.producers.end());
       n.producers.erase(std::unique(n.producers.begin(), n.producers.end()), n.producers.end());
     }
@@ -169,6 +186,48 @@ class finalizer {
         }
       }
     }
+  }
+
+  // The order of end_luminosity_block: a module that reads a luminosity-block product after the
+  // module that makes it, otherwise in the order modules were added (the lowest ready index
+  // first). A cycle through lumi products fails ("luminosity-block products form a cycle",
+  // naming the modules caught in it). Builds end_lumi_order.
+  void order_lumi_transitions() {
+    const std::uint32_t n = g_.size();
+    std::vector<std::vector<std::uint32_t>> readers(n);
+    std::vector<std::uint32_t> waiting(n, 0);
+    for (std::uint32_t m = 0; m < n; ++m) {
+      std::vector<std::uint32_t> makers;
+      const auto& consumes = g_.nodes[m].declared().consumes;
+      for (std::size_t k = 0; k < consumes.size(); ++k)
+        if (consumes[k].where == in_lumi) makers.push_back(g_.lumi_products[g_.nodes[m].consumed[k]].module);
+      std::sort(makers.begin(), makers.end());
+      makers.erase(std::unique(makers.begin(), makers.end()), makers.end());
+      for (std::uint32_t p : makers) readers[p].push_back(m);
+      waiting[m] = static_cast<std::uint32_t>(makers.size());
+    }
+    std::vector<std::uint32_t> ready;  // a min-heap of module indices
+    for (std::uint32_t m = 0; m < n; ++m)
+      if (waiting[m] == 0) ready.push_back(m);
+    std::make_heap(ready.begin(), ready.end(), std::greater<>());
+    g_.end_lumi_order.clear();
+    while (!ready.empty()) {
+      std::pop_heap(ready.begin(), ready.end(), std::greater<>());
+      const std::uint32_t m = ready.back();
+      ready.pop_back();
+      g_.end_lumi_order.push_back(m);
+      for (std::uint32_t r : readers[m])
+        if (--waiting[r] == 0) {
+          ready.push_back(r);
+          std::push_heap(ready.begin(), ready.end(), std::greater<>());
+        }
+    }
+    if (g_.end_lumi_order.size() == n) return;
+    std::string caught;
+    for (std::uint32_t m = 0; m < n; ++m)
+      if (waiting[m] != 0) caught += (caught.empty() ? "'" : ", '") + g_.nodes[m].spec.label + "'";
+    fail("luminosity-block products form a cycle: the end_luminosity_block of " + caught +
+         " cannot be ordered (their consumes in_lumi wait on one another's products)");
   }
 
   // Checks nothing. Builds the edges from producers to the modules that get their products: each
@@ -285,6 +344,7 @@ void process::finalize() {
   f.resolve_products();
   f.resolve_conditions();
   f.check_acyclic();
+  f.order_lumi_transitions();
   f.lay_input_edges();
   f.resolve_paths(g.paths, pending_labels_, false);
   f.resolve_paths(g.end_paths, pending_end_labels_, true);

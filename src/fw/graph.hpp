@@ -6,6 +6,7 @@
 // each edge delivers exactly once without locks or waiter lists.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,9 +25,14 @@ struct node {
   // [0] always; stream modules one per stream once a run has made them (prepare_streams). Only
   // the process's setup and the processors' constructors change it, before any event runs.
   mutable std::vector<std::unique_ptr<module_base>> instances;
-  std::vector<std::uint32_t> consumed;   // per consumes declaration (token index), the product
-  std::vector<std::uint32_t> products;   // per produces declaration (token index), the product
-  std::vector<product_ref> reads, writes;  // the same with their types: what event::get / emplace read
+  // Per consumes / produces declaration (token index), the product: an index into the graph's
+  // products, or into its lumi_products where the declaration is in_lumi / end_luminosity_block.
+  std::vector<std::uint32_t> consumed;
+  std::vector<std::uint32_t> products;
+  std::vector<std::uint32_t> event_products;  // the products it makes in events (module_digest)
+  // consumed and products with their types, as event::get / emplace read them (lumi declarations
+  // carry typeid(void), which no token's type is: an event refuses them)
+  std::vector<product_ref> reads, writes;
   std::vector<std::uint32_t> producers;  // the distinct modules it waits for
   std::vector<std::uint32_t> es_consumed;   // per es_consumes declaration (token index), the es item
   std::vector<std::uint32_t> es_producers;  // the distinct condition producers it waits for
@@ -90,6 +96,8 @@ class graph {
   std::vector<es_node> es_nodes;
   std::vector<es_item> es_items;
   conditions source;  // the intervals and payloads of records
+  std::vector<product> lumi_products;        // made at end_luminosity_block
+  std::vector<std::uint32_t> end_lumi_order; // modules: makers of lumi products before their readers
   std::vector<std::vector<out_edge>> out;  // per module
   std::vector<path> paths;
   std::vector<path> end_paths;
@@ -126,6 +134,26 @@ void prepare_streams(const graph& g, unsigned streams);
 // The run an event belongs to (runs count from 1).
 constexpr std::uint32_t run_of(std::uint64_t event, std::uint64_t events_per_run) noexcept {
   return events_per_run == 0 ? 1 : static_cast<std::uint32_t>(event / events_per_run + 1);
+}
+
+// Where an event lies: its run, its luminosity block (counted from 1 in each run), and the end of
+// that lumi (one past its last event, at most `events`). Lumis of `per_lumi` events (0: one per
+// run) restart at each run's first event, so a run of a size that is not a multiple ends with a
+// shorter lumi.
+struct lumi_place {
+  std::uint32_t run;
+  std::uint32_t lumi;
+  std::uint64_t end;
+};
+constexpr lumi_place lumi_of(std::uint64_t event, std::uint64_t per_run, std::uint64_t per_lumi, std::uint64_t events) noexcept {
+  constexpr std::uint64_t most = ~std::uint64_t{0};
+  const auto add = [](std::uint64_t a, std::uint64_t b) { return b > most - a ? most : a + b; };  // saturating
+  const std::uint64_t run_start = per_run == 0 ? 0 : event / per_run * per_run;
+  const std::uint64_t run_end = per_run == 0 ? most : add(run_start, per_run);
+  const std::uint64_t in_run = event - run_start;
+  const std::uint64_t lumi = per_lumi == 0 ? 0 : in_run / per_lumi;
+  const std::uint64_t end = per_lumi == 0 ? run_end : std::min(run_end, add(run_start + lumi * per_lumi, per_lumi));
+  return {run_of(event, per_run), static_cast<std::uint32_t>(lumi + 1), std::min(end, events)};
 }
 
 }  // namespace heddle::fw::detail

@@ -35,19 +35,23 @@ void module_base::check_open(const char* what) const {
                            "' is in a process already: declare in the constructor");
 }
 
-std::uint32_t module_base::declare_consumes(input_tag tag, const std::type_info& type) {
+std::uint32_t module_base::declare_consumes(input_tag tag, const std::type_info& type, branch_type where) {
   check_open("consumes");
-  declared_.consumes.push_back({std::move(tag), &type});
+  declared_.consumes.push_back({std::move(tag), &type, where});
   return static_cast<std::uint32_t>(declared_.consumes.size() - 1);
 }
 
-std::uint32_t module_base::declare_produces(std::string instance, const detail::product_ops* ops) {
+std::uint32_t module_base::declare_produces(std::string instance, const detail::product_ops* ops, transition when) {
   check_open("produces");
+  if (when == transition::end_luminosity_block && kind_ == module_kind::stream)
+    throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" + instance +
+                           "': a stream module cannot make a luminosity-block product (each of its instances would "
+                           "make it); make it in a global:: or one:: module");
   for (const detail::produced& p : declared_.produces)
     if (p.instance == instance && *p.ops->type == *ops->type)
       throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" +
                              instance + "' declared twice");
-  declared_.produces.push_back({std::move(instance), ops});
+  declared_.produces.push_back({std::move(instance), ops, when});
   return static_cast<std::uint32_t>(declared_.produces.size() - 1);
 }
 

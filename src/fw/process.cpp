@@ -97,9 +97,11 @@ void prepare_streams(const graph& g, unsigned streams) {
       bool same = a.consumes.size() == b.consumes.size() && a.produces.size() == b.produces.size() &&
                   a.es_consumes.size() == b.es_consumes.size() && a.resources == b.resources;
       for (std::size_t i = 0; same && i < a.consumes.size(); ++i)
-        same = a.consumes[i].tag == b.consumes[i].tag && *a.consumes[i].type == *b.consumes[i].type;
+        same = a.consumes[i].tag == b.consumes[i].tag && *a.consumes[i].type == *b.consumes[i].type &&
+               a.consumes[i].where == b.consumes[i].where;
       for (std::size_t i = 0; same && i < a.produces.size(); ++i)
-        same = a.produces[i].instance == b.produces[i].instance && *a.produces[i].ops->type == *b.produces[i].ops->type;
+        same = a.produces[i].instance == b.produces[i].instance && *a.produces[i].ops->type == *b.produces[i].ops->type &&
+               a.produces[i].when == b.produces[i].when;
       if (!same)
         throw config_error(n.spec.label + ": stream " + std::to_string(n.instances.size()) +
                            "'s instance declares other products than stream 0's (each instance must declare the same)");

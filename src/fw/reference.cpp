@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "es_state.hpp"
@@ -56,10 +57,11 @@ class reference_event {
   reference_event(const reference_event&) = delete;
   reference_event& operator=(const reference_event&) = delete;
 
-  // Runs event `e` of run `run`; returns its share of the checksum.
-  std::uint64_t run(std::uint64_t e, std::uint32_t run) {
+  // Runs event `id`; returns its share of the checksum.
+  std::uint64_t run(const event_id& id) {
+    const std::uint64_t e = id.event;
     state_->release_products(g_);
-    state_->reset(g_, {run, 1, e});
+    state_->reset(g_, id);
     std::fill(ran_.begin(), ran_.end(), 0);
     for (std::size_t i = 0; i < g_.paths.size(); ++i)
       passed_[i] = detail::step_path(g_.paths[i], 0, *this) == detail::path_state::passed;
@@ -131,14 +133,28 @@ run_report run_single_threaded(process& p, const run_options& o) {
 
   detail::prepare_streams(g, 1);
   runs.begin_job(0);
+  std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
+  auto end_lumi = [&](std::uint64_t next) {
+    runs.end_lumi(*lumi, next);
+    const std::uint64_t c = lumi->checksum();
+    report.checksum += c;
+    report.runs.back().checksum += c;
+    lumi.reset();  // its products live until every end transition has run
+  };
   for (std::uint64_t e = 0; e < o.events; ++e) {
-    const std::uint32_t run = detail::run_of(e, o.events_per_run);
-    if (report.runs.empty() || report.runs.back().run != run) {
-      if (!report.runs.empty()) runs.end(report.runs.back().run, e);
-      runs.begin(run, e);
-      report.runs.push_back({run, 0, 0});
+    const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, o.events);
+    if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
+      if (lumi) end_lumi(e);
+      if (report.runs.empty() || report.runs.back().run != at.run) {
+        if (!report.runs.empty()) runs.end(report.runs.back().run, e);
+        runs.begin(at.run, e);
+        report.runs.push_back({at.run, 0, 0});
+      }
+      lumi = std::make_unique<detail::lumi_state>(g, luminosity_block_id{at.run, at.lumi});
+      ++report.runs.back().lumis;
+      runs.begin_lumi(*lumi, e);
     }
-    const std::uint64_t c = event.run(e, run);
+    const std::uint64_t c = event.run({at.run, at.lumi, e});
     report.checksum += c;
     report.runs.back().checksum += c;
     ++report.runs.back().events;
@@ -149,6 +165,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
       o.progress(report.events);
     }
   }
+  if (lumi) end_lumi(o.events);
   if (!report.runs.empty()) runs.end(report.runs.back().run, o.events);
   runs.end_job(o.events);
   if (o.progress) o.progress(report.events);

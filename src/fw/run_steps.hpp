@@ -1,16 +1,18 @@
-// What both processors share around events: what a module's failure says, and the begin-run and
-// end-run steps of every module.
+// What both processors share around events: what a module's failure says, and the job, run and
+// luminosity-block transitions of every module.
 #pragma once
 
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "es_state.hpp"
 #include "event_access.hpp"
 #include "graph.hpp"
+#include "lumi_state.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
@@ -23,36 +25,59 @@ inline std::exception_ptr dropped_handle() {
   return std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it"));
 }
 
-// The transitions of every module, in declaration order, every instance of a stream module. A
-// throw becomes a module_error naming the module, the transition and `event` (the run's first
-// event number at its beginning, the next one at its end).
+// The transitions of every module, in declaration order (end_luminosity_block in end_lumi_order),
+// every instance of a stream module. A throw becomes a module_error naming the module, the
+// transition and `event` (the run's or lumi's first event number at its beginning, the next one at
+// its end); the modules after it do not run that transition.
 class run_steps {
  public:
   // `es`: the conditions run transitions read (made in place where not yet made).
   run_steps(const graph& g, es_state* es) : g_(g), es_(es) {}
 
   void begin_job(std::uint64_t event) const {
-    each("begin_job", 0, event, [](module_base& m, const event_setup&) { m.begin_job(); });
+    each("begin_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.begin_job(); });
   }
   void end_job(std::uint64_t event) const {
-    each("end_job", 0, event, [](module_base& m, const event_setup&) { m.end_job(); });
+    each("end_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.end_job(); });
   }
   void begin(std::uint32_t number, std::uint64_t event) const {
-    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.begin_run(r, s); });
+    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.begin_run(r, s); });
   }
   void end(std::uint32_t number, std::uint64_t event) const {
-    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s) { m.end_run(r, s); });
+    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.end_run(r, s); });
+  }
+  void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
+    each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
+         [&](module_base& m, const event_setup& s, std::uint32_t i) { m.begin_luminosity_block(event_access::lumi(lumi, g_, i, false), s); },
+         nullptr, lumi.id.lumi);
+  }
+  void end_lumi(lumi_state& lumi, std::uint64_t event) const {
+    each(lumi_what("end_luminosity_block", lumi).c_str(), lumi.id.run, event,
+         [&](module_base& m, const event_setup& s, std::uint32_t i) {
+           luminosity_block l = event_access::lumi(lumi, g_, i, true);
+           m.end_luminosity_block(l, s);
+         },
+         &g_.end_lumi_order, lumi.id.lumi);
   }
 
  private:
+  static std::string lumi_what(const char* what, const lumi_state& lumi) {
+    return std::string(what) + " (lumi " + std::to_string(lumi.id.lumi) + ")";
+  }
+
+  // step(instance, setup, module index) for every instance of every module; `order`: the modules
+  // in the order to run them, null: in declaration order.
+  // Conditions are those of (run, its first lumi) for run transitions, of the lumi for lumi ones.
   template <class Step>
-  void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step) const {
-    for (std::uint32_t i = 0; i < g_.size(); ++i) {
+  void each(const char* what, std::uint32_t run, std::uint64_t event, const Step& step,
+            const std::vector<std::uint32_t>* order = nullptr, std::uint32_t lumi = 1) const {
+    for (std::uint32_t k = 0; k < g_.size(); ++k) {
+      const std::uint32_t i = order ? (*order)[k] : k;
       const node& n = g_.nodes[i];
-      const event_setup setup = event_access::setup(g_, i, run ? es_ : nullptr, run, 1);
+      const event_setup setup = event_access::setup(g_, i, run ? es_ : nullptr, run, lumi);
       for (const auto& m : n.instances) {
         try {
-          step(*m, setup);
+          step(*m, setup, i);
         } catch (...) {
           throw module_error(n.spec.label, event, run, std::string(what) + ": " + exception_text(std::current_exception()));
         }

@@ -10,6 +10,7 @@
 #include <bit>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <map>
 #include <memory>
@@ -56,7 +57,17 @@ class engine final : public detail::acquire_sink {
         ready_(rt_.num_threads() + 1),
         es_(g, [this](detail::es_state::waiter w) { conditions_ready(static_cast<event_state*>(w.first), w.second); }),
         steps_(g, &es_),
-        events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)) {
+        transitions_(rt_, "heddle::fw transitions"),
+        events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)),
+        max_lumis_(std::max(1u, o.concurrent_lumis)) {
+    // CMS's rule: a one:: module's transitions may not overlap its events, nor a stream module's
+    // instances' lumi transitions the events of their stream, so such a process runs one lumi at a
+    // time (a barrier between lumis, as between runs).
+    for (std::uint32_t m = 0; max_lumis_ > 1 && m < g.size(); ++m)
+      if (g.nodes[m].kind() != module_kind::global) {
+        max_lumis_ = 1;
+        lumis_limited_by_ = g.nodes[m].spec.label;
+      }
     // Queues only where a kind asks for one, all on rt_ (a default-constructed serial_queue would
     // be a queue of the default runtime, and start it): a one:: module's own, or one per shared
     // resource, which its modules hold in name order.
@@ -82,7 +93,7 @@ class engine final : public detail::acquire_sink {
   // The times cover the events only: starting the workers is setup, like reading the configuration.
   void run(run_report& report) {
     detail::usage_probe usage;
-    tasks_.async([this] { next_run(); });
+    advance();
     std::unique_lock lock(m_);
     unsigned threads = 0;
     while (!finished_) {
@@ -99,6 +110,8 @@ class engine final : public detail::acquire_sink {
     report.runs = runs_;
     for (const run_checksum& r : runs_) report.checksum += r.checksum;
     report.peak_in_flight = peak_in_flight_;
+    report.concurrent_lumis = max_lumis_;
+    report.lumis_limited_by = lumis_limited_by_;
     report.os_threads = std::max(threads, detail::usage_probe::os_threads());
     report.wall_s = usage.wall_s();
     report.cpu_s = usage.cpu_s();
@@ -129,17 +142,137 @@ class engine final : public detail::acquire_sink {
   heddle::core_detail::runtime_core* core() const noexcept override { return heddle::core_detail::access::core_of(rt_); }
 
  private:
-  // --- the source: events into slots, runs one after another.
+  // --- the source: events into slots, lumis and runs one after another.
+  //
+  // Everything here is decided under m_ by advance(), after whatever changed the picture (an event
+  // done, a transition over), and carried out outside it: events started into free slots, and
+  // transitions posted to transitions_, a serial queue, so that no two transitions ever overlap
+  // and each sees the one before it done. A lumi is begun (begin_luminosity_block) before its
+  // first event starts, once every event of the lumi before it has started and fewer than
+  // max_lumis_ are open; it ends (end_luminosity_block) when its events are all done and every lumi
+  // before it has ended; a run boundary comes when no lumi is open or beginning and the next event
+  // lies in another run (or there is none): end_run, begin_run, end_job.
 
-  // Between runs (and at the start): nothing is in flight. End the run that was, begin the next,
-  // start its first events.
-  void next_run() {
+  // A lumi from the decision to begin it until its end transitions are done.
+  struct open_lumi {
+    detail::lumi_state state;  // its products
+    std::uint64_t first, end;  // its events: [first, end)
+    std::uint64_t started = 0, done = 0;
+    bool begun = false, ending = false;
+    open_lumi(const detail::graph& g, const detail::lumi_place& at, std::uint64_t first_event)
+        : state(g, {at.run, at.lumi}), first(first_event), end(at.end) {}
+  };
+
+  // What advance() decided, to do outside the lock.
+  struct steps {
+    std::vector<event_state*> start;
+    open_lumi* begin = nullptr;
+    open_lumi* end = nullptr;
+    bool run_boundary = false;
+  };
+
+  void advance() {
+    steps todo;
+    {
+      std::lock_guard lock(m_);
+      decide(todo);
+    }
+    carry_out(todo);
+  }
+
+  // Under m_.
+  void decide(steps& todo) {
+    // End the oldest lumi once its events are done (all of them, or those started before a stop).
+    if (!lumis_.empty()) {
+      open_lumi& l = *lumis_.front();
+      if (l.begun && !l.ending && l.done == l.started && (l.first + l.started == l.end || stopping())) {
+        l.ending = true;
+        todo.end = &l;
+      }
+    }
+    // Start the newest lumi's events into free slots.
+    if (!lumis_.empty() && lumis_.back()->begun) {
+      open_lumi& l = *lumis_.back();
+      while (!stopping() && in_flight_ < events_in_flight_ && next_event_ < l.end) {
+        event_state* e = take_slot();
+        e->reset(g_, {l.state.id.run, l.state.id.lumi, next_event_++});
+        ++l.started;
+        ++in_flight_;
+        todo.start.push_back(e);
+      }
+      peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+    }
+    // Begin the next lumi of the run once the newest one's events have all started.
+    if (run_open_ && !beginning_ && !stopping() && next_event_ < o_.events && lumis_.size() < max_lumis_ &&
+        (lumis_.empty() || next_event_ >= lumis_.back()->end)) {
+      const detail::lumi_place at = detail::lumi_of(next_event_, o_.events_per_run, o_.events_per_lumi, o_.events);
+      if (at.run == runs_.back().run) {
+        lumis_.push_back(std::make_unique<open_lumi>(g_, at, next_event_));
+        ++runs_.back().lumis;
+        beginning_ = true;
+        todo.begin = lumis_.back().get();
+      }
+    }
+    // Between runs (and at the start and the end): nothing open, nothing in flight.
+    if (!boundary_pending_ && !beginning_ && lumis_.empty() &&
+        (!run_open_ || stopping() || next_event_ >= o_.events ||
+         detail::run_of(next_event_, o_.events_per_run) != runs_.back().run)) {
+      boundary_pending_ = true;
+      todo.run_boundary = true;
+    }
+  }
+
+  void carry_out(steps& todo) {
+    if (todo.end) transitions_.async([this, l = todo.end] { end_lumi(*l); });
+    if (todo.begin) transitions_.async([this, l = todo.begin] { begin_lumi(*l); });
+    if (todo.run_boundary) transitions_.async([this] { run_boundary(); });
+    for (event_state* e : todo.start) start_event(e);
+  }
+
+  void begin_lumi(open_lumi& l) {
+    bool failed = false;
+    try {
+      steps_.begin_lumi(l.state, l.first);
+    } catch (const module_error& x) {
+      record_error(x);
+      failed = true;
+    }
+    {
+      std::lock_guard lock(m_);
+      beginning_ = false;
+      if (failed) lumis_.pop_back();  // it is the newest; none of its events started, it is not ended
+      else l.begun = true;
+    }
+    advance();
+  }
+
+  void end_lumi(open_lumi& l) {
+    try {
+      steps_.end_lumi(l.state, l.end);
+    } catch (const module_error& x) {
+      record_error(x);
+    }
+    const std::uint64_t c = l.state.checksum();
+    std::unique_ptr<open_lumi> over;  // its products die here, once every end transition has run
+    {
+      std::lock_guard lock(m_);
+      runs_.back().checksum += c;
+      over = std::move(lumis_.front());
+      lumis_.pop_front();
+    }
+    over.reset();
+    advance();
+  }
+
+  // No lumi open or beginning, no event in flight: end the run that was, begin the next, or end
+  // the job.
+  void run_boundary() {
     std::uint32_t ending = 0, beginning = 0;
     bool first = false;
     {
       std::lock_guard lock(m_);
       first = runs_.empty();
-      if (!runs_.empty()) ending = runs_.back().run;
+      if (run_open_) ending = runs_.back().run;
       if (!stopping() && next_event_ < o_.events) beginning = detail::run_of(next_event_, o_.events_per_run);
     }
     try {
@@ -156,26 +289,18 @@ class engine final : public detail::acquire_sink {
       } catch (const module_error& x) {
         record_error(x);
       }
+      std::lock_guard lock(m_);
+      finished_ = true;
+      done_cv_.notify_all();
+      return;  // the engine may be gone as soon as the lock is released
     }
-    std::vector<event_state*> start;
     {
       std::lock_guard lock(m_);
-      if (!beginning) {
-        finished_ = true;
-        done_cv_.notify_all();
-        return;
-      }
       runs_.push_back({beginning, 0, 0});
-      while (in_flight_ < events_in_flight_ && next_event_ < o_.events &&
-             detail::run_of(next_event_, o_.events_per_run) == beginning) {
-        event_state* e = take_slot();
-        e->reset(g_, {beginning, 1, next_event_++});
-        start.push_back(e);
-        ++in_flight_;
-      }
-      peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+      run_open_ = true;
+      boundary_pending_ = false;
     }
-    for (event_state* e : start) start_event(e);
+    advance();
   }
 
   event_state* take_slot() {
@@ -196,24 +321,19 @@ class engine final : public detail::acquire_sink {
     const std::uint64_t c = sum.finish(e->id.event);
     e->release_products(g_);
 
-    bool again = false, boundary = false;
+    steps todo;
     {
       std::lock_guard lock(m_);
       runs_.back().checksum += c;
       ++runs_.back().events;
       ++done_;
       --in_flight_;
-      if (!stopping() && next_event_ < o_.events && detail::run_of(next_event_, o_.events_per_run) == runs_.back().run) {
-        e->reset(g_, {runs_.back().run, 1, next_event_++});
-        ++in_flight_;
-        again = true;
-      } else {
-        free_.push_back(e);
-        boundary = in_flight_ == 0;
-      }
+      for (const auto& l : lumis_)  // at most max_lumis_
+        if (l->state.id.lumi == e->id.lumi) ++l->done;
+      free_.push_back(e);  // taken again first: the next event reuses the slot while it is warm
+      decide(todo);
     }
-    if (again) start_event(e);
-    else if (boundary) next_run();
+    carry_out(todo);
   }
 
   // --- one event.
@@ -528,13 +648,20 @@ class engine final : public detail::acquire_sink {
   detail::ready_queue ready_;
   detail::es_state es_;  // conditions: one cell per condition producer and interval, prefetched
   detail::run_steps steps_;
+  serial_queue transitions_;  // every transition (job, run, lumi), one at a time
   const std::uint64_t events_in_flight_;
+  unsigned max_lumis_ = 1;          // lumis open at once
+  std::string lumis_limited_by_;    // the one:: or stream module that limited max_lumis_ to 1
 
   std::mutex m_;
   std::condition_variable done_cv_;
   std::vector<event_state*> slots_, free_;
   std::uint64_t next_event_ = 0, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
   std::vector<run_checksum> runs_;
+  std::deque<std::unique_ptr<open_lumi>> lumis_;  // open (or beginning) lumis, oldest first
+  bool run_open_ = false;          // a run has begun (runs_.back()); its end is the next boundary
+  bool beginning_ = false;         // lumis_.back()'s begin transition is posted, not over
+  bool boundary_pending_ = false;  // a run boundary is posted, not over
   bool finished_ = false;
   std::atomic<bool> stopping_{false};
   std::optional<module_error> error_;

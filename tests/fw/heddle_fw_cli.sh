@@ -127,6 +127,26 @@ for bad in "options nSimultaneousEvents -1 expected a count" "options nSimultane
   expect 2 "file: $key $value" "$tmp/$key$value.json: process.$section.$key: $why" "$tmp/$key$value.json"
 done
 
+# Luminosity blocks: the options' bad values, the keys' errors naming the key, and a run with lumis
+# that reports them and keeps the checksum of the run without (the built-in modules make no lumi
+# products).
+bad_values "$simple" -- --events-per-lumi -2 0 x -- --concurrent-lumis -1 0 1000001
+setting lumis_alone "$options" "$src,\"lumisPerRun\":3"
+expect 2 "file: lumisPerRun alone" "process.source.lumisPerRun: needs eventsPerLumi" "$tmp/lumis_alone.json"
+setting lumis_and_run "$options" "$src,\"eventsPerLumi\":2,\"lumisPerRun\":3,\"eventsPerRun\":6"
+expect 2 "file: lumisPerRun with eventsPerRun" "process.source.lumisPerRun: give eventsPerRun or lumisPerRun" "$tmp/lumis_and_run.json"
+setting no_lumis "$(with "$options" numberOfConcurrentLuminosityBlocks 0)" "$src"
+expect 2 "file: no concurrent lumis" "process.options.numberOfConcurrentLuminosityBlocks: expected at least 1" "$tmp/no_lumis.json"
+setting lumis "$(with "$options" numberOfConcurrentLuminosityBlocks 3)" "$src,\"eventsPerLumi\":3,\"lumisPerRun\":2"
+if ! timeout 120 "$bin" "$tmp/lumis.json" -q --threads 2 >"$tmp/out" 2>"$tmp/err"; then
+  fail "a run with lumis: $(cat "$tmp/err")"
+else
+  grep -qF "events            20 in 4 runs" "$tmp/out" || fail "lumis: runs of 2 lumis of 3 events: $(cat "$tmp/out")"
+  grep -qF "lumis             7, 3 open at once" "$tmp/out" || fail "lumis: the report: $(cat "$tmp/out")"
+  plain=$(timeout 120 "$bin" "$tmp/lumis.json" -q --single-threaded --events-per-lumi 1000 | grep checksum)
+  [[ $plain == "$(grep checksum "$tmp/out")" ]] || fail "lumis changed the checksum: $plain, $(grep checksum "$tmp/out")"
+fi
+
 # Modules that throw: exit 1, the module's label and the event; both processors.
 for single in "" --single-threaded; do
   expect 1 "throwing filter $single" "module 'veto' failed on event " "$configs/throwing_filter.json" --time-scale 1e-3 $single

@@ -56,6 +56,13 @@ void print_report(std::FILE* out, const run_description& what, const run_report&
                r.workers, r.workers == 1 ? "" : "s", to_string(what.timing.wait), what.timing.time_scale);
   std::fprintf(out, "  events            %" PRIu64 " in %zu run%s\n", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
   std::fprintf(out, "  events in flight  %" PRIu64 " (peak %" PRIu64 ")\n", what.options.events_in_flight, r.peak_in_flight);
+  if (what.options.events_per_lumi != 0 || what.options.concurrent_lumis > 1) {
+    std::uint64_t lumis = 0;
+    for (const run_checksum& x : r.runs) lumis += x.lumis;
+    std::fprintf(out, "  lumis             %" PRIu64 ", %u open at once%s%s%s\n", lumis, r.concurrent_lumis,
+                 r.lumis_limited_by.empty() ? "" : " (limited to 1 by the one:: or stream module '",
+                 r.lumis_limited_by.c_str(), r.lumis_limited_by.empty() ? "" : "')");
+  }
   std::fprintf(out, "  wall              %.3f s\n", r.wall_s);
   std::fprintf(out, "  cpu               %.3f s\n", r.cpu_s);
   std::fprintf(out, "  events/s          %.2f\n", r.events_per_s());
@@ -66,7 +73,8 @@ void print_report(std::FILE* out, const run_description& what, const run_report&
 
 nlohmann::json report_json(const run_description& what, const run_report& r) {
   nlohmann::json runs = nlohmann::json::array();
-  for (const run_checksum& x : r.runs) runs.push_back({{"run", x.run}, {"events", x.events}, {"checksum", hex(x.checksum)}});
+  for (const run_checksum& x : r.runs)
+    runs.push_back({{"run", x.run}, {"events", x.events}, {"lumis", x.lumis}, {"checksum", hex(x.checksum)}});
   return {
       {"config", what.config},
       {"processor", what.processor},
@@ -82,6 +90,8 @@ nlohmann::json report_json(const run_description& what, const run_report& r) {
       {"checksum", hex(r.checksum)},
       {"peak_rss_bytes", r.peak_rss_bytes},
       {"threads", r.os_threads},
+      {"concurrent_lumis", r.concurrent_lumis},
+      {"lumis_limited_by", r.lumis_limited_by},
       {"runs", runs},
   };
 }

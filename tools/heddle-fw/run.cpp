@@ -25,7 +25,8 @@ namespace {
 struct cli {
   std::string config;
   std::optional<unsigned> threads;
-  std::optional<std::uint64_t> in_flight, events, per_run;
+  std::optional<std::uint64_t> in_flight, events, per_run, per_lumi;
+  std::optional<unsigned> concurrent_lumis;
   std::optional<double> time_scale;
   std::optional<unsigned> idle_spin_us;
   std::string wait, busy_scale = "config";
@@ -69,6 +70,12 @@ int run_main(int argc, char** argv) {
       ->check(heddle::tool::whole_number(1, UINT64_MAX));
   app.add_option("--events-per-run", c.per_run, "events per run (default: source.eventsPerRun, else one run)")
       ->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--events-per-lumi", c.per_lumi,
+                 "events per luminosity block (default: source.eventsPerLumi, else one lumi per run)")
+      ->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--concurrent-lumis", c.concurrent_lumis,
+                 "luminosity blocks open at once (default: numberOfConcurrentLuminosityBlocks, else 1)")
+      ->check(heddle::tool::whole_number(1, max_concurrent_lumis));
   app.add_option("--time-scale", c.time_scale, "multiplies every module time (default: options.timeScale, else 1)")
       ->check(heddle::tool::real_number(false));
   app.add_option("--wait", c.wait, "how timing modules wait: busy, sleep, timer (no thread held) or configured")
@@ -131,6 +138,8 @@ int run_main(int argc, char** argv) {
     options.events_in_flight = c.single ? 1 : c.in_flight.value_or(config.events_in_flight);
     options.events = c.events.value_or(config.events);
     options.events_per_run = c.per_run.value_or(config.events_per_run);
+    options.events_per_lumi = c.per_lumi.value_or(config.events_per_lumi);
+    options.concurrent_lumis = c.concurrent_lumis.value_or(config.concurrent_lumis);
     // Spinning pays when modules keep the workers busy and hand each other work; with timer waits
     // the workers are woken by the timer engine, and spinning in between only burns CPU.
     options.idle_spin = std::chrono::microseconds(c.idle_spin_us.value_or(timing.wait == wait_mode::timer ? 50 : 500));

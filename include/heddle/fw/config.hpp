@@ -69,6 +69,7 @@ struct path_config {
 inline constexpr unsigned max_threads = 4096;
 inline constexpr std::uint64_t max_events_in_flight = 100000000;
 inline constexpr unsigned max_idle_spin_us = 1000000;
+inline constexpr unsigned max_concurrent_lumis = 1000000;
 
 struct process_config {
   std::string file;   // as given, for messages
@@ -85,9 +86,11 @@ struct process_config {
   std::string json_file;                 // json: write the report there
   std::string timeline_file;             // timeline: write every module execution there
   std::optional<unsigned> idle_spin_us;  // idleSpinUs
+  unsigned concurrent_lumis = 1;         // numberOfConcurrentLuminosityBlocks (CMS's name), >= 1
   // process.source
   std::uint64_t events = 0;              // iterations (a number or a string of one)
-  std::uint64_t events_per_run = 0;      // eventsPerRun (extension); 0: one run
+  std::uint64_t events_per_run = 0;      // eventsPerRun (extension), or eventsPerLumi x lumisPerRun; 0: one run
+  std::uint64_t events_per_lumi = 0;     // eventsPerLumi (extension); 0: one lumi per run
   std::vector<module_config> modules;    // producers, filters, analyzers (extension), outputs (extension)
   std::vector<module_config> es_producers;  // esProducers (extension): registered condition producer types
   std::string conditions_file;  // esSources' JsonConditionsSource "file", relative to the configuration's folder

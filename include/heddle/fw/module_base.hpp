@@ -3,8 +3,8 @@
 //
 // A module derives from one of the kinds of global.hpp, stream.hpp or one.hpp (EDProducer,
 // EDFilter, EDAnalyzer, OutputModule); module_base holds what they share: the declarations
-// (consumes, produces, es_consumes), the transitions (job, run) and the module's label. The kinds
-// differ in how much concurrency the module's code tolerates:
+// (consumes, produces, es_consumes), the transitions (job, run, luminosity block) and the module's
+// label. The kinds differ in how much concurrency the module's code tolerates:
 //   global::  one instance, called concurrently for many events: its event methods are const;
 //   stream::  one instance per stream (concurrent event slot): members need no lock;
 //   one::     one instance, one event at a time, on the module's serial queue; with
@@ -24,6 +24,7 @@
 #include "heddle/fw/event.hpp"
 #include "heddle/fw/event_setup.hpp"
 #include "heddle/fw/input_tag.hpp"
+#include "heddle/fw/luminosity_block.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {
@@ -67,13 +68,26 @@ class HEDDLE_EXPORT module_base {
   const std::string& label() const noexcept { return label_; }
 
   // Transitions, in order: begin_job once before the first event, begin_run / end_run around
-  // each run's events, end_job once after the last. Never concurrently with this module's event
-  // methods or with another transition; for stream modules, once per instance (stream).
-  // An exception stops the job, naming the module and the transition.
+  // each run's events, inside a run begin_luminosity_block before the first event of each lumi and
+  // end_luminosity_block once its last event is done, end_job once after the last. Transitions
+  // never run concurrently with one another; for stream modules each runs once per instance
+  // (stream). Job and run transitions never overlap event methods. Lumi transitions overlap none
+  // either with run_options::concurrent_lumis 1 (the default, and what the processors use whenever
+  // the process has a one:: or stream module); with more, a global:: module's lumi transitions may
+  // run while its event methods run for events of another lumi (begin of lumi L+1 beside the last
+  // events of L, end of L beside the first events of L+1): state kept per lumi must be keyed by
+  // lumi and synchronised. end_luminosity_block runs in an order where a module making a
+  // luminosity-block product comes before the modules that read it (consumes(tag, in_lumi)),
+  // otherwise in the order modules were added. An exception stops the job, naming the module and
+  // the transition: no further event starts; in the threaded processor the lumis that began
+  // without error and the run still end (docs/fw.md, "Runs and luminosity blocks").
   virtual void begin_job() {}
   virtual void end_job() {}
   virtual void begin_run(const run& /*r*/, const event_setup& /*setup*/) {}
   virtual void end_run(const run& /*r*/, const event_setup& /*setup*/) {}
+  virtual void begin_luminosity_block(const luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
+  // The lumi is not const here: the module makes its luminosity-block products in it.
+  virtual void end_luminosity_block(luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
 
   // About how long one event's call takes, waits included, in seconds; 0 if unknown. A hint: the
   // threaded processor runs first what lies on the longest remaining chain of work, and learns
@@ -84,17 +98,22 @@ class HEDDLE_EXPORT module_base {
   module_base(module_kind kind, module_role role, bool external) noexcept : kind_(kind), role_(role), external_(external) {}
 
   // Declarations, in the constructor only (std::logic_error once the module is in a process).
-  // Reads product `tag` of type T: finalize() checks that some module makes it and fails naming
-  // both modules and the type otherwise.
+  // Reads product `tag` of type T, from the event, or with `where` in_lumi the luminosity-block
+  // product of that tag (read in end_luminosity_block). finalize() checks that some module makes
+  // it, in the event or at end_luminosity_block as `where` says, and fails naming both modules and
+  // the type otherwise.
   template <class T>
-  get_token<T> consumes(input_tag tag) {
-    return get_token<T>(declare_consumes(std::move(tag), typeid(T)));
+  get_token<T> consumes(input_tag tag, branch_type where = in_event) {
+    return get_token<T>(declare_consumes(std::move(tag), typeid(T), where));
   }
-  // Writes a product of type T, instance `instance` ("" is the default). std::logic_error if the
-  // module already declared a T of that instance.
+  // Writes a product of type T, instance `instance` ("" is the default), in each event, or with
+  // `when` transition::end_luminosity_block once per lumi in end_luminosity_block (CMS's
+  // produces<T, edm::Transition::EndLuminosityBlock>(instance)). std::logic_error if the module
+  // already declared a T of that instance, or for a luminosity-block product of a stream module
+  // (each of its instances would make it: CMS's stream modules cannot either).
   template <class T>
-  put_token<T> produces(std::string instance = {}) {
-    return put_token<T>(declare_produces(std::move(instance), &detail::ops_of<T>));
+  put_token<T> produces(std::string instance = {}, transition when = transition::event) {
+    return put_token<T>(declare_produces(std::move(instance), &detail::ops_of<T>, when));
   }
   // Reads conditions data T of record R (the data labelled `label` where a record holds several).
   template <class T, class R>
@@ -111,8 +130,8 @@ class HEDDLE_EXPORT module_base {
   virtual bool call(event& e, const event_setup& setup) = 0;
   virtual void call_acquire(const event& e, const event_setup& setup, async_handle handle) = 0;
 
-  std::uint32_t declare_consumes(input_tag tag, const std::type_info& type);
-  std::uint32_t declare_produces(std::string instance, const detail::product_ops* ops);
+  std::uint32_t declare_consumes(input_tag tag, const std::type_info& type, branch_type where);
+  std::uint32_t declare_produces(std::string instance, const detail::product_ops* ops, transition when);
   std::uint32_t declare_es_consumes(const std::type_info& type, const std::type_info& record, std::string label);
   void check_open(const char* what) const;
 

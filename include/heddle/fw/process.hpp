@@ -71,9 +71,12 @@ class HEDDLE_EXPORT process {
   void add_end_path(std::string name, std::vector<std::string> outputs);
 
   // Resolves labels and checks the whole: unique labels; every consumed (tag, type) made by
-  // exactly one module (a mismatch names both modules and the types); every es_consumes made by
-  // exactly one condition producer (naming the module, type and record); paths of filters, end
-  // paths of output modules; no dependency cycle (the cycle is printed). config_error otherwise.
+  // exactly one module, in the event or at end_luminosity_block as the consumes says (a mismatch
+  // names both modules and the types); every es_consumes made by exactly one condition producer
+  // (naming the module, type and record); paths of filters, end paths of output modules; no
+  // dependency cycle (the cycle is printed), none through luminosity-block products either; and
+  // orders the end_luminosity_block transitions (makers of lumi products first). config_error
+  // otherwise.
   // Idempotent; the processors call it.
   void finalize();
 

@@ -21,6 +21,14 @@ struct run_options {
   std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
   std::uint64_t events = 1;
   std::uint64_t events_per_run = 0;   // 0: every event in run 1
+  // Luminosity blocks of this many events, counted from 1 in each run (a run whose size is not a
+  // multiple ends with a shorter one); 0: one lumi per run. Each event's id().lumi says which.
+  std::uint64_t events_per_lumi = 0;
+  // Lumis open at once in the threaded processor (CMS's numberOfConcurrentLuminosityBlocks; 0
+  // counts as 1): with N > 1 the events of the next lumi start while the last events of the
+  // previous ones finish. Limited to 1 when the process has a one:: or stream module
+  // (run_report::lumis_limited_by). Runs stay a barrier: no lumi of run R+1 begins before R ended.
+  unsigned concurrent_lumis = 1;
   // How long an idle worker keeps looking for work before it sleeps. Longer than the runtime's
   // default: with few events in flight a module's consumers are often made ready just after a
   // worker ran out of work, and waking a sleeping thread costs tens of microseconds each time.
@@ -33,12 +41,13 @@ struct run_options {
 struct run_checksum {
   std::uint32_t run;
   std::uint64_t events;
-  std::uint64_t checksum;
+  std::uint64_t checksum;  // its events' and, per lumi, its luminosity-block products'
+  std::uint32_t lumis = 0;
 };
 
 struct run_report {
   std::uint64_t events = 0;      // events done
-  std::uint64_t checksum = 0;    // over every event's products and path decisions
+  std::uint64_t checksum = 0;    // over every event's products and path decisions, and every lumi's products
   std::vector<run_checksum> runs;
   double wall_s = 0;
   double cpu_s = 0;              // user + system of the whole process during the run
@@ -46,6 +55,8 @@ struct run_report {
   unsigned os_threads = 0;       // the most OS threads the process had during the run
   unsigned workers = 0;          // worker threads (1 for the single-threaded processor)
   std::uint64_t peak_in_flight = 0;
+  unsigned concurrent_lumis = 1;   // lumis the processor let be open at once (1 single-threaded)
+  std::string lumis_limited_by;    // the one:: or stream module that limited them to 1, if one did
   double events_per_s() const noexcept { return wall_s > 0 ? double(events) / wall_s : 0; }
 };
 

@@ -18,7 +18,20 @@ namespace detail {
 inline constexpr std::uint32_t no_index = 0xffffffffu;
 }
 
-// Reads a product of type T: event::get(token) gives a const T&.
+// When a product is made (module_base::produces): in an event, or in a luminosity block's end
+// transition (end_luminosity_block). CMS spells the second produces<T, edm::Transition::
+// EndLuminosityBlock>(instance); here it is produces<T>(instance, transition::end_luminosity_block).
+enum class transition : std::uint8_t { event, end_luminosity_block };
+
+// Where a product is read from (module_base::consumes): the event (the default) or the luminosity
+// block (luminosity_block::get, in end_luminosity_block). CMS's consumes<T, edm::InLumi>(tag) is
+// consumes<T>(tag, in_lumi) here: the same tokens read both, as CMS's EDGetTokenT does.
+enum class branch_type : std::uint8_t { in_event, in_lumi };
+inline constexpr branch_type in_event = branch_type::in_event;
+inline constexpr branch_type in_lumi = branch_type::in_lumi;
+
+// Reads a product of type T: event::get(token) gives a const T& (luminosity_block::get for a
+// product consumed in_lumi).
 template <class T>
 class get_token {
  public:
@@ -32,7 +45,8 @@ class get_token {
   std::uint32_t index_ = detail::no_index;
 };
 
-// Writes a product of type T: event::put(token, value) or event::emplace(token, args...).
+// Writes a product of type T: event::put(token, value) or event::emplace(token, args...)
+// (luminosity_block's, for a product made at transition::end_luminosity_block).
 template <class T>
 class put_token {
  public:

@@ -8,17 +8,20 @@
 
 #include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/input_tag.hpp"
+#include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw::detail {
 
 struct consumed {
   input_tag tag;
   const std::type_info* type;
+  branch_type where = in_event;
 };
 
 struct produced {
   std::string instance;
   const product_ops* ops;
+  transition when = transition::event;
 };
 
 struct es_consumed {
