@@ -234,3 +234,56 @@ TEST(Conditions, DeclarationsAreChecked) {
   };
   EXPECT_THROW(two_records{}, std::logic_error);
 }
+
+namespace {
+// Reads the calibration in its lumi transitions and per event, recording what each lumi and event saw.
+class lumi_watcher final : public fw::global::EDAnalyzer<> {
+ public:
+  void analyze(const fw::event& e, const fw::event_setup& s) const override {
+    std::lock_guard lock(m);
+    per_event[e.id().event] = {e.id().lumi, s.get(calibration_).scale};
+  }
+  void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup& s) override {
+    std::lock_guard lock(m);
+    per_lumi[l.number()] = s.get(calibration_).scale;
+  }
+  mutable std::mutex m;
+  mutable std::map<std::uint64_t, std::pair<std::uint32_t, double>> per_event;
+  std::map<std::uint32_t, double> per_lumi;
+
+ private:
+  fw::es_token<Calibration, CalibrationRecord> calibration_ = es_consumes<Calibration, CalibrationRecord>();
+};
+}  // namespace
+
+TEST(Conditions, ChangeAtLumiBoundaries) {
+  for (unsigned concurrent : {1u, 2u, 3u})
+    for (bool threaded : {false, true}) {
+      fw::process p("lumi conditions");
+      std::atomic<int> calls{0};
+      p.add_es<calibration_producer>({.label = "calibration"}, &calls);
+      lumi_watcher& w = p.add<lumi_watcher>({.label = "watcher"});
+      p.add_end_path("end", {"watcher"});
+      // Lumis 1-2 at scale 2, 3 at scale 5, 4 onwards at scale 10.
+      p.set_conditions(fw::conditions::from_json(R"({"records": {"CalibrationRecord": [
+          {"firstRun": 1, "payload": {"scale": 2.0}}, {"firstRun": 1, "firstLumi": 3, "payload": {"scale": 5.0}},
+          {"firstRun": 1, "firstLumi": 4, "payload": {"scale": 10.0}}]}})",
+                                                 "lumis.json"));
+      fw::run_options o;
+      o.events = 30;
+      o.events_per_lumi = 5;  // lumis 1..6 of run 1
+      o.concurrent_lumis = concurrent;
+      o.threads = threaded ? 2 : 1;
+      o.events_in_flight = threaded ? 8 : 1;
+      threaded ? fw::run_threaded(p, o) : fw::run_single_threaded(p, o);
+      auto scale = [](std::uint32_t lumi) { return lumi <= 2 ? 2.0 : lumi == 3 ? 5.0 : 10.0; };
+      ASSERT_EQ(w.per_event.size(), 30u);
+      for (const auto& [event, seen] : w.per_event) {
+        EXPECT_EQ(seen.first, event / 5 + 1) << "event " << event;
+        EXPECT_EQ(seen.second, scale(seen.first)) << "event " << event;
+      }
+      ASSERT_EQ(w.per_lumi.size(), 6u);
+      for (const auto& [lumi, s] : w.per_lumi) EXPECT_EQ(s, scale(lumi)) << "lumi " << lumi;
+      EXPECT_EQ(calls.load(), 3) << concurrent << " concurrent lumis, threaded " << threaded;
+    }
+}
