@@ -81,6 +81,11 @@ inline probe_decl decl(std::string label, heddle::fw::module_role role = heddle:
                        std::vector<std::string> inputs = {}) {
   return {std::move(label), role, std::move(inputs), false, {}, {}};
 }
+// A one:: probe: on its own queue, or on `resources` ("" for the legacy resource).
+inline probe_decl one_decl(std::string label, heddle::fw::module_role role = heddle::fw::module_role::producer,
+                           std::vector<std::string> inputs = {}, std::vector<std::string> resources = {}) {
+  return {std::move(label), role, std::move(inputs), true, std::move(resources), {}};
+}
 
 // The part of a probe its kind does not change: its function, its input tokens and its calls. A
 // producer puts the function's result (one std::int64_t, the default instance); a filter passes
