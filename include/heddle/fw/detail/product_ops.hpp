@@ -28,10 +28,13 @@ template <class T>
 inline constexpr bool in_place_product = sizeof(T) <= sizeof(void*) && alignof(T) <= alignof(void*) &&
                                          std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
 
+// The product of type T at `product`: the address event::slot_to_read gives (and the checksum's
+// digest reads), which is the slot itself for a product stored in place and the pointer the slot
+// holds otherwise.
 template <class T>
-const T* product_in(const void* slot) noexcept {
-  if constexpr (in_place_product<T>) return std::launder(static_cast<const T*>(slot));
-  else return *static_cast<T* const*>(slot);
+const T* product_in(const void* product) noexcept {
+  if constexpr (in_place_product<T>) return std::launder(static_cast<const T*>(product));
+  else return static_cast<const T*>(product);
 }
 
 template <class T>
