@@ -344,6 +344,53 @@ TEST(ExternalWorkKinds, EveryKindBothFormsBothProcessors) {
     }
 }
 
+// produce() runs once acquire() has returned, even when the handle is completed inside it (or by
+// the timer engine, or by a future, before it returns): a stream:: or one:: module's members need no
+// lock between its acquire and its produce either. Here acquire completes its handle, then goes on
+// for a while (as code that completes first and tidies up after does); produce must not see it busy.
+template <class Base>
+class completes_early final : public Base {
+ public:
+  completes_early(std::atomic<long>* overlaps, int how)
+      : overlaps_(overlaps), how_(how), out_(this->template produces<std::int64_t>()) {}
+  void acquire(const event&, const event_setup&, async_handle h) override {
+    busy_ = true;
+    if (how_ == 0) h.done();
+    else if (how_ == 1) h.done_at(clock_type::now());
+    else h.after(heddle::sleep_for(0us));
+    std::this_thread::sleep_for(300us);  // another worker is free to start produce meanwhile
+    ++calls_;  // a plain member: TSan sees produce reading it at the same time
+    busy_ = false;
+  }
+  void produce(event& e, const event_setup&) override {
+    if (busy_.load()) overlaps_->fetch_add(1);
+    e.put(out_, std::int64_t(calls_));
+  }
+
+ private:
+  std::atomic<long>* overlaps_;
+  int how_;
+  put_token<std::int64_t> out_;
+  std::atomic<bool> busy_{false};
+  int calls_ = 0;
+};
+
+TEST(ExternalWorkKinds, ProduceRunsAfterAcquireHasReturned) {
+  heddle_test::watchdog dog("produce after acquire", std::chrono::seconds(120));
+  for (int how : {0, 1, 2})
+    for (bool one_kind : {false, true}) {
+      std::atomic<long> overlaps{0};
+      process p("kinds");
+      if (one_kind) p.add<completes_early<one::EDProducer<ExternalWork>>>({"early"}, &overlaps, how);
+      else p.add<completes_early<stream::EDProducer<ExternalWork>>>({"early"}, &overlaps, how);
+      read_all(p, {"early"});
+      const run_report r = run_threaded(p, fw_test::options(40, 4, 3));
+      EXPECT_EQ(r.events, 40u);
+      EXPECT_EQ(overlaps.load(), 0) << (one_kind ? "one::" : "stream::") << ", completed by "
+                                    << (how == 0 ? "done()" : how == 1 ? "done_at(now)" : "after(future)");
+    }
+}
+
 // --- exceptions in every transition and event method.
 
 enum class step { begin_job, begin_run, produce, acquire, end_run, end_job };
