@@ -112,8 +112,7 @@ class engine final : public detail::acquire_sink {
   // the completer's feet.
   void acquired(void* event, std::uint32_t m, std::exception_ptr error) noexcept override {
     auto* e = static_cast<event_state*>(event);
-    if (!join(e, m, error)) return;
-    tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
+    if (join(e, m, error)) produce_later(e, m, std::move(error));
   }
   // done_at's task, on one of our workers: produce() runs right here (once acquire() has returned).
   void deadline_passed(void* event, std::uint32_t m) noexcept override {
@@ -449,8 +448,7 @@ class engine final : public detail::acquire_sink {
     else if (thrown)
       record_error(module_error(n.spec.label, e->id.event, e->id.run, exception_text(thrown)));  // its handle was completed first
     std::exception_ptr error;
-    if (join(e, m, error))  // acquire() has returned after its handle was completed
-      tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
+    if (join(e, m, error)) produce_later(e, m, std::move(error));  // acquire() returned after its handle was completed
     release(e);
   }
 
@@ -476,6 +474,10 @@ class engine final : public detail::acquire_sink {
       }
     }
     return true;
+  }
+
+  void produce_later(event_state* e, std::uint32_t m, std::exception_ptr error) {
+    tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
   }
 
   void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {

@@ -73,8 +73,8 @@ class HEDDLE_EXPORT event {
   event(detail::event_state& state, const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream) noexcept
       : state_(state), graph_(g), module_(module), stream_(stream), id_(id) {}
 
-  // The product read through the module's consumes declaration `consumed` (its address, not its slot's), and
-  // the slot product `produced` is made in.
+  // Where the product of consumes declaration `consumed` lies (the slot itself for a product stored
+  // in place, the pointer the slot holds otherwise), and the slot product `produced` is made in.
   const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;
   void* slot_to_write(std::uint32_t produced, const std::type_info& type);
   void made(std::uint32_t produced) noexcept;
