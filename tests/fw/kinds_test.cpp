@@ -229,6 +229,31 @@ TEST(StreamModules, OneInstancePerStreamEachOneEventAtATime) {
       }
 }
 
+// Every instance of a stream module declares what the first declared: one that does not is refused
+// when the run makes it, naming the module and the stream.
+class drifting final : public stream::EDProducer<> {
+ public:
+  explicit drifting(std::shared_ptr<std::atomic<int>> made) {
+    if (made->fetch_add(1) == 0) (void)produces<std::int64_t>();
+    else (void)produces<std::int64_t>("other");
+  }
+  void produce(event&, const event_setup&) override {}
+};
+
+TEST(StreamModules, InstancesThatDeclareOtherProductsAreRefused) {
+  process p("kinds");
+  p.add<drifting>({"drift"}, std::make_shared<std::atomic<int>>(0));
+  p.add_path("p", {"drift"});
+  EXPECT_NO_THROW(run_single_threaded(p, fw_test::options(4, 1)));  // one stream: one instance
+  try {
+    run_threaded(p, fw_test::options(4, 2));
+    ADD_FAILURE() << "a second instance with other products ran";
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("drift: stream 1's instance declares other products than stream 0's"), std::string::npos)
+        << e.what();
+  }
+}
+
 // --- ExternalWork in every kind, both forms, both processors.
 
 struct ext_log {

@@ -166,4 +166,21 @@ TEST(ProcessErrors, DeclaringAfterTheConstructorIsALogicError) {
   EXPECT_THROW(p.add_module({"nothing"}, [] { return std::unique_ptr<module_base>(); }), std::invalid_argument);
 }
 
+// Conditions (event_setup) are declared but not served yet: finalize() refuses a module that reads
+// them, naming the module, the type and the record.
+TEST(ProcessErrors, ConditionsHaveNoProducerYet) {
+  struct alignment_record {};
+  struct aligned final : global::EDProducer<> {
+    aligned() : geometry(es_consumes<double, alignment_record>()) {}
+    void produce(event&, const event_setup& s) const override { (void)s.get(geometry); }
+    es_token<double, alignment_record> geometry;
+  };
+  process p("hand");
+  p.add<aligned>({"aligned"});
+  p.add_path("p", {"aligned"});
+  const std::string e = finalize_error(p);
+  EXPECT_NE(e.find("hand: module 'aligned': consumes conditions double of record "), std::string::npos) << e;
+  EXPECT_NE(e.find("alignment_record, but the process has no condition producer for them"), std::string::npos) << e;
+}
+
 }  // namespace
