@@ -14,8 +14,10 @@ struct HEDDLE_EXPORT input_tag {
   std::string instance;
 
   input_tag() = default;
-  input_tag(std::string l, std::string i = {}) : label(std::move(l)), instance(std::move(i)) {}
+  input_tag(std::string l, std::string i) : label(std::move(l)), instance(std::move(i)) {}
+  // A tag written as text, "label" or "label:instance" (parse), from a literal or a string alike.
   input_tag(const char* text) : input_tag(parse(text)) {}
+  input_tag(const std::string& text) : input_tag(parse(text)) {}
 
   // "label" or "label:instance"; std::invalid_argument naming the text for anything else.
   static input_tag parse(std::string_view text);
