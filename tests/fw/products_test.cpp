@@ -279,7 +279,7 @@ TEST(ProductErrors, TypeAndTagMismatchesNameBothModulesAndTheType) {
   EXPECT_EQ(mismatch([](process& p) { p.add<reads_one<int>>({"r"}, "b:tracks"); }), "");
 }
 
-TEST(ProductErrors, DeclaringTheSameProductTwiceIsALogicError) {
+TEST(ProductErrors, DeclaringTheSameProductTwiceIsALogicErrorAndTagsParse) {
   struct twice final : global::EDProducer<> {
     twice() {
       (void)produces<int>("x");
@@ -292,6 +292,11 @@ TEST(ProductErrors, DeclaringTheSameProductTwiceIsALogicError) {
   EXPECT_THROW(p.add<twice>({"t"}), std::logic_error);
   EXPECT_THROW((void)input_tag::parse("a:b:c"), std::invalid_argument);
   EXPECT_EQ(input_tag::parse("a:b"), input_tag("a", "b"));
+  // Text reads the same from a literal and from a std::string (a tag from a configuration, say).
+  EXPECT_EQ(input_tag(std::string("a:b")), input_tag("a", "b"));
+  EXPECT_EQ(input_tag("a:b"), input_tag("a", "b"));
+  EXPECT_EQ(input_tag(std::string("a")), input_tag("a", ""));
+  EXPECT_THROW(input_tag(std::string("a:")), std::invalid_argument);
 }
 
 // --- while the event runs.
