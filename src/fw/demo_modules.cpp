@@ -151,11 +151,15 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
   try {
     found = plugins ? std::optional(plugins->find(c.type)) : find_registered_module(c.type);
   } catch (const config_error& x) {
-    throw config_error(named + ": " + x.what());
+    // The loader's "unknown module type 'T' (searched ...)" gains the built-in types.
+    std::string what = x.what();
+    const std::string unknown = "unknown module type '" + c.type + "' (";
+    if (what.rfind(unknown, 0) == 0) what.insert(unknown.size(), "built in: " + known_types_line() + "; ");
+    throw config_error(named + ": " + what);
   }
   if (!found)
     throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() +
-                       "; registered: none by that name; heddle-fw --plugin-path adds plugin directories)");
+                       "; searched the program; --plugin-path and HEDDLE_FW_PLUGIN_PATH add directories)");
   if (!found->make)
     throw config_error(named + ": type " + c.type + " is a condition producer: it belongs among the esProducers");
   const parameter_set parameters = *c.parameters;

@@ -123,14 +123,17 @@ class engine final : public detail::acquire_sink {
 
   // --- acquire_sink: an ExternalWork module's asynchronous part is over.
   // From wherever the handle was completed (another thread, a future's completion, inside
-  // acquire): produce() becomes a task, never runs under the completer's feet.
+  // acquire): once acquire() has returned too (join), produce() becomes a task, never runs under
+  // the completer's feet.
   void acquired(void* event, std::uint32_t m, std::exception_ptr error) noexcept override {
     auto* e = static_cast<event_state*>(event);
-    tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
+    if (join(e, m, error)) produce_later(e, m, std::move(error));
   }
-  // done_at's task, on one of our workers: produce() runs right here.
+  // done_at's task, on one of our workers: produce() runs right here (once acquire() has returned).
   void deadline_passed(void* event, std::uint32_t m) noexcept override {
-    produce_after_acquire(static_cast<event_state*>(event), m, nullptr);
+    auto* e = static_cast<event_state*>(event);
+    std::exception_ptr error;
+    if (join(e, m, error)) produce_after_acquire(e, m, std::move(error));
   }
   void dropped(void* event, std::uint32_t m) noexcept override {
     if (acquire_call* c = current_acquire; c && c->event == event && c->module == m) {
@@ -583,6 +586,7 @@ class engine final : public detail::acquire_sink {
     // Keeps the event (and the engine) alive until acquire() has returned, even if its handle
     // completes and the rest of the event finishes on another thread meanwhile.
     e->active.fetch_add(1, std::memory_order_relaxed);
+    e->state[m].fetch_add(2, std::memory_order_relaxed);  // join's two ends
     acquire_call call_here{e, m, false};
     acquire_call* outer = std::exchange(current_acquire, &call_here);
     std::exception_ptr thrown;
@@ -598,7 +602,37 @@ class engine final : public detail::acquire_sink {
       acquired(e, m, thrown ? thrown : detail::dropped_handle());
     else if (thrown)
       record_error(module_error(n.spec.label, e->id.event, e->id.run, exception_text(thrown)));  // its handle was completed first
+    std::exception_ptr error;
+    if (join(e, m, error)) produce_later(e, m, std::move(error));  // acquire() returned after its handle was completed
     release(e);
+  }
+
+  // ExternalWork's two ends: the handle completed (with `error` if it failed) and acquire()
+  // returned. produce() waits for both, so that it never runs while acquire() is still returning
+  // (a handle may be completed inside acquire, or elsewhere before it returns): a stream:: or one::
+  // module's members need no lock between the two. The module's state word, whose count is 0 once
+  // the module is scheduled, counts the two ends down (execute sets it to 2); an end's error waits
+  // in join_errors_ for the other. True for the second end, with the error to fail the module with
+  // (the first one's) in `error`.
+  bool join(event_state* e, std::uint32_t m, std::exception_ptr& error) {
+    if (error) {
+      std::lock_guard lock(m_);
+      join_errors_.try_emplace({e, m}, error);
+      join_errors_seen_.store(true, std::memory_order_relaxed);
+    }
+    if ((e->state[m].fetch_sub(1, std::memory_order_acq_rel) & event_state::pending_mask) != 1) return false;
+    if (join_errors_seen_.load(std::memory_order_relaxed)) {  // set before the other end's fetch_sub
+      std::lock_guard lock(m_);
+      if (auto it = join_errors_.find({e, m}); it != join_errors_.end()) {
+        error = std::move(it->second);
+        join_errors_.erase(it);
+      }
+    }
+    return true;
+  }
+
+  void produce_later(event_state* e, std::uint32_t m, std::exception_ptr error) {
+    tasks_.async([this, e, m, error = std::move(error)]() mutable { produce_after_acquire(e, m, std::move(error)); });
   }
 
   void produce_after_acquire(event_state* e, std::uint32_t m, std::exception_ptr error) {
@@ -665,6 +699,8 @@ class engine final : public detail::acquire_sink {
   bool finished_ = false;
   std::atomic<bool> stopping_{false};
   std::optional<module_error> error_;
+  std::map<std::pair<event_state*, std::uint32_t>, std::exception_ptr> join_errors_;  // under m_ (join)
+  std::atomic<bool> join_errors_seen_{false};
 };
 
 }  // namespace

@@ -31,6 +31,8 @@ std::string type_name(const std::type_info& t) {
     if (end >= s.size()) break;
     s.erase(at, end + 1 - at);
   }
+  // The demangler's "> >" (and "std::string >" once the allocators are gone), as C++11 writes it.
+  for (std::size_t at = s.find(" >"); at != std::string::npos; at = s.find(" >", at)) s.erase(at, 1);
   return s;
 }
 

@@ -17,36 +17,62 @@ using namespace heddle::fw;
 using fw_test::decl;
 using namespace std::chrono_literals;
 
-// acquire hands its handle to `start`; produce returns the event number times 3.
-class external final : public module {
- public:
-  using starter = std::function<void(const event_view&, async_handle)>;
-  explicit external(starter s) : start_(std::move(s)) {}
-  bool external_work() const noexcept override { return true; }
-  void acquire(const event_view& e, async_handle h) override {
-    acquires.fetch_add(1);
-    start_(e, std::move(h));
-  }
-  std::int64_t produce(const event_view& e) override {
-    produces.fetch_add(1);
-    return std::int64_t(e.number()) * 3;
-  }
+// acquire hands its handle to `start`; produce puts the event number times 3. Of kind global::, or
+// one:: (on its own queue, or on `resources`).
+struct external_calls {
+  using starter = std::function<void(const event&, async_handle)>;
+  explicit external_calls(starter s) : start(std::move(s)) {}
+  starter start;
   std::atomic<long> acquires{0}, produces{0};
+};
+
+class external final : public global::EDProducer<ExternalWork> {
+ public:
+  explicit external(external_calls* c) : c_(c), out_(produces<std::int64_t>()) {}
+  void acquire(const event& e, const event_setup&, async_handle h) const override {
+    c_->acquires.fetch_add(1);
+    c_->start(e, std::move(h));
+  }
+  void produce(event& e, const event_setup&) const override {
+    c_->produces.fetch_add(1);
+    e.put(out_, std::int64_t(e.id().event) * 3);
+  }
 
  private:
-  starter start_;
+  external_calls* c_;
+  put_token<std::int64_t> out_;
+};
+
+class external_one final : public one::EDProducer<ExternalWork> {
+ public:
+  external_one(external_calls* c, const std::vector<std::string>& resources) : c_(c), out_(produces<std::int64_t>()) {
+    for (const std::string& r : resources) r.empty() ? uses_resource() : uses_resource(r);
+  }
+  void acquire(const event& e, const event_setup&, async_handle h) override {
+    c_->acquires.fetch_add(1);
+    c_->start(e, std::move(h));
+  }
+  void produce(event& e, const event_setup&) override {
+    c_->produces.fetch_add(1);
+    e.put(out_, std::int64_t(e.id().event) * 3);
+  }
+
+ private:
+  external_calls* c_;
+  put_token<std::int64_t> out_;
 };
 
 struct setup {
   process p;
-  external* ext;
+  external_calls calls;
+  external_calls* ext = &calls;
   std::atomic<long> wrong{0};
-  explicit setup(external::starter s, thread_type t = thread_type::safe_between_instances) {
-    auto m = std::make_unique<external>(std::move(s));
-    ext = m.get();
-    p.add_module(decl("ext", module_role::producer, {}, t), std::move(m));
-    fw_test::add_probe(p, decl("check", module_role::filter, {"ext"}), [this](const event_view& e) {
-      if (e.input(0) != std::int64_t(e.number()) * 3) wrong.fetch_add(1);
+  // A global:: module, or with `one` a one:: module on `resources` ("" the legacy resource).
+  explicit setup(external_calls::starter s, bool one = false, std::vector<std::string> resources = {}) : calls(std::move(s)) {
+    if (one) p.add<external_one>({"ext"}, &calls, resources);
+    else p.add<external>({"ext"}, &calls);
+    fw_test::add_probe(p, decl("check", module_role::filter, {"ext"}), [this](const fw_test::inputs& in) {
+      if (in[0] != std::int64_t(in.number()) * 3) wrong.fetch_add(1);
       return 1;
     });
     p.add_path("p", {"check"});
@@ -65,7 +91,7 @@ std::string failure(process& p, bool single, std::uint64_t events = 10) {
 TEST(ExternalWork, CompletedFromAnotherThread) {
   std::vector<std::thread> helpers;
   std::mutex m;
-  setup s([&](const event_view&, async_handle h) {
+  setup s([&](const event&, async_handle h) {
     std::lock_guard lock(m);
     helpers.emplace_back([h = std::move(h)]() mutable {
       std::this_thread::sleep_for(1ms);
@@ -82,11 +108,11 @@ TEST(ExternalWork, CompletedFromAnotherThread) {
 
 TEST(ExternalWork, AfterAFutureAndAtADeadline) {
   for (bool single : {true, false}) {
-    setup a([](const event_view&, async_handle h) { h.after(heddle::sleep_for(200us)); });
+    setup a([](const event&, async_handle h) { h.after(heddle::sleep_for(200us)); });
     const run_report ra = (single ? run_single_threaded : run_threaded)(a.p, fw_test::options(30, 6));
     EXPECT_EQ(ra.events, 30u);
     EXPECT_EQ(a.wrong.load(), 0);
-    setup b([](const event_view&, async_handle h) { h.done_at(std::chrono::steady_clock::now() + 200us); });
+    setup b([](const event&, async_handle h) { h.done_at(std::chrono::steady_clock::now() + 200us); });
     const run_report rb = (single ? run_single_threaded : run_threaded)(b.p, fw_test::options(30, 6));
     EXPECT_EQ(rb.events, 30u);
     EXPECT_EQ(b.wrong.load(), 0);
@@ -103,7 +129,7 @@ TEST(ExternalWork, NoThreadIsHeldWhileWaiting) {
   std::vector<async_handle> held;
   std::atomic<long> most{0};
   constexpr std::uint64_t in_flight = 8;
-  setup s([&](const event_view&, async_handle h) {
+  setup s([&](const event&, async_handle h) {
     std::vector<async_handle> release;
     {
       std::lock_guard lock(m);
@@ -121,26 +147,27 @@ TEST(ExternalWork, NoThreadIsHeldWhileWaiting) {
 }
 
 TEST(ExternalWork, SerialisedModulesKeepTheirQueueWhileWaiting) {
-  for (thread_type t : {thread_type::safe_between_modules, thread_type::unsafe}) {
+  for (const std::vector<std::string>& resources : {std::vector<std::string>{}, std::vector<std::string>{""},
+                                                    std::vector<std::string>{"gpu"}}) {
     std::atomic<int> now{0}, most{0};
     setup s(
-        [&](const event_view&, async_handle h) {
+        [&](const event&, async_handle h) {
           const int n = now.fetch_add(1) + 1;
           most = std::max(most.load(), n);
           h.after(heddle::sleep_for(300us).then([&] { now.fetch_sub(1); }));
         },
-        t);
+        true, resources);
     const run_report r = run_threaded(s.p, fw_test::options(40, 8, 2));
     EXPECT_EQ(r.events, 40u);
-    EXPECT_EQ(most.load(), 1) << to_string(t);
+    EXPECT_EQ(most.load(), 1) << (resources.empty() ? "own queue" : "resource '" + resources[0] + "'");
     EXPECT_EQ(s.wrong.load(), 0);
   }
 }
 
 TEST(ExternalWork, FailuresNameTheModuleAndTheEvent) {
   for (bool single : {true, false}) {
-    setup failed([](const event_view& e, async_handle h) {
-      if (e.number() == 3) h.fail(std::make_exception_ptr(std::runtime_error("device lost")));
+    setup failed([](const event& e, async_handle h) {
+      if (e.id().event == 3) h.fail(std::make_exception_ptr(std::runtime_error("device lost")));
       else h.done();
     });
     EXPECT_NE(failure(failed.p, single).find("module 'ext' failed on event 3 (run 1): device lost"), std::string::npos)
@@ -149,17 +176,17 @@ TEST(ExternalWork, FailuresNameTheModuleAndTheEvent) {
     // With events in flight, any of the first ones may be the first to fail; the reference
     // processor fails on event 0.
     const std::string first = single ? "module 'ext' failed on event 0 (run 1): " : "module 'ext' failed on event ";
-    setup dropped([](const event_view&, async_handle) {});
+    setup dropped([](const event&, async_handle) {});
     const std::string d = failure(dropped.p, single);
     EXPECT_NE(d.find(first), std::string::npos) << d;
     EXPECT_NE(d.find("acquire dropped its handle without completing it"), std::string::npos) << d;
 
-    setup thrown_first([](const event_view&, async_handle) { throw std::runtime_error("no such device"); });
+    setup thrown_first([](const event&, async_handle) { throw std::runtime_error("no such device"); });
     const std::string t = failure(thrown_first.p, single);
     EXPECT_NE(t.find(first), std::string::npos) << t;
     EXPECT_NE(t.find("no such device"), std::string::npos) << t;
 
-    setup failed_future([](const event_view&, async_handle h) {
+    setup failed_future([](const event&, async_handle h) {
       h.after(heddle::task([]() { throw std::runtime_error("remote call failed"); }));
     });
     EXPECT_NE(failure(failed_future.p, single).find("remote call failed"), std::string::npos);
@@ -168,7 +195,7 @@ TEST(ExternalWork, FailuresNameTheModuleAndTheEvent) {
 
 TEST(ExternalWork, AHandleCompletesOnce) {
   std::atomic<int> second_call{0};
-  setup s([&](const event_view&, async_handle h) {
+  setup s([&](const event&, async_handle h) {
     h.done();
     try {
       h.done();

@@ -41,15 +41,15 @@ expect 2 "malformed JSON" "$tmp/malformed.json:2:20: malformed JSON" "$tmp/malfo
 config missing '{"@label":"alpha","@type":"demo::BusyWaitProducer"}' '{"@label":"f","@type":"PassFilter","toGet":[{"label":"alpha","product":""}]}' '{"p":["f"]}'
 expect 2 "missing key" "process.producers[0] 'alpha': missing required key 'averageTime'" "$tmp/missing.json"
 config type '{"@label":"a","@type":"demo::WarpDriveProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
-expect 2 "unknown type" "unknown module type 'WarpDriveProducer' (known: BusyWaitOutputModule" "$tmp/type.json"
+expect 2 "unknown type" "process.producers[0] 'a': unknown module type 'demo::WarpDriveProducer' (built in: BusyWaitOutputModule" "$tmp/type.json"
 config path '{"@label":"a","@type":"FastProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f","ghost"]}'
 expect 2 "unknown label in a path" "path 'p'[1]: unknown label 'ghost'" "$tmp/path.json"
 config toget '{"@label":"a","@type":"FastProducer","toGet":[{"label":"ghost","product":""}]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
-expect 2 "unknown label in toGet" "'a': toGet[0]: unknown label 'ghost'" "$tmp/toget.json"
+expect 2 "unknown label in toGet" "'a': consumes long 'ghost': unknown label 'ghost'" "$tmp/toget.json"
 config cycle '{"@label":"a","@type":"FastProducer","toGet":[{"label":"b","product":""}]},{"@label":"b","@type":"FastProducer","toGet":[{"label":"a","product":""}]}' '{"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":""}]}' '{"p":["f"]}'
 expect 2 "dependency cycle" "dependency cycle: 'a' -> 'b' -> 'a'" "$tmp/cycle.json"
 config asked '{"@label":"a","@type":"FastProducer","toGet":[{"label":"f","product":""}]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
-expect 2 "filter asked for as a producer" "'f' is a filter, not a producer" "$tmp/asked.json"
+expect 2 "filter asked for as a producer" "'f' makes no long 'f' (it makes no products)" "$tmp/asked.json"
 config negative '{"@label":"a","@type":"EventTimesSleepingProducer","eventTimes":[0.1,-2]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
 expect 2 "negative time" "'a': eventTimes[1]: negative time -2" "$tmp/negative.json"
 config unknown_key '{"@label":"a","@type":"FastProducer","colour":"red"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'

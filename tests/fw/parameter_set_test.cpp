@@ -434,10 +434,13 @@ TEST(InputTag, RefusesEachBadForm) {
   EXPECT_EQ(error(" a"), "invalid input tag \" a\": whitespace (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error("a:b\t"), "invalid input tag \"a:b\t\": whitespace (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error("a\n:b"), "invalid input tag \"a\n:b\": whitespace (expected \"label\" or \"label:instance\")");
-  // The constructor keeps parse(encode()) exact: the same characters are refused.
+  // The constructors keep parse(encode()) exact: the same characters are refused. One string is
+  // the text form, parsed, as CMS's InputTag reads it.
   EXPECT_THROW(input_tag(""), std::invalid_argument);
   EXPECT_THROW(input_tag("", "x"), std::invalid_argument);
-  EXPECT_THROW(input_tag("a:b"), std::invalid_argument);
+  EXPECT_EQ(input_tag("a:b"), input_tag("a", "b"));
+  EXPECT_EQ(input_tag(std::string("a:b")), input_tag("a", "b"));
+  EXPECT_THROW(input_tag("a:b:c"), std::invalid_argument);
   EXPECT_THROW(input_tag("a", "b:c"), std::invalid_argument);
   EXPECT_THROW(input_tag("a b"), std::invalid_argument);
   EXPECT_THROW(input_tag("a", " "), std::invalid_argument);

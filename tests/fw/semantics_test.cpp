@@ -1,5 +1,6 @@
 // What the framework promises about when modules run: on demand and once per event, inputs first,
-// paths in order and stopped by a rejecting filter, end paths last, thread-safety levels, runs.
+// paths in order and stopped by a rejecting filter, end paths last, the serialisation of
+// one:: modules (own queue, legacy resource), runs.
 #include <gtest/gtest.h>
 
 #include <heddle/fw.hpp>
@@ -16,6 +17,9 @@ namespace {
 using namespace heddle::fw;
 using fw_test::add_probe;
 using fw_test::decl;
+using fw_test::one_decl;
+using fw_test::inputs;
+using fw_test::concurrency;
 
 constexpr std::uint64_t events = 64;
 
@@ -30,15 +34,15 @@ class Both : public ::testing::TestWithParam<bool> {  // true: single-threaded r
 
 TEST_P(Both, ProducersRunOnDemandAndOncePerEvent) {
   process p;
-  auto* wanted = add_probe(p, decl("wanted"), [](const event_view& e) { return std::int64_t(e.number()); });
-  auto* unwanted = add_probe(p, decl("unwanted"), [](const event_view&) { return 1; });
-  auto* a = add_probe(p, decl("a", module_role::producer, {"wanted"}), [](const event_view& e) { return e.input(0) + 1; });
-  auto* b = add_probe(p, decl("b", module_role::producer, {"wanted", "a"}), [](const event_view& e) { return e.input_sum(); });
+  auto* wanted = add_probe(p, decl("wanted"), [](const inputs& e) { return std::int64_t(e.number()); });
+  auto* unwanted = add_probe(p, decl("unwanted"), [](const inputs&) { return 1; });
+  auto* a = add_probe(p, decl("a", module_role::producer, {"wanted"}), [](const inputs& e) { return e[0] + 1; });
+  auto* b = add_probe(p, decl("b", module_role::producer, {"wanted", "a"}), [](const inputs& e) { return e.sum(); });
   std::atomic<long> wrong{0};
-  add_probe(p, decl("f", module_role::filter, {"a", "b", "wanted"}), [&](const event_view& e) {
+  add_probe(p, decl("f", module_role::filter, {"a", "b", "wanted"}), [&](const inputs& e) {
     const std::int64_t n = std::int64_t(e.number());
     // Every input is there before the module runs (prefetched), with the right value.
-    if (e.input(0) != n + 1 || e.input(1) != 2 * n + 1 || e.input(2) != n) wrong.fetch_add(1);
+    if (e[0] != n + 1 || e[1] != 2 * n + 1 || e[2] != n) wrong.fetch_add(1);
     return 1;
   });
   p.add_path("p", {"f"});
@@ -53,19 +57,19 @@ TEST_P(Both, ProducersRunOnDemandAndOncePerEvent) {
 
 TEST_P(Both, ARejectingFilterEndsItsPathOnly) {
   process p;
-  auto* before = add_probe(p, decl("before"), [](const event_view&) { return 1; });
-  auto* after = add_probe(p, decl("after"), [](const event_view&) { return 1; });
+  auto* before = add_probe(p, decl("before"), [](const inputs&) { return 1; });
+  auto* after = add_probe(p, decl("after"), [](const inputs&) { return 1; });
   // Passes even events only.
-  auto* odd_out = add_probe(p, decl("even", module_role::filter, {"before"}), [](const event_view& e) { return e.number() % 2 == 0; });
-  auto* late = add_probe(p, decl("late", module_role::filter, {"after"}), [](const event_view&) { return 1; });
-  auto* other = add_probe(p, decl("other", module_role::filter), [](const event_view&) { return 1; });
+  auto* odd_out = add_probe(p, decl("even", module_role::filter, {"before"}), [](const inputs& e) { return e.number() % 2 == 0; });
+  auto* late = add_probe(p, decl("late", module_role::filter, {"after"}), [](const inputs&) { return 1; });
+  auto* other = add_probe(p, decl("other", module_role::filter), [](const inputs&) { return 1; });
   std::atomic<long> written{0};
-  module_decl out = decl("out", module_role::output, {"before"});
+  fw_test::probe_decl out = decl("out", module_role::output, {"before"});
   out.select_paths = {"selective"};
-  auto* o = add_probe(p, out, [&](const event_view& e) {
+  auto* o = add_probe(p, out, [&](const inputs& e) {
     if (e.number() % 2 != 0) written.fetch_add(1000);  // never for a rejected event
     written.fetch_add(1);
-    return e.input(0);
+    return e[0];
   });
   p.add_path("selective", {"even", "late"});
   p.add_path("always", {"other"});
@@ -83,12 +87,12 @@ TEST_P(Both, ARejectingFilterEndsItsPathOnly) {
 TEST_P(Both, EndPathsStartAfterEveryPathOfTheEvent) {
   process p;
   for (const char* label : {"f0", "f1", "f2"})
-    add_probe(p, decl(label, module_role::filter), [](const event_view&) {
+    add_probe(p, decl(label, module_role::filter), [](const inputs&) {
       heddle::fw::sleep_seconds(0.0002);
       return 1;
     });
-  add_probe(p, decl("o1", module_role::output), [](const event_view&) { return 1; });
-  add_probe(p, decl("o2", module_role::output), [](const event_view&) { return 2; });
+  add_probe(p, decl("o1", module_role::output), [](const inputs&) { return 1; });
+  add_probe(p, decl("o2", module_role::output), [](const inputs&) { return 2; });
   p.add_path("p0", {"f0", "f1"});
   p.add_path("p1", {"f2"});
   p.add_end_path("e1", {"o1"});
@@ -113,8 +117,8 @@ TEST_P(Both, EndPathsStartAfterEveryPathOfTheEvent) {
 
 TEST_P(Both, PathsMayShareFiltersInAnyOrder) {
   process p;
-  auto* a = add_probe(p, decl("a", module_role::filter), [](const event_view& e) { return e.number() % 3 != 0; });
-  auto* b = add_probe(p, decl("b", module_role::filter), [](const event_view&) { return 1; });
+  auto* a = add_probe(p, decl("a", module_role::filter), [](const inputs& e) { return e.number() % 3 != 0; });
+  auto* b = add_probe(p, decl("b", module_role::filter), [](const inputs&) { return 1; });
   p.add_path("ab", {"a", "b"});
   p.add_path("ba", {"b", "a"});
   const run_report r = run(p);
@@ -126,24 +130,12 @@ TEST_P(Both, PathsMayShareFiltersInAnyOrder) {
 INSTANTIATE_TEST_SUITE_P(Processors, Both, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "SingleThreaded" : "Threaded"; });
 
-// Modules that count how many of their kind run at once.
-struct concurrency {
-  std::atomic<int> now{0}, most{0};
-  void enter() {
-    const int n = now.fetch_add(1) + 1;
-    int m = most.load();
-    while (n > m && !most.compare_exchange_weak(m, n)) {
-    }
-  }
-  void leave() { now.fetch_sub(1); }
-};
-
-TEST(ThreadSafety, LevelsHoldUnderManyEventsInFlight) {
+TEST(ThreadSafety, KindsHoldUnderManyEventsInFlight) {
   heddle_test::watchdog dog("thread-safety levels", std::chrono::seconds(120));
   process p;
   concurrency instances, own_a, own_b, unsafe_all;
   auto body = [](concurrency& c, concurrency* also = nullptr) {
-    return [&c, also](const event_view&) {
+    return [&c, also](const inputs&) {
       c.enter();
       if (also) also->enter();
       heddle::fw::sleep_seconds(0.0002);
@@ -155,8 +147,8 @@ TEST(ThreadSafety, LevelsHoldUnderManyEventsInFlight) {
   // The reentrant module waits (at most 2 s) in its first calls for a second instance to join it:
   // a framework that runs instances of it at once gets its overlap for certain, whatever the
   // machine's load; one that serialised them would keep it waiting, alone.
-  add_probe(p, decl("shared", module_role::producer, {}, thread_type::safe_between_instances),
-            [&instances](const event_view&) {
+  add_probe(p, decl("shared"),
+            [&instances](const inputs&) {
               instances.enter();
               const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
               while (instances.most.load() < 2 && std::chrono::steady_clock::now() < give_up)
@@ -165,13 +157,13 @@ TEST(ThreadSafety, LevelsHoldUnderManyEventsInFlight) {
               instances.leave();
               return 1;
             });
-  add_probe(p, decl("own_a", module_role::producer, {}, thread_type::safe_between_modules), body(own_a));
-  add_probe(p, decl("own_b", module_role::producer, {}, thread_type::safe_between_modules), body(own_b));
+  add_probe(p, one_decl("own_a"), body(own_a));
+  add_probe(p, one_decl("own_b"), body(own_b));
   concurrency u1, u2, u3;
-  add_probe(p, decl("u1", module_role::producer, {}, thread_type::unsafe), body(u1, &unsafe_all));
-  add_probe(p, decl("u2", module_role::producer, {"u1"}, thread_type::unsafe), body(u2, &unsafe_all));
-  add_probe(p, decl("u3", module_role::producer, {}, thread_type::unsafe), body(u3, &unsafe_all));
-  add_probe(p, decl("f", module_role::filter, {"shared", "own_a", "own_b", "u2", "u3"}), [](const event_view&) { return 1; });
+  add_probe(p, one_decl("u1", module_role::producer, {}, {""}), body(u1, &unsafe_all));
+  add_probe(p, one_decl("u2", module_role::producer, {"u1"}, {""}), body(u2, &unsafe_all));
+  add_probe(p, one_decl("u3", module_role::producer, {}, {""}), body(u3, &unsafe_all));
+  add_probe(p, decl("f", module_role::filter, {"shared", "own_a", "own_b", "u2", "u3"}), [](const inputs&) { return 1; });
   p.add_path("p", {"f"});
   run_threaded(p, fw_test::options(heddle_test::scaled<std::uint64_t>(200, 60), 16, 3));
   EXPECT_EQ(own_a.most.load(), 1);
@@ -197,7 +189,7 @@ TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
     std::vector<timeline_entry> unsafe;
     std::map<std::uint32_t, std::vector<timeline_entry>> own;
     for (const timeline_entry& e : t.entries()) {
-      const thread_type tt = p.declaration(e.module).threads;
+      const thread_type tt = c.modules[e.module].threads;  // make_process adds them in this order
       if (tt == thread_type::unsafe) unsafe.push_back(e);
       if (tt == thread_type::safe_between_modules) own[e.module].push_back(e);
     }
@@ -208,42 +200,40 @@ TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
     EXPECT_EQ(unsafe.size(), 4 * o.events);
     no_overlap(unsafe, "ThreadUnsafe modules");
     ASSERT_EQ(own.size(), 1u);
-    for (auto& [m, v] : own) no_overlap(v, p.declaration(m).label.c_str());
+    for (auto& [m, v] : own) no_overlap(v, p.spec(m).label.c_str());
   }
 }
 
 // A module that logs run steps and events, to check the order of runs.
-class run_logger final : public module {
+class run_logger final : public global::EDFilter<> {
  public:
-  void begin_run(std::uint32_t run) override { log("begin", run, 0); }
-  void end_run(std::uint32_t run) override { log("end", run, 0); }
-  std::int64_t produce(const event_view& e) override {
-    log("start", e.run(), e.number());
+  void begin_run(const run& r, const event_setup&) override { log("begin", r.number(), 0); }
+  void end_run(const run& r, const event_setup&) override { log("end", r.number(), 0); }
+  bool filter(event& e, const event_setup&) const override {
+    log("start", e.id().run, e.id().event);
     heddle::fw::sleep_seconds(0.0001);
-    log("finish", e.run(), e.number());
-    return 1;
+    log("finish", e.id().run, e.id().event);
+    return true;
   }
   struct entry {
     std::string what;
     std::uint32_t run;
     std::uint64_t event;
   };
-  std::vector<entry> entries;
+  mutable std::vector<entry> entries;  // global:: event methods are const: their state is theirs to guard
 
  private:
-  void log(const char* what, std::uint32_t run, std::uint64_t event) {
+  void log(const char* what, std::uint32_t run, std::uint64_t event) const {
     std::lock_guard lock(m_);
     entries.push_back({what, run, event});
   }
-  std::mutex m_;
+  mutable std::mutex m_;
 };
 
 TEST(Runs, EveryEventOfARunFinishesBeforeTheNextRunBegins) {
   for (bool single : {true, false}) {
     process p;
-    auto logger = std::make_unique<run_logger>();
-    run_logger* log = logger.get();
-    p.add_module(decl("logger", module_role::filter), std::move(logger));
+    run_logger* log = &p.add<run_logger>({"logger"});
     p.add_path("p", {"logger"});
     run_options o = fw_test::options(50, 8);
     o.events_per_run = 12;  // runs 1..5, the last with 2 events

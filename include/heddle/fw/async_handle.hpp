@@ -1,8 +1,9 @@
 // async_handle: how an ExternalWork module's acquire() says that the asynchronous work it started
 // is over. acquire(event, setup, handle) starts the work (a timer, I/O, a remote call, a device)
-// and returns at once; the module's produce/filter/analyze runs once the handle is completed, as a
-// new task. No thread is held in between: this is how a module waits for something outside the
-// CPU without taking a worker from the other events.
+// and returns at once; the module's produce/filter/analyze runs once the handle is completed and
+// acquire() has returned (never beside it, even if the handle is completed inside it), as a new
+// task. No thread is held in between: this is how a module waits for something outside the CPU
+// without taking a worker from the other events.
 #pragma once
 
 #include <chrono>

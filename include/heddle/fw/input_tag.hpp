@@ -25,7 +25,11 @@ struct HEDDLE_EXPORT input_tag {
   // The tag (label, instance), as given, checked so that encode() and parse() are exact inverses:
   // label not empty; neither part contains ':' nor whitespace. Costs the two strings' moves and a
   // scan of their characters. Throws std::invalid_argument naming the offending text.
-  input_tag(std::string label, std::string instance = {});
+  input_tag(std::string label, std::string instance);
+  // A tag written as text, parse(text), from a literal or a string alike: "tracks:hits" is the
+  // label "tracks" and the instance "hits".
+  input_tag(const char* text) : input_tag(parse(text)) {}
+  input_tag(const std::string& text) : input_tag(parse(text)) {}
 
   // "label" -> (label, ""), "label:instance" -> (label, instance). Costs one scan of `text`.
   // Throws std::invalid_argument, whose what() quotes `text` and says why, on "" (empty),

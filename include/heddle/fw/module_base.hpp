@@ -36,7 +36,8 @@ HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "fi
 
 // An ability (a template argument of a kind: global::EDProducer<ExternalWork>): the module's
 // acquire() runs first and starts asynchronous work; produce (filter, analyze) runs once its handle
-// is completed or its future is ready, with no thread waiting in between.
+// is completed or its future is ready, and acquire() has returned, with no thread waiting in
+// between.
 struct ExternalWork {};
 
 // A run as its transitions see it.

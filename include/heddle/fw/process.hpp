@@ -28,11 +28,13 @@ HEDDLE_EXPORT const graph& graph_of(const process& p);
 }  // namespace detail
 
 // How a module appears in its process.
+// The members have default initializers so that {"label"} (process::add's usual spelling) leaves
+// the others empty without -Wmissing-field-initializers.
 struct module_spec {
-  std::string label;  // unique; the label of the module's products
-  std::string type;   // its type's name, for messages and reports
-  std::string where;  // where it was declared ("reco.json: process.producers[3]"), for messages
-  std::vector<std::string> select_paths;  // output modules: write only events that passed one of these
+  std::string label = {};  // unique; the label of the module's products
+  std::string type = {};   // its type's name, for messages and reports
+  std::string where = {};  // where it was declared ("reco.json: process.producers[3]"), for messages
+  std::vector<std::string> select_paths = {};  // output modules: write only events that passed one of these
 };
 
 // Makes one instance of a module. Called once when the module is added, and for stream modules

@@ -38,6 +38,8 @@ template <class T>
 inline constexpr bool in_place_product = sizeof(T) <= sizeof(void*) && alignof(T) <= alignof(void*) &&
                                          std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
 
+// The product of type T in its slot: the slot itself for a product stored in place, behind the
+// pointer the slot holds otherwise.
 template <class T>
 const T* product_in(const void* slot) noexcept {
   if constexpr (in_place_product<T>) return std::launder(static_cast<const T*>(slot));
