@@ -67,11 +67,11 @@ class finalizer {
       n.products.clear();
       n.event_products.clear();
       for (const detail::produced& p : n.declared().produces) {
-        const bool in_event = p.when == transition::event;
-        auto& table = p.when == transition::event ? g_.products : p.when == transition::end_luminosity_block ? g_.lumi_products : g_.run_products;
+        const bool event_product = p.when == transition::event;
+        auto& table = event_product ? g_.products : p.when == transition::end_luminosity_block ? g_.lumi_products : g_.run_products;
         n.products.push_back(static_cast<std::uint32_t>(table.size()));
-        if (in_event) n.event_products.push_back(n.products.back());
-        if (in_event && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
+        if (event_product) n.event_products.push_back(n.products.back());
+        if (event_product && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
         table.push_back({m, p.instance, p.ops});
       }
     }

@@ -18,7 +18,8 @@ class transition_products {
   std::vector<void*> slots;        // [products of the table]
   std::vector<std::uint8_t> made;  // [products of the table]
 
-  transition_products(const graph& g, const std::vector<product>& table) : slots(table.size()), made(table.size()), g_(g), table_(table) {}
+  transition_products(const graph& g, const std::vector<product>& table)
+      : slots(table.size()), made(table.size()), g_(g), table_(table) {}
   ~transition_products() {
     for (std::size_t p = 0; p < made.size(); ++p)
       if (made[p] && !table_[p].ops->in_place) table_[p].ops->destroy(&slots[p]);
