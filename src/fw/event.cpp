@@ -64,19 +64,22 @@ struct products_in {
   const char* begin;  // its transitions: "begin_luminosity_block", "end_luminosity_block"
   const char* end;
   const char* noun;   // "luminosity-block products"
-  std::string at;     // which lumi or run: "lumi 2 of run 1"
+  luminosity_block_id id;  // which lumi, or which run where id.lumi is 0
+
+  // For messages only (a get or put that succeeds builds no string): "lumi 2 of run 1", "run 1".
+  std::string at() const { return id.lumi ? text(id) : "run " + std::to_string(id.run); }
 
   const void* read(const detail::graph& g, std::uint32_t module, const detail::transition_products& state, bool ending,
                    std::uint32_t consumed, const std::type_info& type) const {
     const detail::node& n = g.nodes[module];
-    const std::string call = std::string(who) + "::get";
     if (consumed >= n.consumed.size() || *n.declared().consumes[consumed].type != type)
       fw_bad_token(n, "get", consumed, n.consumed.size(), who);
-    if (n.declared().consumes[consumed].where != where) wrong_branch(n, call.c_str(), n.declared().consumes[consumed].where);
+    const branch_type token = n.declared().consumes[consumed].where;
+    if (token != where) wrong_branch(n, (std::string(who) + "::get").c_str(), token);
     const std::uint32_t p = n.consumed[consumed];
     if (!state.made[p])
       throw product_error("module '" + n.spec.label + "' reads " + detail::type_name(type) + " '" +
-                          n.declared().consumes[consumed].tag.encode() + "' in " + at + ", but module '" +
+                          n.declared().consumes[consumed].tag.encode() + "' in " + at() + ", but module '" +
                           g.nodes[g.table_of(detail::made_at(where))[p].module].spec.label + "' did not make it there" +
                           (ending ? "" : std::string(" (yet: ") + noun + " are made in " + end + ")"));
     return &state.slots[p];
@@ -85,27 +88,28 @@ struct products_in {
   void* write(const detail::graph& g, std::uint32_t module, detail::transition_products& state, bool ending,
               std::uint32_t produced, const std::type_info& type) const {
     const detail::node& n = g.nodes[module];
-    const std::string call = std::string(who) + "::put";
     if (produced >= n.products.size() || *n.declared().produces[produced].ops->type != type)
       fw_bad_token(n, "put", produced, n.products.size(), who);
     const transition when = n.declared().produces[produced].when;
-    if (when != detail::made_at(where)) wrong_branch(n, call.c_str(), branch_of(when));
+    if (when != detail::made_at(where)) wrong_branch(n, (std::string(who) + "::put").c_str(), branch_of(when));
     const std::uint32_t p = n.products[produced];
-    const std::string& instance = g.table_of(when)[p].instance;
-    const std::string what = detail::type_name(type) + " '" + n.spec.label + (instance.empty() ? "" : ":" + instance) + "'";
-    if (!ending)
-      throw product_error("module '" + n.spec.label + "' writes " + what + " in " + begin + " of " + at + ": " + noun +
-                          " are made in " + end);
-    if (state.made[p]) throw product_error("module '" + n.spec.label + "' writes " + what + " twice in " + at);
+    if (!ending || state.made[p]) {
+      const std::string& instance = g.table_of(when)[p].instance;
+      const std::string what = detail::type_name(type) + " '" + n.spec.label + (instance.empty() ? "" : ":" + instance) + "'";
+      if (!ending)
+        throw product_error("module '" + n.spec.label + "' writes " + what + " in " + begin + " of " + at() + ": " + noun +
+                            " are made in " + end);
+      throw product_error("module '" + n.spec.label + "' writes " + what + " twice in " + at());
+    }
     return &state.slots[p];
   }
 };
 
 products_in lumi_products(const luminosity_block_id& id) {
-  return {in_lumi, "luminosity_block", "begin_luminosity_block", "end_luminosity_block", "luminosity-block products", text(id)};
+  return {in_lumi, "luminosity_block", "begin_luminosity_block", "end_luminosity_block", "luminosity-block products", id};
 }
 products_in run_products(std::uint32_t number) {
-  return {in_run, "run", "begin_run", "end_run", "run products", "run " + std::to_string(number)};
+  return {in_run, "run", "begin_run", "end_run", "run products", {number, 0}};
 }
 }  // namespace
 
