@@ -41,16 +41,16 @@ class run_steps {
   void end_job(std::uint64_t event) const {
     each("end_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.end_job(); });
   }
-  void begin(run_state& r, std::uint64_t event) const {
-    each("begin_run", r.number, event, [&](module_base& m, const event_setup& s, std::uint32_t i) {
-      m.begin_run(event_access::run_of(r, g_, i, false), s);
+  void begin(run_state& state, std::uint64_t event) const {
+    each("begin_run", state.number, event, [&](module_base& m, const event_setup& s, std::uint32_t i) {
+      m.begin_run(event_access::run_of(state, g_, i, false), s);
     });
   }
-  void end(run_state& r, std::uint64_t event) const {
-    each("end_run", r.number, event,
+  void end(run_state& state, std::uint64_t event) const {
+    each("end_run", state.number, event,
          [&](module_base& m, const event_setup& s, std::uint32_t i) {
-           run rr = event_access::run_of(r, g_, i, true);
-           m.end_run(rr, s);
+           run r = event_access::run_of(state, g_, i, true);
+           m.end_run(r, s);
          },
          &g_.end_run_order);
   }
