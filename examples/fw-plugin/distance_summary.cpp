@@ -24,7 +24,7 @@ class DistanceSummary final : public heddle::fw::one::EDAnalyzer<> {
     for (const track& t : all) run_.distance += t.distance();
   }
 
-  void end_run(const heddle::fw::run& r, const heddle::fw::event_setup&) override {
+  void end_run(heddle::fw::run& r, const heddle::fw::event_setup&) override {
     print(("run " + std::to_string(r.number())).c_str(), run_);
     job_.events += run_.events;
     job_.tracks += run_.tracks;

@@ -1,10 +1,11 @@
-// Making the event, event_setup and luminosity_block a module sees, for the processors.
+// Making the event, event_setup, luminosity_block and run a module sees, for the processors.
 #pragma once
 
 #include "event_state.hpp"
 #include "lumi_state.hpp"
 #include "heddle/fw/event.hpp"
 #include "heddle/fw/event_setup.hpp"
+#include "heddle/fw/run.hpp"
 
 namespace heddle::fw::detail {
 
@@ -24,6 +25,8 @@ struct event_access {
   static luminosity_block lumi(lumi_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
     return luminosity_block(s, g, m, ending);
   }
+  // The run module m sees in its begin (`ending` false) or end transition.
+  static run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept { return run(s, g, m, ending); }
 };
 
 }  // namespace heddle::fw::detail

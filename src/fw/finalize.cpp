@@ -26,6 +26,12 @@ std::string a(const char* noun) {
 
 std::string where_of(const detail::node& n) { return n.spec.where.empty() ? "module" : n.spec.where; }
 
+// How a consumes names its branch, and a maker the transition of its product, in messages.
+const char* branch_suffix(branch_type where) { return where == in_lumi ? " in_lumi" : where == in_run ? " in_run" : ""; }
+const char* made_suffix(transition when) {
+  return when == transition::end_luminosity_block ? " at end_luminosity_block" : when == transition::end_run ? " at end_run" : "";
+}
+
 class finalizer {
  public:
   finalizer(detail::graph& g, const std::string& source) : g_(g), source_(source) {}
@@ -43,27 +49,29 @@ class finalizer {
     }
   }
 
-  // Products: every module's produces become the process's products, event products and
-  // luminosity-block products apart; every consumed (tag, type) must be made by a module of that
-  // label ("unknown label"), under that instance, of that type and in the event or at the end of
-  // the lumi as the consumes says ("makes no T 'tag'", listing what it makes, lumi products marked
-  // "at end_luminosity_block"). No conditions yet: es_consumes is refused. Builds both product
-  // tables, each module's consumed, products and event_products and its distinct producers (of
-  // event products: lumi products make no edges, end_lumi_order orders them).
+  // Products: every module's produces become the process's products, event, luminosity-block and
+  // run products apart; every consumed (tag, type) must be made by a module of that label
+  // ("unknown label"), under that instance, of that type and in the event, at the end of the lumi
+  // or at the end of the run as the consumes says ("makes no T 'tag'", listing what it makes, lumi
+  // products marked "at end_luminosity_block", run products "at end_run"). No conditions yet:
+  // es_consumes is refused. Builds the three product tables, each module's consumed, products and
+  // event_products and its distinct producers (of event products: lumi and run products make no
+  // edges, end_lumi_order and end_run_order order them).
   void resolve_products() {
     g_.products.clear();
     g_.boxed_products.clear();
     g_.lumi_products.clear();
+    g_.run_products.clear();
     for (std::uint32_t m = 0; m < g_.size(); ++m) {
       detail::node& n = g_.nodes[m];
       n.products.clear();
       n.event_products.clear();
       for (const detail::produced& p : n.declared().produces) {
-        const bool lumi = p.when == transition::end_luminosity_block;
-        auto& table = lumi ? g_.lumi_products : g_.products;
+        const bool event_product = p.when == transition::event;
+        auto& table = event_product ? g_.products : p.when == transition::end_luminosity_block ? g_.lumi_products : g_.run_products;
         n.products.push_back(static_cast<std::uint32_t>(table.size()));
-        if (!lumi) n.event_products.push_back(n.products.back());
-        if (!lumi && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
+        if (event_product) n.event_products.push_back(n.products.back());
+        if (event_product && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
         table.push_back({m, p.instance, p.ops});
       }
     }
@@ -72,26 +80,26 @@ class finalizer {
       const auto& consumes = n.declared().consumes;
       for (std::size_t k = 0; k < consumes.size(); ++k) {
         const detail::consumed& c = consumes[k];
-        const bool lumi = c.where == in_lumi;
-        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'" + (lumi ? " in_lumi" : "");
+        const transition when = detail::made_at(c.where);
+        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'" + branch_suffix(c.where);
         const std::string at = named(n) + ": consumes " + what + ": ";
         const detail::node& maker = g_.nodes[find(c.tag.label, at)];
         std::uint32_t found = detail::no_index;
         std::string made;
         for (std::size_t d = 0; d < maker.products.size(); ++d) {
-          const bool made_in_lumi = maker.declared().produces[d].when == transition::end_luminosity_block;
-          const detail::product& q = (made_in_lumi ? g_.lumi_products : g_.products)[maker.products[d]];
-          if (made_in_lumi == lumi && q.instance == c.tag.instance && *q.ops->type == *c.type) found = maker.products[d];
+          const transition made_at = maker.declared().produces[d].when;
+          const detail::product& q = g_.table_of(made_at)[maker.products[d]];
+          if (made_at == when && q.instance == c.tag.instance && *q.ops->type == *c.type) found = maker.products[d];
           made += (made.empty() ? "" : ", ") + detail::type_name(*q.ops->type) + " '" + maker.spec.label +
-                  (q.instance.empty() ? "" : ":" + q.instance) + "'" + (made_in_lumi ? " at end_luminosity_block" : "");
+                  (q.instance.empty() ? "" : ":" + q.instance) + "'" + made_suffix(made_at);
         }
         if (found == detail::no_index)
           fail(at + named(maker) + " makes no " + what + " (" + (made.empty() ? "it makes no products" : "it makes " + made) + ")");
         n.consumed.push_back(found);
       }
       n.reads.clear();
-      // A lumi declaration's entry carries typeid(void), which no token's type is: event::get and
-      // emplace refuse it (and then say it belongs to the luminosity block).
+      // A lumi or run declaration's entry carries typeid(void), which no token's type is:
+      // event::get and emplace refuse it (and then say where it belongs).
       for (std::size_t k = 0; k < consumes.size(); ++k)
         n.reads.push_back({n.consumed[k], consumes[k].where == in_event ? consumes[k].type : &typeid(void)});
       n.writes.clear();
@@ -188,19 +196,20 @@ class finalizer {
     }
   }
 
-  // The order of end_luminosity_block: a module that reads a luminosity-block product after the
-  // module that makes it, otherwise in the order modules were added (the lowest ready index
-  // first). A cycle through lumi products fails ("luminosity-block products form a cycle",
-  // naming the modules caught in it). Builds end_lumi_order.
-  void order_lumi_transitions() {
+  // The order of end_luminosity_block (`where` in_lumi) or end_run (in_run): a module that reads
+  // a product of that branch after the module that makes it, otherwise in the order modules were
+  // added (the lowest ready index first). A cycle fails ("luminosity-block products form a cycle",
+  // "run products form a cycle", naming the modules caught in it). Builds `order`.
+  void order_end_transitions(branch_type where, std::vector<std::uint32_t>& order) {
     const std::uint32_t n = g_.size();
+    const std::vector<detail::product>& table = g_.table_of(detail::made_at(where));
     std::vector<std::vector<std::uint32_t>> readers(n);
     std::vector<std::uint32_t> waiting(n, 0);
     for (std::uint32_t m = 0; m < n; ++m) {
       std::vector<std::uint32_t> makers;
       const auto& consumes = g_.nodes[m].declared().consumes;
       for (std::size_t k = 0; k < consumes.size(); ++k)
-        if (consumes[k].where == in_lumi) makers.push_back(g_.lumi_products[g_.nodes[m].consumed[k]].module);
+        if (consumes[k].where == where) makers.push_back(table[g_.nodes[m].consumed[k]].module);
       std::sort(makers.begin(), makers.end());
       makers.erase(std::unique(makers.begin(), makers.end()), makers.end());
       for (std::uint32_t p : makers) readers[p].push_back(m);
@@ -210,24 +219,26 @@ class finalizer {
     for (std::uint32_t m = 0; m < n; ++m)
       if (waiting[m] == 0) ready.push_back(m);
     std::make_heap(ready.begin(), ready.end(), std::greater<>());
-    g_.end_lumi_order.clear();
+    order.clear();
     while (!ready.empty()) {
       std::pop_heap(ready.begin(), ready.end(), std::greater<>());
       const std::uint32_t m = ready.back();
       ready.pop_back();
-      g_.end_lumi_order.push_back(m);
+      order.push_back(m);
       for (std::uint32_t r : readers[m])
         if (--waiting[r] == 0) {
           ready.push_back(r);
           std::push_heap(ready.begin(), ready.end(), std::greater<>());
         }
     }
-    if (g_.end_lumi_order.size() == n) return;
+    if (order.size() == n) return;
     std::string caught;
     for (std::uint32_t m = 0; m < n; ++m)
       if (waiting[m] != 0) caught += (caught.empty() ? "'" : ", '") + g_.nodes[m].spec.label + "'";
-    fail("luminosity-block products form a cycle: the end_luminosity_block of " + caught +
-         " cannot be ordered (their consumes in_lumi wait on one another's products)");
+    const bool lumi = where == in_lumi;
+    fail(std::string(lumi ? "luminosity-block products" : "run products") + " form a cycle: the " +
+         (lumi ? "end_luminosity_block" : "end_run") + " of " + caught + " cannot be ordered (their consumes " +
+         (lumi ? "in_lumi" : "in_run") + " wait on one another's products)");
   }
 
   // Checks nothing. Builds the edges from producers to the modules that get their products: each
@@ -344,7 +355,8 @@ void process::finalize() {
   f.resolve_products();
   f.resolve_conditions();
   f.check_acyclic();
-  f.order_lumi_transitions();
+  f.order_end_transitions(in_lumi, g.end_lumi_order);
+  f.order_end_transitions(in_run, g.end_run_order);
   f.lay_input_edges();
   f.resolve_paths(g.paths, pending_labels_, false);
   f.resolve_paths(g.end_paths, pending_end_labels_, true);

@@ -26,7 +26,8 @@ struct node {
   // the process's setup and the processors' constructors change it, before any event runs.
   mutable std::vector<std::unique_ptr<module_base>> instances;
   // Per consumes / produces declaration (token index), the product: an index into the graph's
-  // products, or into its lumi_products where the declaration is in_lumi / end_luminosity_block.
+  // products, into its lumi_products where the declaration is in_lumi / end_luminosity_block, or
+  // into its run_products where it is in_run / end_run (graph::table_of).
   std::vector<std::uint32_t> consumed;
   std::vector<std::uint32_t> products;
   std::vector<std::uint32_t> event_products;  // the products it makes in events (module_digest)
@@ -98,6 +99,8 @@ class graph {
   conditions source;  // the intervals and payloads of records
   std::vector<product> lumi_products;        // made at end_luminosity_block
   std::vector<std::uint32_t> end_lumi_order; // modules: makers of lumi products before their readers
+  std::vector<product> run_products;         // made at end_run
+  std::vector<std::uint32_t> end_run_order;  // modules: makers of run products before their readers
   std::vector<std::vector<out_edge>> out;  // per module
   std::vector<path> paths;
   std::vector<path> end_paths;
@@ -108,6 +111,10 @@ class graph {
   bool finalized = false;
 
   std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(nodes.size()); }
+  // The products made at `when`.
+  const std::vector<product>& table_of(transition when) const noexcept {
+    return when == transition::event ? products : when == transition::end_luminosity_block ? lumi_products : run_products;
+  }
   std::uint32_t num_steps() const noexcept { return static_cast<std::uint32_t>(step_edge.size()); }
 };
 

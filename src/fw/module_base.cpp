@@ -43,10 +43,11 @@ std::uint32_t module_base::declare_consumes(input_tag tag, const std::type_info&
 
 std::uint32_t module_base::declare_produces(std::string instance, const detail::product_ops* ops, transition when) {
   check_open("produces");
-  if (when == transition::end_luminosity_block && kind_ == module_kind::stream)
+  if (when != transition::event && kind_ == module_kind::stream)
     throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" + instance +
-                           "': a stream module cannot make a luminosity-block product (each of its instances would "
-                           "make it); make it in a global:: or one:: module");
+                           "': a stream module cannot make a " +
+                           (when == transition::end_run ? "run" : "luminosity-block") +
+                           " product (each of its instances would make it); make it in a global:: or one:: module");
   for (const detail::produced& p : declared_.produces)
     if (p.instance == instance && *p.ops->type == *ops->type)
       throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" +

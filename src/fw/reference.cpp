@@ -134,6 +134,14 @@ run_report run_single_threaded(process& p, const run_options& o) {
   detail::prepare_streams(g, 1);
   runs.begin_job(0);
   std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
+  std::unique_ptr<detail::run_state> open_run;  // the open run
+  auto end_run = [&](std::uint64_t next) {
+    runs.end(*open_run, next);
+    const std::uint64_t c = open_run->checksum();
+    report.checksum += c;
+    report.runs.back().checksum += c;
+    open_run.reset();  // its products live until every end_run has run
+  };
   auto end_lumi = [&](std::uint64_t next) {
     runs.end_lumi(*lumi, next);
     const std::uint64_t c = lumi->checksum();
@@ -146,8 +154,9 @@ run_report run_single_threaded(process& p, const run_options& o) {
     if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
       if (lumi) end_lumi(e);
       if (report.runs.empty() || report.runs.back().run != at.run) {
-        if (!report.runs.empty()) runs.end(report.runs.back().run, e);
-        runs.begin(at.run, e);
+        if (open_run) end_run(e);
+        open_run = std::make_unique<detail::run_state>(g, at.run);
+        runs.begin(*open_run, e);
         report.runs.push_back({at.run, 0, 0});
       }
       lumi = std::make_unique<detail::lumi_state>(g, luminosity_block_id{at.run, at.lumi});
@@ -166,7 +175,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
     }
   }
   if (lumi) end_lumi(o.events);
-  if (!report.runs.empty()) runs.end(report.runs.back().run, o.events);
+  if (open_run) end_run(o.events);
   runs.end_job(o.events);
   if (o.progress) o.progress(report.events);
 

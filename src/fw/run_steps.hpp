@@ -25,7 +25,8 @@ inline std::exception_ptr dropped_handle() {
   return std::make_exception_ptr(std::logic_error("acquire dropped its handle without completing it"));
 }
 
-// The transitions of every module, in declaration order (end_luminosity_block in end_lumi_order),
+// The transitions of every module, in declaration order (end_luminosity_block in end_lumi_order,
+// end_run in end_run_order),
 // every instance of a stream module. A throw becomes a module_error naming the module, the
 // transition and `event` (the run's or lumi's first event number at its beginning, the next one at
 // its end); the modules after it do not run that transition.
@@ -40,11 +41,18 @@ class run_steps {
   void end_job(std::uint64_t event) const {
     each("end_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.end_job(); });
   }
-  void begin(std::uint32_t number, std::uint64_t event) const {
-    each("begin_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.begin_run(r, s); });
+  void begin(run_state& state, std::uint64_t event) const {
+    each("begin_run", state.number, event, [&](module_base& m, const event_setup& s, std::uint32_t i) {
+      m.begin_run(event_access::run_of(state, g_, i, false), s);
+    });
   }
-  void end(std::uint32_t number, std::uint64_t event) const {
-    each("end_run", number, event, [r = run(number)](module_base& m, const event_setup& s, std::uint32_t) { m.end_run(r, s); });
+  void end(run_state& state, std::uint64_t event) const {
+    each("end_run", state.number, event,
+         [&](module_base& m, const event_setup& s, std::uint32_t i) {
+           run r = event_access::run_of(state, g_, i, true);
+           m.end_run(r, s);
+         },
+         &g_.end_run_order);
   }
   void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
     each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,

@@ -280,8 +280,11 @@ class engine final : public detail::acquire_sink {
     }
     try {
       if (first) steps_.begin_job(next_event_);
-      if (ending) steps_.end(ending, next_event_);
-      if (beginning) steps_.begin(beginning, next_event_);
+      if (ending) end_run();
+      if (beginning) {
+        run_ = std::make_unique<detail::run_state>(g_, beginning);
+        steps_.begin(*run_, next_event_);
+      }
     } catch (const module_error& x) {
       record_error(x);
       beginning = 0;
@@ -304,6 +307,24 @@ class engine final : public detail::acquire_sink {
       boundary_pending_ = false;
     }
     advance();
+  }
+
+  // The open run's end_run transitions; its products count in its checksum, also when one of
+  // them threw (as a lumi's do), and live until then.
+  void end_run() {
+    std::exception_ptr error;
+    try {
+      steps_.end(*run_, next_event_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const std::uint64_t c = run_->checksum();
+    {
+      std::lock_guard lock(m_);
+      runs_.back().checksum += c;
+    }
+    run_.reset();
+    if (error) std::rethrow_exception(error);
   }
 
   event_state* take_slot() {
@@ -693,6 +714,7 @@ class engine final : public detail::acquire_sink {
   std::uint64_t next_event_ = 0, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
   std::vector<run_checksum> runs_;
   std::deque<std::unique_ptr<open_lumi>> lumis_;  // open (or beginning) lumis, oldest first
+  std::unique_ptr<detail::run_state> run_;  // the open run's products: only transitions touch it
   bool run_open_ = false;          // a run has begun (runs_.back()); its end is the next boundary
   bool beginning_ = false;         // lumis_.back()'s begin transition is posted, not over
   bool boundary_pending_ = false;  // a run boundary is posted, not over

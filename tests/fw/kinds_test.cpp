@@ -431,7 +431,7 @@ class thrower final : public global::EDProducer<ExternalWork> {
   void begin_run(const run& r, const event_setup&) override {
     if (r.number() == 2) maybe(step::begin_run);
   }
-  void end_run(const run& r, const event_setup&) override {
+  void end_run(run& r, const event_setup&) override {
     if (r.number() == 2) maybe(step::end_run);
   }
   void end_job() override { maybe(step::end_job); }

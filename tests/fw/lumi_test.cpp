@@ -67,7 +67,7 @@ class watcher final : public fw::global::EDAnalyzer<> {
   void begin_job() override { j_->add(K::begin_job, label(), 0); }
   void end_job() override { j_->add(K::end_job, label(), 0); }
   void begin_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::begin_run, label(), 0, {r.number(), 0, 0}); }
-  void end_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), 0, {r.number(), 0, 0}); }
+  void end_run(fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), 0, {r.number(), 0, 0}); }
   void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup&) override {
     j_->add(K::begin_lumi, label(), 0, {l.run(), l.number(), 0});
   }
@@ -95,7 +95,7 @@ class stream_watcher final : public fw::stream::EDAnalyzer<> {
   void begin_job() override { j_->add(K::begin_job, label(), instance_); }
   void end_job() override { j_->add(K::end_job, label(), instance_); }
   void begin_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::begin_run, label(), instance_, {r.number(), 0, 0}); }
-  void end_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), instance_, {r.number(), 0, 0}); }
+  void end_run(fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), instance_, {r.number(), 0, 0}); }
   void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup&) override {
     j_->add(K::begin_lumi, label(), instance_, {l.run(), l.number(), 0});
   }

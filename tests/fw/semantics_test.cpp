@@ -208,7 +208,7 @@ TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
 class run_logger final : public global::EDFilter<> {
  public:
   void begin_run(const run& r, const event_setup&) override { log("begin", r.number(), 0); }
-  void end_run(const run& r, const event_setup&) override { log("end", r.number(), 0); }
+  void end_run(run& r, const event_setup&) override { log("end", r.number(), 0); }
   bool filter(event& e, const event_setup&) const override {
     log("start", e.id().run, e.id().event);
     heddle::fw::sleep_seconds(0.0001);

@@ -25,6 +25,7 @@
 #include "heddle/fw/event_setup.hpp"
 #include "heddle/fw/input_tag.hpp"
 #include "heddle/fw/luminosity_block.hpp"
+#include "heddle/fw/run.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {
@@ -39,16 +40,6 @@ HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "fi
 // is completed or its future is ready, and acquire() has returned, with no thread waiting in
 // between.
 struct ExternalWork {};
-
-// A run as its transitions see it.
-class run {
- public:
-  explicit run(std::uint32_t number) noexcept : number_(number) {}
-  std::uint32_t number() const noexcept { return number_; }
-
- private:
-  std::uint32_t number_;
-};
 
 namespace detail {
 struct module_access;
@@ -85,7 +76,8 @@ class HEDDLE_EXPORT module_base {
   virtual void begin_job() {}
   virtual void end_job() {}
   virtual void begin_run(const run& /*r*/, const event_setup& /*setup*/) {}
-  virtual void end_run(const run& /*r*/, const event_setup& /*setup*/) {}
+  // The run is not const here: the module makes its run products in it.
+  virtual void end_run(run& /*r*/, const event_setup& /*setup*/) {}
   virtual void begin_luminosity_block(const luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
   // The lumi is not const here: the module makes its luminosity-block products in it.
   virtual void end_luminosity_block(luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
@@ -100,18 +92,19 @@ class HEDDLE_EXPORT module_base {
 
   // Declarations, in the constructor only (std::logic_error once the module is in a process).
   // Reads product `tag` of type T, from the event, or with `where` in_lumi the luminosity-block
-  // product of that tag (read in end_luminosity_block). finalize() checks that some module makes
-  // it, in the event or at end_luminosity_block as `where` says, and fails naming both modules and
-  // the type otherwise.
+  // product of that tag (read in end_luminosity_block), with in_run the run product (read in
+  // end_run). finalize() checks that some module makes it, in the event, at end_luminosity_block
+  // or at end_run as `where` says, and fails naming both modules and the type otherwise.
   template <class T>
   get_token<T> consumes(input_tag tag, branch_type where = in_event) {
     return get_token<T>(declare_consumes(std::move(tag), typeid(T), where));
   }
   // Writes a product of type T, instance `instance` ("" is the default), in each event, or with
   // `when` transition::end_luminosity_block once per lumi in end_luminosity_block (CMS's
-  // produces<T, edm::Transition::EndLuminosityBlock>(instance)). std::logic_error if the module
-  // already declared a T of that instance, or for a luminosity-block product of a stream module
-  // (each of its instances would make it: CMS's stream modules cannot either).
+  // produces<T, edm::Transition::EndLuminosityBlock>(instance)), or transition::end_run once per
+  // run in end_run. std::logic_error if the module already declared a T of that instance, or for a
+  // luminosity-block or run product of a stream module (each of its instances would make it:
+  // CMS's stream modules cannot either).
   template <class T>
   put_token<T> produces(std::string instance = {}, transition when = transition::event) {
     return put_token<T>(declare_produces(std::move(instance), &detail::ops_of<T>, when));

@@ -18,20 +18,30 @@ namespace detail {
 inline constexpr std::uint32_t no_index = 0xffffffffu;
 }
 
-// When a product is made (module_base::produces): in an event, or in a luminosity block's end
-// transition (end_luminosity_block). CMS spells the second produces<T, edm::Transition::
-// EndLuminosityBlock>(instance); here it is produces<T>(instance, transition::end_luminosity_block).
-enum class transition : std::uint8_t { event, end_luminosity_block };
+// When a product is made (module_base::produces): in an event, in a luminosity block's end
+// transition (end_luminosity_block) or in a run's (end_run). CMS spells the second produces<T,
+// edm::Transition::EndLuminosityBlock>(instance); here it is produces<T>(instance,
+// transition::end_luminosity_block), and the third produces<T>(instance, transition::end_run).
+enum class transition : std::uint8_t { event, end_luminosity_block, end_run };
 
-// Where a product is read from (module_base::consumes): the event (the default) or the luminosity
-// block (luminosity_block::get, in end_luminosity_block). CMS's consumes<T, edm::InLumi>(tag) is
-// consumes<T>(tag, in_lumi) here: the same tokens read both, as CMS's EDGetTokenT does.
-enum class branch_type : std::uint8_t { in_event, in_lumi };
+// Where a product is read from (module_base::consumes): the event (the default), the luminosity
+// block (luminosity_block::get, in end_luminosity_block) or the run (run::get, in end_run). CMS's
+// consumes<T, edm::InLumi>(tag) is consumes<T>(tag, in_lumi) here, consumes<T, edm::InRun>(tag)
+// consumes<T>(tag, in_run): the same tokens read all three, as CMS's EDGetTokenT does.
+enum class branch_type : std::uint8_t { in_event, in_lumi, in_run };
 inline constexpr branch_type in_event = branch_type::in_event;
 inline constexpr branch_type in_lumi = branch_type::in_lumi;
+inline constexpr branch_type in_run = branch_type::in_run;
+
+namespace detail {
+// The transition that makes the products a consumes `where` reads.
+constexpr transition made_at(branch_type where) noexcept {
+  return where == in_event ? transition::event : where == in_lumi ? transition::end_luminosity_block : transition::end_run;
+}
+}  // namespace detail
 
 // Reads a product of type T: event::get(token) gives a const T& (luminosity_block::get for a
-// product consumed in_lumi).
+// product consumed in_lumi, run::get for one consumed in_run).
 template <class T>
 class get_token {
  public:
@@ -46,7 +56,8 @@ class get_token {
 };
 
 // Writes a product of type T: event::put(token, value) or event::emplace(token, args...)
-// (luminosity_block's, for a product made at transition::end_luminosity_block).
+// (luminosity_block's, for a product made at transition::end_luminosity_block; run's, at
+// transition::end_run).
 template <class T>
 class put_token {
  public:
