@@ -15,6 +15,7 @@
 
 #include "heddle/fw/process.hpp"
 #include "module_types.hpp"
+#include "json_position.hpp"
 #include "parameter_set_json.hpp"
 
 namespace heddle::fw {
@@ -260,21 +261,6 @@ std::vector<path_config> parse_paths(const json& v, const place& p) {
   return paths;
 }
 
-// 1-based line and column of byte offset `byte` (nlohmann counts the offending byte, 1-based).
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t byte) {
-  std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
 }  // namespace
 
 const char* to_string(wait_mode w) noexcept {
@@ -300,7 +286,7 @@ process_config parse_config(std::string_view text, const std::string& file) {
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    auto [line, col] = line_column(text, e.byte);
+    auto [line, col] = detail::line_column(text, e.byte);
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);

@@ -12,6 +12,7 @@
 #include "heddle/fw/errors.hpp"
 #include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/event_setup.hpp"
+#include "json_position.hpp"
 #include "module_access.hpp"
 #include "parameter_set_json.hpp"
 #include "type_name.hpp"
@@ -45,10 +46,13 @@ conditions conditions::from_json(std::string_view text, const std::string& file)
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::exception& e) {
-    std::string why = e.what();
-    if (auto pos = why.find("] "); pos != std::string::npos) why = why.substr(pos + 2);
-    throw config_error(file + ": malformed JSON: " + why);
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = detail::line_column(text, e.byte);
+    std::string why = e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: why"
+    if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
+    throw config_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + why);
+  } catch (const nlohmann::json::exception& e) {  // a number beyond a double
+    throw config_error(file + ": malformed JSON: " + e.what());
   }
   auto fail = [&](const std::string& where, const std::string& what) { throw config_error(file + ": " + where + ": " + what); };
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_object())

@@ -1,5 +1,5 @@
 // One event in flight: per module a state word, per product an 8-byte slot (the product itself when
-// small, else a pointer to it) and a made byte, per filter a decision bit, two bits per edge, and
+// small, else a pointer to it) and a made bit, per filter a decision bit, two bits per edge, and
 // per path its decision. One allocation, reused for the next event; for the high-pileup
 // configuration (489 modules, 1,760 edges) it is about 6 KB, so 100,000 events in flight fit in
 // well under 1 GiB.
@@ -32,7 +32,8 @@ struct event_state {
   std::atomic<std::uint32_t> active{0};
   std::atomic<std::uint32_t>* state;   // [modules]
   void** slots;                        // [products]: the product, or a pointer to it (product_ops)
-  std::atomic<std::uint8_t>* made;     // [products]: set once made (a byte each: made without a locked instruction)
+  std::atomic<std::uint64_t>* made;    // [product words]: bit p once product p is made (a bit, not a byte:
+                                       // 100,000 events in flight of 489 products save 42 MB)
   std::atomic<std::uint64_t>* passes;  // [module words]: bit m once filter m passed the event
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k
   std::uint8_t* passed;                // [paths]
@@ -42,9 +43,9 @@ struct event_state {
   static std::size_t edge_words(const graph& g) noexcept { return (std::size_t{g.num_edges} + 31) / 32; }
 
   static event_state* make(const graph& g, unsigned stream, bool timed) {
-    const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), mw = words(n);
-    const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (mw + e) * sizeof(std::uint64_t) +
-                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(std::uint32_t) + np + g.paths.size();
+    const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), mw = words(n), pw = words(np);
+    const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (pw + mw + e) * sizeof(std::uint64_t) +
+                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(std::uint32_t) + g.paths.size();
     void* mem = std::malloc(bytes);
     if (!mem) throw std::bad_alloc();
     auto* s = ::new (mem) event_state;
@@ -52,6 +53,8 @@ struct event_state {
     auto* p = reinterpret_cast<unsigned char*>(s + 1);
     s->slots = reinterpret_cast<void**>(p);
     p += np * sizeof(void*);
+    s->made = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
+    p += pw * sizeof(std::uint64_t);
     s->passes = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
     p += mw * sizeof(std::uint64_t);
     s->edges = reinterpret_cast<std::atomic<std::uint64_t>*>(p);
@@ -60,12 +63,9 @@ struct event_state {
     if (timed) p += n * sizeof(std::int64_t);
     s->state = reinterpret_cast<std::atomic<std::uint32_t>*>(p);
     p += n * sizeof(std::uint32_t);
-    s->made = reinterpret_cast<std::atomic<std::uint8_t>*>(p);
-    p += np;
     s->passed = p;
-    for (std::size_t i = 0; i < mw + e; ++i) ::new (&s->passes[i]) std::atomic<std::uint64_t>(0);
+    for (std::size_t i = 0; i < pw + mw + e; ++i) ::new (&s->made[i]) std::atomic<std::uint64_t>(0);
     for (std::size_t i = 0; i < n; ++i) ::new (&s->state[i]) std::atomic<std::uint32_t>(0);
-    for (std::size_t i = 0; i < np; ++i) ::new (&s->made[i]) std::atomic<std::uint8_t>(0);
     return s;
   }
   // Its products must be released first (release_products).
@@ -84,7 +84,7 @@ struct event_state {
     std::memset(passed, 0, g.paths.size());
   }
 
-  bool is_made(std::uint32_t p) const noexcept { return made[p].load(std::memory_order_acquire) != 0; }
+  bool is_made(std::uint32_t p) const noexcept { return made[p >> 6].load(std::memory_order_acquire) >> (p & 63) & 1; }
   void set_pass(std::uint32_t m) noexcept { passes[m >> 6].fetch_or(std::uint64_t{1} << (m & 63), std::memory_order_relaxed); }
   bool passes_event(std::uint32_t m) const noexcept {
     return passes[m >> 6].load(std::memory_order_relaxed) & (std::uint64_t{1} << (m & 63));
@@ -96,7 +96,7 @@ struct event_state {
     const node& n = g.nodes[m];
     std::uint64_t d = n.role() == module_role::filter && passes_event(m) ? 1 : 0;
     for (std::uint32_t p : n.event_products) {
-      if (!made[p].load(std::memory_order_relaxed)) continue;
+      if (!is_made(p)) continue;
       const product_ops& ops = *g.products[p].ops;
       if (ops.digest_is_value) {
         std::uint64_t v;
@@ -112,9 +112,8 @@ struct event_state {
   // Destroys the event's products (the event is over, its output modules ran).
   void release_products(const graph& g) noexcept {
     for (std::uint32_t p : g.boxed_products)
-      if (made[p].load(std::memory_order_relaxed)) g.products[p].ops->destroy(&slots[p]);
-    // Nothing else touches the event now: plain stores (the next event's scheduling publishes them).
-    std::memset(static_cast<void*>(made), 0, g.products.size());
+      if (is_made(p)) g.products[p].ops->destroy(&slots[p]);
+    for (std::size_t w = 0, n = words(g.products.size()); w < n; ++w) made[w].store(0, std::memory_order_relaxed);
   }
 };
 

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "json_position.hpp"
 #include "parameter_set_json.hpp"
 
 namespace heddle::fw {
@@ -274,22 +275,6 @@ void collect_unread(const json& object, const std::string& prefix, const std::un
   }
 }
 
-// 1-based line and column of byte offset `byte` (nlohmann counts the offending byte, 1-based).
-// The same arithmetic as the configuration reader's (config.cpp).
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t byte) {
-  const std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
 std::string at(const std::string& where, std::pair<std::size_t, std::size_t> lc) {
   return where + ":" + std::to_string(lc.first) + ":" + std::to_string(lc.second) + ": ";
 }
@@ -314,7 +299,7 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
-    throw config_error(at(where, line_column(text, e.byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, detail::line_column(text, e.byte)) + "malformed JSON: " + why);
   } catch (const json::out_of_range& e) {
     // A number beyond a double ("1e400"): nlohmann says "... number overflow parsing '1e400'"
     // without a place; the place is the literal's first appearance.
@@ -324,11 +309,11 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     if (auto open = why.find('\''); open != std::string::npos && why.back() == '\'') {
       byte = text.find(std::string_view(why).substr(open + 1, why.size() - open - 2)) + 1;  // npos + 1 == 0
     }
-    throw config_error(at(where, line_column(text, byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, detail::line_column(text, byte)) + "malformed JSON: " + why);
   }
   if (!doc.is_object()) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    throw config_error(at(where, line_column(text, first + 1)) + "expected a JSON object, found " + doc.type_name());
+    throw config_error(at(where, detail::line_column(text, first + 1)) + "expected a JSON object, found " + doc.type_name());
   }
   return detail::make_root(std::move(doc), std::move(where));
 }

@@ -212,7 +212,7 @@ TEST(Conditions, FileErrorsSayWhere) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("{").rfind("c.json: malformed JSON: ", 0), 0u) << error("{");
+  EXPECT_EQ(error("{\n  [").rfind("c.json:2:3: malformed JSON: ", 0), 0u) << error("{\n  [");
   EXPECT_EQ(error(R"({"records": {"R": [{"firstLumi": 2}]}})"), "c.json: records.R[0]: missing required key 'firstRun'");
   EXPECT_EQ(error(R"({"records": {"R": [{"firstRun": 2}, {"firstRun": 1}]}})"),
             "c.json: records.R[1]: interval starts (run 1, lumi 1) at or before the previous one: intervals are listed in "

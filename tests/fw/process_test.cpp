@@ -166,8 +166,8 @@ TEST(ProcessErrors, DeclaringAfterTheConstructorIsALogicError) {
   EXPECT_THROW(p.add_module({"nothing"}, [] { return std::unique_ptr<module_base>(); }), std::invalid_argument);
 }
 
-// Conditions (event_setup) are declared but not served yet: finalize() refuses a module that reads
-// them, naming the module, the type and the record.
+// Conditions no condition producer makes: finalize() refuses a module that reads them, naming the
+// module, the type and the record (tests/fw/conditions_test.cpp covers the conditions served).
 TEST(ProcessErrors, ConditionsWithoutAProducer) {
   struct alignment_record {};
   struct aligned final : global::EDProducer<> {
