@@ -34,7 +34,7 @@ void progress_bar::clear() {
 
 namespace {
 struct counts {
-  std::size_t producers = 0, filters = 0, outputs = 0;
+  std::size_t producers = 0, filters = 0, analyzers = 0, outputs = 0;
 };
 counts count_modules(const process& p) {
   counts c;
@@ -42,6 +42,7 @@ counts count_modules(const process& p) {
     const module_role role = p.module(i).role();
     if (role == module_role::producer) ++c.producers;
     else if (role == module_role::filter) ++c.filters;
+    else if (role == module_role::analyzer) ++c.analyzers;
     else ++c.outputs;
   }
   return c;
@@ -50,8 +51,9 @@ counts count_modules(const process& p) {
 
 void print_report(std::FILE* out, const run_description& what, const run_report& r) {
   const counts c = count_modules(what.proc);
-  std::fprintf(out, "heddle-fw: %s: %zu producers, %zu filters, %zu output modules, %zu paths\n", what.config.c_str(),
-               c.producers, c.filters, c.outputs, what.proc.num_paths());
+  std::fprintf(out, "heddle-fw: %s: %zu producers, %zu filters, %s%zu output modules, %zu paths\n", what.config.c_str(),
+               c.producers, c.filters, c.analyzers ? (std::to_string(c.analyzers) + " analyzers, ").c_str() : "", c.outputs,
+               what.proc.num_paths());
   std::fprintf(out, "  processor         %s, %u worker thread%s, wait %s, time scale %g\n", what.processor.c_str(),
                r.workers, r.workers == 1 ? "" : "s", to_string(what.timing.wait), what.timing.time_scale);
   std::fprintf(out, "  events            %" PRIu64 " in %zu run%s\n", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
