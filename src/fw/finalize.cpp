@@ -157,6 +157,10 @@ class finalizer {
       }
       std::sort(n.es_producers.begin(), n.es_producers.end());
       n.es_producers.erase(std::unique(n.es_producers.begin(), n.es_producers.end()), n.es_producers.end());
+      if (n.producers.size() + n.es_producers.size() > detail::max_waits)
+        fail(named(n) + ": reads the products of " + std::to_string(n.producers.size()) + " modules and the data of " +
+             std::to_string(n.es_producers.size()) + " condition producers: at most " + std::to_string(detail::max_waits) +
+             " in all");
     }
   }
 

@@ -69,6 +69,10 @@ struct es_item {
   std::uint32_t index;
 };
 
+// The most producers and condition producers one module may wait on: its event state word counts
+// them in 15 bits, with room for the request's own count and ExternalWork's two ends.
+inline constexpr std::size_t max_waits = (1u << 15) - 4;
+
 // One product of the process: which module makes it, of what type, under which instance name.
 struct product {
   std::uint32_t module;

@@ -428,7 +428,7 @@ class engine final : public detail::acquire_sink {
     const auto producers = static_cast<std::uint32_t>(n.producers.size());
     const auto conditions = static_cast<std::uint32_t>(n.es_producers.size());
     if (producers + conditions == 0) return schedule(e, m);
-    e->state[m].fetch_add(producers + conditions + 1, std::memory_order_relaxed);
+    e->state[m].fetch_add(static_cast<event_state::word>(producers + conditions + 1), std::memory_order_relaxed);
     for (std::uint32_t p : n.producers) request(e, p);
     std::uint32_t ready = conditions ? await_conditions(e, m) : 0;
     // Wait on every in-edge, a word at a time; count those already done.
@@ -441,7 +441,8 @@ class engine final : public detail::acquire_sink {
       const std::uint64_t old = e->edges[w].fetch_or(waiting, std::memory_order_acq_rel);
       ready += static_cast<std::uint32_t>(std::popcount(old & (waiting << 1)));
     }
-    if ((e->state[m].fetch_sub(ready + 1, std::memory_order_acq_rel) & event_state::pending_mask) == ready + 1)
+    if ((e->state[m].fetch_sub(static_cast<event_state::word>(ready + 1), std::memory_order_acq_rel) & event_state::pending_mask) ==
+        ready + 1)
       schedule(e, m);
   }
 

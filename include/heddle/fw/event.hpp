@@ -54,7 +54,7 @@ class HEDDLE_EXPORT event {
     if (i >= reads_size_ || !same(reads_[i].type, typeid(T))) [[unlikely]]
       bad_token("get", i);
     const std::uint32_t p = reads_[i].product;
-    if (!(made_[p >> 6].load(std::memory_order_acquire) >> (p & 63) & 1)) [[unlikely]]
+    if (!made_[p].load(std::memory_order_acquire)) [[unlikely]]
       not_made(i);
     return *detail::product_in<T>(&slots_[p]);
   }
@@ -70,10 +70,10 @@ class HEDDLE_EXPORT event {
     if (i >= writes_size_ || !same(writes_[i].type, typeid(T))) [[unlikely]]
       bad_token("put", i);
     const std::uint32_t p = writes_[i].product;
-    if (made_[p >> 6].load(std::memory_order_relaxed) >> (p & 63) & 1) [[unlikely]]
+    if (made_[p].load(std::memory_order_relaxed)) [[unlikely]]
       made_twice(i);
     T* product = detail::make_product<T>(&slots_[p], std::forward<A>(args)...);
-    made_[p >> 6].fetch_or(std::uint64_t{1} << (p & 63), std::memory_order_release);
+    made_[p].store(1, std::memory_order_release);  // a plain store: the flag is this product's alone
     return *product;
   }
   // emplace(token, std::move(value)).
@@ -85,7 +85,7 @@ class HEDDLE_EXPORT event {
  private:
   friend struct detail::event_access;
   event(const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream, void** slots,
-        std::atomic<std::uint64_t>* made, const detail::product_ref* reads, std::uint32_t reads_size,
+        std::atomic<std::uint8_t>* made, const detail::product_ref* reads, std::uint32_t reads_size,
         const detail::product_ref* writes, std::uint32_t writes_size) noexcept
       : graph_(g), module_(module), stream_(stream), id_(id), slots_(slots), made_(made), reads_(reads),
         writes_(writes), reads_size_(reads_size), writes_size_(writes_size) {}
@@ -102,7 +102,7 @@ class HEDDLE_EXPORT event {
   unsigned stream_;
   event_id id_;
   void** slots_;                        // the event's product slots
-  std::atomic<std::uint64_t>* made_;    // a bit per product, set once it is made
+  std::atomic<std::uint8_t>* made_;     // per product, set once it is made
   const detail::product_ref* reads_;    // the module's consumes, by token index
   const detail::product_ref* writes_;   // its produces, by token index
   std::uint32_t reads_size_, writes_size_;
