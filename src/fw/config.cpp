@@ -281,7 +281,76 @@ std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept {
   return std::nullopt;
 }
 
-process_config parse_config(std::string_view text, const std::string& file) {
+namespace {
+
+// A command-line value: a JSON value where it reads as one (50, 1.5e3, true, [1,2]), else the
+// text itself as a string (out.h5).
+json override_value(const std::string& text) {
+  json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded() || v.is_object()) return json(text);
+  return v;
+}
+
+// Sets "label.param[.nested...]" of the module (or condition producer) labelled `label`.
+void apply_override(json& proc, const parameter_override& o, const std::string& file) {
+  auto bad = [&](const std::string& why) { throw config_error(o.origin + " " + o.target + ": " + why); };
+  const std::size_t dot = o.target.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == o.target.size())
+    bad("expected LABEL.PARAMETER (a module's label and one of its parameters)");
+  const std::string label = o.target.substr(0, dot);
+  for (const char* key : {"producers", "filters", "analyzers", "outputs", "esProducers"}) {
+    auto list = proc.find(key);
+    if (list == proc.end() || !list->is_array()) continue;
+    for (json& m : *list) {
+      if (!m.is_object() || m.value("@label", json()) != json(label)) continue;
+      json* at = &m;
+      std::size_t from = dot + 1;
+      for (;;) {
+        const std::size_t next = o.target.find('.', from);
+        const std::string name = o.target.substr(from, next == std::string::npos ? std::string::npos : next - from);
+        if (name.empty() || name.front() == '@') bad("not a parameter name: '" + name + "'");
+        if (next == std::string::npos) {
+          (*at)[name] = override_value(o.value);
+          return;
+        }
+        json& inner = (*at)[name];
+        if (!inner.is_object()) {
+          if (!inner.is_null()) bad("'" + name + "' is not a set of parameters in " + file);
+          inner = json::object();
+        }
+        at = &inner;
+        from = next + 1;
+      }
+    }
+  }
+  bad("no module labelled '" + label + "' in " + file);
+}
+
+}  // namespace
+
+std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  std::vector<command_line_parameter> out;
+  if (!doc.is_object() || !doc.contains("process") || !doc["process"].is_object()) return out;  // parse_config says why
+  auto it = doc["process"].find("commandLine");
+  if (it == doc["process"].end()) return out;
+  const place pc{file, "process.commandLine", "", ""};
+  object(*it, pc);
+  for (const auto& [name, v] : it->items()) {
+    const place pn = pc.at(name);
+    object(v, pn);
+    check_keys(v, pn, {"parameter", "help"});
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != std::string::npos ||
+        name.front() == '-')
+      pn.fail("an option name is letters, digits, '-' and '_', not starting with '-'");
+    command_line_parameter p{name, string(require(v, "parameter", pn), pn.at("parameter")), ""};
+    if (auto h = v.find("help"); h != v.end()) p.help = string(*h, pn.at("help"));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+process_config parse_config(std::string_view text, const std::string& file, const std::vector<parameter_override>& overrides) {
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
@@ -301,7 +370,11 @@ process_config parse_config(std::string_view text, const std::string& file) {
   const place pp{file, "process", "", ""};
   const json& proc = object(require(doc, "process", root), pp);
   check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths",
-                        "esProducers", "esSources"});
+                        "esProducers", "esSources", "commandLine"});
+  if (!overrides.empty()) {
+    json& editable = doc["process"];
+    for (const parameter_override& o : overrides) apply_override(editable, o, file);
+  }
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
 
   const place po = pp.at("options");
@@ -310,7 +383,8 @@ process_config parse_config(std::string_view text, const std::string& file) {
                            "quiet", "json", "timeline", "idleSpinUs", "numberOfConcurrentLuminosityBlocks"});
   c.events_in_flight = static_cast<unsigned>(
       count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1, max_events_in_flight));
-  c.busy_wait_scale = positive(require(options, "busyWaitScaleFactor", po), po.at("busyWaitScaleFactor"));
+  if (auto it = options.find("busyWaitScaleFactor"); it != options.end())
+    c.busy_wait_scale = positive(*it, po.at("busyWaitScaleFactor"));
   if (auto it = options.find("nThreads"); it != options.end())
     c.threads = static_cast<unsigned>(count(*it, po.at("nThreads"), 1, max_threads));
   if (auto it = options.find("timeScale"); it != options.end())
@@ -405,13 +479,17 @@ process_config parse_config(std::string_view text, const std::string& file) {
   return c;
 }
 
-process_config load_config(const std::string& path) {
+std::string read_config_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw config_error(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw config_error(path + ": cannot read: " + std::strerror(errno));
-  return parse_config(text.str(), path);
+  return text.str();
+}
+
+process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {
+  return parse_config(read_config_text(path), path, overrides);
 }
 
 }  // namespace heddle::fw

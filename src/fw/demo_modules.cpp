@@ -212,6 +212,9 @@ process make_process(const process_config& config, const timing_options& timing,
     }
     const detail::module_type* t = detail::find_module_type(c.type);
     if (!t) throw config_error(p.source() + ": " + c.where + " '" + c.label + "': unknown module type '" + c.type + "'");
+    if (!(busy_scale > 0))
+      throw config_error(p.source() + ": " + c.where + " '" + c.label + "': a timing module needs process.options.busyWaitScaleFactor " +
+                         "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");
     p.add_module({c.label, c.type, c.where, c.select_paths},
                  [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); });
   }

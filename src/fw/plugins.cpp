@@ -94,6 +94,13 @@ plugin_loader::plugin_loader(std::vector<std::string> path, bool use_environment
     for (std::string& d : split_path(std::getenv(path_variable))) path_.push_back(std::move(d));
 }
 
+void plugin_loader::add_directory(std::string dir) {
+  std::error_code ec;
+  for (const std::string& d : path_)
+    if (d == dir || std::filesystem::equivalent(d, dir, ec)) return;
+  path_.push_back(std::move(dir));
+}
+
 plugin_loader::~plugin_loader() {
   for (auto it = handles_.rbegin(); it != handles_.rend(); ++it) dlclose(*it);
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -33,7 +34,48 @@ struct cli {
   bool single = false, quiet = false;
   std::string json_file, timeline_file;
   std::vector<std::string> plugin_path;
+  std::vector<std::string> sets;  // --set LABEL.PARAMETER=VALUE
 };
+
+// The configuration's own options (process.commandLine), from what CLI11 left over:
+// "--name VALUE" or "--name=VALUE". Throws config_error for an option neither declares.
+std::vector<parameter_override> declared_options(const std::vector<std::string>& rest, const std::string& config_file,
+                                                 const std::string& text) {
+  const std::vector<command_line_parameter> declared = parse_command_line_parameters(text, config_file);
+  auto known = [&] {
+    std::string list;
+    for (const command_line_parameter& d : declared) list += (list.empty() ? "--" : ", --") + d.name;
+    return list.empty() ? std::string(" (it declares none: process.commandLine)") : " (it declares " + list + ")";
+  };
+  std::vector<parameter_override> out;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const std::string& arg = rest[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2)
+      throw config_error("unexpected argument '" + arg + "' (heddle-fw --help lists the options)");
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    auto d = std::find_if(declared.begin(), declared.end(), [&](const command_line_parameter& x) { return x.name == name; });
+    if (d == declared.end())
+      throw config_error("unknown option --" + name + ": neither heddle-fw's nor " + config_file + "'s" + known());
+    std::string value;
+    if (eq != std::string::npos) value = arg.substr(eq + 1);
+    else if (i + 1 < rest.size()) value = rest[++i];
+    else throw config_error("option --" + name + " needs a value");
+    out.push_back({d->target, value, "--" + name});
+  }
+  return out;
+}
+
+// The plugins built or installed with this heddle-fw: <its folder>/../<libdir>/heddle/plugins,
+// where it exists.
+std::optional<std::string> bundled_plugin_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  const std::filesystem::path dir = exe.parent_path().parent_path() / HEDDLE_FW_PLUGIN_SUBDIR;
+  if (!std::filesystem::is_directory(dir, ec)) return std::nullopt;
+  return dir.lexically_normal().string();
+}
 
 }  // namespace
 
@@ -90,7 +132,11 @@ int run_main(int argc, char** argv) {
       ->check(heddle::tool::whole_number(0, max_idle_spin_us));
   app.add_flag("-q,--quiet", c.quiet, "no progress bar");
   app.add_option("--plugin-path", c.plugin_path,
-                 "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types");
+                 "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types, "
+                 "and those before the plugins installed with heddle-fw");
+  app.add_option("--set", c.sets, "set a module's parameter: LABEL.PARAMETER=VALUE (repeatable; VALUE a JSON value or text)");
+  // The configuration may declare options of its own (process.commandLine): --pileup 140.
+  app.allow_extras();
   double busy_scale = 0;
   try {
     app.parse(argc, argv);
@@ -101,7 +147,15 @@ int run_main(int argc, char** argv) {
   }
 
   try {
-    const process_config config = load_config(c.config);
+    std::vector<parameter_override> overrides;
+    for (const std::string& set : c.sets) {
+      const std::size_t eq = set.find('=');
+      if (eq == std::string::npos) throw config_error("--set " + set + ": expected LABEL.PARAMETER=VALUE");
+      overrides.push_back({set.substr(0, eq), set.substr(eq + 1), "--set"});
+    }
+    const std::string text = read_config_text(c.config);
+    for (parameter_override& o : declared_options(app.remaining(), c.config, text)) overrides.push_back(std::move(o));
+    const process_config config = parse_config(text, c.config, overrides);
     // The file's heddle-fw options, where the command line gave none.
     c.single = c.single || config.single_threaded;
     c.quiet = c.quiet || config.quiet;
@@ -120,6 +174,7 @@ int run_main(int argc, char** argv) {
         at = end + 1;
       }
     plugin_loader plugins(std::move(dirs));  // before the process: it outlives the modules it made
+    if (auto bundled = bundled_plugin_dir()) plugins.add_directory(*bundled);
     process p = make_process(config, timing, &plugins);
     p.finalize();
 

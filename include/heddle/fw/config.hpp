@@ -76,7 +76,8 @@ struct process_config {
   std::string label;  // process.label
   // process.options
   unsigned events_in_flight = 1;         // nSimultaneousEvents
-  double busy_wait_scale = 0;            // busyWaitScaleFactor: busy-wait iterations per second
+  double busy_wait_scale = 0;            // busyWaitScaleFactor: busy-wait iterations per second (0: not given;
+                                         // required by the study's timing modules only)
   std::optional<unsigned> threads;       // nThreads
   double time_scale = 1;                 // timeScale (extension)
   wait_mode wait = wait_mode::as_configured;  // wait (extension)
@@ -98,10 +99,38 @@ struct process_config {
   std::vector<path_config> end_paths;    // endPaths (extension): output modules
 };
 
+// A module parameter set from outside the file (heddle-fw's --set LABEL.PARAMETER=VALUE, or an
+// option the file declares in process.commandLine): `target` is "label.parameter" (deeper names
+// for nested sets, "label.cuts.ptMin"), `value` the text, read as a JSON value where it is one
+// (50, 2.5, true, [1, 2]) and as a string otherwise; `origin` names it in messages ("--set").
+struct parameter_override {
+  std::string target;
+  std::string value;
+  std::string origin;
+};
+
+// An option a configuration declares for heddle-fw's command line (process.commandLine, a heddle
+// extension in the spirit of cmsRun's VarParsing): {"pileup": {"parameter": "mixing.mu", "help":
+// "..."}} makes `heddle-fw reco.json --pileup 140` set parameter mu of module 'mixing'.
+struct command_line_parameter {
+  std::string name;    // the option, without "--"
+  std::string target;  // "label.parameter"
+  std::string help;
+};
+
 // Reads and checks a configuration file; config_error with "FILE:LINE:COL: ..." or
-// "FILE: WHERE 'label': ..." on anything wrong.
-HEDDLE_EXPORT process_config load_config(const std::string& path);
+// "FILE: WHERE 'label': ..." on anything wrong. `overrides` are applied, in order, to the modules'
+// parameters before they are read (config_error "ORIGIN TARGET: no module labelled 'x' in FILE"
+// when one names no module); a parameter the module does not know is then reported as any
+// unknown parameter.
+HEDDLE_EXPORT process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides = {});
 // The same from text; `file` names it in messages.
-HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file);
+HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file,
+                                          const std::vector<parameter_override>& overrides = {});
+// The configuration file's text (config_error naming it when it cannot be read).
+HEDDLE_EXPORT std::string read_config_text(const std::string& path);
+// The process.commandLine declarations of a configuration's text, checked (config_error naming
+// the place); empty when it declares none or is not a configuration (parse_config says why).
+HEDDLE_EXPORT std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file);
 
 }  // namespace heddle::fw

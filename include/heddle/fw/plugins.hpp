@@ -46,6 +46,10 @@ class HEDDLE_EXPORT plugin_loader {
   // caches, and opening a library once.
   registered_module find(const std::string& type);
 
+  // Appends `dir` to the path (searched last), unless the path names it already. heddle-fw adds
+  // the directory of the plugins installed with it this way. Before the first find() only.
+  void add_directory(std::string dir);
+
   const std::vector<std::string>& path() const noexcept { return path_; }
   // The libraries this loader opened, in order.
   const std::vector<std::string>& opened() const noexcept { return opened_; }

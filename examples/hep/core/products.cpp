@@ -1,0 +1,28 @@
+#include "products.hpp"
+
+#include "seeds.hpp"
+
+namespace hep {
+
+using heddle::fw::product_digest;
+
+std::uint64_t heddle_fw_digest(const four_momentum& p) noexcept {
+  return mix(mix(mix(product_digest(p.px), product_digest(p.py)), product_digest(p.pz)), product_digest(p.e));
+}
+std::uint64_t heddle_fw_digest(const particle& p) noexcept {
+  return mix(mix(heddle_fw_digest(p.p), static_cast<std::uint32_t>(p.pdg_id)), p.vertex);
+}
+std::uint64_t heddle_fw_digest(const mixing_summary& m) noexcept { return mix(m.hard_scatter, m.pileup); }
+std::uint64_t heddle_fw_digest(const candidate& c) noexcept {
+  return mix(mix(mix(heddle_fw_digest(c.p), c.vertex), static_cast<std::uint8_t>(c.charge)), c.tracked);
+}
+std::uint64_t heddle_fw_digest(const background& b) noexcept { return mix(product_digest(b.rho), product_digest(b.sigma)); }
+std::uint64_t heddle_fw_digest(const jet& j) noexcept {
+  return mix(mix(mix(heddle_fw_digest(j.p), product_digest(j.area)), product_digest(j.raw_pt)), product_digest(j.jec));
+}
+std::uint64_t heddle_fw_digest(const fat_jet& j) noexcept { return mix(heddle_fw_digest(j.p), product_digest(j.groomed_mass)); }
+std::uint64_t heddle_fw_digest(const missing_et& m) noexcept {
+  return mix(mix(product_digest(m.mex), product_digest(m.mey)), product_digest(m.sum_et));
+}
+
+}  // namespace hep

@@ -1,0 +1,69 @@
+// hep::HDF5Output: the selected events (run, lumi, event, MET, counts), their jets and fat jets as
+// tables, and the histograms, in an HDF5 file (layout: docs/hep.md, "The output file"). Rows are in
+// event order whatever the threads did, so the single-threaded and threaded processors write the
+// same content. The file is written as FILE.partial and renamed to FILE when the job ends well:
+// a failed job leaves no truncated FILE behind, nor replaces an earlier one.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <heddle/fw/registry.hpp>
+
+#include "hdf5_file.hpp"
+#include "selected_output.hpp"
+
+namespace hep {
+
+class HDF5Output final : public selected_output {
+ public:
+  explicit HDF5Output(const heddle::fw::parameter_set& ps)
+      : selected_output(ps),
+        path_(ps.get<std::string>("fileName")),
+        where_(ps.where()) {
+    if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
+  }
+
+  ~HDF5Output() override {
+    if (file_) {  // the job did not end: drop the partial file
+      file_.reset();
+      std::error_code ignored;
+      std::filesystem::remove(partial(), ignored);
+    }
+  }
+
+  void begin_job() override {
+    try {
+      file_.emplace(partial());
+    } catch (const std::runtime_error& e) {
+      throw heddle::fw::config_error(where_ + ": fileName '" + path_ + "': " + e.what());
+    }
+  }
+
+ private:
+  std::string partial() const { return path_ + ".partial"; }
+
+  void write_rows(const block_rows& rows) override { file_->append(rows); }
+
+  void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) override {
+    file_->write_histograms(lumis, total);
+    file_->attribute("format", std::string("heddle-hep-1"));
+    file_->attribute("events_processed", events_seen());
+    file_->attribute("events_selected", events_written());
+    file_->close();
+    file_.reset();
+    std::error_code ec;
+    std::filesystem::rename(partial(), path_, ec);
+    if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
+    std::printf("hep: wrote %s: %llu of %llu events selected, %llu jets, %llu fat jets\n", path_.c_str(),
+                static_cast<unsigned long long>(events_written()), static_cast<unsigned long long>(events_seen()),
+                static_cast<unsigned long long>(jets_written()), static_cast<unsigned long long>(fat_jets_written()));
+  }
+
+  std::string path_, where_;
+  std::optional<h5_output_file> file_;
+};
+
+}  // namespace hep
+
+HEDDLE_FW_MODULE(hep::HDF5Output);

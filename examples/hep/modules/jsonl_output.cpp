@@ -1,0 +1,85 @@
+// hep::JsonLinesOutput: the rows hep::HDF5Output writes, as text: one JSON object per selected
+// event, in event order, with its jets and fat jets inside, and a last line with the job's
+// histograms. Doubles are printed so that they read back to the same bits. For reading by eye,
+// for diffing two runs, and for checking the HDF5 file row by row (tests/hep). Written as
+// FILE.partial and renamed at the end, as the HDF5 file.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include <heddle/fw/registry.hpp>
+
+#include "selected_output.hpp"
+
+namespace hep {
+
+namespace {
+
+nlohmann::json to_json(const selected_event& s) {
+  const event_row& r = s.row;
+  nlohmann::json j = {{"run", r.run},       {"lumi", r.lumi},         {"event", r.event},          {"n_pileup", r.n_pileup},
+                      {"n_candidates", r.n_candidates}, {"n_jets", r.n_jets}, {"n_fat_jets", r.n_fat_jets}, {"rho", r.rho},
+                      {"met", r.met},       {"met_phi", r.met_phi},   {"sum_et", r.sum_et},        {"dijet", r.dijet},
+                      {"boosted", r.boosted}};
+  nlohmann::json& jets = j["jets"] = nlohmann::json::array();
+  for (const jet_row& x : s.jets)
+    jets.push_back({{"px", x.px}, {"py", x.py}, {"pz", x.pz}, {"e", x.e}, {"pt", x.pt}, {"eta", x.eta}, {"phi", x.phi},
+                    {"area", x.area}, {"raw_pt", x.raw_pt}, {"jec", x.jec}});
+  nlohmann::json& fat = j["fat_jets"] = nlohmann::json::array();
+  for (const fat_jet_row& x : s.fat_jets)
+    fat.push_back({{"px", x.px}, {"py", x.py}, {"pz", x.pz}, {"e", x.e}, {"pt", x.pt}, {"eta", x.eta}, {"phi", x.phi},
+                   {"mass", x.mass}, {"groomed_mass", x.groomed_mass}});
+  return j;
+}
+
+}  // namespace
+
+class JsonLinesOutput final : public selected_output {
+ public:
+  explicit JsonLinesOutput(const heddle::fw::parameter_set& ps)
+      : selected_output(ps), path_(ps.get<std::string>("fileName")), where_(ps.where()) {
+    if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
+  }
+
+  ~JsonLinesOutput() override {
+    if (out_.is_open()) {
+      out_.close();
+      std::error_code ignored;
+      std::filesystem::remove(partial(), ignored);
+    }
+  }
+
+  void begin_job() override {
+    out_.open(partial(), std::ios::trunc);
+    if (!out_) throw heddle::fw::config_error(where_ + ": fileName '" + path_ + "': cannot create " + partial());
+  }
+
+ private:
+  std::string partial() const { return path_ + ".partial"; }
+
+  void write_rows(const block_rows& rows) override {
+    for (const selected_event& e : rows.events) out_ << to_json(e).dump() << '\n';
+    if (!out_) throw std::runtime_error(where_ + ": cannot write " + partial() + " (disk full?)");
+  }
+
+  void finish(const std::vector<lumi_summary>&, const std::vector<histogram>& total) override {
+    nlohmann::json h = nlohmann::json::object();
+    for (const histogram& x : total) h[x.name] = {{"low", x.x.low}, {"high", x.x.high}, {"counts", x.counts}};
+    out_ << nlohmann::json{{"histograms", h}}.dump() << '\n';
+    out_.close();
+    if (out_.fail()) throw std::runtime_error(where_ + ": cannot write " + partial() + " (disk full?)");
+    std::error_code ec;
+    std::filesystem::rename(partial(), path_, ec);
+    if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
+    std::printf("hep: wrote %s: %llu events\n", path_.c_str(), static_cast<unsigned long long>(events_written()));
+  }
+
+  std::string path_, where_;
+  std::ofstream out_;
+};
+
+}  // namespace hep
+
+HEDDLE_FW_MODULE(hep::JsonLinesOutput);
