@@ -333,7 +333,7 @@ def check_object(obj, columns, row, fields, where, source, problems, nested=()):
 
 def check_jsonl(path, ev, tables, problems):
     """The JSON-lines twin row by row against /events and each event's rows of /jets, /fat_jets
-    (`tables`: path -> (rows as columns, owner) for the tables whose links are sound)."""
+    (`tables`: path -> the table's fields as lists, for the tables whose row ranges are sound)."""
     columns = {name: ev[name].tolist() for name in ev.dtype.names}
     with open(path, encoding="utf-8") as text:
         content = text.read().rstrip("\n")
@@ -347,9 +347,9 @@ def check_jsonl(path, ev, tables, problems):
         except ValueError as e:
             problems.add(where, f"not JSON ({e})")
             continue
-        if isinstance(obj, dict) and not same_value(obj.get("event"), columns["event"][i], "u8"):
+        if isinstance(obj, dict) and "event" in obj and not same_value(obj["event"], columns["event"][i], "u8"):
             # another event's line: its other fields would only repeat that
-            problems.add(f"{where} field event", f"{obj.get('event')!r} in the JSON, {columns['event'][i]} in /events row {i}")
+            problems.add(f"{where} field event", f"{obj['event']!r} in the JSON, {columns['event'][i]} in /events row {i}")
             continue
         check_object(obj, columns, i, layout.JSON_EVENT_FIELDS, where, "/events", problems, ("jets", "fat_jets"))
         if not isinstance(obj, dict):

@@ -87,7 +87,7 @@ def compare_dataset(path, a, b):
         slices = [slice(start, start + ROWS_PER_READ) for start in range(0, a.shape[0], ROWS_PER_READ)]
     fields = a.dtype.names or [None]
     for s in slices:
-        xa, xb = a[s], b[s]
+        xa, xb = np.asarray(a[s]), np.asarray(b[s])
         offset = s.start if isinstance(s, slice) else 0
         first = None  # (flat index, field) of the first difference in this slice
         for field in fields:

@@ -61,12 +61,13 @@ def draw(ax, name, ds, args, small=False):
     ax.set_title(text_attr(ds, "title", name), fontsize=9 if small else 11)
     ax.set_xlabel(text_attr(ds, "xlabel", name), fontsize=8 if small else 10)
     ax.set_ylabel("entries", fontsize=8 if small else 10)
-    if wants_log(name, counts[1:-1], args):
+    top = max(inside.max(initial=0), 1)
+    if wants_log(name, inside, args):  # headroom above the highest bin for the legend
         ax.set_yscale("log")
-        ax.set_ylim(bottom=0.5)
+        ax.set_ylim(0.5, top * 30)
     else:
-        ax.set_ylim(bottom=0)
-    ax.legend(fontsize=6 if small else 8, frameon=False)
+        ax.set_ylim(0, top * 1.3)
+    ax.legend(fontsize=6 if small else 8, frameon=False, loc="upper right")
     if small:
         ax.tick_params(labelsize=7)
 
