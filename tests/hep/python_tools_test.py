@@ -73,18 +73,18 @@ def synthetic(seed=1, lumis=((1, 1), (1, 2), (1, 3), (2, 1), (2, 2)), events_per
                 n_fat = 1  # selected events pass a path
             j, jet_mass = four_vectors(rng, n_jets, 40.0, 20.0)
             raw_pt = j["pt"] * rng.uniform(1.0, 1.3, n_jets)
-            jets += [(number, *vals, a, r, c) for *vals, a, r, c in zip(
-                j["px"], j["py"], j["pz"], j["e"], j["pt"], j["eta"], j["phi"],
-                rng.uniform(0.3, 0.7, n_jets), raw_pt, rng.uniform(0.9, 1.2, n_jets))]
+            jets += [(number, *row) for row in zip(j["px"], j["py"], j["pz"], j["e"], j["pt"], j["eta"], j["phi"],
+                                                    rng.uniform(0.3, 0.7, n_jets), raw_pt, rng.uniform(0.9, 1.2, n_jets))]
             k, mass = four_vectors(rng, n_fat, 150.0, 180.0)
-            fat += [(number, *vals, m, m * g) for *vals, m, g in zip(
-                k["px"], k["py"], k["pz"], k["e"], k["pt"], k["eta"], k["phi"], mass, rng.uniform(0.2, 1.0, n_fat))]
+            groomed = mass * rng.uniform(0.2, 1.0, n_fat)
+            fat += [(number, *row) for row in zip(k["px"], k["py"], k["pz"], k["e"], k["pt"], k["eta"], k["phi"],
+                                                   mass, groomed)]
             n_candidates = int(rng.integers(60, 450))
             rho, met, met_phi = rng.uniform(5, 35), rng.exponential(25), rng.uniform(-math.pi, math.pi)
             ev.append((run, lumi, number, int(rng.poisson(20)), n_candidates, n_jets, n_fat, rho, met, met_phi,
                        met + rng.uniform(100, 900), int(n_jets >= 2), int(n_fat >= 1), 0, 0))
             for name, v in (("jet_pt", j["pt"]), ("jet_eta", j["eta"]), ("jet_mass", jet_mass),
-                            ("fat_jet_groomed_mass", [f[-1] for f in fat[len(fat) - n_fat:]]),
+                            ("fat_jet_groomed_mass", groomed),
                             ("rho", [rho]), ("met", [met]), ("n_jets", [n_jets]), ("n_candidates", [n_candidates])):
                 values[name] += list(v)
         for name in BINNING:
