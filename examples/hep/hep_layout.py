@@ -10,8 +10,6 @@ FORMAT = "heddle-hep-1"
 
 # File attributes: name -> "string", "float" or "uint".
 FILE_ATTRS = {
-    "process": "string",
-    "pileup_mu": "float",
     "events_processed": "uint",
     "events_selected": "uint",
     "format": "string",

@@ -99,8 +99,7 @@ def synthetic(seed=1, lumis=((1, 1), (1, 2), (1, 3), (2, 1), (2, 2)), events_per
         rows = np.array(per_lumi[name], dtype=np.uint64)
         histograms[name] = dict(counts=rows.sum(axis=0), lumi_counts=rows, low=low, high=high, title=title, xlabel=xlabel)
     return {
-        "attrs": dict(process=np.bytes_(b"pythia-dijet"), pileup_mu=np.float64(20.0),
-                      events_processed=np.uint64(lumis_table["events"].sum()),
+        "attrs": dict(events_processed=np.uint64(lumis_table["events"].sum()),
                       events_selected=np.uint64(len(events)), format=layout.FORMAT),
         "/events": events,
         "/jets": np.array(jets, dtype=layout.dtype(layout.JET_FIELDS)),
@@ -277,9 +276,9 @@ class CheckOutputTest(ToolTest):
         c[layout.LUMIS][[1, 2]] = c[layout.LUMIS][[2, 1]]
         c["attrs"]["format"] = "heddle-hep-0"
         c["attrs"]["events_selected"] = np.uint64(3)
-        del c["attrs"]["pileup_mu"]
+        del c["attrs"]["events_processed"]
         self.check_fails(c, "/lumis row 2 field lumi:", "/ attribute format:", "/ attribute events_selected: 3, but",
-                         "/ attribute pileup_mu: missing")
+                         "/ attribute events_processed: missing")
 
     def test_jsonl_value_differs(self):
         ev = self.good["/events"]
@@ -352,19 +351,22 @@ class CompareOutputsTest(ToolTest):
 
     def test_attributes_and_ignore_attr(self):
         c = copy.deepcopy(self.good)
-        c["attrs"]["pileup_mu"] = np.float64(50.0)
-        c["histograms"]["jet_pt"]["title"] = "jet pT"
+        high = float(c["histograms"]["rho"]["high"])
+        c["histograms"]["rho"]["high"] = np.float64(high + 50)
         rc, out = self.compare(self.good, c)
         self.assertEqual(rc, 1, out)
-        self.assertIn("/ attribute pileup_mu: 20.0 (float64) in A, 50.0 (float64) in B", out)
-        rc, out = self.compare(self.good, c, "--ignore-attr", "pileup_mu")
+        self.assertIn(f"/histograms/rho attribute high: {high} (float64) in A, {high + 50} (float64) in B", out)
+        rc, out = self.compare(self.good, c, "--ignore-attr", "high")
+        self.assertEqual(rc, 0, out)
+        c["histograms"]["jet_pt"]["title"] = "jet pT"
+        rc, out = self.compare(self.good, c, "--ignore-attr", "high")
         self.assertEqual(rc, 1, out)
         self.assertIn("/histograms/jet_pt attribute title:", out)
-        rc, out = self.compare(self.good, c, "--ignore-attr", "pileup_mu", "--ignore-attr", "title")
+        rc, out = self.compare(self.good, c, "--ignore-attr", "high", "--ignore-attr", "title")
         self.assertEqual(rc, 0, out)
-        c["attrs"]["pileup_mu"] = np.float32(20.0)  # same number, another type
+        c["histograms"]["rho"]["high"] = np.float32(high)  # same number, another type
         rc, out = self.compare(self.good, c, "--ignore-attr", "title")
-        self.assertIn("/ attribute pileup_mu: 20.0 (float64) in A, 20.0 (float32) in B", out)
+        self.assertIn(f"/histograms/rho attribute high: {high} (float64) in A, {high} (float32) in B", out)
 
     def test_datasets_dtypes_and_shapes(self):
         c = copy.deepcopy(self.good)

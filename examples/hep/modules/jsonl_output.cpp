@@ -1,6 +1,6 @@
 // hep::JsonLinesOutput: the rows hep::HDF5Output writes, as text: one JSON object per selected
-// event, in event order, with its jets and fat jets inside, and a last line with the job's
-// histograms. Doubles are printed so that they read back to the same bits. For reading by eye,
+// event, in event order, with its jets and fat jets inside (the histograms are the HDF5 file's
+// alone). Doubles are printed so that they read back to the same bits. For reading by eye,
 // for diffing two runs, and for checking the HDF5 file row by row (tests/hep). Written as
 // FILE.partial and renamed at the end, as the HDF5 file.
 #include <cstdio>
@@ -64,10 +64,7 @@ class JsonLinesOutput final : public selected_output {
     if (!out_) throw std::runtime_error(where_ + ": cannot write " + partial() + " (disk full?)");
   }
 
-  void finish(const std::vector<lumi_summary>&, const std::vector<histogram>& total) override {
-    nlohmann::json h = nlohmann::json::object();
-    for (const histogram& x : total) h[x.name] = {{"low", x.x.low}, {"high", x.x.high}, {"counts", x.counts}};
-    out_ << nlohmann::json{{"histograms", h}}.dump() << '\n';
+  void finish(const std::vector<lumi_summary>&, const std::vector<histogram>&) override {
     out_.close();
     if (out_.fail()) throw std::runtime_error(where_ + ": cannot write " + partial() + " (disk full?)");
     std::error_code ec;
