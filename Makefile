@@ -3,8 +3,9 @@
 #
 #   make deps      install the missing Debian packages (scripts/install-deps.sh)
 #   make build     Release build in build/ (library, tests, examples, tools, benchmarks)
-#   make demo      the demo's packages, a build of heddle-fw alone (build-demo/), then heddle-fw on a
-#                  generated CMS-like configuration (scripts/demo.sh)
+#   make demo      the demo's packages, a shared build of heddle-fw and the reconstruction job's plugin
+#                  alone (build-demo/), then the job (examples/hep/reco.json) threaded and
+#                  single-threaded, its files compared and its histograms drawn (results/hep/)
 #   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer, clang 14 + UBSan;
 #                  ends with the line "N passed, N failed, N skipped"
 #   make test-release | test-tsan | test-asan | test-clang    one phase only

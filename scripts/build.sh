@@ -7,7 +7,8 @@
 #                                            liburing and without MPI, as on a machine lacking both
 #   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests;
 #                                            the shared build (-DBUILD_SHARED_LIBS=ON), with the plugin tests
-#   scripts/build.sh demo      build-demo/   Release, heddle-fw and the layers under it only (make demo)
+#   scripts/build.sh demo      build-demo/   Release, shared: heddle-fw, the layers under it and the
+#                                            reconstruction job's plugin only (make demo)
 #
 # `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
 # in HEDDLE_CMAKE_ARGS; the build's parallelism in HEDDLE_BUILD_JOBS (default: Ninja's own).
@@ -26,12 +27,13 @@ common=(-G Ninja -DHEDDLE_BUILD_TESTS=ON)
 targets=()
 case "$flavour" in
   demo)
-    # A first run builds only what it runs: no tests, peers, examples, nor the am layer.
+    # A first run builds only what it runs: no tests, peers, examples, nor the am layer. Shared,
+    # because the job's modules are a plugin heddle-fw opens (examples/hep).
     dir=build-demo
     common=(-G Ninja)
     args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_TESTS=OFF -DHEDDLE_BUILD_BENCH=OFF
-          -DHEDDLE_BUILD_EXAMPLES=OFF)
-    targets=(--target heddle-fw)
+          -DHEDDLE_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=ON -DHEDDLE_BUILD_HEP=ON)
+    targets=(--target heddle-fw heddle_hep)
     ;;
   release)
     dir=build

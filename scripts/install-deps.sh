@@ -10,11 +10,13 @@
 #   -n:     list what is missing, install nothing
 set -euo pipefail
 
-# What `make demo` needs: a compiler, CMake and Ninja, and heddle-fw's two libraries (liburing and
-# MPI are optional: the demo runs without them).
+# What `make demo` needs: a compiler, CMake and Ninja, heddle-fw's two libraries, and the
+# reconstruction job's (liburing and MPI are optional: the demo runs without them).
 demo_packages=(
   g++ cmake ninja-build make pkg-config python3                 # toolchain (g++ 12)
   nlohmann-json3-dev libcli11-dev                               # configs and command lines
+  libfastjet-dev libfastjettools-dev fastjet-examples           # the job's jets, and its Pythia events
+  libhdf5-dev python3-h5py python3-matplotlib                   # its output, checks and plots
 )
 packages=(
   "${demo_packages[@]}"
@@ -23,7 +25,6 @@ packages=(
   libtbb-dev libbenchmark-dev                                   # peers and micro-benchmarks
   libopenmpi-dev openmpi-bin                                    # am layer over MPI
   liburing-dev libhwloc-dev                                     # async engines, topology
-  python3-matplotlib                                            # benchmark plots
   valgrind                                                      # callgrind instruction counts
 )
 
