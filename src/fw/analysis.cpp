@@ -10,6 +10,7 @@
 #include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/process.hpp"
+#include "heddle/fw/timeline.hpp"
 #include "path_rule.hpp"
 
 namespace heddle::fw {
@@ -40,12 +41,17 @@ namespace {
 // Events replayed one at a time with unlimited threads: a module starts as soon as it is asked
 // for and its producers are done, and takes its time; paths step as path_rule.hpp says, on the
 // filters' decisions by their pass patterns.
+// What a replayed event costs: each module's time, each filter's decision.
+struct event_source {
+  std::function<double(std::uint32_t module, std::uint64_t event)> seconds;
+  std::function<bool(std::uint32_t filter, std::uint64_t event)> passes;
+};
+
 class replay {
  public:
-  replay(const process_config& config, const detail::graph& g, double time_scale)
-      : config_(config),
+  replay(event_source source, const detail::graph& g)
+      : source_(std::move(source)),
         g_(g),
-        time_scale_(time_scale),
         consumers_(g.size()),
         seconds_(g.size()),
         requested_(g.size()),
@@ -59,8 +65,7 @@ class replay {
   }
 
   event_cost run(std::uint64_t e) {
-    for (std::uint32_t m = 0; m < g_.size(); ++m)
-      seconds_[m] = detail::module_seconds(config_.modules[m], g_.nodes[m].hash, e) * time_scale_;
+    for (std::uint32_t m = 0; m < g_.size(); ++m) seconds_[m] = source_.seconds(m, e);
     std::fill(requested_.begin(), requested_.end(), 0);
     std::fill(done_.begin(), done_.end(), 0);
     std::fill(passed_.begin(), passed_.end(), 0);
@@ -85,8 +90,7 @@ class replay {
       now_ = t;
       done_[m] = 1;
       work += seconds_[m];
-      const module_config& c = config_.modules[m];
-      result_[m] = c.role != module_role::filter || detail::filter_result(c, e) != 0;
+      result_[m] = g_.nodes[m].role() != module_role::filter || source_.passes(m, e);
       for (std::uint32_t q : consumers_[m])
         if (requested_[q] && !done_[q] && --pending_[q] == 0) start(q);
       // The paths that wait on m step on; none comes to wait on m again (m is done).
@@ -133,9 +137,8 @@ class replay {
 
   using finish = std::pair<double, std::uint32_t>;  // when a running module is done
 
-  const process_config& config_;
+  event_source source_;
   const detail::graph& g_;
-  const double time_scale_;
   std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
   std::vector<double> seconds_;                       // per module, its time for this event
   std::vector<std::uint8_t> requested_, done_;
@@ -155,7 +158,25 @@ dependency_bound analyse_dependencies(const process_config& config, double time_
   // The process checks the configuration and resolves its labels; its modules are not run.
   process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
   p.finalize();
-  replay r(config, detail::graph_of(p), time_scale);
+  const detail::graph& g = detail::graph_of(p);
+  event_source source{[&](std::uint32_t m, std::uint64_t e) { return detail::module_seconds(config.modules[m], g.nodes[m].hash, e) * time_scale; },
+                      [&](std::uint32_t m, std::uint64_t e) { return detail::filter_result(config.modules[m], e) != 0; }};
+  replay r(std::move(source), g);
+  dependency_bound bound;
+  bound.events.reserve(events);
+  for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));
+  return bound;
+}
+
+dependency_bound analyse_dependencies(const process& p, const timeline& recorded, std::uint64_t events) {
+  const detail::graph& g = detail::graph_of(p);
+  // seconds[e][m]: the module's executions for the event, summed.
+  std::vector<std::vector<double>> seconds(events, std::vector<double>(g.size(), 0.0));
+  for (const timeline_entry& t : recorded.entries())
+    if (t.event < events && t.module < g.size()) seconds[t.event][t.module] += double(t.end_ns - t.start_ns) * 1e-9;
+  event_source source{[&](std::uint32_t m, std::uint64_t e) { return seconds[e][m]; },
+                      [](std::uint32_t, std::uint64_t) { return true; }};
+  replay r(std::move(source), g);
   dependency_bound bound;
   bound.events.reserve(events);
   for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));

@@ -40,6 +40,39 @@ TEST(DependencyBound, WorkAndCriticalPathOfADiamond) {
   EXPECT_NEAR(s.speedup(2, 1), 7.0 / 4, 1e-9);
 }
 
+// From a recorded timeline: the same diamond, its modules' times given per event as the
+// processors record them (a module with two executions in one event counts both).
+TEST(DependencyBound, FromARecordedTimeline) {
+  const process_config c = config(
+      R"({"@label":"a","@type":"BusyWaitProducer","averageTime":1},
+         {"@label":"b","@type":"BusyWaitProducer","averageTime":2,"toGet":[{"label":"a","product":""}]},
+         {"@label":"c","@type":"BusyWaitProducer","averageTime":3})",
+      R"({"@label":"f","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"b","product":""},{"label":"c","product":""}]})",
+      R"({"p":["f"]})");
+  process p = make_process(c, timing_options{});
+  p.finalize();
+  // Declaration order: producers a, b, c, then filter f. Event 1: c takes 5 s, in two executions.
+  constexpr std::int64_t s = 1'000'000'000;
+  timeline t;
+  for (std::uint64_t e = 0; e < 2; ++e) {
+    t.record({0, e, 0, 1 * s});
+    t.record({1, e, 1 * s, 3 * s});
+    t.record({3, e, 10 * s, 11 * s});
+  }
+  t.record({2, 0, 0, 3 * s});
+  t.record({2, 1, 0, 2 * s});
+  t.record({2, 1, 4 * s, 7 * s});
+  const dependency_bound b = analyse_dependencies(p, t, 3);
+  ASSERT_EQ(b.events.size(), 3u);
+  EXPECT_DOUBLE_EQ(b.events[0].work_s, 7);
+  EXPECT_DOUBLE_EQ(b.events[0].critical_path_s, 4);
+  EXPECT_DOUBLE_EQ(b.events[1].work_s, 9);
+  EXPECT_DOUBLE_EQ(b.events[1].critical_path_s, 6);  // c (5 s), then f
+  EXPECT_DOUBLE_EQ(b.events[2].work_s, 0);           // not recorded: nothing ran
+  process unfinalized = make_process(c, timing_options{});
+  EXPECT_THROW((void)analyse_dependencies(unfinalized, t, 1), std::logic_error);
+}
+
 TEST(DependencyBound, PathsRunInOrderAndRejectionStopsThem) {
   // f2's producer d is asked for only when the path reaches f2, after f1.
   const std::string producers = R"({"@label":"d","@type":"BusyWaitProducer","averageTime":2})";

@@ -32,4 +32,16 @@ class HEDDLE_EXPORT dependency_bound {
 // does not form a valid process.
 HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
 
+class process;
+class timeline;
+
+// The same from a recorded run of finalized process `p` (a timeline filled through
+// run_options::record, best by the single-threaded processor, whose module times are not
+// stretched by sharing the cores): each module's time in event e is the sum of its recorded
+// executions for e, 0 if it did not run, for events 0 .. events-1. Filters' decisions are not
+// recorded: every filter counts as passing, and a module its path then skipped costs nothing, so
+// the bound is that of the modules that ran. Cost: one pass over the timeline, one replay per event.
+// std::logic_error if p is not finalized.
+HEDDLE_EXPORT dependency_bound analyse_dependencies(const process& p, const timeline& recorded, std::uint64_t events);
+
 }  // namespace heddle::fw
