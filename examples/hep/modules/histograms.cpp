@@ -18,8 +18,7 @@
 #include <heddle/fw/parameter_set.hpp>
 #include <heddle/fw/registry.hpp>
 
-#include "../core/histogram.hpp"
-#include "../core/products.hpp"
+#include "../core/reco_histograms.hpp"
 
 namespace hep {
 
@@ -48,18 +47,8 @@ class JetHistograms final : public heddle::fw::global::EDAnalyzer<> {
   }
 
   void analyze(const heddle::fw::event& e, const heddle::fw::event_setup&) const override {
-    std::vector<atomic_histogram>& h = find(key(e.id().run, e.id().lumi)).h;
-    const hep::jets& js = e.get(jets_);
-    for (const jet& j : js) {
-      h[jet_pt].fill(j.p.pt());
-      h[jet_eta].fill(j.p.eta());
-      h[jet_mass].fill(j.p.mass());
-    }
-    for (const fat_jet& j : e.get(fat_jets_)) h[fat_jet_groomed_mass].fill(j.groomed_mass);
-    h[rho].fill(e.get(rho_).rho);
-    h[met].fill(e.get(met_).met());
-    h[n_jets].fill(static_cast<double>(js.size()));
-    h[n_candidates].fill(static_cast<double>(e.get(candidates_).size()));
+    fill_reco_histograms(find(key(e.id().run, e.id().lumi)).h, e.get(jets_), e.get(fat_jets_), e.get(rho_), e.get(met_),
+                         e.get(candidates_).size());
   }
 
   void end_luminosity_block(heddle::fw::luminosity_block& lumi, const heddle::fw::event_setup&) override {
@@ -70,26 +59,10 @@ class JetHistograms final : public heddle::fw::global::EDAnalyzer<> {
   }
 
  private:
-  enum index { jet_pt, jet_eta, jet_mass, fat_jet_groomed_mass, rho, met, n_jets, n_candidates };
-
   struct slot {
     std::atomic<std::uint64_t> key{0};  // (run << 32 | lumi) of the block using it, 0 when free
-    std::vector<atomic_histogram> h = make_set();
+    std::vector<atomic_histogram> h = make_reco_histograms();
   };
-
-  static std::vector<atomic_histogram> make_set() {
-    std::vector<atomic_histogram> h;
-    h.reserve(8);  // in the order of `index`
-    h.emplace_back("jet_pt", "anti-kt R = 0.4 jets, corrected", "p_T [GeV]", axis{100, 0, 2000});
-    h.emplace_back("jet_eta", "anti-kt R = 0.4 jets, corrected", "eta", axis{50, -5, 5});
-    h.emplace_back("jet_mass", "anti-kt R = 0.4 jets, corrected", "mass [GeV]", axis{60, 0, 300});
-    h.emplace_back("fat_jet_groomed_mass", "anti-kt R = 0.8 jets, trimmed", "trimmed mass [GeV]", axis{60, 0, 300});
-    h.emplace_back("rho", "median background density", "rho [GeV per unit area]", axis{50, 0, 250});
-    h.emplace_back("met", "missing transverse momentum", "MET [GeV]", axis{50, 0, 500});
-    h.emplace_back("n_jets", "anti-kt R = 0.4 jets per event", "jets", axis{60, 0, 60});
-    h.emplace_back("n_candidates", "particle-flow candidates per event", "candidates", axis{75, 0, 30000});
-    return h;
-  }
 
   static std::uint64_t key(std::uint32_t run, std::uint32_t lumi) noexcept { return std::uint64_t{run} << 32 | lumi; }
 

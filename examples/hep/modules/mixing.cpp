@@ -4,28 +4,15 @@
 // constructor, and shared by every event: the memory a process of this job needs beyond its code.
 // Every draw comes from a generator seeded from (run, lumi, event), so an event is the same
 // whichever thread makes it, in whatever order.
-#include <cmath>
-#include <numbers>
-#include <random>
-
 #include <heddle/fw/global.hpp>
 #include <heddle/fw/parameter_set.hpp>
 #include <heddle/fw/registry.hpp>
 
-#include "../core/event_file.hpp"
-#include "../core/seeds.hpp"
+#include "reco_steps.hpp"
 
 namespace hep {
 
 namespace {
-
-particle rotated(const particle& in, double cos_phi, double sin_phi, std::uint32_t vertex) noexcept {
-  particle out = in;
-  out.p.px = in.p.px * cos_phi - in.p.py * sin_phi;
-  out.p.py = in.p.px * sin_phi + in.p.py * cos_phi;
-  out.vertex = vertex;
-  return out;
-}
 
 event_library load(const heddle::fw::parameter_set& ps) {
   try {
@@ -35,51 +22,31 @@ event_library load(const heddle::fw::parameter_set& ps) {
   }
 }
 
+mixing_settings read(const heddle::fw::parameter_set& ps) {
+  mixing_settings s;
+  s.mu = ps.get<double>("mu");
+  s.seed = ps.get<std::uint64_t>("seed", s.seed);
+  s.rotate_hard_scatter = ps.get<bool>("rotateHardScatter", s.rotate_hard_scatter);
+  if (!(s.mu >= 0) || s.mu > 10000) throw heddle::fw::parameter_error(ps.where(), "mu", "must be from 0 to 10000");
+  return s;
+}
+
 }  // namespace
 
 class MixingModule final : public heddle::fw::global::EDProducer<> {
  public:
   explicit MixingModule(const heddle::fw::parameter_set& ps)
-      : library_(load(ps)),
-        mu_(ps.get<double>("mu")),
-        seed_(ps.get<std::uint64_t>("seed", 1)),
-        rotate_hard_(ps.get<bool>("rotateHardScatter", true)),
-        particles_(produces<particles>()),
-        summary_(produces<mixing_summary>()) {
-    if (!(mu_ >= 0) || mu_ > 10000) throw heddle::fw::parameter_error(ps.where(), "mu", "must be from 0 to 10000");
-  }
+      : library_(load(ps)), settings_(read(ps)), particles_(produces<particles>()), summary_(produces<mixing_summary>()) {}
 
   void produce(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
-    std::mt19937_64 rng(event_seed(seed_, salt("hep::MixingModule"), e.id().run, e.id().lumi, e.id().event));
-    std::uniform_real_distribution<double> azimuth(0, 2 * std::numbers::pi);
-    std::uniform_int_distribution<std::size_t> pick_hard(0, library_.hard_scatters.size() - 1);
-    std::uniform_int_distribution<std::size_t> pick_bias(0, library_.minimum_bias.size() - 1);
-
     mixing_summary summary;
-    summary.hard_scatter = static_cast<std::uint32_t>(pick_hard(rng));
-    summary.pileup = mu_ > 0 ? static_cast<std::uint32_t>(std::poisson_distribution<unsigned>(mu_)(rng)) : 0;
-
-    particles& out = e.emplace(particles_);
-    const interaction& hard = library_.hard_scatters[summary.hard_scatter];
-    const double hard_phi = rotate_hard_ ? azimuth(rng) : 0.0;
-    append(out, hard, hard_phi, 0);
-    for (std::uint32_t k = 1; k <= summary.pileup; ++k) {
-      const interaction& bias = library_.minimum_bias[pick_bias(rng)];
-      append(out, bias, azimuth(rng), k);
-    }
+    e.put(particles_, mix_event(library_, settings_, {e.id().run, e.id().lumi, e.id().event}, summary));
     e.put(summary_, summary);
   }
 
  private:
-  static void append(particles& out, const interaction& in, double phi, std::uint32_t vertex) {
-    const double c = std::cos(phi), s = std::sin(phi);
-    for (const particle& p : in) out.push_back(rotated(p, c, s, vertex));
-  }
-
   event_library library_;
-  double mu_;
-  std::uint64_t seed_;
-  bool rotate_hard_;
+  mixing_settings settings_;
   heddle::fw::put_token<particles> particles_;
   heddle::fw::put_token<mixing_summary> summary_;
 };

@@ -5,7 +5,7 @@
 #include <heddle/fw/parameter_set.hpp>
 #include <heddle/fw/registry.hpp>
 
-#include "../core/products.hpp"
+#include "reco_steps.hpp"
 
 namespace hep {
 
@@ -18,10 +18,7 @@ class DijetFilter final : public heddle::fw::global::EDFilter<> {
         decision_(produces<bool>()) {}
 
   bool filter(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
-    unsigned n = 0;
-    for (const jet& j : e.get(src_))  // pt-ordered
-      if (j.p.pt() >= pt_min_ && std::abs(j.p.eta()) < eta_max_) ++n;
-    const bool pass = n >= 2;
+    const bool pass = dijet_selected(e.get(src_), pt_min_, eta_max_);
     e.put(decision_, pass);
     return pass;
   }
@@ -44,9 +41,7 @@ class BoostedFilter final : public heddle::fw::global::EDFilter<> {
   }
 
   bool filter(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
-    bool pass = false;
-    for (const fat_jet& j : e.get(src_))
-      if (j.p.pt() >= pt_min_ && j.groomed_mass >= mass_min_ && j.groomed_mass < mass_max_) pass = true;
+    const bool pass = boosted_selected(e.get(src_), pt_min_, mass_min_, mass_max_);
     e.put(decision_, pass);
     return pass;
   }
