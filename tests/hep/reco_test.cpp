@@ -27,6 +27,7 @@
 #include "core/jet_corrections.hpp"
 #include "core/products.hpp"
 #include "core/seeds.hpp"
+#include "modules/fastjet_support.hpp"
 
 namespace {
 
@@ -217,6 +218,8 @@ TEST(RecoJob, ProductsMatchFastJetCalledDirectly) {
   }
   EXPECT_GT(jets_checked, 12u);
   EXPECT_GT(fat_checked, 3u);
+  // No FastJet warning: its list is not thread-safe, and the job's rules keep it empty.
+  EXPECT_EQ(hep::fastjet_warnings(), "");
 }
 
 TEST(RecoJob, TheChecksumDoesNotDependOnThreadsOrEventsInFlight) {

@@ -2,12 +2,17 @@
 
 #include <fastjet/ClusterSequence.hh>
 #include <fastjet/GhostedAreaSpec.hh>
+#include <fastjet/LimitedWarning.hh>
 
 namespace hep {
 
 void print_fastjet_banner_once() {
   // print_banner() prints on its first call only; after this, clusterings only read the flag.
   fastjet::ClusterSequence::print_banner();
+}
+
+std::string fastjet_warnings() {
+  return fastjet::LimitedWarning::summary();  // "N times: text" per kind of warning issued; "" when none
 }
 
 fastjet::AreaDefinition seeded_active_area(double ghost_maxrap, double ghost_area, std::uint64_t seed) {

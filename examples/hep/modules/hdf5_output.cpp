@@ -20,7 +20,8 @@ class HDF5Output final : public selected_output {
   explicit HDF5Output(const heddle::fw::parameter_set& ps)
       : selected_output(ps),
         path_(ps.get<std::string>("fileName")),
-        where_(ps.where()) {
+        where_(ps.where()),
+        report_(ps.get<bool>("report", true)) {
     if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
   }
 
@@ -32,7 +33,7 @@ class HDF5Output final : public selected_output {
     }
   }
 
-  void begin_job() override {
+  void open() override {
     try {
       file_.emplace(partial());
     } catch (const std::runtime_error& e) {
@@ -55,12 +56,14 @@ class HDF5Output final : public selected_output {
     std::error_code ec;
     std::filesystem::rename(partial(), path_, ec);
     if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
-    std::printf("hep: wrote %s: %llu of %llu events selected, %llu jets, %llu fat jets\n", path_.c_str(),
+    if (report_)
+      std::printf("hep: wrote %s: %llu of %llu events selected, %llu jets, %llu fat jets\n", path_.c_str(),
                 static_cast<unsigned long long>(events_written()), static_cast<unsigned long long>(events_seen()),
                 static_cast<unsigned long long>(jets_written()), static_cast<unsigned long long>(fat_jets_written()));
   }
 
   std::string path_, where_;
+  bool report_;  // say at the end where the file went (parameter "report", default true)
   std::optional<h5_output_file> file_;
 };
 

@@ -5,6 +5,8 @@
 // objects, ghosts come from a per-event seed, and the banner is printed from begin_job
 // (fastjet_support.hpp).
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <heddle/fw/global.hpp>
 #include <heddle/fw/parameter_set.hpp>
@@ -72,6 +74,12 @@ class JetProducer final : public heddle::fw::global::EDProducer<> {
   }
 
   void begin_job() override { print_fastjet_banner_once(); }
+  // A FastJet warning means one of fastjet_support.hpp's rules was broken: its list was written
+  // unsynchronised. Say so rather than let it pass.
+  void end_job() override {
+    if (const std::string w = fastjet_warnings(); !w.empty())
+      std::fprintf(stderr, "hep: FastJet issued warnings during the job (its warning list is not thread-safe):\n%s", w.c_str());
+  }
 
   void produce(heddle::fw::event& e, const heddle::fw::event_setup& setup) const override {
     e.put(out_, cluster_jets(e.get(src_), e.get(rho_).rho, setup.get(corrections_), s_, key_of(e)));

@@ -39,7 +39,7 @@ nlohmann::json to_json(const selected_event& s) {
 class JsonLinesOutput final : public selected_output {
  public:
   explicit JsonLinesOutput(const heddle::fw::parameter_set& ps)
-      : selected_output(ps), path_(ps.get<std::string>("fileName")), where_(ps.where()) {
+      : selected_output(ps), path_(ps.get<std::string>("fileName")), where_(ps.where()), report_(ps.get<bool>("report", true)) {
     if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
   }
 
@@ -51,7 +51,7 @@ class JsonLinesOutput final : public selected_output {
     }
   }
 
-  void begin_job() override {
+  void open() override {
     out_.open(partial(), std::ios::trunc);
     if (!out_) throw heddle::fw::config_error(where_ + ": fileName '" + path_ + "': cannot create " + partial());
   }
@@ -70,10 +70,12 @@ class JsonLinesOutput final : public selected_output {
     std::error_code ec;
     std::filesystem::rename(partial(), path_, ec);
     if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
-    std::printf("hep: wrote %s: %llu events\n", path_.c_str(), static_cast<unsigned long long>(events_written()));
+    if (report_)
+      std::printf("hep: wrote %s: %llu events\n", path_.c_str(), static_cast<unsigned long long>(events_written()));
   }
 
   std::string path_, where_;
+  bool report_;  // say at the end where the file went (parameter "report", default true)
   std::ofstream out_;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ namespace hep {
 
 class selected_output : public heddle::fw::global::OutputModule<> {
  public:
+  // A job starts afresh: the same process may run again.
+  void begin_job() final;
   void write(const heddle::fw::event& e) const final;
   void begin_luminosity_block(const heddle::fw::luminosity_block& lumi, const heddle::fw::event_setup&) final;
   void end_luminosity_block(heddle::fw::luminosity_block& lumi, const heddle::fw::event_setup&) final;
@@ -28,8 +31,10 @@ class selected_output : public heddle::fw::global::OutputModule<> {
  protected:
   explicit selected_output(const heddle::fw::parameter_set& ps);
 
-  // The file's part, all from transitions: rows of complete blocks in order; then, at the end, the
-  // blocks' summaries (in (run, lumi) order) and the job's histograms (their sum).
+  // The file's part, all from transitions: opened at the job's start; rows of complete blocks in
+  // order; then, at the end, the blocks' summaries (in (run, lumi) order) and the job's
+  // histograms (their sum).
+  virtual void open() = 0;
   virtual void write_rows(const block_rows& rows) = 0;
   virtual void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) = 0;
 
@@ -48,7 +53,7 @@ class selected_output : public heddle::fw::global::OutputModule<> {
   heddle::fw::get_token<bool> dijet_, boosted_;
   heddle::fw::get_token<std::vector<histogram>> histograms_;
 
-  mutable event_order order_;
+  std::unique_ptr<event_order> order_ = std::make_unique<event_order>();  // mutable through the pointer
   std::vector<lumi_summary> lumis_;
   std::uint64_t events_seen_ = 0, events_written_ = 0, jets_written_ = 0, fat_jets_written_ = 0;
 };
