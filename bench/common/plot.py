@@ -8,7 +8,10 @@ time at the fewest threads), the shape of TaskMan's speed-up figures. One row of
 
 A table with an "overhead" column (the stats suite's) is drawn as overhead against mean task length
 instead, one PNG per thread count; one with a "gib_per_s" column (the am suite's) as bandwidth against
-transfer size, a panel per backend (HAM's Figure 6).
+transfer size, a panel per backend (HAM's Figure 6); one with "events_in_flight" and "events_per_s"
+(the reco suite's) as throughput against events in flight, a line per series; one with "start_s",
+"end_s", "event" and "label" (a framework timeline) as a bar per module execution, a row per event,
+coloured by module, over the number of modules running (the CMS study's Figure 5).
 """
 import argparse
 import csv
@@ -171,6 +174,52 @@ def plot_bandwidth(path, out_dir):
     return save(fig, out_dir, csv_name(path))
 
 
+def plot_in_flight(path, out_dir):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    series = defaultdict(list)
+    for r in rows:
+        series[r["series"]].append((int(r["events_in_flight"]), float(r["events_per_s"])))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, pts in series.items():
+        pts.sort()
+        style = "s" if len(pts) == 1 else "-o"
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=name)
+    ax.set_xlabel("events in flight")
+    ax.set_ylabel("events / s")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.set_title(csv_name(path))
+    return save(fig, out_dir, csv_name(path))
+
+
+def plot_timeline(path, out_dir):
+    with open(path, newline="") as f:
+        rows = [(r["label"], int(r["event"]), float(r["start_s"]), float(r["end_s"])) for r in csv.DictReader(f)]
+    labels = list(dict.fromkeys(r[0] for r in rows))
+    colours = {label: plt.cm.tab20(i % 20) for i, label in enumerate(labels)}
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    for label, event, start, end in rows:
+        top.barh(event, end - start, left=start, height=0.8, color=colours[label])
+    top.set_ylabel("event")
+    top.invert_yaxis()
+    top.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[l]) for l in labels], labels=labels, fontsize=7,
+               loc="upper left", bbox_to_anchor=(1.01, 1))
+    edges = sorted([(s, 1) for _, _, s, _ in rows] + [(e, -1) for _, _, _, e in rows])
+    xs, ys, running = [0.0], [0], 0
+    for t, d in edges:
+        xs.append(t)
+        ys.append(running)
+        running += d
+        xs.append(t)
+        ys.append(running)
+    bottom.plot(xs, ys)
+    bottom.set_ylabel("modules running")
+    bottom.set_xlabel("time (s)")
+    top.set_title(csv_name(path))
+    return save(fig, out_dir, csv_name(path))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", required=True, help="folder for the PNGs")
@@ -184,6 +233,10 @@ def main():
             pngs = plot_overhead(path, a.out)
         elif "gib_per_s" in columns:
             pngs = [plot_bandwidth(path, a.out)]
+        elif "events_in_flight" in columns and "events_per_s" in columns:
+            pngs = [plot_in_flight(path, a.out)]
+        elif {"start_s", "end_s", "event", "label"} <= set(columns):
+            pngs = [plot_timeline(path, a.out)]
         else:
             pngs = [plot_suite(path, a.out)]
         for png in pngs:
