@@ -134,7 +134,7 @@ void run(const options& opt, nlohmann::json& report) {
   if (!std::filesystem::exists(job)) throw std::runtime_error("reco: " + job + " was not built");
   const std::string dir = temp_dir();
   std::vector<scale> scales = {{50, opt.pick<std::uint64_t>(4, 24, 80, 400), opt.pick<std::uint64_t>(4, 16, 40, 200)},
-                               {140, opt.pick<std::uint64_t>(2, 8, 24, 120), opt.pick<std::uint64_t>(2, 6, 12, 60)}};
+                               {140, opt.pick<std::uint64_t>(2, 8, 60, 200), opt.pick<std::uint64_t>(2, 6, 16, 60)}};
   const std::vector<std::uint64_t> in_flight = opt.check ? std::vector<std::uint64_t>{2} : std::vector<std::uint64_t>{1, 2, 3, 4, 8};
   nlohmann::json extra = {{"tables", nlohmann::json::object()}};
   std::vector<result> all;

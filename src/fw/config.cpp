@@ -328,26 +328,36 @@ void apply_override(json& proc, const parameter_override& o, const std::string& 
 
 }  // namespace
 
-std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file) {
-  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+namespace {
+
+// process.commandLine, checked.
+std::vector<command_line_parameter> command_line_of(const json& proc, const std::string& file) {
   std::vector<command_line_parameter> out;
-  if (!doc.is_object() || !doc.contains("process") || !doc["process"].is_object()) return out;  // parse_config says why
-  auto it = doc["process"].find("commandLine");
-  if (it == doc["process"].end()) return out;
+  auto it = proc.find("commandLine");
+  if (it == proc.end()) return out;
   const place pc{file, "process.commandLine", "", ""};
   object(*it, pc);
   for (const auto& [name, v] : it->items()) {
     const place pn = pc.at(name);
     object(v, pn);
     check_keys(v, pn, {"parameter", "help"});
-    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != std::string::npos ||
-        name.front() == '-')
+    if (name.empty() || name.front() == '-' ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != std::string::npos)
       pn.fail("an option name is letters, digits, '-' and '_', not starting with '-'");
     command_line_parameter p{name, string(require(v, "parameter", pn), pn.at("parameter")), ""};
+    if (p.target.find('.') == std::string::npos) pn.at("parameter").fail("expected LABEL.PARAMETER, not '" + p.target + "'");
     if (auto h = v.find("help"); h != v.end()) p.help = string(*h, pn.at("help"));
     out.push_back(std::move(p));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("process") || !doc["process"].is_object()) return {};  // parse_config says why
+  return command_line_of(doc["process"], file);
 }
 
 process_config parse_config(std::string_view text, const std::string& file, const std::vector<parameter_override>& overrides) {
@@ -371,6 +381,7 @@ process_config parse_config(std::string_view text, const std::string& file, cons
   const json& proc = object(require(doc, "process", root), pp);
   check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths",
                         "esProducers", "esSources", "commandLine"});
+  (void)command_line_of(proc, file);  // checked here too: every reader of the file reports a bad one
   if (!overrides.empty()) {
     json& editable = doc["process"];
     for (const parameter_override& o : overrides) apply_override(editable, o, file);

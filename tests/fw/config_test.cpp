@@ -231,3 +231,63 @@ TEST(ConfigErrors, AMissingFileSaysSo) {
 }
 
 }  // namespace
+
+namespace {
+
+// --set and process.commandLine: parameters set from outside the file, before the modules read them.
+TEST(ConfigOverrides, SetParametersOfStudyAndRegisteredModules) {
+  const std::string text = config_text(R"({"@label":"a","@type":"demo::BusyWaitProducer","averageTime":0.25},
+                                          {"@label":"x","@type":"test::Thing","ptMin":5,"cuts":{"eta":2.4}})");
+  const process_config c = parse_config(text, "t.json",
+                                        {{"a.averageTime", "0.5", "--set"},
+                                         {"x.ptMin", "7.5", "--set"},
+                                         {"x.cuts.eta", "1.3", "--set"},
+                                         {"x.cuts.new", "[1, 2]", "--set"},
+                                         {"x.name", "out.h5", "--set"}});
+  EXPECT_DOUBLE_EQ(c.modules[0].average_time, 0.5);
+  const parameter_set& ps = *c.modules[1].parameters;
+  EXPECT_DOUBLE_EQ(ps.get<double>("ptMin"), 7.5);
+  EXPECT_DOUBLE_EQ(ps.get<parameter_set>("cuts").get<double>("eta"), 1.3);
+  EXPECT_EQ(ps.get<parameter_set>("cuts").get<std::vector<int>>("new"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(ps.get<std::string>("name"), "out.h5");  // not JSON: the text itself
+}
+
+TEST(ConfigOverrides, BadOverridesAreNamed) {
+  auto error = [](std::vector<parameter_override> o) {
+    try {
+      (void)parse_config(config_text(), "t.json", o);
+    } catch (const config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error({{"nosuch.x", "1", "--set"}}), "--set nosuch.x: no module labelled 'nosuch' in t.json");
+  EXPECT_EQ(error({{"a", "1", "--pileup"}}), "--pileup a: expected LABEL.PARAMETER (a module's label and one of its parameters)");
+  EXPECT_EQ(error({{"a.@type", "X", "--set"}}), "--set a.@type: not a parameter name: '@type'");
+}
+
+TEST(ConfigOverrides, TheFileDeclaresItsCommandLineOptions) {
+  const std::string text = R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},
+    "commandLine":{"pileup":{"parameter":"mixing.mu","help":"pile-up"},"out":{"parameter":"output.fileName"}},
+    "producers":[{"@label":"a","@type":"demo::FastProducer"}],"paths":{"p":["a"]}}})";
+  const std::vector<command_line_parameter> d = parse_command_line_parameters(text, "t.json");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].name, "out");
+  EXPECT_EQ(d[0].target, "output.fileName");
+  EXPECT_EQ(d[1].name, "pileup");
+  EXPECT_EQ(d[1].help, "pile-up");
+  EXPECT_NO_THROW((void)parse_config(text, "t.json"));
+  std::string bad = text;
+  bad.replace(bad.find("\"parameter\":\"mixing.mu\""), 23, "\"parameter\":\"mixing\"");
+  try {
+    (void)parse_config(bad, "t.json");
+    FAIL() << "a target without a parameter";
+  } catch (const config_error& e) {
+    EXPECT_EQ(std::string(e.what()), "t.json: process.commandLine.pileup.parameter: expected LABEL.PARAMETER, not 'mixing'");
+  }
+  std::string bad_name = text;
+  bad_name.replace(bad_name.find("\"out\":"), 6, "\"o t\":");
+  EXPECT_THROW((void)parse_command_line_parameters(bad_name, "t.json"), config_error);
+}
+
+}  // namespace
