@@ -34,9 +34,9 @@ expect_error() {  # expect_error TEXT ARGS...: exit status 2 and TEXT on stderr
   grep -qF -- "$text" <<<"$err" || fail "$*: expected '$text' in: $err"
   [[ ! -e $dir/e.h5 ]] || fail "$*: a file was written"
 }
-expect_error "unknown option --pilup: neither heddle-fw's nor $config's (it declares --pileup, --out)" --pilup 5
+expect_error "unknown option --pilup: neither heddle-fw's nor $config's (it declares --out, --pileup)" --pilup 5
 expect_error "option --pileup needs a value" --pileup
 expect_error "--set nosuch.mu: no module labelled 'nosuch' in $config" --set nosuch.mu=5
 expect_error "parameter 'mu'" --pileup -3
-expect_error "--set mu=5: expected LABEL.PARAMETER" --set mu=5
+expect_error "--set mu: expected LABEL.PARAMETER" --set mu=5
 echo "heddle_fw_hep: ok"
