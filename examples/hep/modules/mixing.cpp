@@ -1,6 +1,7 @@
 // hep::MixingModule: each event is one hard scatter plus Poisson(mu) pile-up interactions drawn
-// from a minimum-bias library, each rotated by a random azimuth and tagged with its vertex (CMS's
-// MixingModule; heddle-fw's source only numbers the events). The libraries are read once, in the
+// from a minimum-bias library, each rotated by a random azimuth, reflected along the beam half of
+// the time and tagged with its vertex (reco_steps.hpp: mix_event); CMS's MixingModule, as
+// heddle-fw's source only numbers the events. The libraries are read once, in the
 // constructor, and shared by every event: the memory a process of this job needs beyond its code.
 // Every draw comes from a generator seeded from (run, lumi, event), so an event is the same
 // whichever thread makes it, in whatever order.

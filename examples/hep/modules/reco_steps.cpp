@@ -23,12 +23,14 @@ std::uint64_t seed_of(std::uint64_t seed, const char* step, const event_key& k) 
   return event_seed(seed, salt(step), k.run, k.lumi, k.event);
 }
 
-void append(particles& out, const interaction& in, double phi, std::uint32_t vertex) {
+// Appends `in` rotated by `phi` about the beam, and reflected along it (pz -> -pz) if `reflect`.
+void append(particles& out, const interaction& in, double phi, bool reflect, std::uint32_t vertex) {
   const double c = std::cos(phi), s = std::sin(phi);
   for (const particle& p : in) {
     particle r = p;
     r.p.px = p.p.px * c - p.p.py * s;
     r.p.py = p.p.px * s + p.p.py * c;
+    if (reflect) r.p.pz = -p.p.pz;
     r.vertex = vertex;
     out.push_back(r);
   }
@@ -44,10 +46,13 @@ particles mix_event(const event_library& library, const mixing_settings& s, cons
   summary.hard_scatter = static_cast<std::uint32_t>(pick_hard(rng));
   summary.pileup = s.mu > 0 ? static_cast<std::uint32_t>(std::poisson_distribution<unsigned>(s.mu)(rng)) : 0;
   particles out;
-  append(out, library.hard_scatters[summary.hard_scatter], s.rotate_hard_scatter ? azimuth(rng) : 0.0, 0);
+  std::bernoulli_distribution reflect(0.5);
+  const double hard_phi = s.rotate_hard_scatter ? azimuth(rng) : 0.0;
+  append(out, library.hard_scatters[summary.hard_scatter], hard_phi, s.rotate_hard_scatter && reflect(rng), 0);
   for (std::uint32_t v = 1; v <= summary.pileup; ++v) {
     const interaction& bias = library.minimum_bias[pick_bias(rng)];
-    append(out, bias, azimuth(rng), v);
+    const double phi = azimuth(rng);
+    append(out, bias, phi, reflect(rng), v);
   }
   return out;
 }

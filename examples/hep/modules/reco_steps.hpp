@@ -25,7 +25,10 @@ struct mixing_settings {
   bool rotate_hard_scatter = true;
 };
 // One hard scatter and Poisson(mu) minimum-bias interactions from `library`, each rotated by a
-// random azimuth, pile-up tagged with vertices 1, 2, ...; `summary` says what was drawn.
+// random azimuth and reflected along the beam half of the time (pp collisions are symmetric under
+// z -> -z; from libraries of a few dozen interactions a fluctuation on one side would otherwise
+// come back in every event), pile-up tagged with vertices 1, 2, ...; the hard scatter is rotated
+// and reflected only with rotate_hard_scatter. `summary` says what was drawn.
 particles mix_event(const event_library& library, const mixing_settings& s, const event_key& k, mixing_summary& summary);
 
 // Area ghosts: up to |y| = max_rap, of `area` each, placed from the step's per-event seed.
