@@ -143,23 +143,30 @@ void check_all_read(const parameter_set& parameters, const std::string& named, c
                      (unread.size() > 1 ? "them)" : "it)"));
 }
 
+// The registered type `c.type`, from `plugins` (or the program's registrations alone); nullopt if
+// none registers it. A loader's other errors (a clash, a library that does not load) name `named`.
+std::optional<registered_module> lookup(const std::string& named, const module_config& c, plugin_loader* plugins) {
+  try {
+    return plugins ? plugins->lookup(c.type) : find_registered_module(c.type);
+  } catch (const config_error& x) {
+    throw config_error(named + ": " + x.what());
+  }
+}
+
+// Where an unknown type was looked for.
+std::string searched_line(const plugin_loader* plugins) {
+  return "searched " + (plugins ? plugins->searched() : std::string("the program")) + "; --plugin-path and " +
+         plugin_loader::path_variable + " add directories";
+}
+
 // A registered type's module, from `plugins` (or the program's registrations alone), checked:
 // the role its configuration list says, every parameter read.
 void add_registered(process& p, const module_config& c, plugin_loader* plugins) {
   const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
-  std::optional<registered_module> found;
-  try {
-    found = plugins ? std::optional(plugins->find(c.type)) : find_registered_module(c.type);
-  } catch (const config_error& x) {
-    // The loader's "unknown module type 'T' (searched ...)" gains the built-in types.
-    std::string what = x.what();
-    const std::string unknown = "unknown module type '" + c.type + "' (";
-    if (what.rfind(unknown, 0) == 0) what.insert(unknown.size(), "built in: " + known_types_line() + "; ");
-    throw config_error(named + ": " + what);
-  }
+  const std::optional<registered_module> found = lookup(named, c, plugins);
   if (!found)
-    throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() +
-                       "; searched the program; --plugin-path and HEDDLE_FW_PLUGIN_PATH add directories)");
+    throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() + "; " +
+                       searched_line(plugins) + ")");
   if (!found->make)
     throw config_error(named + ": type " + c.type + " is a condition producer: it belongs among the esProducers");
   const parameter_set parameters = *c.parameters;
@@ -181,13 +188,8 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
 // A registered condition producer type's producer.
 void add_registered_es(process& p, const module_config& c, plugin_loader* plugins) {
   const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
-  std::optional<registered_module> found;
-  try {
-    found = plugins ? std::optional(plugins->find(c.type)) : find_registered_module(c.type);
-  } catch (const config_error& x) {
-    throw config_error(named + ": " + x.what());
-  }
-  if (!found) throw config_error(named + ": unknown condition producer type '" + c.type + "' (heddle-fw --plugin-path adds plugin directories)");
+  const std::optional<registered_module> found = lookup(named, c, plugins);
+  if (!found) throw config_error(named + ": unknown condition producer type '" + c.type + "' (" + searched_line(plugins) + ")");
   if (!found->make_es) throw config_error(named + ": type " + c.type + " is a module, not a condition producer");
   const parameter_set& parameters = *c.parameters;
   try {

@@ -162,7 +162,19 @@ const std::vector<std::pair<std::string, std::string>>& plugin_loader::cache_of(
   return caches_.back().second;
 }
 
+std::string plugin_loader::searched() const {
+  std::string s = "the program";
+  for (const std::string& dir : path_) s += ", " + dir;
+  return s;
+}
+
 registered_module plugin_loader::find(const std::string& type) {
+  if (std::optional<registered_module> m = lookup(type)) return *m;
+  throw config_error("unknown module type '" + type + "' (searched " + searched() + "; --plugin-path and " + path_variable +
+                     " add directories)");
+}
+
+std::optional<registered_module> plugin_loader::lookup(const std::string& type) {
   const std::optional<registered_module> known = find_registered_module(type);
   // The program's own types, and those of plugins it opened otherwise, are not looked for on the
   // path; those of this loader's plugins are, for a clash with another plugin (their caches are
@@ -179,15 +191,10 @@ registered_module plugin_loader::find(const std::string& type) {
     for (std::size_t i = 1; i < libraries.size(); ++i) all += (i + 1 == libraries.size() ? " and " : ", ") + libraries[i];
     throw config_error("module type '" + type + "' is registered by " + std::to_string(libraries.size()) + " plugins: " + all);
   }
-  if (known) return *known;
-  if (libraries.empty()) {
-    std::string searched = "the program";
-    for (const std::string& dir : path_) searched += ", " + dir;
-    throw config_error("unknown module type '" + type + "' (searched " + searched + "; --plugin-path and " +
-                       path_variable + " add directories)");
-  }
+  if (known) return known;
+  if (libraries.empty()) return std::nullopt;
   open(libraries.front());
-  if (auto m = find_registered_module(type)) return *m;
+  if (auto m = find_registered_module(type)) return m;
   throw config_error("plugin " + libraries.front() + " no longer registers module type '" + type +
                      "' (its directory's cache is stale: delete " + cache_name + " there)");
 }

@@ -12,6 +12,7 @@
 // configuration, before events run). The registry it fills is shared by every loader and locked.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,12 @@ class HEDDLE_EXPORT plugin_loader {
   // otherwise reading each directory's cache once (rebuilding stale ones: refresh), a scan of the
   // caches, and opening a library once.
   registered_module find(const std::string& type);
+  // As find(), but nullopt where no library of the path (nor the program) registers `type`, for a
+  // caller that words that message itself (heddle-fw adds its built-in types); the other errors are
+  // thrown as find() throws them.
+  std::optional<registered_module> lookup(const std::string& type);
+  // What find() searches, for messages: "the program, DIR, DIR...".
+  std::string searched() const;
 
   // Appends `dir` to the path (searched last), unless the path names it already. heddle-fw adds
   // the directory of the plugins installed with it this way. Before the first find() only.
