@@ -18,6 +18,7 @@ struct module_access {
     m.declared_.frozen = true;
   }
   static bool call(module_base& m, event& e, const event_setup& setup) { return m.call(e, setup); }
+  static void set_job_failed(module_base& m, bool failed) noexcept { m.job_failed_ = failed; }
   static void acquire(module_base& m, const event& e, const event_setup& setup, async_handle h) {
     m.call_acquire(e, setup, std::move(h));
   }

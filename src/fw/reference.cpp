@@ -132,51 +132,63 @@ run_report run_single_threaded(process& p, const run_options& o) {
   auto last_progress = std::chrono::steady_clock::now();
 
   detail::prepare_streams(g, 1);
-  runs.begin_job(0);
-  std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
-  std::unique_ptr<detail::run_state> open_run;  // the open run
-  auto end_run = [&](std::uint64_t next) {
-    runs.end(*open_run, next);
-    const std::uint64_t c = open_run->checksum();
-    report.checksum += c;
-    report.runs.back().checksum += c;
-    open_run.reset();  // its products live until every end_run has run
-  };
-  auto end_lumi = [&](std::uint64_t next) {
-    runs.end_lumi(*lumi, next);
-    const std::uint64_t c = lumi->checksum();
-    report.checksum += c;
-    report.runs.back().checksum += c;
-    lumi.reset();  // its products live until every end transition has run
-  };
-  for (std::uint64_t e = 0; e < o.events; ++e) {
-    const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, o.events);
-    if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
-      if (lumi) end_lumi(e);
-      if (report.runs.empty() || report.runs.back().run != at.run) {
-        if (open_run) end_run(e);
-        open_run = std::make_unique<detail::run_state>(g, at.run);
-        runs.begin(*open_run, e);
-        report.runs.push_back({at.run, 0, 0});
+  std::uint64_t at_event = 0;  // where the job is, for end_job's messages after an error
+  try {
+    runs.begin_job(0);
+    std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
+    std::unique_ptr<detail::run_state> open_run;  // the open run
+    auto end_run = [&](std::uint64_t next) {
+      runs.end(*open_run, next);
+      const std::uint64_t c = open_run->checksum();
+      report.checksum += c;
+      report.runs.back().checksum += c;
+      open_run.reset();  // its products live until every end_run has run
+    };
+    auto end_lumi = [&](std::uint64_t next) {
+      runs.end_lumi(*lumi, next);
+      const std::uint64_t c = lumi->checksum();
+      report.checksum += c;
+      report.runs.back().checksum += c;
+      lumi.reset();  // its products live until every end transition has run
+    };
+    for (std::uint64_t e = 0; e < o.events; ++e) {
+      const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, o.events);
+      if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
+        if (lumi) end_lumi(e);
+        if (report.runs.empty() || report.runs.back().run != at.run) {
+          if (open_run) end_run(e);
+          open_run = std::make_unique<detail::run_state>(g, at.run);
+          runs.begin(*open_run, e);
+          report.runs.push_back({at.run, 0, 0});
+        }
+        lumi = std::make_unique<detail::lumi_state>(g, luminosity_block_id{at.run, at.lumi});
+        ++report.runs.back().lumis;
+        runs.begin_lumi(*lumi, e);
       }
-      lumi = std::make_unique<detail::lumi_state>(g, luminosity_block_id{at.run, at.lumi});
-      ++report.runs.back().lumis;
-      runs.begin_lumi(*lumi, e);
-    }
-    const std::uint64_t c = event.run({at.run, at.lumi, e});
-    report.checksum += c;
-    report.runs.back().checksum += c;
-    ++report.runs.back().events;
-    ++report.events;
+      at_event = e;
+      const std::uint64_t c = event.run({at.run, at.lumi, e});
+      report.checksum += c;
+      report.runs.back().checksum += c;
+      ++report.runs.back().events;
+      ++report.events;
 
-    if (o.progress && std::chrono::steady_clock::now() - last_progress >= std::chrono::milliseconds(100)) {
-      last_progress = std::chrono::steady_clock::now();
-      o.progress(report.events);
+      if (o.progress && std::chrono::steady_clock::now() - last_progress >= std::chrono::milliseconds(100)) {
+        last_progress = std::chrono::steady_clock::now();
+        o.progress(report.events);
+      }
     }
+    if (lumi) end_lumi(o.events);
+    if (open_run) end_run(o.events);
+  } catch (const module_error&) {
+    // The job stops at once: no further lumi or run transition; the modules that began end, told
+    // that the job failed (module_base::job_failed). The first error is the one reported.
+    try {
+      runs.end_job(at_event, true);
+    } catch (const module_error&) {
+    }
+    throw;
   }
-  if (lumi) end_lumi(o.events);
-  if (open_run) end_run(o.events);
-  runs.end_job(o.events);
+  runs.end_job(o.events, false);
   if (o.progress) o.progress(report.events);
 
   report.wall_s = usage.wall_s();

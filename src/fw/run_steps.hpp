@@ -13,6 +13,7 @@
 #include "event_access.hpp"
 #include "graph.hpp"
 #include "lumi_state.hpp"
+#include "module_access.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
@@ -35,11 +36,22 @@ class run_steps {
   // `es`: the conditions run transitions read (made in place where not yet made).
   run_steps(const graph& g, es_state* es) : g_(g), es_(es) {}
 
+  // begin_job, counting the modules whose begin_job returned (every instance of a stream module):
+  // those, and only those, get end_job.
   void begin_job(std::uint64_t event) const {
-    each("begin_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.begin_job(); });
+    began_ = 0;
+    each("begin_job", 0, event, [this](module_base& m, const event_setup&, std::uint32_t i) {
+      m.begin_job();
+      if (&m == g_.nodes[i].instances.back().get()) began_ = i + 1;
+    });
   }
-  void end_job(std::uint64_t event) const {
-    each("end_job", 0, event, [](module_base& m, const event_setup&, std::uint32_t) { m.end_job(); });
+  // end_job of the modules that began, each told whether the job `failed` (module_base::job_failed).
+  void end_job(std::uint64_t event, bool failed) const {
+    each("end_job", 0, event, [this, failed](module_base& m, const event_setup&, std::uint32_t i) {
+      if (i >= began_) return;
+      module_access::set_job_failed(m, failed);
+      m.end_job();
+    });
   }
   void begin(run_state& state, std::uint64_t event) const {
     each("begin_run", state.number, event, [&](module_base& m, const event_setup& s, std::uint32_t i) {
@@ -94,6 +106,7 @@ class run_steps {
   }
   const graph& g_;
   es_state* es_;
+  mutable std::uint32_t began_ = 0;  // modules (in declaration order) whose begin_job returned
 };
 
 }  // namespace heddle::fw::detail

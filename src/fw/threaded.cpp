@@ -290,8 +290,13 @@ class engine final : public detail::acquire_sink {
       beginning = 0;
     }
     if (!beginning) {  // the job is over (after its last run, or an error)
+      bool failed = false;
+      {
+        std::lock_guard lock(m_);
+        failed = error_.has_value();
+      }
       try {
-        steps_.end_job(next_event_);
+        steps_.end_job(next_event_, failed);
       } catch (const module_error& x) {
         record_error(x);
       }

@@ -452,6 +452,57 @@ class thrower final : public global::EDProducer<ExternalWork> {
   put_token<int> out_;
 };
 
+// What a module saw of the job's end: whether its begin_job and end_job ran, and job_failed().
+struct job_ends {
+  std::atomic<int> begun{0}, ended{0}, failed{0};
+};
+class job_probe final : public global::EDAnalyzer<> {
+ public:
+  explicit job_probe(std::shared_ptr<job_ends> j) : j_(std::move(j)) {}
+  void begin_job() override { j_->begun.fetch_add(1); }
+  void end_job() override {
+    j_->ended.fetch_add(1);
+    if (job_failed()) j_->failed.fetch_add(1);
+  }
+  void analyze(const event&, const event_setup&) const override {}
+
+ private:
+  std::shared_ptr<job_ends> j_;
+};
+
+// end_job reaches the modules whose begin_job returned, and only those, in both processors, and
+// tells them whether the job failed: after a begin_job that threw, after an event that threw, and
+// not after a job that ended well.
+TEST(Exceptions, EndJobReachesTheModulesThatBeganAndSaysTheJobFailed) {
+  heddle_test::watchdog dog("end_job", std::chrono::seconds(120));
+  for (bool single : {true, false})
+    for (int how : {0, 1, 2}) {  // 0: ends well, 1: a begin_job throws, 2: an event throws
+      const std::string at = std::string(single ? "single-threaded" : "threaded") + ", case " + std::to_string(how);
+      auto before = std::make_shared<job_ends>(), after = std::make_shared<job_ends>();
+      process p("kinds");
+      p.add<job_probe>({"before"}, before);
+      p.add<thrower>({"fragile"}, how == 1 ? step::begin_job : how == 2 ? step::produce : step::end_run);
+      p.add<job_probe>({"after"}, after);
+      p.add_path("p", {"fragile"});
+      p.add_end_path("e", {"before", "after"});
+      run_options o = fw_test::options(20, 4);
+      if (how == 0) o.events_per_run = 20;  // one run: the thrower's end_run (run 2) never comes
+      bool threw = false;
+      try {
+        (single ? run_single_threaded : run_threaded)(p, o);
+      } catch (const module_error&) {
+        threw = true;
+      }
+      EXPECT_EQ(threw, how != 0) << at;
+      EXPECT_EQ(before->begun.load(), 1) << at;
+      EXPECT_EQ(before->ended.load(), 1) << at;
+      EXPECT_EQ(before->failed.load(), how != 0 ? 1 : 0) << at;
+      EXPECT_EQ(after->begun.load(), how == 1 ? 0 : 1) << at;
+      EXPECT_EQ(after->ended.load(), how == 1 ? 0 : 1) << at << ": end_job without begin_job";
+      EXPECT_EQ(after->failed.load(), how == 2 ? 1 : 0) << at;
+    }
+}
+
 // A stream module whose third instance fails its begin_job.
 class third_fails final : public stream::EDProducer<> {
  public:

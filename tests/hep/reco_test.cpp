@@ -287,6 +287,41 @@ TEST(RecoJob, ConditionsChangingAtARunBoundaryChangeTheCorrectedJets) {
   EXPECT_GT(changed, 4u);
 }
 
+// A module that fails at one event.
+class FailAt final : public global::EDProducer<> {
+ public:
+  explicit FailAt(std::uint64_t n) : n_(n), out_(produces<int>()) {}
+  void produce(event& e, const event_setup&) const override {
+    if (e.id().event == n_) throw std::runtime_error("detector on fire");
+    e.put(out_, 1);
+  }
+
+ private:
+  std::uint64_t n_;
+  put_token<int> out_;
+};
+
+// A job that stops on an error leaves neither a file missing events nor a partial one, and an
+// earlier file of the same name stays as it was; single-threaded and threaded.
+TEST(RecoJob, AFailedJobLeavesNoFileAndKeepsTheEarlierOne) {
+  HEP_NEEDS_DATA();
+  const std::string file = out_dir() + "/kept.h5";
+  for (bool single : {true, false}) {
+    { std::ofstream(file) << "an earlier job's file"; }
+    std::vector<parameter_override> o = {{"mixing.mu", "3", "test"}, {"output.fileName", file, "test"}};
+    process p = make_process(load_config(HEP_RECO_CONFIG, o), timing_options{}, nullptr);
+    p.add<FailAt>({"fragile"}, std::uint64_t{4});
+    p.add_path("fails", {"fragile"});
+    p.finalize();
+    run_options r = events(8, 2, 8);
+    r.threads = 2;
+    r.events_in_flight = single ? 1 : 3;
+    EXPECT_THROW((void)(single ? run_single_threaded : run_threaded)(p, r), module_error);
+    EXPECT_EQ(read(file), "an earlier job's file") << (single ? "single-threaded" : "threaded");
+    EXPECT_FALSE(std::filesystem::exists(file + ".partial"));
+  }
+}
+
 TEST(RecoJob, BadInputIsNamed) {
   HEP_NEEDS_DATA();
   auto error_of = [](std::vector<parameter_override> o) -> std::string {

@@ -25,13 +25,7 @@ class HDF5Output final : public selected_output {
     if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
   }
 
-  ~HDF5Output() override {
-    if (file_) {  // the job did not end: drop the partial file
-      file_.reset();
-      std::error_code ignored;
-      std::filesystem::remove(partial(), ignored);
-    }
-  }
+  ~HDF5Output() override { discard(); }  // a job that did not end leaves no partial file
 
   void open() override {
     try {
@@ -45,6 +39,13 @@ class HDF5Output final : public selected_output {
   std::string partial() const { return path_ + ".partial"; }
 
   void write_rows(const block_rows& rows) override { file_->append(rows); }
+
+  void discard() noexcept override {
+    if (!file_) return;
+    file_.reset();
+    std::error_code ignored;
+    std::filesystem::remove(partial(), ignored);
+  }
 
   void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) override {
     file_->write_histograms(lumis, total);

@@ -43,13 +43,7 @@ class JsonLinesOutput final : public selected_output {
     if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
   }
 
-  ~JsonLinesOutput() override {
-    if (out_.is_open()) {
-      out_.close();
-      std::error_code ignored;
-      std::filesystem::remove(partial(), ignored);
-    }
-  }
+  ~JsonLinesOutput() override { discard(); }  // a job that did not end leaves no partial file
 
   void open() override {
     out_.open(partial(), std::ios::trunc);
@@ -58,6 +52,13 @@ class JsonLinesOutput final : public selected_output {
 
  private:
   std::string partial() const { return path_ + ".partial"; }
+
+  void discard() noexcept override {
+    if (!out_.is_open()) return;
+    out_.close();
+    std::error_code ignored;
+    std::filesystem::remove(partial(), ignored);
+  }
 
   void write_rows(const block_rows& rows) override {
     for (const selected_event& e : rows.events) out_ << to_json(e).dump() << '\n';

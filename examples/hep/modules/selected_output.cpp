@@ -55,6 +55,10 @@ void selected_output::end_luminosity_block(heddle::fw::luminosity_block& lumi, c
 }
 
 void selected_output::end_job() {
+  if (job_failed()) {
+    discard();
+    return;
+  }
   std::sort(lumis_.begin(), lumis_.end(),
             [](const lumi_summary& a, const lumi_summary& b) { return a.run != b.run ? a.run < b.run : a.lumi < b.lumi; });
   std::vector<histogram> total;

@@ -36,6 +36,9 @@ class selected_output : public heddle::fw::global::OutputModule<> {
   // histograms (their sum).
   virtual void open() = 0;
   virtual void write_rows(const block_rows& rows) = 0;
+  // The job stopped on an error (module_base::job_failed): the file would lack events. Leave no
+  // file: remove what was written.
+  virtual void discard() noexcept = 0;
   virtual void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) = 0;
 
   std::uint64_t events_seen() const noexcept { return events_seen_; }

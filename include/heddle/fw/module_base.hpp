@@ -73,6 +73,10 @@ class HEDDLE_EXPORT module_base {
   // otherwise in the order modules were added. An exception stops the job, naming the module and
   // the transition: no further event starts; in the threaded processor the lumis that began
   // without error and the run still end (docs/fw.md, "Runs and luminosity blocks").
+  //
+  // end_job runs for every module whose begin_job returned, also when the job stopped on an error
+  // (a module's exception in an event or a transition); job_failed() then says so, so that a module
+  // can leave unfinished what a complete job would finish (an output file that would lack events).
   virtual void begin_job() {}
   virtual void end_job() {}
   virtual void begin_run(const run& /*r*/, const event_setup& /*setup*/) {}
@@ -81,6 +85,9 @@ class HEDDLE_EXPORT module_base {
   virtual void begin_luminosity_block(const luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
   // The lumi is not const here: the module makes its luminosity-block products in it.
   virtual void end_luminosity_block(luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
+
+  // Whether the job stopped on an error: false until end_job, then true if it did. Inline, a load.
+  bool job_failed() const noexcept { return job_failed_; }
 
   // About how long one event's call takes, waits included, in seconds; 0 if unknown. A hint: the
   // threaded processor runs first what lies on the longest remaining chain of work, and learns
@@ -132,6 +139,7 @@ class HEDDLE_EXPORT module_base {
   module_kind kind_;
   module_role role_;
   bool external_;
+  bool job_failed_ = false;  // set by the processors before end_job
   std::string label_;
   detail::declarations declared_;
 };
