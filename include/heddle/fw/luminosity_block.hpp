@@ -19,6 +19,7 @@
 
 #include "heddle/core/export.hpp"
 #include "heddle/fw/detail/product_ops.hpp"
+#include "heddle/fw/detail/block_products.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {
@@ -40,7 +41,7 @@ struct luminosity_block_id {
 // Not copyable or movable: the framework makes one per module transition, valid only during that
 // call. Transitions of one lumi never run concurrently with each other; see module_base.hpp for
 // what they may overlap.
-class HEDDLE_EXPORT luminosity_block {
+class HEDDLE_EXPORT luminosity_block : public detail::block_products<luminosity_block> {
  public:
   luminosity_block(const luminosity_block&) = delete;
   luminosity_block& operator=(const luminosity_block&) = delete;
@@ -49,37 +50,12 @@ class HEDDLE_EXPORT luminosity_block {
   std::uint32_t run() const noexcept { return id_.run; }
   std::uint32_t number() const noexcept { return id_.lumi; }  // CMS: luminosityBlock()
 
-  // The luminosity-block product `token` names (declared with consumes<T>(tag, in_lumi)). Costs an
-  // index lookup and a check. Throws product_error if its producer did not make it in this lumi
-  // (not yet: in begin_luminosity_block nothing is made; or it did not put it), naming the product,
-  // both modules and the lumi; std::logic_error for an invalid token, one of another module, or
-  // one consumed from the event.
-  template <class T>
-  const T& get(get_token<T> token) const {
-    return *detail::product_in<T>(slot_to_read(token.index(), typeid(T)));
-  }
-
-  // Makes the luminosity-block product `token` names (declared with produces<T>(instance,
-  // transition::end_luminosity_block)) from `args`, in place, and returns it. Only in
-  // end_luminosity_block. Costs one allocation unless T is small and trivially copyable. Throws
-  // product_error if the module already made it in this lumi or is in begin_luminosity_block,
-  // std::logic_error for a token of another module or of an event product, and what T's
-  // constructor throws (the product is then not made).
-  template <class T, class... A>
-  T& emplace(put_token<T> token, A&&... args) {
-    void* slot = slot_to_write(token.index(), typeid(T));
-    T* product = detail::make_product<T>(slot, std::forward<A>(args)...);
-    made(token.index());
-    return *product;
-  }
-  // emplace(token, std::move(value)).
-  template <class T>
-  void put(put_token<T> token, T value) {
-    emplace(token, std::move(value));
-  }
+  // get(token), emplace(token, args...), put(token, value): the products of this lumi, from
+  // detail::block_products (their contracts are there).
 
  private:
   friend struct detail::event_access;
+  friend class detail::block_products<luminosity_block>;
   luminosity_block(detail::lumi_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept;
 
   const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;

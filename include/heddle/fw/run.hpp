@@ -14,6 +14,7 @@
 
 #include "heddle/core/export.hpp"
 #include "heddle/fw/detail/product_ops.hpp"
+#include "heddle/fw/detail/block_products.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {
@@ -27,43 +28,19 @@ struct event_access;
 // Not copyable or movable: the framework makes one per module transition, valid only during that
 // call. Run transitions never run concurrently with one another nor with any event or lumi
 // transition (module_base.hpp).
-class HEDDLE_EXPORT run {
+class HEDDLE_EXPORT run : public detail::block_products<run> {
  public:
   run(const run&) = delete;
   run& operator=(const run&) = delete;
 
   std::uint32_t number() const noexcept { return number_; }  // CMS: run(); runs count from 1
 
-  // The run product `token` names (declared with consumes<T>(tag, in_run)). Costs an index lookup
-  // and a check. Throws product_error if its producer did not make it in this run (not yet: in
-  // begin_run nothing is made; or it did not put it), naming the product, both modules and the
-  // run; std::logic_error for an invalid token, one of another module, or one consumed from the
-  // event or the luminosity block.
-  template <class T>
-  const T& get(get_token<T> token) const {
-    return *detail::product_in<T>(slot_to_read(token.index(), typeid(T)));
-  }
-
-  // Makes the run product `token` names (declared with produces<T>(instance, transition::end_run))
-  // from `args`, in place, and returns it. Only in end_run. Costs one allocation unless T is small
-  // and trivially copyable. Throws product_error if the module already made it in this run or is
-  // in begin_run, std::logic_error for a token of another module or of an event or
-  // luminosity-block product, and what T's constructor throws (the product is then not made).
-  template <class T, class... A>
-  T& emplace(put_token<T> token, A&&... args) {
-    void* slot = slot_to_write(token.index(), typeid(T));
-    T* product = detail::make_product<T>(slot, std::forward<A>(args)...);
-    made(token.index());
-    return *product;
-  }
-  // emplace(token, std::move(value)).
-  template <class T>
-  void put(put_token<T> token, T value) {
-    emplace(token, std::move(value));
-  }
+  // get(token), emplace(token, args...), put(token, value): the products of this run, from
+  // detail::block_products (their contracts are there).
 
  private:
   friend struct detail::event_access;
+  friend class detail::block_products<run>;
   run(detail::run_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept;
 
   const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;
