@@ -229,4 +229,34 @@ struct concurrency {
   void leave() { now.fetch_sub(1); }
 };
 
+// Makes "self:n" in every event: the event's number.
+class event_maker final : public heddle::fw::global::EDProducer<> {
+ public:
+  event_maker() { token_ = produces<std::uint64_t>("n"); }
+  void produce(heddle::fw::event& e, const heddle::fw::event_setup&) const override { e.emplace(token_, e.id().event); }
+
+ private:
+  heddle::fw::put_token<std::uint64_t> token_;
+};
+
+// Makes the luminosity-block product "self:n" at each lumi's end: the lumi's number; with
+// `put_at_begin`, tries to make it in begin_luminosity_block too (a misuse the framework refuses).
+class lumi_maker final : public heddle::fw::global::EDProducer<> {
+ public:
+  explicit lumi_maker(bool put_at_begin = false) : put_at_begin_(put_at_begin) {
+    token_ = produces<std::uint64_t>("n", heddle::fw::transition::end_luminosity_block);
+  }
+  void produce(heddle::fw::event&, const heddle::fw::event_setup&) const override {}
+  void begin_luminosity_block(const heddle::fw::luminosity_block& l, const heddle::fw::event_setup&) override {
+    if (put_at_begin_) const_cast<heddle::fw::luminosity_block&>(l).emplace(token_, 1u);
+  }
+  void end_luminosity_block(heddle::fw::luminosity_block& l, const heddle::fw::event_setup&) override {
+    l.emplace(token_, l.number());
+  }
+
+ private:
+  heddle::fw::put_token<std::uint64_t> token_;
+  bool put_at_begin_;
+};
+
 }  // namespace fw_test

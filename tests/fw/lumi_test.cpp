@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_support.hpp"
+#include "fw_test_support.hpp"
 
 namespace {
 
@@ -571,30 +571,8 @@ TEST(Lumi, AnEventFailureWithConcurrentLumisEndsWhatBegan) {
 
 // --- misuse: checked at finalize(), at declaration, and at the call.
 
-class event_maker final : public fw::global::EDProducer<> {
- public:
-  event_maker() { token_ = produces<std::uint64_t>("n"); }
-  void produce(fw::event& e, const fw::event_setup&) const override { e.emplace(token_, e.id().event); }
-
- private:
-  fw::put_token<std::uint64_t> token_;
-};
-
-class lumi_maker final : public fw::global::EDProducer<> {
- public:
-  explicit lumi_maker(bool put_at_begin = false) : put_at_begin_(put_at_begin) {
-    token_ = produces<std::uint64_t>("n", fw::transition::end_luminosity_block);
-  }
-  void produce(fw::event&, const fw::event_setup&) const override {}
-  void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup&) override {
-    if (put_at_begin_) const_cast<fw::luminosity_block&>(l).emplace(token_, 1u);
-  }
-  void end_luminosity_block(fw::luminosity_block& l, const fw::event_setup&) override { l.emplace(token_, l.number()); }
-  fw::put_token<std::uint64_t> token_;
-
- private:
-  bool put_at_begin_;
-};
+using fw_test::event_maker;
+using fw_test::lumi_maker;
 
 // Reads "label:n" from where `where` says, in its events (from the event) or at the end of lumis.
 class n_reader final : public fw::global::EDAnalyzer<> {

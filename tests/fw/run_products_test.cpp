@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
+#include "fw_test_support.hpp"
 
 namespace {
 
@@ -222,24 +222,8 @@ TEST(RunProducts, RunProductsCountInTheirRunsChecksum) {
 
 // --- misuse: checked at finalize(), at declaration, and at the call.
 
-class event_maker final : public fw::global::EDProducer<> {
- public:
-  event_maker() { token_ = produces<std::uint64_t>("n"); }
-  void produce(fw::event& e, const fw::event_setup&) const override { e.emplace(token_, e.id().event); }
-
- private:
-  fw::put_token<std::uint64_t> token_;
-};
-
-class lumi_maker final : public fw::global::EDProducer<> {
- public:
-  lumi_maker() { token_ = produces<std::uint64_t>("n", fw::transition::end_luminosity_block); }
-  void produce(fw::event&, const fw::event_setup&) const override {}
-  void end_luminosity_block(fw::luminosity_block& l, const fw::event_setup&) override { l.emplace(token_, l.number()); }
-
- private:
-  fw::put_token<std::uint64_t> token_;
-};
+using fw_test::event_maker;
+using fw_test::lumi_maker;
 
 // Makes "self:n" at end_run, or where `how` says it misbehaves.
 class run_maker final : public fw::global::EDProducer<> {
