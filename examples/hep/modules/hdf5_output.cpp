@@ -5,7 +5,6 @@
 // a failed job leaves no truncated FILE behind, nor replaces an earlier one.
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <optional>
 
 #include <heddle/fw/registry.hpp>

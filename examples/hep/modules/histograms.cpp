@@ -8,7 +8,6 @@
 // lumis the events of two blocks fill two sets. A set is found by the event's (run, lumi) among
 // `max_open_lumis` slots, whose keys are atomics written by the block's transitions (which
 // happen before the block's first event and after its last: the framework orders them).
-#include <array>
 #include <atomic>
 #include <memory>
 #include <stdexcept>
