@@ -4,7 +4,7 @@
 #   scripts/build.sh release   build/        Release, everything (tests, examples, bench, tools)
 #   scripts/build.sh tsan      build-tsan/   ThreadSanitizer, core + tests (no peers, no examples)
 #   scripts/build.sh asan      build-asan/   AddressSanitizer, core + tests; the reduced build: without
-#                                            liburing and without MPI, as on a machine lacking both
+#                                            liburing, MPI, FastJet and HDF5, as on a machine lacking them
 #   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests;
 #                                            the shared build (-DBUILD_SHARED_LIBS=ON), with the plugin tests
 #   scripts/build.sh demo      build-demo/   Release, shared: heddle-fw, the layers under it and the
@@ -48,8 +48,10 @@ case "$flavour" in
     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DHEDDLE_SANITIZE=$sanitizer"
           -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
     # ASan's build is also the reduced one: files through I/O threads, no heddle::mpi, no am MPI
-    # backend (Open MPI's tests stay out of it anyway, not being instrumented).
-    [[ $flavour == asan ]] && args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DHEDDLE_WITH_LIBURING=OFF -DHEDDLE_WITH_MPI=OFF)
+    # backend (Open MPI's tests stay out of it anyway, not being instrumented), no hep modules (the
+    # job's plain C++ parts and their tests stay).
+    [[ $flavour == asan ]] && args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DHEDDLE_WITH_LIBURING=OFF -DHEDDLE_WITH_MPI=OFF
+                                     -DHEDDLE_WITH_FASTJET=OFF -DHEDDLE_WITH_HDF5=OFF)
     ;;
   clang)
     dir=build-clang

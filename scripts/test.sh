@@ -3,7 +3,7 @@
 #
 #   release  build/        Release build + ctest (includes the install test)
 #   tsan     build-tsan/   ThreadSanitizer build + ctest
-#   asan     build-asan/   AddressSanitizer build, without liburing and MPI (the reduced build) + ctest
+#   asan     build-asan/   AddressSanitizer build, without liburing, MPI, FastJet and HDF5 (the reduced build) + ctest
 #   clang    build-clang/  clang++ 14 build with UBSan, shared libraries, of the core and its tests + ctest
 #
 # Every phase runs even when an earlier one failed. At the end: the time of each phase, the tests
