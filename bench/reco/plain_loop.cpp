@@ -81,30 +81,25 @@ std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std:
   h5_output_file out(file);
   std::vector<atomic_histogram> histograms = make_reco_histograms();
   std::vector<lumi_summary> lumis;
-  block_rows block;
-  std::uint64_t jets_written = 0, fat_written = 0, selected = 0;
+  event_order order;  // the output modules' ordering and row numbering, one block at a time here
+  event_key open{0, 0, 0};
   auto end_block = [&] {
-    for (selected_event& e : block.events) {
-      e.row.first_jet = jets_written;
-      e.row.first_fat_jet = fat_written;
-      jets_written += e.jets.size();
-      fat_written += e.fat_jets.size();
+    for (const block_rows& rows : order.end_block(open.run, open.lumi)) {
+      out.append(rows);
+      lumis.push_back({rows.run, rows.lumi, rows.events_seen, {}});
     }
-    out.append(block);
-    std::vector<histogram> h;
     for (atomic_histogram& a : histograms) {
-      h.push_back(a.snapshot());
+      lumis.back().histograms.push_back(a.snapshot());
       a.reset();
     }
-    lumis.push_back({block.run, block.lumi, block.events_seen, std::move(h)});
-    block = {};
   };
   for (std::uint64_t n = 0; n < events; ++n) {
     const event_key k{static_cast<std::uint32_t>(n / per_run + 1), static_cast<std::uint32_t>((n % per_run) / per_lumi + 1), n};
-    if (block.events_seen > 0 && (block.run != k.run || block.lumi != k.lumi)) end_block();
-    block.run = k.run;
-    block.lumi = k.lumi;
-    ++block.events_seen;
+    if (open.run != k.run || open.lumi != k.lumi) {
+      if (open.run != 0) end_block();
+      order.begin_block(k.run, k.lumi);
+      open = k;
+    }
     mixing_summary summary;
     const particles generated = mix_event(s.library, s.mixing, k, summary);
     const candidates pf = detector_response(
@@ -117,21 +112,20 @@ std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std:
     const bool dijet = dijet_selected(ak4, s.dijet_pt, s.dijet_eta);
     const bool boosted = boosted_selected(ak8, s.boosted_pt, s.mass_min, s.mass_max);
     fill_reco_histograms(histograms, ak4, ak8, rho, met, pf.size());
-    if (dijet || boosted) {
-      block.events.push_back(make_selected_event(k.run, k.lumi, k.event, summary, pf.size(), rho, met, ak4, ak8, dijet, boosted));
-      ++selected;
-    }
+    if (dijet || boosted)
+      order.add(make_selected_event(k.run, k.lumi, k.event, summary, pf.size(), rho, met, ak4, ak8, dijet, boosted));
+    else
+      order.skip(k.run, k.lumi);
   }
-  if (block.events_seen > 0) end_block();
-  std::vector<histogram> total = lumis.front().histograms;
-  for (std::size_t i = 1; i < lumis.size(); ++i)
-    for (std::size_t h = 0; h < total.size(); ++h) total[h].add(lumis[i].histograms[h]);
+  if (open.run != 0) end_block();
+  const event_order::totals written = order.handed_out();
+  const std::vector<histogram> total = sum_histograms(lumis);
   out.write_histograms(lumis, total);
   out.attribute("format", std::string("heddle-hep-1"));
-  out.attribute("events_processed", events);
-  out.attribute("events_selected", selected);
+  out.attribute("events_processed", written.events_seen);
+  out.attribute("events_selected", written.events);
   out.close();
-  return selected;
+  return written.events;
 }
 
 std::string table_bytes(const std::string& file, const char* name) {

@@ -78,11 +78,13 @@ std::vector<block_rows> event_order::end_block(std::uint32_t run, std::uint32_t 
     std::sort(rows.events.begin(), rows.events.end(),
               [](const selected_event& a, const selected_event& b) { return a.row.event < b.row.event; });
     for (selected_event& e : rows.events) {
-      e.row.first_jet = jets_written_;
-      e.row.first_fat_jet = fat_jets_written_;
-      jets_written_ += e.jets.size();
-      fat_jets_written_ += e.fat_jets.size();
+      e.row.first_jet = out_.jets;
+      e.row.first_fat_jet = out_.fat_jets;
+      out_.jets += e.jets.size();
+      out_.fat_jets += e.fat_jets.size();
     }
+    out_.events_seen += rows.events_seen;
+    out_.events += rows.events.size();
     ready.push_back(std::move(rows));
   }
   return ready;
@@ -91,6 +93,25 @@ std::vector<block_rows> event_order::end_block(std::uint32_t run, std::uint32_t 
 std::size_t event_order::open_blocks() const {
   std::lock_guard guard(lock_);
   return open_.size();
+}
+
+event_order::totals event_order::handed_out() const {
+  std::lock_guard guard(lock_);
+  return out_;
+}
+
+std::vector<histogram> sum_histograms(const std::vector<lumi_summary>& lumis) {
+  std::vector<histogram> total;
+  for (const lumi_summary& l : lumis) {
+    if (total.empty()) {
+      total = l.histograms;
+      continue;
+    }
+    if (l.histograms.size() != total.size())
+      throw std::invalid_argument("hep::sum_histograms: luminosity blocks with different sets of histograms");
+    for (std::size_t i = 0; i < total.size(); ++i) total[i].add(l.histograms[i]);
+  }
+  return total;
 }
 
 }  // namespace hep

@@ -76,6 +76,13 @@ class event_order {
   // Blocks begun and not yet handed out (0 after a complete job).
   std::size_t open_blocks() const;
 
+  // What end_block has handed out so far: events of those blocks (selected or not), selected
+  // events, their jet and fat-jet rows.
+  struct totals {
+    std::uint64_t events_seen = 0, events = 0, jets = 0, fat_jets = 0;
+  };
+  totals handed_out() const;
+
  private:
   struct open_block {
     block_rows rows;
@@ -85,7 +92,11 @@ class event_order {
 
   mutable std::mutex lock_;
   std::deque<open_block> open_;
-  std::uint64_t jets_written_ = 0, fat_jets_written_ = 0;
+  totals out_;
 };
+
+// The job's histograms: the blocks' added up (empty without blocks). std::invalid_argument if two
+// blocks' sets differ in bins.
+std::vector<histogram> sum_histograms(const std::vector<lumi_summary>& lumis);
 
 }  // namespace hep

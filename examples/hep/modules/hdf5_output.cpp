@@ -49,8 +49,9 @@ class HDF5Output final : public selected_output {
   void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) override {
     file_->write_histograms(lumis, total);
     file_->attribute("format", std::string("heddle-hep-1"));
-    file_->attribute("events_processed", events_seen());
-    file_->attribute("events_selected", events_written());
+    const event_order::totals w = written();
+    file_->attribute("events_processed", w.events_seen);
+    file_->attribute("events_selected", w.events);
     file_->close();
     file_.reset();
     std::error_code ec;
@@ -58,8 +59,8 @@ class HDF5Output final : public selected_output {
     if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
     if (report_)
       std::printf("hep: wrote %s: %llu of %llu events selected, %llu jets, %llu fat jets\n", path_.c_str(),
-                static_cast<unsigned long long>(events_written()), static_cast<unsigned long long>(events_seen()),
-                static_cast<unsigned long long>(jets_written()), static_cast<unsigned long long>(fat_jets_written()));
+                static_cast<unsigned long long>(w.events), static_cast<unsigned long long>(w.events_seen),
+                static_cast<unsigned long long>(w.jets), static_cast<unsigned long long>(w.fat_jets));
   }
 
   std::string path_, where_;

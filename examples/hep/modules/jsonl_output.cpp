@@ -72,7 +72,7 @@ class JsonLinesOutput final : public selected_output {
     std::filesystem::rename(partial(), path_, ec);
     if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
     if (report_)
-      std::printf("hep: wrote %s: %llu events\n", path_.c_str(), static_cast<unsigned long long>(events_written()));
+      std::printf("hep: wrote %s: %llu events\n", path_.c_str(), static_cast<unsigned long long>(written().events));
   }
 
   std::string path_, where_;

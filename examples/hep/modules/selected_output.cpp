@@ -20,7 +20,6 @@ selected_output::selected_output(const heddle::fw::parameter_set& ps)
 void selected_output::begin_job() {
   order_ = std::make_unique<event_order>();
   lumis_.clear();
-  events_seen_ = events_written_ = jets_written_ = fat_jets_written_ = 0;
   open();
 }
 
@@ -44,12 +43,6 @@ void selected_output::end_luminosity_block(heddle::fw::luminosity_block& lumi, c
   for (const block_rows& rows : order_->end_block(lumi.run(), lumi.number())) {
     for (lumi_summary& s : lumis_)
       if (s.run == rows.run && s.lumi == rows.lumi) s.events = rows.events_seen;
-    events_seen_ += rows.events_seen;
-    events_written_ += rows.events.size();
-    for (const selected_event& ev : rows.events) {
-      jets_written_ += ev.jets.size();
-      fat_jets_written_ += ev.fat_jets.size();
-    }
     write_rows(rows);
   }
 }
@@ -61,13 +54,7 @@ void selected_output::end_job() {
   }
   std::sort(lumis_.begin(), lumis_.end(),
             [](const lumi_summary& a, const lumi_summary& b) { return a.run != b.run ? a.run < b.run : a.lumi < b.lumi; });
-  std::vector<histogram> total;
-  for (const lumi_summary& s : lumis_) {
-    if (total.empty()) total = s.histograms;
-    else
-      for (std::size_t i = 0; i < total.size() && i < s.histograms.size(); ++i) total[i].add(s.histograms[i]);
-  }
-  finish(lumis_, total);
+  finish(lumis_, sum_histograms(lumis_));
 }
 
 }  // namespace hep

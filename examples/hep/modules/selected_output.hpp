@@ -41,10 +41,8 @@ class selected_output : public heddle::fw::global::OutputModule<> {
   virtual void discard() noexcept = 0;
   virtual void finish(const std::vector<lumi_summary>& lumis, const std::vector<histogram>& total) = 0;
 
-  std::uint64_t events_seen() const noexcept { return events_seen_; }
-  std::uint64_t events_written() const noexcept { return events_written_; }
-  std::uint64_t jets_written() const noexcept { return jets_written_; }
-  std::uint64_t fat_jets_written() const noexcept { return fat_jets_written_; }
+  // The rows written so far (and the events of their blocks).
+  event_order::totals written() const { return order_->handed_out(); }
 
  private:
   heddle::fw::get_token<mixing_summary> mixing_;
@@ -58,7 +56,6 @@ class selected_output : public heddle::fw::global::OutputModule<> {
 
   std::unique_ptr<event_order> order_ = std::make_unique<event_order>();  // mutable through the pointer
   std::vector<lumi_summary> lumis_;
-  std::uint64_t events_seen_ = 0, events_written_ = 0, jets_written_ = 0, fat_jets_written_ = 0;
 };
 
 }  // namespace hep
