@@ -39,11 +39,8 @@ struct scale {
 
 std::string suffix(double mu) { return mu == 50 ? "" : "_mu" + std::to_string(int(mu)); }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// The median of peak-RSS samples, as the harness takes it of times.
+double median_rss(const std::vector<double>& v) { return result{"rss", 1, {}, v}.median(); }
 
 std::string temp_dir() {
   const auto d = std::filesystem::temp_directory_path() / ("heddle_bench_reco_" + std::to_string(::getpid()));
@@ -204,13 +201,13 @@ void run(const options& opt, nlohmann::json& report) {
     std::printf("\n| mu = %g, %llu events | events/s (median) | x two processes | peak RSS MiB | RSS / two processes' |\n"
                 "|---|---|---|---|---|\n",
                 s.mu, static_cast<unsigned long long>(s.events));
-    const double procs_rss = median_of(rss[processes]);
+    const double procs_rss = median_rss(rss[processes]);
     std::printf("| %s | %.2f | 1.00 | %.1f | 1.00 |\n", processes.c_str(), double(s.events) / procs, procs_rss / (1 << 20));
     nlohmann::json scan = nlohmann::json::array();
     double worst = 1e9, rss_at_4 = 0;
     for (std::uint64_t f : in_flight) {
       const std::string name = "heddle-fw, " + std::to_string(f) + " in flight";
-      const double t = find(rs, name, 2, mu).median(), m = median_of(rss[name]);
+      const double t = find(rs, name, 2, mu).median(), m = median_rss(rss[name]);
       std::printf("| %s | %.2f | %.3f | %.1f | %.3f |\n", name.c_str(), double(s.events) / t, procs / t, m / (1 << 20), m / procs_rss);
       scan.push_back({{"series", "heddle-fw, 2 workers, mu " + std::to_string(int(s.mu))},
                       {"events_in_flight", f},
