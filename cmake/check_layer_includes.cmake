@@ -33,8 +33,8 @@ set(folders_fw fw)
 # in the header: how they reach what the core's public classes hold for them (access), make
 # futures of their own (future and continuation states, cancellation), run a function when a
 # future completes (completion hooks), hand records to workers (task records, detached tasks, the
-# scheduling calls, the calling worker), start per-runtime engines (services), spin then sleep
-# (spin_wait, futex), report an exception (exception_text) and measure time (clock, timer
+# scheduling calls, the calling worker), start per-runtime engines (services), record trace events
+# (trace), spin then sleep (spin_wait, futex), report an exception (exception_text) and measure time (clock, timer
 # lateness); how they wait for a deadline (the async layer's deadlines and tasks scheduled at one);
 # the epoll set and MPI's checks and error text (heddle::mpi's), for am's tcp and MPI backends.
 # Documented in docs/architecture.md ("What a layer offers the layers above it").
@@ -52,6 +52,7 @@ set(extension_core
   core/detail/service.hpp
   core/detail/spin_wait.hpp
   core/detail/task_record.hpp
+  core/detail/trace.hpp
   core/detail/worker.hpp)
 set(extension_async
   async/detail/deadline.hpp

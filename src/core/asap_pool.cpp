@@ -4,6 +4,8 @@
 
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/trace.hpp"
+#include "runtime_core.hpp"
 
 namespace heddle::core_detail {
 
@@ -40,10 +42,11 @@ void* asap_pool::thread_entry(void* arg) {
 }
 
 void asap_pool::thread_main() {
+  heddle::trace::set_thread_name("asap pool");
   lending_core = core_;
   for (;;) {
     if (task_base* t = queue_.pop()) {
-      t->vt->execute(t);
+      runtime_core::run(t, trace::how::successor);
       continue;
     }
     const std::uint32_t seen = signal_.load(std::memory_order_acquire);

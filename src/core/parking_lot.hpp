@@ -31,6 +31,7 @@
 
 #include "asymmetric_fence.hpp"
 #include "heddle/core/detail/futex.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
 
 namespace heddle::core_detail {
@@ -62,6 +63,8 @@ class parking_lot {
     wake_reason reason = wake_reason::not_parked;
     if (!has_work()) {
       w->stats.parks.bump();
+      const bool traced = trace::on();
+      if (traced) trace::emit_instant(trace::kind::park_begin, nullptr, kind == sleeper_kind::waiting);
       if (others_awake == 0) {
         while (w->wake_word.load(std::memory_order_acquire) == 0) futex_wait(w->wake_word, 0);
         reason = wake_reason::woken;
@@ -69,6 +72,7 @@ class parking_lot {
         futex_wait(w->wake_word, 0, exact_ ? safety_net_ns : w->watch_timeout_ns);
         reason = w->wake_word.load(std::memory_order_acquire) ? wake_reason::woken : wake_reason::timed_out;
       }
+      if (traced) trace::emit_instant(trace::kind::park_end, nullptr, 0, reason == wake_reason::woken);
     }
     const auto [chosen, wakeups_after] = unregister(w);
     if (reason == wake_reason::timed_out) {
@@ -105,6 +109,7 @@ class parking_lot {
       sleepers.fetch_sub(1, std::memory_order_relaxed);
       wakeups.fetch_add(1, std::memory_order_relaxed);  // under the lock: sleepers compare it (park)
     }
+    if (trace::on()) trace::emit_instant(trace::kind::wake, nullptr, 0, v->index);
     wake(v);
     return true;
   }

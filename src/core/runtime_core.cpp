@@ -14,6 +14,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/errors.hpp"
 #include "heddle/core/per_worker.hpp"
+#include "heddle/core/trace.hpp"
 
 namespace heddle::core_detail {
 
@@ -43,11 +44,19 @@ unsigned usable_cpus() noexcept {
   return n ? n : 1;
 }
 
+// Runtimes are numbered in the order they are made, from 1: the trace names the workers of the
+// first "worker N", those of a later one "runtime R worker N".
+unsigned next_sequence() noexcept {
+  static std::atomic<unsigned> made{0};
+  return made.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 }  // namespace
 
 runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     : options_(options),
       oversubscribed_(options.threads > usable_cpus()),
+      sequence_(next_sequence()),
       lot_(options.threads),
       worker_latency_(new latency_set[options.threads]) {
   workers_.reserve(options.threads);
@@ -96,6 +105,8 @@ void* runtime_core::thread_entry(void* arg) {
     w->stack_limit = reinterpret_cast<std::uintptr_t>(lowest) + size / 4;
   }
   random_state = 0x9e3779b9u * (w->index + 1);
+  const unsigned seq = w->core->sequence_;
+  heddle::trace::set_thread_name((seq == 1 ? "worker " : "runtime " + std::to_string(seq) + " worker ") + std::to_string(w->index));
   current_worker = w;
   w->core->worker_main(w);
   current_worker = nullptr;
@@ -195,6 +206,7 @@ task_base* runtime_core::steal_from(worker* w, worker* victim) {
     auto r = victim->deque.steal(t);
     if (r == work_stealing_deque::steal_result::success) {
       t->thief.store(w, std::memory_order_relaxed);
+      t->trace_tag = victim->index;  // the trace's stolen_from (trace::run_traced)
       w->stats.steals.bump();
       return t;
     }
@@ -268,8 +280,10 @@ void runtime_core::worker_main(worker* w) {
       // Oversubscribed, the spin yields. Measured with 4 workers on 2 cores (heat 4096x1024x100):
       // 207 ms spinning, 178 ms yielding.
       spin_then_park spinner(options_.spin_before_park, /*yield_core=*/oversubscribed_);
+      const std::uint64_t searched_from = trace::on() ? trace::now() : 0;
       while (!t && !stopping() && spinner.keep_spinning())
         if (work_visible(w)) t = find_work(w);
+      if (searched_from) trace::emit_span(trace::kind::search, searched_from, trace::now());
     }
     if (t) {
       // Stopping: what no running task waits for is discarded, never run.

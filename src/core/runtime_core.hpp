@@ -12,6 +12,7 @@
 
 #include "asap_pool.hpp"
 #include "heddle/core/detail/service.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/runtime.hpp"
 #include "latency_histogram.hpp"
@@ -63,20 +64,26 @@ class runtime_core {
   //    returns (isolation_scope, execute_nested), so w is back at 0 afterwards.
   //  - execute_nested, for a task run while another is on w's stack (a waiter helping, a successor
   //    run inline): saves the region of the code below it and restores it afterwards.
+  // Traced (trace::on()), each run is recorded as a task span (trace::run_traced).
   void execute_from_loop(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     const std::uint32_t iso = t->isolation;  // read now: t may be freed by execute
-    if (iso == 0) [[likely]] return t->vt->execute(t);
+    if (iso == 0 && !trace::on()) [[likely]] return t->vt->execute(t);
     w->isolation.store(iso, std::memory_order_relaxed);
-    t->vt->execute(t);
+    run(t, trace::how::loop);
     w->isolation.store(0, std::memory_order_relaxed);
   }
   void execute_nested(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     const std::uint32_t outer = w->isolation.load(std::memory_order_relaxed);
     w->isolation.store(t->isolation, std::memory_order_relaxed);  // read now: t may be freed by execute
-    t->vt->execute(t);
+    run(t, trace::how::nested);
     w->isolation.store(outer, std::memory_order_relaxed);
+  }
+  // Runs a record off the workers' loops (a successor on a service thread, the asap pool).
+  static void run(task_base* t, trace::how h) noexcept {
+    if (trace::on()) [[unlikely]] return trace::run_traced(t, t->vt->execute, h);
+    t->vt->execute(t);
   }
 
   // The services of the layers above (service.hpp), made on first use.
@@ -109,6 +116,7 @@ class runtime_core {
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
   // the worker holding the work may be waiting for it.
   bool oversubscribed_ = false;
+  unsigned sequence_;  // this runtime's number, from 1, in the order runtimes are made
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<pthread_t> threads_;
   task_queue injected_;

@@ -30,7 +30,7 @@ class asap_offer {
       asap_offer* o = s->offer;
       if (o->claim()) {
         o->core_->count_asap(s->by_pool);
-        o->successor_->vt->execute(o->successor_);
+        runtime_core::run(o->successor_, trace::how::successor);
       }
       o->release();
     }
@@ -75,7 +75,7 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
       runtime_core* saved = lending_core;
       lending_core = core;
       current_worker = nullptr;
-      t->vt->execute(t);
+      runtime_core::run(t, trace::how::successor);
       current_worker = w;
       lending_core = saved;
       return;

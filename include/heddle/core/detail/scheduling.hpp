@@ -4,6 +4,7 @@
 
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/task_record.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/strategy.hpp"
@@ -105,6 +106,7 @@ inline void run_popped(worker* w, future_state_base* s, task_base* t) {
   if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]]
     return help_after_mismatch(w, s, t);
   w->stats.executed.bump();
+  if (trace::on()) [[unlikely]] return trace::run_traced(t, t->vt->execute, trace::how::nested);
   t->vt->execute(t);
 }
 
@@ -121,7 +123,8 @@ inline void force(future_state_base* s) {
   while (task_base* t = w->deque.pop()) {
     if (t == s) {
       w->stats.executed.bump();
-      s->fvt()->run(s);
+      if (trace::on()) [[unlikely]] trace::run_traced(s, s->fvt()->run, trace::how::inline_run);
+      else s->fvt()->run(s);
       s->complete_owned();
       return;
     }

@@ -1,0 +1,155 @@
+// The trace's recording path, for every layer: a record is a fixed-size struct stored in the
+// calling thread's own buffer, stamped with the CPU's time-stamp counter. No lock, no allocation,
+// no read-modify-write: a store of the record and a release store of the thread's count, which the
+// writer (src/core/trace/) reads when the trace stops. A full buffer drops the record and counts it.
+//
+// Compiled out (-DHEDDLE_TRACE=OFF, HEDDLE_TRACE_COMPILED 0), on() is a constant false and every
+// call site vanishes. Compiled in and off, a call site is one relaxed load of a global and a
+// branch (heddle-bench spawn: trace_off_vs_compiled_out).
+//
+// What is recorded, and how each record becomes a trace event, is one table: `kind` below and the
+// writer's description of each kind (src/core/trace/vocabulary.cpp); docs/trace.md lists them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "heddle/core/detail/clock.hpp"
+#include "heddle/core/detail/task_record.hpp"
+#include "heddle/core/export.hpp"
+
+#if HEDDLE_TRACE_COMPILED && (defined(__x86_64__) || defined(__i386__))
+#include <x86intrin.h>
+#define HEDDLE_DETAIL_TRACE_TSC 1
+#else
+#define HEDDLE_DETAIL_TRACE_TSC 0
+#endif
+
+namespace heddle::core_detail::trace {
+
+// What a record stands for. The comments give the event it becomes: ph, cat, name; what `sub`,
+// `arg` and `id` hold.
+enum class kind : std::uint16_t {
+  // core
+  task,          // X task, label or "task"; sub: how (below); arg: 1 + worker stolen from, 0 if not stolen
+  search,        // X worker "search": looked for work and found none yet
+  park_begin,    // B worker "parked"; sub: 0 idle, 1 waiting
+  park_end,      // E worker "parked"; arg: 1 woken, 0 timed out
+  wait,          // X worker "wait": forcing a future / waiting for a group on a worker; sub: wait_on
+  block,         // X worker "block": a thread that is no worker slept on a future
+  wake,          // i worker "wake"; arg: the worker woken
+  user_span,     // X user, name
+  user_instant,  // i user, name
+  count_
+};
+
+// How a task came to run (kind::task's sub).
+enum class how : std::uint16_t { loop, nested, inline_run, successor };
+// What a waiter waited for (kind::wait's sub).
+enum class wait_on : std::uint16_t { task, future, group };
+
+struct record {
+  std::uint64_t t0;  // ticks (now()); the only time of an instant, B or E
+  std::uint64_t t1;  // ticks at the end of a span (X)
+  std::uint64_t id;  // a flow's id, an event's number: kind-specific
+  const char* name;  // a label that lives until the trace is written (a literal, or intern()ed)
+  kind k;
+  std::uint16_t sub;
+  std::uint32_t arg;
+};
+static_assert(sizeof(record) == 40);
+
+// One thread's records in one session. Written by its thread only; `count` is published with a
+// release store so that the writer, which loads it with acquire, reads whole records.
+struct thread_buffer {
+  record* data = nullptr;
+  std::uint32_t capacity = 0;
+  std::atomic<std::uint32_t> count{0};
+  std::atomic<std::uint64_t> dropped{0};
+  std::uint32_t session = 0;  // the session these records belong to
+};
+
+// The session being recorded, 0 when none. Written by start and stop only.
+HEDDLE_EXPORT extern std::atomic<std::uint32_t> active_session;
+
+// The calling thread's buffer, or nullptr before its first record.
+HEDDLE_FAST_TLS(thread_buffer*, thread_records);
+// The label of the last heddle::named callable that returned on this thread, which the task
+// record being closed takes (heddle/core/trace.hpp: named). Set only while tracing.
+HEDDLE_FAST_TLS(const char*, pending_label);
+
+inline bool on() noexcept {
+#if HEDDLE_TRACE_COMPILED
+  return active_session.load(std::memory_order_relaxed) != 0;
+#else
+  return false;
+#endif
+}
+
+// Now, in ticks: the time-stamp counter on x86 (about 10 ns a read where steady_clock costs 22),
+// steady-clock nanoseconds elsewhere. The session maps ticks to steady-clock time.
+inline std::uint64_t now() noexcept {
+#if HEDDLE_DETAIL_TRACE_TSC
+  return __rdtsc();
+#else
+  return static_cast<std::uint64_t>(steady_now_ns());
+#endif
+}
+
+// Gives the calling thread a buffer in the active session: once per thread and session, under the
+// session's lock (the one allocation). nullptr if no session is active or memory ran out.
+HEDDLE_EXPORT thread_buffer* attach_thread() noexcept;
+
+inline void emit(const record& r) noexcept {
+#if HEDDLE_TRACE_COMPILED
+  thread_buffer* b = thread_records;
+  if (!b || b->session != active_session.load(std::memory_order_relaxed)) [[unlikely]] {
+    b = attach_thread();
+    if (!b) return;
+  }
+  const std::uint32_t n = b->count.load(std::memory_order_relaxed);
+  if (n >= b->capacity) [[unlikely]] {
+    b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
+  b->data[n] = r;
+  b->count.store(n + 1, std::memory_order_release);
+#else
+  (void)r;
+#endif
+}
+
+inline void emit_span(kind k, std::uint64_t t0, std::uint64_t t1, const char* name = nullptr, std::uint16_t sub = 0,
+                      std::uint32_t arg = 0, std::uint64_t id = 0) noexcept {
+  emit(record{t0, t1, id, name, k, sub, arg});
+}
+inline void emit_instant(kind k, const char* name = nullptr, std::uint16_t sub = 0, std::uint32_t arg = 0,
+                         std::uint64_t id = 0) noexcept {
+  emit(record{now(), 0, id, name, k, sub, arg});
+}
+
+// A span from construction to destruction, recorded if tracing was on when it began.
+class scoped_span {
+ public:
+  scoped_span(kind k, std::uint16_t sub = 0, const char* name = nullptr, std::uint32_t arg = 0) noexcept
+      : t0_(on() ? now() : 0), name_(name), k_(k), sub_(sub), arg_(arg) {}
+  ~scoped_span() {
+    if (t0_) emit_span(k_, t0_, now(), name_, sub_, arg_);
+  }
+  scoped_span(const scoped_span&) = delete;
+  scoped_span& operator=(const scoped_span&) = delete;
+
+ private:
+  std::uint64_t t0_;
+  const char* name_;
+  kind k_;
+  std::uint16_t sub_;
+  std::uint32_t arg_;
+};
+
+// Runs `t` with `run` (its execute, or a future's run) and records a task span: the label a named
+// callable left, and the worker it was stolen from (task_base::trace_tag, which a steal writes;
+// read before the run, which may free the record). Out of line: only traced runs come here.
+HEDDLE_EXPORT void run_traced(task_base* t, void (*run)(task_base*) noexcept, how h) noexcept;
+
+}  // namespace heddle::core_detail::trace

@@ -1,0 +1,50 @@
+// A trace session's state that the writer reads: the threads' records, the clock's mapping, the
+// process. Made by session.cpp when a session stops; written by chrome_writer.cpp.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "heddle/core/detail/trace.hpp"
+
+namespace heddle::core_detail::trace {
+
+// Ticks (now()) to steady-clock nanoseconds: ns = ns0 + (ticks - ticks0) * ns_per_tick.
+struct clock_map {
+  std::uint64_t ticks0 = 0;
+  std::int64_t ns0 = 0;
+  double ns_per_tick = 1.0;
+  bool tsc = false;  // ticks are the time-stamp counter's, not nanoseconds
+
+  std::int64_t to_ns(std::uint64_t ticks) const noexcept {
+    const double d = static_cast<double>(static_cast<std::int64_t>(ticks - ticks0)) * ns_per_tick;
+    return ns0 + static_cast<std::int64_t>(d);
+  }
+};
+
+struct thread_snapshot {
+  pid_t tid = 0;
+  std::string name;
+  std::vector<record> records;
+  std::uint64_t dropped = 0;
+};
+
+struct snapshot {
+  std::string process_name;
+  pid_t pid = 0;
+  std::size_t buffer_bytes = 0;
+  clock_map clock;
+  std::int64_t start_ns = 0;
+  std::int64_t stop_ns = 0;
+  std::vector<thread_snapshot> threads;
+};
+
+// Writes `s` to `out` as Chrome trace-event JSON; returns the events written (metadata excluded).
+// Sorts each thread's records. Throws std::system_error when the file cannot be written.
+std::uint64_t write_chrome_trace(std::FILE* out, const char* path, snapshot& s);
+
+}  // namespace heddle::core_detail::trace
