@@ -223,7 +223,8 @@ void help_after_mismatch(worker* w, future_state_base* s, task_base* t) {
 }
 
 void block_until_ready(future_state_base* s) {
-  trace::scoped_span traced(trace::kind::block);
+  trace::scoped_span traced(trace::kind::block,
+                            static_cast<std::uint16_t>(s->fvt()->run ? trace::wait_on::task : trace::wait_on::future));
   if (auto drive = s->fvt()->drive) {
     drive(s);
     if (s->is_done()) return;

@@ -136,7 +136,7 @@ struct event_writer {
         return;
       case kind::block:
         span("worker", "block", r);
-        out.raw("}");
+        out.raw(",\"args\":{\"on\":\"").raw(wait_on_name(r.sub)).raw("\"}}");
         return;
       case kind::wake:
         begin('i', "worker", "wake", clock.to_ns(r.t0)).raw(",\"s\":\"t\",\"args\":{\"worker\":").num(r.arg).raw("}}");
@@ -181,13 +181,13 @@ void order(std::vector<record>& rs, const clock_map& clock, std::int64_t stop_ns
 
 }  // namespace
 
-std::uint64_t write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
+void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
   json_out out(f, path);
-  std::uint64_t events = 0, records = 0, dropped = 0;
+  std::uint64_t records = 0, dropped = 0;
   for (auto& t : s.threads) {
-    order(t.records, s.clock, s.stop_ns, s.clock.ticks0);
     records += t.records.size();
     dropped += t.dropped;
+    order(t.records, s.clock, s.stop_ns, s.clock.ticks0);
   }
   std::sort(s.threads.begin(), s.threads.end(), [](const thread_snapshot& a, const thread_snapshot& b) {
     return a.tid < b.tid;
@@ -207,13 +207,11 @@ std::uint64_t write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       } else {
         w.write(r);
       }
-      ++events;
     }
     if (t.dropped) {
       const std::int64_t last = t.records.empty() ? s.stop_ns : s.clock.to_ns(end_ticks(t.records.back()));
       w.begin('i', "trace", "records dropped", last)
           .raw(",\"s\":\"t\",\"args\":{\"dropped\":").num(static_cast<std::int64_t>(t.dropped)).raw("}}");
-      ++events;
     }
   }
   out.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"heddle_trace_version\":1,\"clock\":")
@@ -233,7 +231,6 @@ std::uint64_t write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
   }
   out.raw("]}}\n");
   out.flush();
-  return events;
 }
 
 }  // namespace heddle::core_detail::trace

@@ -121,6 +121,9 @@ std::pair<std::uint64_t, std::int64_t> clock_pair() noexcept {
 // at least this far apart for the rate to be within a few parts per million.
 constexpr std::int64_t min_calibration_ns = 20'000'000;
 
+// How long stop() waits, at most, for other threads' task spans to close.
+constexpr std::int64_t open_span_patience_ns = 2'000'000;
+
 std::string program_name() {
   std::string name = program_invocation_short_name ? program_invocation_short_name : "heddle";
   return name;
@@ -165,16 +168,24 @@ thread_buffer* attach_thread() noexcept {
   return &e->buf;
 }
 
+// The span is recorded into the buffer of the session it began in, even if that session stopped
+// meanwhile (stop() waits briefly for open spans: see thread_buffer::open).
 void run_traced(task_base* t, void (*run)(task_base*) noexcept, how h) noexcept {
+  thread_buffer* b = current_buffer();
+  if (!b) return run(t);
   // A stolen record carries its victim in trace_tag (runtime_core::steal_from); any other's
   // trace_tag was never written.
   const std::uint32_t stolen_from = t->thief.load(std::memory_order_relaxed) ? t->trace_tag + 1 : 0;
+  const std::uint32_t open = b->open.load(std::memory_order_relaxed);
+  // Relaxed: the task's completion, a release inside run(), publishes it to whoever sees that.
+  b->open.store(open + 1, std::memory_order_relaxed);
   pending_label = nullptr;
   const std::uint64_t t0 = now();
   run(t);
   const std::uint64_t t1 = now();
-  emit_span(kind::task, t0, t1, pending_label, static_cast<std::uint16_t>(h), stolen_from);
+  append(*b, record{t0, t1, 0, pending_label, kind::task, static_cast<std::uint16_t>(h), stolen_from});
   pending_label = nullptr;
+  b->open.store(open, std::memory_order_release);
 }
 
 }  // namespace heddle::core_detail::trace
@@ -224,6 +235,14 @@ result stop() {
     if (r.session == 0) throw trace_error("heddle::trace::stop: no trace is being recorded");
     active_session.store(0, std::memory_order_release);
     const std::uint32_t session = r.session;
+    // A task whose completion the caller saw may not have closed its record yet: wait for the
+    // threads' open task spans to close, up to a bound (a long task may be running; the caller's
+    // own open spans, if it stops from inside a task, cannot close).
+    const std::int64_t patience_until = core_detail::steady_now_ns() + open_span_patience_ns;
+    for (auto& e : r.entries)
+      if (e->buf.session == session && e.get() != this_thread_entry)
+        while (e->buf.open.load(std::memory_order_acquire) != 0 && core_detail::steady_now_ns() < patience_until)
+          std::this_thread::yield();
     r.session = 0;
     f = r.file;
     r.file = nullptr;
@@ -260,10 +279,13 @@ result stop() {
   result out;
   out.path = path;
   out.threads = static_cast<unsigned>(s.threads.size());
-  for (auto& t : s.threads) out.dropped += t.dropped;
+  for (auto& t : s.threads) {
+    out.records += t.records.size();
+    out.dropped += t.dropped;
+  }
   std::string failure;
   try {
-    out.records = write_chrome_trace(f, path.c_str(), s);
+    write_chrome_trace(f, path.c_str(), s);
   } catch (const std::exception& e) {
     failure = e.what();
   }

@@ -43,8 +43,8 @@ struct snapshot {
   std::vector<thread_snapshot> threads;
 };
 
-// Writes `s` to `out` as Chrome trace-event JSON; returns the events written (metadata excluded).
-// Sorts each thread's records. Throws std::system_error when the file cannot be written.
-std::uint64_t write_chrome_trace(std::FILE* out, const char* path, snapshot& s);
+// Writes `s` to `out` as Chrome trace-event JSON. Sorts each thread's records (and closes the
+// parkings the session cut). Throws std::system_error when the file cannot be written.
+void write_chrome_trace(std::FILE* out, const char* path, snapshot& s);
 
 }  // namespace heddle::core_detail::trace

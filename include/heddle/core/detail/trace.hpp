@@ -36,7 +36,7 @@ enum class kind : std::uint16_t {
   park_begin,    // B worker "parked"; sub: 0 idle, 1 waiting
   park_end,      // E worker "parked"; arg: 1 woken, 0 timed out
   wait,          // X worker "wait": forcing a future / waiting for a group on a worker; sub: wait_on
-  block,         // X worker "block": a thread that is no worker slept on a future
+  block,         // X worker "block": a thread that is no worker waited for a future; sub: wait_on
   wake,          // i worker "wake"; arg: the worker woken
   user_span,     // X user, name
   user_instant,  // i user, name
@@ -66,6 +66,9 @@ struct thread_buffer {
   std::uint32_t capacity = 0;
   std::atomic<std::uint32_t> count{0};
   std::atomic<std::uint64_t> dropped{0};
+  // Task spans begun and not yet recorded (run_traced). A task's completion, which another thread
+  // may see and then stop the session, comes before its record: stop() waits a moment for these.
+  std::atomic<std::uint32_t> open{0};
   std::uint32_t session = 0;  // the session these records belong to
 };
 
@@ -100,20 +103,27 @@ inline std::uint64_t now() noexcept {
 // session's lock (the one allocation). nullptr if no session is active or memory ran out.
 HEDDLE_EXPORT thread_buffer* attach_thread() noexcept;
 
-inline void emit(const record& r) noexcept {
-#if HEDDLE_TRACE_COMPILED
-  thread_buffer* b = thread_records;
-  if (!b || b->session != active_session.load(std::memory_order_relaxed)) [[unlikely]] {
-    b = attach_thread();
-    if (!b) return;
-  }
-  const std::uint32_t n = b->count.load(std::memory_order_relaxed);
-  if (n >= b->capacity) [[unlikely]] {
-    b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+// Stores `r` in `b`, the calling thread's buffer, or counts it dropped when `b` is full.
+inline void append(thread_buffer& b, const record& r) noexcept {
+  const std::uint32_t n = b.count.load(std::memory_order_relaxed);
+  if (n >= b.capacity) [[unlikely]] {
+    b.dropped.store(b.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return;
   }
-  b->data[n] = r;
-  b->count.store(n + 1, std::memory_order_release);
+  b.data[n] = r;
+  b.count.store(n + 1, std::memory_order_release);
+}
+
+// The calling thread's buffer in the active session, or nullptr if none is active.
+inline thread_buffer* current_buffer() noexcept {
+  thread_buffer* b = thread_records;
+  if (!b || b->session != active_session.load(std::memory_order_relaxed)) [[unlikely]] return attach_thread();
+  return b;
+}
+
+inline void emit(const record& r) noexcept {
+#if HEDDLE_TRACE_COMPILED
+  if (thread_buffer* b = current_buffer()) append(*b, r);
 #else
   (void)r;
 #endif
