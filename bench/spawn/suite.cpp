@@ -15,6 +15,7 @@
 #include "report.hpp"
 #include "table.hpp"
 #include "tbb_arenas.hpp"
+#include "trace_cost.hpp"
 
 namespace heddle::bench::spawn {
 
@@ -94,6 +95,7 @@ void run(const options& opt, nlohmann::json& report) {
   }
 
   const nlohmann::json stats = print_counters(counters);
+  measure_trace_cost(opt, n, report);
   add_suite(report, "spawn", rs,
             {{"n", n}, {"tasks", tasks}, {"reps", opt.reps}, {"serial", "fib_serial built at -O3 with -fno-optimize-sibling-calls and noinline: both calls kept"},
              {"heddle_counters_per_run", stats}});

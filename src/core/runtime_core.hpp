@@ -82,7 +82,7 @@ class runtime_core {
   }
   // Runs a record off the workers' loops (a successor on a service thread, the asap pool).
   static void run(task_base* t, trace::how h) noexcept {
-    if (trace::on()) [[unlikely]] return trace::run_traced(t, t->vt->execute, h);
+    if (trace::on()) [[unlikely]] return trace::run_and_record(t, t->vt->execute, h);
     t->vt->execute(t);
   }
 

@@ -217,6 +217,8 @@ void help_until_ready(worker* w, future_state_base* s) {
   help(w, target);
 }
 
+void force_traced(worker* w, future_state_base* s) { force_on_worker<true>(w, s); }
+
 void help_after_mismatch(worker* w, future_state_base* s, task_base* t) {
   push_back_own(w, t);
   help_until_ready(w, s);

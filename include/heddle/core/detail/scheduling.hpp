@@ -110,6 +110,28 @@ inline void run_popped(worker* w, future_state_base* s, task_base* t) {
   t->vt->execute(t);
 }
 
+// force()'s work on a worker, for a future that is a task's: the awaited task itself runs inline in
+// the caller's isolation, any other popped task by run_popped's rule. Traced, the awaited task's run
+// is recorded: force() decides once, on entry, where fewer values are live than in the loop (a
+// check inside it cost a register spill per task: measured, heddle-bench spawn).
+template <bool Traced>
+void force_on_worker(worker* w, future_state_base* s) {
+  while (task_base* t = w->deque.pop()) {
+    if (t == s) {
+      w->stats.executed.bump();
+      if constexpr (Traced) trace::run_and_record(s, s->fvt()->run, trace::how::inline_run);
+      else s->fvt()->run(s);
+      s->complete_owned();
+      return;
+    }
+    run_popped(w, s, t);
+    if (s->is_done()) return;
+  }
+  help_until_ready(w, s);
+}
+// Out of line: force_on_worker<true> (src/core/waiting.cpp).
+HEDDLE_EXPORT void force_traced(worker* w, future_state_base* s);
+
 // Waits until `s` is complete. On a worker it first runs what is at the bottom of its own deque:
 // in fork-join code the awaited task is usually there, and is then run inline with no atomics.
 inline void force(future_state_base* s) {
@@ -119,19 +141,8 @@ inline void force(future_state_base* s) {
   // A future that is no task's (a promise, an operation) is not on this deque: wait by the policy
   // that bounds how deep unrelated work nests (src/core/waiting.cpp).
   if (!s->fvt()->run) return help_until_ready(w, s);
-  // The awaited task itself runs inline in the caller's isolation; any other by run_popped's rule.
-  while (task_base* t = w->deque.pop()) {
-    if (t == s) {
-      w->stats.executed.bump();
-      if (trace::on()) [[unlikely]] trace::run_traced(s, s->fvt()->run, trace::how::inline_run);
-      else s->fvt()->run(s);
-      s->complete_owned();
-      return;
-    }
-    run_popped(w, s, t);
-    if (s->is_done()) return;
-  }
-  help_until_ready(w, s);
+  if (trace::on()) [[unlikely]] return force_traced(w, s);
+  force_on_worker<false>(w, s);
 }
 
 }  // namespace heddle::core_detail

@@ -138,28 +138,43 @@ inline void emit_instant(kind k, const char* name = nullptr, std::uint16_t sub =
   emit(record{now(), 0, id, name, k, sub, arg});
 }
 
-// A span from construction to destruction, recorded if tracing was on when it began.
+// A span of kind `k` from construction to destruction, recorded if tracing was on when it began.
+// Off, it costs the check and a store.
 class scoped_span {
  public:
-  scoped_span(kind k, std::uint16_t sub = 0, const char* name = nullptr, std::uint32_t arg = 0) noexcept
-      : t0_(on() ? now() : 0), name_(name), k_(k), sub_(sub), arg_(arg) {}
+  explicit scoped_span(kind k, std::uint16_t sub = 0) noexcept : t0_(on() ? now() : 0), k_(k), sub_(sub) {}
   ~scoped_span() {
-    if (t0_) emit_span(k_, t0_, now(), name_, sub_, arg_);
+    if (t0_) [[unlikely]] emit_span(k_, t0_, now(), nullptr, sub_);
   }
   scoped_span(const scoped_span&) = delete;
   scoped_span& operator=(const scoped_span&) = delete;
 
  private:
   std::uint64_t t0_;
-  const char* name_;
   kind k_;
   std::uint16_t sub_;
-  std::uint32_t arg_;
 };
 
 // Runs `t` with `run` (its execute, or a future's run) and records a task span: the label a named
 // callable left, and the worker it was stolen from (task_base::trace_tag, which a steal writes;
-// read before the run, which may free the record). Out of line: only traced runs come here.
+// read before the run, which may free the record). The span goes into the buffer of the session it
+// began in, even if that session stopped meanwhile (stop() waits briefly for open spans:
+// thread_buffer::open). Inline for the core's own traced paths; run_traced for inlined user code.
+inline void run_and_record(task_base* t, void (*run)(task_base*) noexcept, how h) noexcept {
+  thread_buffer* b = current_buffer();
+  if (!b) [[unlikely]] return run(t);
+  const std::uint32_t stolen_from = t->thief.load(std::memory_order_relaxed) ? t->trace_tag + 1 : 0;
+  const std::uint32_t open = b->open.load(std::memory_order_relaxed);
+  // Relaxed: the task's completion, a release inside run(), publishes it to whoever sees that.
+  b->open.store(open + 1, std::memory_order_relaxed);
+  pending_label = nullptr;
+  const std::uint64_t t0 = now();
+  run(t);
+  const std::uint64_t t1 = now();
+  append(*b, record{t0, t1, 0, pending_label, kind::task, static_cast<std::uint16_t>(h), stolen_from});
+  pending_label = nullptr;
+  b->open.store(open, std::memory_order_release);
+}
 HEDDLE_EXPORT void run_traced(task_base* t, void (*run)(task_base*) noexcept, how h) noexcept;
 
 }  // namespace heddle::core_detail::trace
