@@ -100,6 +100,10 @@ void measure_trace_cost(const options& opt, int n, nlohmann::json& report) {
     return;
   }
   compiled_out_ratio(opt, n, report);
+  if (heddle::trace::active()) {
+    std::printf("(trace_ns_per_event is not measured: a trace is being recorded, --trace)\n\n");
+    return;
+  }
   ns_per_event(opt, n, report);
 }
 

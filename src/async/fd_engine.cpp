@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -46,6 +47,7 @@ struct fd_engine::fd_entry {
 
 void stream_op::publish() noexcept {
   if (token) token->remove(&hook);
+  trace->end();
   state->complete();  // the record may be gone now
 }
 
@@ -190,6 +192,7 @@ void fd_engine::on_ready(int fd, std::uint32_t events) noexcept {
 
 void fd_engine::service_main() {
   pthread_setname_np(pthread_self(), "heddle-fd");
+  heddle::trace::set_thread_name("fd engine");
   constexpr int max_events = 256;
   epoll_event events[max_events];
   while (!stopping_.load(std::memory_order_acquire)) {

@@ -16,7 +16,7 @@ namespace heddle::async_detail {
 
 struct file_op final : op_state<std::size_t> {
   file_op(int fd_, std::byte* p, std::size_t n, std::uint64_t off, bool is_write) noexcept
-      : op_state<std::size_t>(&op_vtable<file_op>::table), fd(fd_), data(p), size(n), offset(off), write(is_write) {}
+      : op_state<std::size_t>(&op_vtable<file_op>::table, is_write ? "pwrite" : "pread"), fd(fd_), data(p), size(n), offset(off), write(is_write) {}
   int fd;
   std::byte* data;
   std::size_t size;

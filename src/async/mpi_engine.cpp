@@ -15,6 +15,7 @@
 
 #include "heddle/async/detail/mpi_support.hpp"
 #include "heddle/async/mpi.hpp"
+#include "heddle/core/trace.hpp"
 #include "op_state.hpp"
 
 namespace heddle::async_detail {
@@ -33,7 +34,7 @@ std::exception_ptr mpi_failure(int code, const std::string& context) {
 }
 
 struct mpi_op final : op_state<MPI_Status> {
-  mpi_op() noexcept : op_state<MPI_Status>(&op_vtable<mpi_op>::table) {}
+  mpi_op() noexcept : op_state<MPI_Status>(&op_vtable<mpi_op>::table, "mpi") {}
 };
 
 class mpi_engine final : public core_detail::runtime_service {
@@ -89,6 +90,7 @@ class mpi_engine final : public core_detail::runtime_service {
 
   void service_main() {
     pthread_setname_np(pthread_self(), "heddle-mpi");
+    heddle::trace::set_thread_name("mpi engine");
     std::vector<mpi_op*> ops;  // the requests being tested, with their records
     std::vector<MPI_Request> requests;
     std::vector<int> done;

@@ -13,9 +13,12 @@
 #include "heddle/core/detail/cancel_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/service.hpp"
+#include "heddle/core/detail/trace.hpp"
 
 namespace heddle::async_detail {
 
+// Traced, an operation is a span from its record's construction (its start) to the publication of
+// its result, named by its kind ("timer", "read", ...: docs/trace.md).
 template <class T>
 class op_state : public core_detail::future_state<T> {
  public:
@@ -26,15 +29,25 @@ class op_state : public core_detail::future_state<T> {
     } catch (...) {
       this->set_error(std::current_exception());
     }
-    this->complete();  // the record may be gone now
+    complete_traced();
   }
   void fail(std::exception_ptr e) noexcept {
     this->set_error(std::move(e));
-    this->complete();
+    complete_traced();
+  }
+  // Completes with the result already stored.
+  void complete_traced() noexcept {
+    trace.end();
+    this->complete();  // the record may be gone now
   }
 
+  core_detail::trace::operation_span trace;
+
  protected:
-  explicit op_state(const core_detail::future_vtable* vt) noexcept : core_detail::future_state<T>(vt) {}
+  // `what`: the operation's name in traces (a literal), or nullptr for one that never started.
+  op_state(const core_detail::future_vtable* vt, const char* what) noexcept : core_detail::future_state<T>(vt) {
+    if (what) trace.start(what);
+  }
   static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
 };
 
@@ -71,7 +84,7 @@ struct op_cancel_hook : core_detail::cancel_hook {
 template <class T>
 class failed_op final : public op_state<T> {
  public:
-  failed_op() noexcept : op_state<T>(&op_vtable<failed_op>::table) {}
+  failed_op() noexcept : op_state<T>(&op_vtable<failed_op>::table, nullptr) {}
 };
 
 template <class T>

@@ -14,8 +14,9 @@
 #include <thread>
 #include <unordered_set>
 
-#include "heddle/async/process.hpp"
 #include "heddle/async/detail/epoll_set.hpp"
+#include "heddle/async/process.hpp"
+#include "heddle/core/trace.hpp"
 #include "op_state.hpp"
 
 namespace heddle::async_detail {
@@ -39,7 +40,7 @@ int wait_status(const siginfo_t& info) noexcept {
 }
 
 struct process_op final : op_state<int> {
-  explicit process_op(int fd) noexcept : op_state<int>(&op_vtable<process_op>::table), pidfd(fd) {}
+  explicit process_op(int fd) noexcept : op_state<int>(&op_vtable<process_op>::table, "process"), pidfd(fd) {}
   int pidfd;
 
   // Reaps the child if it has exited; false if it is still running.
@@ -109,6 +110,7 @@ class process_engine final : public core_detail::runtime_service {
  private:
   void service_main() {
     pthread_setname_np(pthread_self(), "heddle-process");
+    heddle::trace::set_thread_name("process engine");
     constexpr int max_events = 64;
     epoll_event events[max_events];
     for (;;) {

@@ -60,8 +60,9 @@ ssize_t write_without_sigpipe(int fd, const void* p, std::size_t n) noexcept {
 template <class T>
 struct stream_record : op_state<T>, stream_op {
   template <class Self>
-  stream_record(Self*, int fd_, direction d, outcome (*try_it)(stream_op*) noexcept) noexcept
-      : op_state<T>(&op_vtable<Self>::table), stream_op{} {
+  stream_record(Self*, const char* what, int fd_, direction d, outcome (*try_it)(stream_op*) noexcept) noexcept
+      : op_state<T>(&op_vtable<Self>::table, what), stream_op{} {
+    trace = &this->op_state<T>::trace;
     attempt = try_it;
     store_error = [](stream_op* b, std::exception_ptr e) noexcept { static_cast<Self*>(b)->set_error(std::move(e)); };
     state = this;
@@ -71,7 +72,7 @@ struct stream_record : op_state<T>, stream_op {
 };
 
 struct read_op final : stream_record<std::size_t> {
-  read_op(int fd, std::span<std::byte> b) noexcept : stream_record(this, fd, in, &try_read), buf(b) {}
+  read_op(int fd, std::span<std::byte> b) noexcept : stream_record(this, "read", fd, in, &try_read), buf(b) {}
   std::span<std::byte> buf;
 
   static outcome try_read(stream_op* base) noexcept {
@@ -104,7 +105,7 @@ struct read_op final : stream_record<std::size_t> {
 };
 
 struct write_op final : stream_record<std::size_t> {
-  write_op(int fd, std::span<const std::byte> b) noexcept : stream_record(this, fd, out, &try_write), buf(b) {}
+  write_op(int fd, std::span<const std::byte> b) noexcept : stream_record(this, "write", fd, out, &try_write), buf(b) {}
   std::span<const std::byte> buf;
 
   static outcome try_write(stream_op* base) noexcept {
@@ -134,7 +135,7 @@ struct write_op final : stream_record<std::size_t> {
 };
 
 struct accept_op final : stream_record<int> {
-  explicit accept_op(int fd) noexcept : stream_record(this, fd, in, &try_accept) {}
+  explicit accept_op(int fd) noexcept : stream_record(this, "accept", fd, in, &try_accept) {}
 
   static outcome try_accept(stream_op* base) noexcept {
     auto* op = static_cast<accept_op*>(base);
@@ -154,7 +155,7 @@ struct accept_op final : stream_record<int> {
 };
 
 struct connect_op final : stream_record<void> {
-  connect_op(int fd, const sockaddr* a, socklen_t n) noexcept : stream_record(this, fd, out, &try_connect), len(n) {
+  connect_op(int fd, const sockaddr* a, socklen_t n) noexcept : stream_record(this, "connect", fd, out, &try_connect), len(n) {
     std::memcpy(&addr, a, n);
   }
   sockaddr_storage addr{};
@@ -191,7 +192,7 @@ struct connect_op final : stream_record<void> {
 // readable/writable: ready when poll(2) says so. An error or hang-up counts as ready (the read or
 // write that follows reports it); a descriptor that is not open fails with EBADF.
 struct readiness_op final : stream_record<void> {
-  readiness_op(int fd, direction d) noexcept : stream_record(this, fd, d, &try_poll) {}
+  readiness_op(int fd, direction d) noexcept : stream_record(this, d == in ? "readable" : "writable", fd, d, &try_poll) {}
 
   static outcome try_poll(stream_op* base) noexcept {
     auto* op = static_cast<readiness_op*>(base);

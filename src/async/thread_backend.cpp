@@ -12,6 +12,8 @@
 
 #include "file_engine.hpp"
 
+#include "heddle/core/trace.hpp"
+
 namespace heddle::async_detail {
 
 namespace {
@@ -61,6 +63,7 @@ class thread_backend final : public file_backend_impl {
 
   void thread_main() {
     pthread_setname_np(pthread_self(), "heddle-fileio");
+    heddle::trace::set_thread_name("file I/O thread");
     std::unique_lock lock(m_);
     for (;;) {
       ready_.wait(lock, [this] { return head_ || stopping_; });

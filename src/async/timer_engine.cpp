@@ -9,6 +9,7 @@
 #include "heddle/async/timer.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/clock.hpp"
+#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -22,7 +23,7 @@ struct timer_engine::timer_cancel_link {
 
 struct timer_engine::timer_op final : op_state<void> {
   timer_op(timer_engine* e, std::int64_t deadline, std::uint64_t seq) noexcept
-      : op_state<void>(&op_vtable<timer_op>::table), engine(e), deadline_ns(deadline), seq(seq) {}
+      : op_state<void>(&op_vtable<timer_op>::table, "timer"), engine(e), deadline_ns(deadline), seq(seq) {}
   ~timer_op() { delete cancel; }
   timer_engine* engine;
   std::int64_t deadline_ns;
@@ -111,6 +112,7 @@ constexpr std::size_t max_batch = 64;
 
 void timer_engine::service_main() {
   pthread_setname_np(pthread_self(), "heddle-timer");
+  heddle::trace::set_thread_name("timer engine");
   // The kernel may otherwise let a timed sleep overrun by 50 µs (the default timer slack).
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::vector<timer_op*> due;

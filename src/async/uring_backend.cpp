@@ -14,6 +14,8 @@
 
 #include "file_engine.hpp"
 
+#include "heddle/core/trace.hpp"
+
 namespace heddle::async_detail {
 
 namespace {
@@ -100,6 +102,7 @@ class uring_backend final : public file_backend_impl {
 
   void service_main() {
     pthread_setname_np(pthread_self(), "heddle-uring");
+    heddle::trace::set_thread_name("file engine (io_uring)");
     bool stop_seen = false;
     while (!stop_seen || in_flight_.load(std::memory_order_acquire) != 0) {
       io_uring_cqe* cqe = nullptr;

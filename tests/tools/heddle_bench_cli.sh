@@ -71,4 +71,21 @@ for dist in ("exp", "pareto"):
 PY
 fi
 
+# --trace FILE: a bad path fails before any run; a good one gets a trace of the runs' tasks.
+expect_usage_error "unwritable --trace" "cannot open /dev/null/t.json" spawn --check --trace /dev/null/t.json
+if ! "$bin" stats --check --threads 2 --trace "$tmp/t.json" >"$tmp/out" 2>"$tmp/err"; then
+  fail "stats --check --trace failed: $(cat "$tmp/err")"
+else
+  grep -q "trace: $tmp/t.json" "$tmp/err" || fail "--trace does not say where the trace went: $(cat "$tmp/err")"
+  "$python" - "$tmp/t.json" <<'PY' || fail "the --trace file is not a trace of the runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tasks = [e for e in d["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]
+workers = {e["args"]["name"] for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+assert len(tasks) > 100, len(tasks)
+assert "worker 0" in workers or any(w.endswith("worker 0") for w in workers), workers
+assert d["otherData"]["dropped"] == 0
+PY
+fi
+
 finish "heddle-bench CLI"

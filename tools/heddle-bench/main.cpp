@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "harness.hpp"
@@ -14,6 +15,7 @@
 #include "plot.hpp"
 #include "registry.hpp"
 #include "report.hpp"
+#include "trace_option.hpp"
 
 int main(int argc, char** argv) {
   using namespace heddle::bench;
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
       ->check(heddle::tool::whole_number(5, 100000));
   app.add_option("--json", json_file, "write machine, suites (every sample) and ratios as JSON to FILE");
   app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
+  std::string trace_file;
+  app.add_option("--trace", trace_file, "record a trace of the runs into FILE (Chrome trace-event JSON; heddle-trace reads it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,11 +75,19 @@ int main(int argc, char** argv) {
   }
 
   auto report = new_report();
+  std::unique_ptr<heddle::tool::trace_option> trace;
+  try {
+    trace = std::make_unique<heddle::tool::trace_option>(trace_file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heddle-bench: --trace: %s\n", e.what());
+    return 2;
+  }
   try {
     for (auto* s : chosen) {
       s->run(opt, report);
       std::fflush(stdout);
     }
+    if (!trace->finish("heddle-bench")) return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-bench: %s\n", e.what());
     if (json_out.is_open()) {  // no half-finished report where a good one is expected

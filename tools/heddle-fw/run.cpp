@@ -18,6 +18,7 @@
 #include "numeric_options.hpp"
 #include "report.hpp"
 #include "run_command.hpp"
+#include "trace_option.hpp"
 
 namespace heddle::fw::tool {
 
@@ -32,7 +33,7 @@ struct cli {
   std::optional<unsigned> idle_spin_us;
   std::string wait, busy_scale = "config";
   bool single = false, quiet = false;
-  std::string json_file, timeline_file;
+  std::string json_file, timeline_file, trace_file;
   std::vector<std::string> plugin_path;
   std::vector<std::string> sets;  // --set LABEL.PARAMETER=VALUE
 };
@@ -134,6 +135,7 @@ int run_main(int argc, char** argv) {
   app.add_option("--plugin-path", c.plugin_path,
                  "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types, "
                  "and those before the plugins installed with heddle-fw");
+  app.add_option("--trace", c.trace_file, "record a trace of the run into FILE (Chrome trace-event JSON; heddle-trace reads it)");
   app.add_option("--set", c.sets, "set a module's parameter: LABEL.PARAMETER=VALUE (repeatable; VALUE a JSON value or text)");
   // The configuration may declare options of its own (process.commandLine): --pileup 140.
   app.allow_extras();
@@ -205,14 +207,17 @@ int run_main(int argc, char** argv) {
 
     run_description what{c.config, c.single ? "single-threaded" : "threaded", timing, options, p};
     run_report report;
+    heddle::tool::trace_option trace(c.trace_file);  // throws trace_error: exit 2 below
     try {
       report = c.single ? run_single_threaded(p, options) : run_threaded(p, options);
     } catch (const module_error& x) {
       bar.clear();
       std::fprintf(stderr, "heddle-fw: error: %s: %s\n", c.config.c_str(), x.what());
+      trace.finish("heddle-fw");  // the trace of a failed run is what shows where it failed
       return 1;
     }
     bar.clear();
+    if (!trace.finish("heddle-fw")) return 1;
     print_report(stdout, what, report);
     if (json_out.is_open()) json_out << report_json(what, report).dump(2) << '\n';
     if (timeline_out.is_open()) write_timeline(timeline_out, p, record);
@@ -226,6 +231,9 @@ int run_main(int argc, char** argv) {
     return 2;
   } catch (const heddle::configuration_error& x) {  // a bad HEDDLE_NUM_THREADS
     std::fprintf(stderr, "heddle-fw: error: %s\n", x.what());
+    return 2;
+  } catch (const heddle::trace::trace_error& x) {  // --trace FILE cannot be written
+    std::fprintf(stderr, "heddle-fw: error: --trace: %s\n", x.what());
     return 2;
   }
 }

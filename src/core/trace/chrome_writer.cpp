@@ -11,7 +11,9 @@
 #include <string>
 #include <system_error>
 
+#include "heddle/core/strategy.hpp"
 #include "session.hpp"
+#include "tracks.hpp"
 
 namespace heddle::core_detail::trace {
 
@@ -84,6 +86,16 @@ const char* how_name(std::uint16_t h) {
   return "?";
 }
 
+const char* strategy_name(std::uint16_t s) {
+  switch (static_cast<strategy>(s)) {
+    case strategy::normal: return "normal";
+    case strategy::express: return "express";
+    case strategy::short_task: return "short_task";
+    case strategy::asap: return "asap";
+  }
+  return "?";
+}
+
 const char* wait_on_name(std::uint16_t w) {
   switch (static_cast<wait_on>(w)) {
     case wait_on::task: return "task";
@@ -148,6 +160,17 @@ struct event_writer {
       case kind::user_instant:
         begin('i', "user", r.name ? r.name : "instant", clock.to_ns(r.t0)).raw(",\"s\":\"t\"}");
         return;
+      case kind::operation:
+        span("async", r.name ? r.name : "operation", r);
+        out.raw("}");
+        return;
+      case kind::flow_begin:
+      case kind::flow_end:
+        begin(r.k == kind::flow_begin ? 's' : 'f', "flow", "successor", clock.to_ns(r.t0))
+            .raw(r.k == kind::flow_end ? ",\"bp\":\"e\"" : "")
+            .raw(",\"id\":").num(static_cast<std::int64_t>(r.id))
+            .raw(",\"args\":{\"strategy\":\"").raw(strategy_name(r.sub)).raw("\"}}");
+        return;
       case kind::count_: break;
     }
   }
@@ -187,17 +210,15 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
   for (auto& t : s.threads) {
     records += t.records.size();
     dropped += t.dropped;
-    order(t.records, s.clock, s.stop_ns, s.clock.ticks0);
   }
-  std::sort(s.threads.begin(), s.threads.end(), [](const thread_snapshot& a, const thread_snapshot& b) {
-    return a.tid < b.tid;
-  });
+  std::vector<track> tracks = lay_out(s);
+  for (auto& t : tracks) order(t.records, s.clock, s.stop_ns, s.clock.ticks0);
 
   out.raw("{\"traceEvents\":[");
   event_writer w{out, s.clock, s.pid, 0};
   w.begin('M', "__metadata", "process_name", 0).raw(",\"args\":{\"name\":").str(s.process_name).raw("}}");
   int sort_index = 0;
-  for (auto& t : s.threads) {
+  for (auto& t : tracks) {
     w.tid = t.tid;
     w.begin('M', "__metadata", "thread_name", 0).raw(",\"args\":{\"name\":").str(t.name).raw("}}");
     w.begin('M', "__metadata", "thread_sort_index", 0).raw(",\"args\":{\"sort_index\":").num(sort_index++).raw("}}");
@@ -223,7 +244,8 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       .raw(",\"processes\":[{\"pid\":").num(s.pid).raw(",\"name\":").str(s.process_name)
       .raw(",\"clock_offset_us\":0,\"clock_uncertainty_us\":0}],\"threads\":[");
   bool first = true;
-  for (auto& t : s.threads) {
+  for (auto& t : tracks) {
+    if (t.synthetic) continue;
     out.raw(first ? "" : ",").raw("{\"pid\":").num(s.pid).raw(",\"tid\":").num(t.tid).raw(",\"name\":").str(t.name);
     out.raw(",\"records\":").num(static_cast<std::int64_t>(t.records.size()));
     out.raw(",\"dropped\":").num(static_cast<std::int64_t>(t.dropped)).raw("}");

@@ -13,6 +13,7 @@
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle::core_detail {
@@ -47,12 +48,19 @@ struct successor_start {
       how = default_strategy;
     }
     ready_ns = steady_now_ns();
+    // Traced: a flow from this completion to the successor's start (record_latency), the
+    // latency the runtime's histograms summarise.
+    if (trace::on()) [[unlikely]]
+      trace::emit_instant(trace::kind::flow_begin, nullptr, static_cast<std::uint16_t>(how), 0, trace::flow_id(this, ready_ns));
     if (how == strategy::normal) schedule(home, t);
     else start_successor(home, t, how);
   }
   // Called when the successor starts running.
   void record_latency() const noexcept {
-    if (timed) record_successor_latency(home, how, ready_ns);
+    if (!timed) return;
+    record_successor_latency(home, how, ready_ns);
+    if (trace::on()) [[unlikely]]
+      trace::emit_instant(trace::kind::flow_end, nullptr, static_cast<std::uint16_t>(how), 0, trace::flow_id(this, ready_ns));
   }
 };
 

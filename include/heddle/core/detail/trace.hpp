@@ -40,6 +40,11 @@ enum class kind : std::uint16_t {
   wake,          // i worker "wake"; arg: the worker woken
   user_span,     // X user, name
   user_instant,  // i user, name
+  // async
+  operation,     // X async, name: an operation from its start to its completion, recorded by the
+                 // thread that completed it, drawn on that thread's operation lanes
+  flow_begin,    // s flow "successor": a completion released a successor; sub: strategy; id
+  flow_end,      // f flow "successor": the successor started; sub: strategy; id
   count_
 };
 
@@ -153,6 +158,31 @@ class scoped_span {
   std::uint64_t t0_;
   kind k_;
   std::uint16_t sub_;
+};
+
+// A successor's flow id: its record (stable while it waits) and its release time, mixed.
+inline std::uint64_t flow_id(const void* successor, std::int64_t ready_ns) noexcept {
+  std::uint64_t x = reinterpret_cast<std::uintptr_t>(successor) ^ (static_cast<std::uint64_t>(ready_ns) * 0x9e3779b97f4a7c15ull);
+  x ^= x >> 31;
+  return x & ((std::uint64_t{1} << 53) - 1);  // exact in a JSON number
+}
+
+// What an operation's record keeps to be traced (the async layer's op_state): its start, and what
+// it is. Off, begin is 0 and ending costs a test.
+struct operation_span {
+  std::uint64_t begin = 0;
+  const char* name = nullptr;
+
+  void start(const char* what) noexcept {
+    if (on()) [[unlikely]] {
+      begin = now();
+      name = what;
+    }
+  }
+  // Before the completion is published (the record may be gone after it).
+  void end() noexcept {
+    if (begin) [[unlikely]] emit_span(kind::operation, begin, now(), name);
+  }
 };
 
 // Runs `t` with `run` (its execute, or a future's run) and records a task span: the label a named

@@ -1,0 +1,43 @@
+// --trace FILE, as heddle-fw and heddle-bench spell it: a trace of the tool's work (docs/trace.md).
+// The file is opened before the work starts, so a bad path fails at once (exit 2), and written
+// when the work is done; the tool then says where it went and whether records were dropped.
+#pragma once
+
+#include <heddle/core/trace.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace heddle::tool {
+
+class trace_option {
+ public:
+  // Starts recording into `path` unless it is empty. Throws heddle::trace::trace_error.
+  explicit trace_option(std::string path) : path_(std::move(path)) {
+    if (!path_.empty()) heddle::trace::start(path_);
+  }
+  // Writes the trace and reports it on stderr; false (with the reason printed) if it failed.
+  bool finish(const char* tool) {
+    if (path_.empty() || !heddle::trace::active()) return true;
+    try {
+      const heddle::trace::result r = heddle::trace::stop();
+      std::fprintf(stderr, "%s: trace: %s (%llu records from %u threads%s)\n", tool, r.path.c_str(),
+                   static_cast<unsigned long long>(r.records), r.threads,
+                   r.dropped ? (", " + std::to_string(r.dropped) + " dropped: full buffers").c_str() : "");
+      return true;
+    } catch (const heddle::trace::trace_error& e) {
+      std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+      return false;
+    }
+  }
+  ~trace_option() {
+    if (!path_.empty() && heddle::trace::active()) finish("heddle");
+  }
+  trace_option(const trace_option&) = delete;
+  trace_option& operator=(const trace_option&) = delete;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace heddle::tool
