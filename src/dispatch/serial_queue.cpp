@@ -15,8 +15,9 @@
 #include "heddle/core/detail/completion_hook.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/futex.hpp"
-#include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
+#include "heddle/core/trace.hpp"
 #include "heddle/dispatch/detail/access.hpp"
 
 namespace heddle::dispatch_detail {
@@ -25,6 +26,7 @@ HEDDLE_FAST_TLS_DEFINITION(queue_frame*, current_queue_frame);
 
 struct queue_extras {
   queue_state* target = nullptr;  // holds a reference
+  std::atomic<const char*> trace_label{nullptr};  // the label, interned when a drain is first traced
   std::mutex m;                   // guards on_error
   std::function<void(std::exception_ptr)> on_error;
 };
@@ -98,16 +100,51 @@ enum class drain_end { released, yielded };
 // Runs items while the calling thread owns q, at most `budget` of them, or until `stop_when` is
 // done. `yielded`: q is still owned by the caller (and may have items left); `released`: it is
 // idle, or parked, and no longer the caller's.
-drain_end drain(queue_state* q, int budget, const core_detail::future_state_base* stop_when = nullptr) noexcept {
-  queue_frame_scope frame(q);
+drain_end run_items(queue_state* q, int budget, const core_detail::future_state_base* stop_when, bool traced,
+                    std::uint32_t& ran) noexcept {
   for (;;) {
     if (!q->ready && !refill(q)) return drain_end::released;
     // Suspended: the items wait; resume() schedules an owner.
     if (stop_if_suspended(q)) return drain_end::released;
     queue_item* it = pop_ready(q);
+    if (traced && core_detail::trace::sampled(it)) [[unlikely]]
+      core_detail::trace::emit_instant(core_detail::trace::kind::item_end, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(it));
     it->vt->run(it, q);
+    ++ran;
     if (--budget == 0 || (stop_when && stop_when->is_done())) return drain_end::yielded;
   }
+}
+
+// The label a traced drain is recorded under: interned once per queue (a lock, the first time a
+// drain of it is traced) and kept in its extras, as the queue's own copy goes with the queue.
+const char* traced_label(queue_state* q) noexcept {
+  if (!q->label()[0]) return "serial queue";
+  queue_extras* x = q->extras.load(std::memory_order_acquire);
+  if (x)
+    if (const char* l = x->trace_label.load(std::memory_order_acquire)) return l;
+  try {
+    const char* l = heddle::trace::intern(q->label());
+    if (!x) {
+      auto* fresh = new queue_extras;
+      if (q->extras.compare_exchange_strong(x, fresh, std::memory_order_acq_rel, std::memory_order_acquire)) x = fresh;
+      else delete fresh;
+    }
+    x->trace_label.store(l, std::memory_order_release);
+    return l;
+  } catch (...) {
+    return "serial queue";  // out of memory: the drain is recorded unlabelled
+  }
+}
+
+drain_end drain(queue_state* q, int budget, const core_detail::future_state_base* stop_when = nullptr) noexcept {
+  queue_frame_scope frame(q);
+  std::uint32_t ran = 0;
+  if (!core_detail::trace::on()) [[likely]] return run_items(q, budget, stop_when, false, ran);
+  const std::uint64_t t0 = core_detail::trace::now();
+  const char* label = traced_label(q);
+  const drain_end end = run_items(q, budget, stop_when, true, ran);
+  if (ran) core_detail::trace::emit_span(core_detail::trace::kind::queue_drain, t0, core_detail::trace::now(), label, 0, ran);
+  return end;
 }
 
 // The runtime is gone (or going): the owner discards everything instead of running it.

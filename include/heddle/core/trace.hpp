@@ -42,6 +42,9 @@ struct options {
   std::size_t buffer_bytes = std::size_t{16} << 20;
   // The process's name in the trace; empty: the program's name.
   std::string process_name;
+  // 1 in this many serial-queue items (a power of two) gets a flow from its enqueue to its run,
+  // chosen by a hash of the item's address; 1: every item. Every drain is recorded either way.
+  std::uint32_t queue_item_sampling = 16;
 };
 
 // What a stopped session wrote.
@@ -54,7 +57,8 @@ struct result {
 
 // Starts recording into `path`, which is created (or truncated) now, so that a bad path fails
 // here. Throws trace_error if a session is active (HEDDLE_TRACE's included), if the file cannot be
-// opened, or if heddle was built with -DHEDDLE_TRACE=OFF; std::bad_alloc if memory runs out.
+// opened, if an option is out of range (a buffer under 16 records, a sampling that is not a power
+// of two), or if heddle was built with -DHEDDLE_TRACE=OFF; std::bad_alloc if memory runs out.
 HEDDLE_EXPORT void start(const std::string& path, const options& o = {});
 
 // Stops recording and writes the file: every thread's records up to now, converted to steady-clock

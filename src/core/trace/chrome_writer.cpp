@@ -164,6 +164,16 @@ struct event_writer {
         span("async", r.name ? r.name : "operation", r);
         out.raw("}");
         return;
+      case kind::queue_drain:
+        span("dispatch", r.name ? r.name : "serial queue", r);
+        out.raw(",\"args\":{\"items\":").num(r.arg).raw("}}");
+        return;
+      case kind::item_begin:
+      case kind::item_end:
+        begin(r.k == kind::item_begin ? 's' : 'f', "flow", "queue item", clock.to_ns(r.t0))
+            .raw(r.k == kind::item_end ? ",\"bp\":\"e\"" : "")
+            .raw(",\"id\":").num(static_cast<std::int64_t>(r.id)).raw("}");
+        return;
       case kind::flow_begin:
       case kind::flow_end:
         begin(r.k == kind::flow_begin ? 's' : 'f', "flow", "successor", clock.to_ns(r.t0))

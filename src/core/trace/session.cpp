@@ -31,6 +31,7 @@
 namespace heddle::core_detail::trace {
 
 constinit std::atomic<std::uint32_t> active_session{0};
+constinit std::atomic<std::uint32_t> item_sample_mask{15};
 HEDDLE_FAST_TLS_DEFINITION(thread_buffer*, thread_records);
 HEDDLE_FAST_TLS_DEFINITION(const char*, pending_label);
 
@@ -200,6 +201,9 @@ void start(const std::string& path, const options& o) {
   if (capacity < 16)
     throw trace_error("heddle::trace::start: a buffer of " + std::to_string(o.buffer_bytes) +
                       " bytes holds fewer than 16 records (40 bytes each)");
+  if (o.queue_item_sampling == 0 || (o.queue_item_sampling & (o.queue_item_sampling - 1)) != 0)
+    throw trace_error("heddle::trace::start: queue_item_sampling " + std::to_string(o.queue_item_sampling) +
+                      " is not a power of two (1 for every item)");
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw trace_error("heddle::trace::start: cannot open " + path + ": " + std::strerror(errno));
   const auto [ticks, ns] = clock_pair();
@@ -211,6 +215,7 @@ void start(const std::string& path, const options& o) {
   r.process_name = o.process_name.empty() ? program_name() : o.process_name;
   r.ticks0 = ticks;
   r.ns0 = ns;
+  item_sample_mask.store(o.queue_item_sampling - 1, std::memory_order_relaxed);
   r.session = ++r.last_session == 0 ? ++r.last_session : r.last_session;
   active_session.store(r.session, std::memory_order_release);
 }

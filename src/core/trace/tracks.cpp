@@ -1,7 +1,6 @@
 #include "tracks.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 #include <utility>
 
 namespace heddle::core_detail::trace {
@@ -58,6 +57,59 @@ std::vector<track> operation_lanes(track& t, pid_t& next_tid) {
   return lanes;
 }
 
+// A flow's family (successor, queue item) and end, or -1 for a record that is no flow's.
+int flow_family(kind k) noexcept {
+  switch (k) {
+    case kind::flow_begin: case kind::flow_end: return 0;
+    case kind::item_begin: case kind::item_end: return 1;
+    default: return -1;
+  }
+}
+bool flow_begins(kind k) noexcept { return k == kind::flow_begin || k == kind::item_begin; }
+
+// Pairs each flow's start with the next end of the same family and id, in time order (an id may
+// come back: a queue item's is its address), and numbers the pairs 1, 2, ...: the file's ids are
+// unique. A start without an end or an end without a start (the session cut the flow) is dropped.
+void pair_flows(std::vector<track>& tracks) {
+  struct end_ref {
+    int family;
+    std::uint64_t id, t0;
+    bool begins;
+    record* r;
+  };
+  std::vector<end_ref> ends;
+  for (track& t : tracks)
+    for (record& r : t.records)
+      if (const int f = flow_family(r.k); f >= 0) ends.push_back({f, r.id, r.t0, flow_begins(r.k), &r});
+  std::sort(ends.begin(), ends.end(), [](const end_ref& a, const end_ref& b) {
+    if (a.family != b.family) return a.family < b.family;
+    if (a.id != b.id) return a.id < b.id;
+    if (a.t0 != b.t0) return a.t0 < b.t0;
+    return a.begins && !b.begins;
+  });
+  constexpr kind dropped = kind::count_;
+  std::uint64_t next_id = 1;
+  record* open = nullptr;
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const bool same = i > 0 && ends[i].family == ends[i - 1].family && ends[i].id == ends[i - 1].id;
+    if (!same && open) {
+      open->k = dropped;
+      open = nullptr;
+    }
+    if (ends[i].begins) {
+      if (open) open->k = dropped;
+      open = ends[i].r;
+    } else if (open) {
+      open->id = ends[i].r->id = next_id++;
+      open = nullptr;
+    } else {
+      ends[i].r->k = dropped;
+    }
+  }
+  if (open) open->k = dropped;
+  for (track& t : tracks) std::erase_if(t.records, [](const record& r) { return r.k == dropped; });
+}
+
 }  // namespace
 
 std::vector<track> lay_out(snapshot& s) {
@@ -76,17 +128,7 @@ std::vector<track> lay_out(snapshot& s) {
     tracks.push_back(std::move(t));
     for (track& l : lanes) tracks.push_back(std::move(l));
   }
-  // Flows with both ends in the session.
-  std::unordered_set<std::uint64_t> begun, ended;
-  for (const track& t : tracks)
-    for (const record& r : t.records) {
-      if (r.k == kind::flow_begin) begun.insert(r.id);
-      if (r.k == kind::flow_end) ended.insert(r.id);
-    }
-  for (track& t : tracks)
-    std::erase_if(t.records, [&](const record& r) {
-      return (r.k == kind::flow_begin && !ended.count(r.id)) || (r.k == kind::flow_end && !begun.count(r.id));
-    });
+  pair_flows(tracks);
   return tracks;
 }
 

@@ -1,7 +1,8 @@
 // From the threads' records to the tracks a trace shows: each thread's own, and for a thread that
 // completed operations, its operation lanes — operations overlap (a thousand timers wait at
 // once), so they go on lanes where each is disjoint from the next, as spans on a track must be.
-// Flows whose other end the session did not see (it began or ended outside it) are dropped.
+// Flows are paired and numbered; those whose other end the session did not see (it began or ended
+// outside it) are dropped.
 #pragma once
 
 #include <sys/types.h>

@@ -45,6 +45,10 @@ enum class kind : std::uint16_t {
                  // thread that completed it, drawn on that thread's operation lanes
   flow_begin,    // s flow "successor": a completion released a successor; sub: strategy; id
   flow_end,      // f flow "successor": the successor started; sub: strategy; id
+  // dispatch
+  queue_drain,   // X dispatch, the queue's label: items run back to back by one owner; arg: items
+  item_begin,    // s flow "queue item": a sampled item was enqueued; id: the item's address
+  item_end,      // f flow "queue item": it started running; id: the item's address
   count_
 };
 
@@ -79,6 +83,9 @@ struct thread_buffer {
 
 // The session being recorded, 0 when none. Written by start and stop only.
 HEDDLE_EXPORT extern std::atomic<std::uint32_t> active_session;
+// Which serial-queue items get a flow from enqueue to run: those whose address hashes to 0 under
+// this mask (options::queue_item_sampling - 1). Set by start.
+HEDDLE_EXPORT extern std::atomic<std::uint32_t> item_sample_mask;
 
 // The calling thread's buffer, or nullptr before its first record.
 HEDDLE_FAST_TLS(thread_buffer*, thread_records);
@@ -159,6 +166,13 @@ class scoped_span {
   kind k_;
   std::uint16_t sub_;
 };
+
+// Whether a queue item is one of the sampled: a hash of its address, so that enqueue and run agree
+// with nothing stored in the item.
+inline bool sampled(const void* item) noexcept {
+  const std::uint64_t h = (reinterpret_cast<std::uintptr_t>(item) >> 4) * 0x9e3779b97f4a7c15ull;
+  return ((h >> 40) & item_sample_mask.load(std::memory_order_relaxed)) == 0;
+}
 
 // A successor's flow id: its record (stable while it waits) and its release time, mixed.
 inline std::uint64_t flow_id(const void* successor, std::int64_t ready_ns) noexcept {
