@@ -1,0 +1,164 @@
+"""heddle-trace validate: the file against the JSON schema (trace_event.schema.json, beside this
+package), then the rules between events that no schema states (docs/trace.md)."""
+import json
+from pathlib import Path
+
+import jsonschema
+
+from .flows import flow_key, pair_flows
+from .load import PHASES, TraceError, event_problem, is_number, make_event, read_document
+
+SCHEMA = Path(__file__).resolve().parent.parent / "trace_event.schema.json"
+
+
+def load_schema():
+    try:
+        with open(SCHEMA, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise TraceError(f"{SCHEMA}: cannot read heddle-trace's schema (a broken install?): {e}") from None
+
+
+def describe_raw(i, raw):
+    """How a problem names its event: index, ph, pid, tid, name (what the event has of them)."""
+    if not isinstance(raw, dict):
+        return f"event #{i}"
+    parts = [f"{k} {raw[k]}" for k in ("ph", "pid", "tid") if k in raw]
+    name = f", {raw['name']!r}" if isinstance(raw.get("name"), str) else ""
+    return f"event #{i} ({', '.join(parts)}{name})"
+
+
+def validate(path):
+    """The problems of the trace at path as (event index or -1, text), in file order; TraceError if
+    it cannot be read as a trace at all."""
+    doc = read_document(path)
+    raws = doc["traceEvents"]
+    problems = schema_problems(doc, load_schema())
+    bad = {i for i, _ in problems}
+    events = []
+    for i, raw in enumerate(raws):
+        if i in bad:
+            continue  # the schema said why: the rules below need an event's fields to be right
+        problem = event_problem(i, raw)
+        if problem:
+            problems.append((i, f"{describe_raw(i, raw)}: {problem}"))
+        elif raw["ph"] in PHASES:
+            events.append(make_event(i, raw))
+    problems += thread_problems(events) + flow_problems(events, doc.get("otherData")) + name_problems(events)
+    problems.sort(key=lambda p: p[0])
+    return problems
+
+
+def schema_problems(doc, schema):
+    problems = []
+    for err in jsonschema.Draft7Validator(schema).iter_errors(doc):
+        where = list(err.absolute_path)
+        if len(where) >= 2 and where[0] == "traceEvents":
+            i = where[1]
+            field = ".".join(str(p) for p in where[2:])
+            problems.append((i, f"{describe_raw(i, doc['traceEvents'][i])}: schema: {field + ': ' if field else ''}{err.message}"))
+        else:
+            problems.append((-1, f"{'.'.join(str(p) for p in where) or 'top level'}: schema: {err.message}"))
+    return problems
+
+
+def us(ns):
+    return f"{ns / 1000:g} µs"
+
+
+def thread_problems(events):
+    """Per (pid, tid), in file order: ts never goes back; X spans and B/E pairs nest (one stack:
+    Perfetto draws both as slices of the thread's one track); every B has its E and every E its B."""
+    problems = []
+    last, stacks = {}, {}
+    for ev in events:
+        if ev.ph == "M":
+            continue  # metadata has no time
+        key = (ev.pid, ev.tid)
+        prev = last.get(key)
+        if prev is not None and ev.ts < prev.ts:
+            problems.append((ev.index, f"{ev.describe()}: ts {us(ev.ts)} is earlier than the ts {us(prev.ts)} of "
+                                       f"event #{prev.index} before it on this thread"))
+        last[key] = ev
+        stack = stacks.setdefault(key, [])  # open spans: (event, end); a B's end is None until its E
+        if ev.ph in ("X", "B", "E"):
+            while stack and stack[-1][1] is not None and stack[-1][1] <= ev.ts:
+                stack.pop()
+        if ev.ph == "X":
+            end = ev.ts + ev.dur
+            if stack and stack[-1][1] is not None and end > stack[-1][1]:
+                outer = stack[-1][0]
+                problems.append((ev.index, f"{ev.describe()}: span {us(ev.ts)}–{us(end)} overlaps span {outer.name!r} "
+                                           f"(event #{outer.index}, {us(outer.ts)}–{us(stack[-1][1])}) without nesting in it"))
+            stack.append((ev, end))
+        elif ev.ph == "B":
+            stack.append((ev, None))
+        elif ev.ph == "E":
+            problems += end_problems(ev, stack)
+    for stack in stacks.values():
+        for ev, end in stack:
+            if end is None:
+                problems.append((ev.index, f"{ev.describe()}: B without its E"))
+    return problems
+
+
+def end_problems(ev, stack):
+    """An E closes the innermost open B; spans opened inside that B must end by then, and the span
+    around the B must not end before."""
+    opened = next((k for k in range(len(stack) - 1, -1, -1) if stack[k][1] is None), None)
+    if opened is None:
+        return [(ev.index, f"{ev.describe()}: E without a B open on this thread")]
+    problems = []
+    begin = stack[opened][0]
+    if opened and stack[opened - 1][1] is not None and stack[opened - 1][1] < ev.ts:
+        outer = stack[opened - 1][0]
+        problems.append((ev.index, f"{ev.describe()}: B {begin.name!r} (event #{begin.index}) ends after span "
+                                   f"{outer.name!r} (event #{outer.index}) around it"))
+    if stack[opened + 1:]:
+        inner = stack[-1][0]
+        problems.append((ev.index, f"{ev.describe()}: ends B {begin.name!r} (event #{begin.index}) while span "
+                                   f"{inner.name!r} (event #{inner.index}) inside it is still open"))
+    if ev.name and ev.name != begin.name:
+        problems.append((ev.index, f"{ev.describe()}: E named {ev.name!r} ends B {begin.name!r} (event #{begin.index})"))
+    del stack[opened:]
+    return problems
+
+
+def flow_problems(events, other):
+    """Every s has its f (same cat, name and id), and the f is not earlier than its s; across
+    processes of a merged trace, by no more than their clocks' stated uncertainty."""
+    uncertainty = {}
+    if isinstance(other, dict) and isinstance(other.get("processes"), list):
+        uncertainty = {p.get("pid"): p["clock_uncertainty_us"] for p in other["processes"]
+                       if isinstance(p, dict) and is_number(p.get("clock_uncertainty_us"))}
+    flows = pair_flows(events)
+    problems = []
+    for s in flows.lone_starts:
+        problems.append((s.index, f"{s.describe()}: flow start without its end (no f with cat, name and id {flow_key(s)})"))
+    for f in flows.lone_finishes:
+        problems.append((f.index, f"{f.describe()}: flow end without its start (no s with cat, name and id {flow_key(f)})"))
+    for s, f in flows.pairs:
+        slack = 0 if s.pid == f.pid else round(1000 * (uncertainty.get(s.pid, 0) + uncertainty.get(f.pid, 0)))
+        if f.ts + slack < s.ts:
+            problems.append((f.index, f"{f.describe()}: flow end at {us(f.ts)} is earlier than its start at {us(s.ts)} "
+                                      f"(event #{s.index})"))
+    return problems
+
+
+def name_problems(events):
+    """A process_name for every process and a thread_name for every thread that has events, named
+    at the first event of each."""
+    named_p, named_t, first_p, first_t = set(), set(), {}, {}
+    for ev in events:
+        if ev.ph == "M" and ev.name == "process_name":
+            named_p.add(ev.pid)
+        elif ev.ph == "M" and ev.name == "thread_name":
+            named_t.add((ev.pid, ev.tid))
+        elif ev.ph != "M":
+            first_p.setdefault(ev.pid, ev)
+            first_t.setdefault((ev.pid, ev.tid), ev)
+    problems = [(ev.index, f"{ev.describe()}: no process_name metadata for pid {pid}")
+                for pid, ev in first_p.items() if pid not in named_p]
+    problems += [(ev.index, f"{ev.describe()}: no thread_name metadata for pid {key[0]} tid {key[1]}")
+                 for key, ev in first_t.items() if key not in named_t]
+    return problems
