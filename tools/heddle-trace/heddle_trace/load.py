@@ -21,9 +21,14 @@ def read_document(path):
     there or not readable, JSON errors with line:column, a JSON value that is no trace)."""
     try:
         with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+            data = f.read()
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, column = data.count(b"\n", 0, e.start) + 1, e.start - data.rfind(b"\n", 0, e.start)
+        raise TraceError(f"{path}:{line}:{column}: not JSON: not UTF-8 text") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

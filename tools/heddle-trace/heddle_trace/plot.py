@@ -14,10 +14,14 @@ from .timeline import BUSY, attribute  # noqa: E402
 
 TOP_COLOURS = 12
 GREY = "#b0b0b0"
-THIN = {"parked": "#d9d9d9", "search": "#9ecae1", "wait": "#fdd0a2", "block": "#fdd0a2"}
+# Labels get tab10's saturated colours less its grey (grey is "the rest") and its red (red is a
+# stall), and four dark ones; the thin strips get pastels that no label gets.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#7b4173", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#393b79", "#637939", "#843c39"]
+THIN = {"parked": "#d9d9d9", "search": "#b3e2cd", "wait": "#fdcdac", "block": "#fdcdac"}
 THIN_HEIGHT = 0.14
 ROW_HEIGHT = 0.8
-STALL, PREFETCH, EVENT = "#d62728", "#9ecae1", "#e8e8e8"
+STALL, PREFETCH, EVENT = "#ff0000", "#cbd5e8", "#ececec"
 
 
 def plot(trace, out_dir, bins=200):
@@ -45,9 +49,7 @@ def label_colours(trace):
         if coloured(ev):
             total[ev.name] = total.get(ev.name, 0) + ev.dur
     top = sorted(total, key=lambda k: (-total[k], k))[:TOP_COLOURS]
-    palette = plt.get_cmap("tab20").colors
-    palette = [c for i, c in enumerate(palette) if i not in (14, 15)]  # tab20's greys: they read as "the rest"
-    return {label: palette[i] for i, label in enumerate(top)}
+    return {label: PALETTE[i] for i, label in enumerate(top)}
 
 
 class Bars:
@@ -69,14 +71,17 @@ def ms(ns, origin):
     return (ns - origin) / 1e6
 
 
-def legend(ax, colours, extra):
-    handles = [Patch(color=c, label=label) for label, c in colours.items()]
-    handles += [Patch(color=GREY, label="other labels")] + [Patch(color=c, label=k) for k, c in extra]
+def legend(ax, colours, drawn, extra):
+    """The coloured labels among those drawn, grey if any drawn label has none, then extra."""
+    handles = [Patch(color=c, label=label) for label, c in colours.items() if label in drawn]
+    if drawn - colours.keys():
+        handles.append(Patch(color=GREY, label="other labels"))
+    handles += [Patch(color=c, label=k) for k, c in extra]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
 
 
 def rows_figure(n_rows, title):
-    fig, ax = plt.subplots(figsize=(14, min(2 + 0.35 * max(n_rows, 1), 60)))
+    fig, ax = plt.subplots(figsize=(14, min(3.5 + 0.35 * max(n_rows, 1), 60)))  # 3.5: room for the legend
     ax.set_title(title)
     ax.set_xlabel("time (ms)")
     ax.set_ylim(n_rows - 0.5, -0.5)  # the first row on top
@@ -95,25 +100,26 @@ def finish(fig, ax, labels, x_end, path):
 
 def timeline(trace, attributions, colours, origin, path):
     """One row per thread, grouped by process: nested spans drawn shorter on top of their parents;
-    parked, search and wait as thin light strips at the row's foot."""
+    parked, search and wait as thin light strips over the row's foot."""
     keys = [key for pid in trace.processes() for key in trace.threads(pid)]
     fig, ax = rows_figure(len(keys), f"{os.path.basename(trace.path)}: threads")
-    bars = Bars()
+    bars, drawn = Bars(), set()
     for row, key in enumerate(keys):
         foot = row + ROW_HEIGHT / 2
         for span in attributions[key].spans:
             ev = span.ev
             x0, x1 = ms(span.start, origin), ms(span.end, origin)
             if ev.cat == "worker" and ev.name in THIN:
-                bars.add(x0, x1, foot - THIN_HEIGHT, THIN_HEIGHT, THIN[ev.name], order=-1)
+                bars.add(x0, x1, foot - THIN_HEIGHT, THIN_HEIGHT, THIN[ev.name], order=1000)  # over the task they wait in
             elif coloured(ev):
+                drawn.add(ev.name)
                 height = ROW_HEIGHT * 0.75 ** span.depth
                 bars.add(x0, x1, foot - height, height, colours.get(ev.name, GREY), order=span.depth)
     bars.draw(ax)
     for row in range(1, len(keys)):
         if keys[row][0] != keys[row - 1][0]:
             ax.axhline(row - 0.5, color="black", linewidth=0.6)  # between processes
-    legend(ax, colours, [("parked", THIN["parked"]), ("search", THIN["search"]), ("wait / block", THIN["wait"])])
+    legend(ax, colours, drawn, [("parked", THIN["parked"]), ("search", THIN["search"]), ("wait / block", THIN["wait"])])
     labels = [f"{trace.process_label(pid) if len(trace.bounds) > 1 else ''} {trace.thread_label((pid, tid))}".strip()
               for pid, tid in keys]
     return finish(fig, ax, labels, ms(max(b[1] for b in trace.bounds.values()), origin), path)
@@ -173,7 +179,8 @@ def streams(trace, colours, origin, path):
             elif ev.cat == "module.prefetch":
                 bars.add(x0, x1, row + ROW_HEIGHT / 2 - THIN_HEIGHT, THIN_HEIGHT, PREFETCH, order=2)
     bars.draw(ax)
-    legend(ax, colours, [("event", EVENT), ("stall", STALL), ("prefetch", PREFETCH)])
+    drawn = {ev.name for evs in per_row.values() for ev in evs if ev.cat == "module"}
+    legend(ax, colours, drawn, [("event", EVENT), ("stall", STALL), ("prefetch", PREFETCH)])
     labels = [""] * len(rows)
     for (pid, stream), row in rows.items():
         labels[row] = f"{trace.process_label(pid) + ' ' if len(trace.bounds) > 1 else ''}stream {stream}"
@@ -207,7 +214,7 @@ def utilisation(trace, attributions, origin, bins, path):
         ax.stairs(mean, [ms(e, origin) for e in edges], fill=True, alpha=0.7, label="running tasks")
         workers = sum(1 for key in keys if trace.is_worker(key))
         if workers:
-            ax.axhline(workers, color="black", linestyle="--", linewidth=0.8, label=f"{workers} workers")
+            ax.axhline(workers, color="black", linestyle="--", linewidth=0.8, label=f"{workers} worker{'s' if workers > 1 else ''}")
         ax.set_ylim(0, max(max(mean, default=0), workers, 1) * 1.1)
         ax.set_ylabel("threads")
         ax.set_title(f"{trace.process_label(pid)}: threads running tasks ({bins} bins)", fontsize=10)

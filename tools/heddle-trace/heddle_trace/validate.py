@@ -37,12 +37,12 @@ def validate(path):
     bad = {i for i, _ in problems}
     events = []
     for i, raw in enumerate(raws):
-        if i in bad:
-            continue  # the schema said why: the rules below need an event's fields to be right
+        # The rules below take an event the schema refused if they can read the fields they need (an
+        # f without its bp still ends its flow): one mistake, one problem.
         problem = event_problem(i, raw)
-        if problem:
+        if problem and i not in bad:
             problems.append((i, f"{describe_raw(i, raw)}: {problem}"))
-        elif raw["ph"] in PHASES:
+        elif not problem and raw["ph"] in PHASES:
             events.append(make_event(i, raw))
     problems += thread_problems(events) + flow_problems(events, doc.get("otherData")) + name_problems(events)
     problems.sort(key=lambda p: p[0])
