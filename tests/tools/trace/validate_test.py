@@ -1,10 +1,14 @@
 """heddle-trace validate: the good traces pass; each broken rule (schema, order, nesting, B/E,
 flows, names) is reported with its event's index, pid, tid and name, and exit status 1."""
+import copy
+import sys
+import unittest
+
 import synthetic
-from support import ToolTest, run
+from support import SOURCE_TOOL, ToolTest, run
 from synthetic import Builder
 
-__all__ = ["TestValidate"]
+__all__ = ["TestValidate", "TestSchemaShapes"]
 
 
 def index_of(b, ev):
@@ -183,3 +187,53 @@ class TestValidate(ToolTest):
         self.assertEqual(len(problems), 3, problems)
         path = self.trace(b.doc())
         self.assertTrue(run("validate", path)[1].endswith(f"{path}: 3 problems\n"))
+
+
+class TestSchemaShapes(unittest.TestCase):
+    """validate checks the schema once per event shape (heddle_trace/schema.py): an event differing
+    from a valid one in anything the schema looks at is checked anew; one differing only in what it
+    ignores (a label, a time) is not."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, str(SOURCE_TOOL.parent))
+        from heddle_trace import schema
+        cls.schema = schema
+
+    def test_shapes(self):
+        checker = self.schema.EventChecker(self.schema.load_schema())
+        self.assertIsNotNone(checker.named)
+        good = {"ph": "X", "pid": 1, "tid": 2, "ts": 5.5, "dur": 2, "cat": "task", "name": "a",
+                "args": {"how": "loop", "stolen_from": 2}}
+        self.assertEqual(checker.problems(good), [])
+        alike = copy.deepcopy(good)
+        alike.update(ts=7.25, dur=3, name="b", tid=9)
+        alike["args"]["stolen_from"] = 4
+        self.assertEqual(checker.problems(alike), [])
+        self.assertEqual(len(checker.valid_shapes), 1)  # one shape: checked once
+        changes = {  # each: one schema-visible difference, and the path of the problem it makes
+            "negative ts": (lambda e: e.update(ts=-0.5), ["ts"]),
+            "float pid": (lambda e: e.update(pid=1.5), ["pid"]),
+            "string pid": (lambda e: e.update(pid="1"), ["pid"]),
+            "no dur": (lambda e: e.pop("dur"), []),
+            "unknown how": (lambda e: e["args"].update(how="loops"), ["args", "how"]),
+            "negative stolen_from": (lambda e: e["args"].update(stolen_from=-1), ["args", "stolen_from"]),
+            "nan ts": (lambda e: e.update(ts=float("nan")), None),  # nan >= 0 is false: jsonschema lets it by
+        }
+        for what, (change, path) in changes.items():
+            bad = copy.deepcopy(good)
+            change(bad)
+            problems = checker.problems(bad)
+            self.assertEqual(problems, checker.errors(bad), what)
+            if path is not None:
+                self.assertEqual([p for p, _ in problems], [path], what)
+        self.assertEqual(checker.problems({**good, "ts": 0}), [])  # 0 is the minimum: allowed, another shape
+
+    def test_other_keywords_check_every_event(self):
+        schema = self.schema.load_schema()
+        schema["definitions"]["event"]["properties"]["name"]["maxLength"] = 3
+        checker = self.schema.EventChecker(schema)
+        self.assertIsNone(checker.named)
+        event = {"ph": "i", "pid": 1, "tid": 2, "ts": 5, "cat": "user", "name": "abc"}
+        self.assertEqual(checker.problems(event), [])
+        self.assertEqual([p for p, _ in checker.problems({**event, "name": "abcd"})], [["name"]])

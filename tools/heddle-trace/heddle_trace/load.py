@@ -61,7 +61,7 @@ def is_number(v):
     return is_int(v) or (isinstance(v, float) and math.isfinite(v))  # JSON's 1e999 reads as inf
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: a million events in half the memory
 class Event:
     """One record: index is its place in traceEvents (what problems and errors name)."""
     index: int

@@ -1,22 +1,8 @@
 """heddle-trace validate: the file against the JSON schema (trace_event.schema.json, beside this
 package), then the rules between events that no schema states (docs/trace.md)."""
-import json
-from pathlib import Path
-
-import jsonschema
-
 from .flows import flow_key, pair_flows
-from .load import PHASES, TraceError, event_problem, is_number, make_event, read_document
-
-SCHEMA = Path(__file__).resolve().parent.parent / "trace_event.schema.json"
-
-
-def load_schema():
-    try:
-        with open(SCHEMA, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        raise TraceError(f"{SCHEMA}: cannot read heddle-trace's schema (a broken install?): {e}") from None
+from .load import PHASES, event_problem, is_number, make_event, read_document
+from .schema import EventChecker, document_problems, load_schema
 
 
 def describe_raw(i, raw):
@@ -50,15 +36,13 @@ def validate(path):
 
 
 def schema_problems(doc, schema):
-    problems = []
-    for err in jsonschema.Draft7Validator(schema).iter_errors(doc):
-        where = list(err.absolute_path)
-        if len(where) >= 2 and where[0] == "traceEvents":
-            i = where[1]
-            field = ".".join(str(p) for p in where[2:])
-            problems.append((i, f"{describe_raw(i, doc['traceEvents'][i])}: schema: {field + ': ' if field else ''}{err.message}"))
-        else:
-            problems.append((-1, f"{'.'.join(str(p) for p in where) or 'top level'}: schema: {err.message}"))
+    problems = [(-1, f"{'.'.join(map(str, path)) or 'top level'}: schema: {message}")
+                for path, message in document_problems(doc, schema)]
+    checker = EventChecker(schema)
+    for i, raw in enumerate(doc["traceEvents"]):
+        for path, message in checker.problems(raw):
+            field = ".".join(str(p) for p in path)
+            problems.append((i, f"{describe_raw(i, raw)}: schema: {field + ': ' if field else ''}{message}"))
     return problems
 
 
