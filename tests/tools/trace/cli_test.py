@@ -54,8 +54,8 @@ class TestBadInput(ToolTest):
         doc = self.built(synthetic.shares)
         doc["traceEvents"][5].pop("dur")
         path = self.trace(doc)
-        self.expect_error(path, f"{path}: event #5 is an X without a number dur >= 0 (heddle-trace validate lists every "
-                          "problem)", commands=("summary", "plot"))
+        self.expect_error(path, f"{path}: event #5 is an X without a dur in µs from 0 to 1e+15 (heddle-trace validate "
+                          "lists every problem)", commands=("summary", "plot"))
 
     def test_bad_options(self):
         path = self.trace(self.built(synthetic.shares))

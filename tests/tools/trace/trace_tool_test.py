@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import support  # noqa: E402
 from cli_test import *  # noqa: E402,F401,F403
 from plot_test import *  # noqa: E402,F401,F403
+from robust_test import *  # noqa: E402,F401,F403
 from summary_test import *  # noqa: E402,F401,F403
 from validate_test import *  # noqa: E402,F401,F403
 

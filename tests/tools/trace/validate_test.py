@@ -71,6 +71,15 @@ class TestValidate(ToolTest):
         b.x(1, 13, 100.001, 2.002, "user", "ns inside")
         self.assertEqual(self.check(b.doc()), (0, []))
 
+    def test_times_print_in_full(self):
+        """Timestamps since boot are large: 100 days in µs, with ns, print exactly."""
+        b = self.app()
+        a = b.x(1, 13, 8640000000.123, 1, "task", "a")
+        c = b.x(1, 13, 8640000000.5, 1, "task", "c")
+        self.assertProblems(b.doc(), f"event #{index_of(b, c)} (ph X, pid 1, tid 13, 'c'): span 8640000000.5 µs–"
+                                     f"8640000001.5 µs overlaps span 'a' (event #{index_of(b, a)}, 8640000000.123 µs–"
+                                     "8640000001.123 µs) without nesting in it")
+
     def test_b_and_e_balance(self):
         b = self.app()
         begin = b.b(1, 13, 10, kind="idle")
@@ -155,7 +164,8 @@ class TestValidate(ToolTest):
             (lambda e: e.update(pid="1"), "schema: pid: '1' is not of type 'integer'"),
             (lambda e: e.update(ts=-1), "schema: ts: -1 is less than the minimum of 0"),
             (lambda e: e.update(args={"how": "bogus"}), "schema: args.how: 'bogus' is not one of"),
-            (lambda e: e.update(ts=float("nan")), "has no number ts"),
+            (lambda e: e.update(ts=float("nan")), "has no ts in µs up to 1e+15"),  # the schema lets nan by
+            (lambda e: e.update(ts=1e300), "has no ts in µs up to 1e+15"),
         ]
         for change, message in cases:
             b = self.app()

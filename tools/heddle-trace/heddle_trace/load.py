@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 PHASES = ("X", "B", "E", "i", "s", "f", "M")
 STREAM_TID_BASE = 1000000  # the framework's stream tracks have synthetic tids from here on
+MAX_US = 1e15  # 31 years: no steady clock since boot gets there, and ns of it still fit a double exactly
 WORKER_NAME = re.compile(r"(runtime \d+ )?worker \d+")  # a runtime's worker threads
 
 
@@ -61,6 +62,11 @@ def is_number(v):
     return is_int(v) or (isinstance(v, float) and math.isfinite(v))  # JSON's 1e999 reads as inf
 
 
+def is_time(v):
+    """A ts or dur the analysis can take: a number of µs, |v| <= MAX_US (1e308 * 1000 overflows)."""
+    return is_number(v) and abs(v) <= MAX_US
+
+
 @dataclass(eq=False, slots=True)  # slots: a million events in half the memory
 class Event:
     """One record: index is its place in traceEvents (what problems and errors name)."""
@@ -90,10 +96,10 @@ def event_problem(i, raw):
     for key in ("pid", "tid"):
         if not is_int(raw.get(key)):
             return f"has no integer {key}"
-    if ph != "M" and not is_number(raw.get("ts")):
-        return "has no number ts"
-    if ph == "X" and not (is_number(raw.get("dur")) and raw["dur"] >= 0):
-        return "is an X without a number dur >= 0"
+    if ph != "M" and not is_time(raw.get("ts")):
+        return f"has no ts in µs up to {MAX_US:g}"
+    if ph == "X" and not (is_time(raw.get("dur")) and raw["dur"] >= 0):
+        return f"is an X without a dur in µs from 0 to {MAX_US:g}"
     for key in ("name", "cat"):
         if key in raw and not isinstance(raw[key], str):
             return f"has a {key} that is no string"
@@ -105,9 +111,18 @@ def event_problem(i, raw):
 
 
 def make_event(i, raw):
-    return Event(i, raw["ph"], raw["pid"], raw["tid"], to_ns(raw.get("ts", 0)),
+    ts = raw.get("ts")  # metadata may go without one
+    return Event(i, raw["ph"], raw["pid"], raw["tid"], to_ns(ts) if is_time(ts) else 0,
                  to_ns(raw["dur"]) if raw["ph"] == "X" else 0,
                  raw.get("cat", ""), raw.get("name", ""), raw.get("args", {}), raw.get("id"))
+
+
+def clock_uncertainty(other):
+    """pid -> the stated uncertainty (µs) of the process's clock against the merged trace's, from
+    otherData.processes (a merged trace's); entries without an integer pid or a number left out."""
+    processes = other.get("processes") if isinstance(other, dict) else None
+    return {p["pid"]: p["clock_uncertainty_us"] for p in processes if isinstance(p, dict) and is_int(p.get("pid"))
+            and is_time(p.get("clock_uncertainty_us"))} if isinstance(processes, list) else {}
 
 
 @dataclass

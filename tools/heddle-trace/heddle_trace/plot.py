@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from .load import STREAM_TID_BASE, is_int  # noqa: E402
+from .load import STREAM_TID_BASE, TraceError, is_int  # noqa: E402
 from .timeline import BUSY, attribute  # noqa: E402
 
 TOP_COLOURS = 12
@@ -27,12 +27,16 @@ STALL, PREFETCH, EVENT = "#ff0000", "#cbd5e8", "#ececec"
 def plot(trace, out_dir, bins=200):
     """Writes the PNGs into out_dir (made if missing); returns their paths."""
     os.makedirs(out_dir, exist_ok=True)
-    attributions = {key: attribute(evs, *trace.bounds[key[0]]) for key, evs in trace.by_thread.items()}
+    attributions = {key: attribute(trace.by_thread[key], *trace.bounds[key[0]]) for pid in trace.processes()
+                    for key in trace.threads(pid)}
     colours = label_colours(trace)
-    origin = min((b[0] for b in trace.bounds.values()), default=0)
-    written = [timeline(trace, attributions, colours, origin, os.path.join(out_dir, "timeline.png"))]
+    if not trace.events:
+        raise TraceError(f"{trace.path}: no events to plot")
+    origin = min(b[0] for b in trace.bounds.values())
+    length = ms(max(b[1] for b in trace.bounds.values()), origin)
+    written = [timeline(trace, attributions, colours, origin, length, os.path.join(out_dir, "timeline.png"))]
     if any(trace.stream_tracks(pid) for pid in trace.processes()):
-        written.append(streams(trace, colours, origin, os.path.join(out_dir, "streams.png")))
+        written.append(streams(trace, colours, origin, length, os.path.join(out_dir, "streams.png")))
     written.append(utilisation(trace, attributions, origin, bins, os.path.join(out_dir, "utilisation.png")))
     return written
 
@@ -89,16 +93,16 @@ def legend(ax, colours, drawn, extra):
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
 
 
-def merge_gap(trace, origin):
+def merge_gap(length):
     """A quarter of a pixel of the timeline (14 inches at 100 dpi), in ms: gaps below it do not show."""
-    return ms(max(b[1] for b in trace.bounds.values()), origin) / (4 * 14 * 100)
+    return length / (4 * 14 * 100)
 
 
 def rows_figure(n_rows, title):
     fig, ax = plt.subplots(figsize=(14, min(3.5 + 0.35 * max(n_rows, 1), 60)))  # 3.5: room for the legend
     ax.set_title(title)
     ax.set_xlabel("time (ms)")
-    ax.set_ylim(n_rows - 0.5, -0.5)  # the first row on top
+    ax.set_ylim(max(n_rows, 1) - 0.5, -0.5)  # the first row on top
     return fig, ax
 
 
@@ -112,12 +116,12 @@ def finish(fig, ax, labels, x_end, path):
     return path
 
 
-def timeline(trace, attributions, colours, origin, path):
+def timeline(trace, attributions, colours, origin, length, path):
     """One row per thread, grouped by process: nested spans drawn shorter on top of their parents;
     parked, search and wait as thin light strips over the row's foot."""
     keys = [key for pid in trace.processes() for key in trace.threads(pid)]
     fig, ax = rows_figure(len(keys), f"{os.path.basename(trace.path)}: threads")
-    bars, drawn = Bars(merge_gap(trace, origin)), set()
+    bars, drawn = Bars(merge_gap(length)), set()
     for row, key in enumerate(keys):
         foot = row + ROW_HEIGHT / 2
         for span in attributions[key].spans:
@@ -136,7 +140,7 @@ def timeline(trace, attributions, colours, origin, path):
     legend(ax, colours, drawn, [("parked", THIN["parked"]), ("search", THIN["search"]), ("wait / block", THIN["wait"])])
     labels = [f"{trace.process_label(pid) if len(trace.bounds) > 1 else ''} {trace.thread_label((pid, tid))}".strip()
               for pid, tid in keys]
-    return finish(fig, ax, labels, ms(max(b[1] for b in trace.bounds.values()), origin), path)
+    return finish(fig, ax, labels, length, path)
 
 
 def stream_number(trace, key):
@@ -159,7 +163,7 @@ def lanes(spans):
     return lane_of, max(len(ends), 1)
 
 
-def streams(trace, colours, origin, path):
+def streams(trace, colours, origin, length, path):
     """One row per stream: its events as light bars, the modules that ran for it coloured by label
     (overlapping ones in lanes), stalls as red and prefetches as blue strips above and below."""
     rows = {}  # (pid, stream) -> row
@@ -172,7 +176,7 @@ def streams(trace, colours, origin, path):
         if ev.ph == "X" and ev.cat.startswith("module") and is_int(stream) and (ev.pid, stream) in rows:
             per_row.setdefault(rows[(ev.pid, stream)], []).append(ev)
     fig, ax = rows_figure(len(rows), f"{os.path.basename(trace.path)}: streams")
-    bars = Bars(merge_gap(trace, origin))
+    bars = Bars(merge_gap(length))
     for pid in trace.processes():
         for key in trace.stream_tracks(pid):
             row = rows[(pid, stream_number(trace, key))]
@@ -198,7 +202,7 @@ def streams(trace, colours, origin, path):
     labels = [""] * len(rows)
     for (pid, stream), row in rows.items():
         labels[row] = f"{trace.process_label(pid) + ' ' if len(trace.bounds) > 1 else ''}stream {stream}"
-    return finish(fig, ax, labels, ms(max(b[1] for b in trace.bounds.values()), origin), path)
+    return finish(fig, ax, labels, length, path)
 
 
 def busy_per_bin(attributions, keys, first, last, bins):

@@ -3,19 +3,20 @@ report.py prints them; docs/trace.md says what each means."""
 import bisect
 
 from .flows import pair_flows
-from .load import is_int, is_number
+from .load import clock_uncertainty, is_int
 from .stats import distribution, us
 from .timeline import STATES, attribute
 
 
 def summarize(trace, top=10):
     flows = pair_flows(trace.events)
-    spans = {key: attribute(evs, *trace.bounds[key[0]]) for key, evs in trace.by_thread.items()}
+    spans = {key: attribute(trace.by_thread[key], *trace.bounds[key[0]]) for pid in trace.processes()
+             for key in trace.threads(pid)}
     modules = module_times(trace)
     return {
         "trace": trace.path,
         "version": trace.other.get("heddle_trace_version"),
-        "records": trace.other.get("records"),
+        "records": trace.other.get("records") if is_int(trace.other.get("records")) else None,
         "dropped": dropped(trace),
         "processes": [process_shares(trace, pid, spans) for pid in trace.processes()],
         "task_labels": top_rows(labelled(trace, "task"), top),
@@ -161,10 +162,7 @@ def messages(trace, flows):
     the latency send → handler start from the message flows, with the clock uncertainty of the two
     processes where they differ (a merged trace's otherData.processes)."""
     nodes = {}
-    for s, _ in flows.pairs:
-        if s.name == "message" and is_int(s.id):
-            nodes.setdefault(s.pid, set()).add(s.id >> 40)
-    for s in flows.lone_starts:
+    for s in [s for s, _ in flows.pairs] + flows.lone_starts:
         if s.name == "message" and is_int(s.id):
             nodes.setdefault(s.pid, set()).add(s.id >> 40)
 
@@ -174,8 +172,7 @@ def messages(trace, flows):
         found = nodes.get(pid, set())
         return next(iter(found)) if len(found) == 1 else f"pid {pid}"
 
-    uncertainty = {p.get("pid"): p.get("clock_uncertainty_us") for p in other_list(trace, "processes")
-                   if is_number(p.get("clock_uncertainty_us"))}
+    uncertainty = clock_uncertainty(trace.other)
     rows = {}
 
     def row(src, dst):

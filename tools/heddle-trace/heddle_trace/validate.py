@@ -1,7 +1,7 @@
 """heddle-trace validate: the file against the JSON schema (trace_event.schema.json, beside this
 package), then the rules between events that no schema states (docs/trace.md)."""
 from .flows import flow_key, pair_flows
-from .load import PHASES, event_problem, is_number, make_event, read_document
+from .load import PHASES, clock_uncertainty, event_problem, make_event, read_document
 from .schema import EventChecker, document_problems, load_schema
 
 
@@ -46,8 +46,11 @@ def schema_problems(doc, schema):
     return problems
 
 
-def us(ns):
-    return f"{ns / 1000:g} µs"
+def fmt_ts(ns):
+    """A time as the file writes it, exactly: µs with up to 3 decimals (1234567890.001 µs since boot
+    reads in full, not as 1.23457e+09)."""
+    whole, frac = divmod(abs(ns), 1000)
+    return f"{'-' if ns < 0 else ''}{whole}.{frac:03d}".rstrip("0").rstrip(".") + " µs"
 
 
 def thread_problems(events):
@@ -61,7 +64,7 @@ def thread_problems(events):
         key = (ev.pid, ev.tid)
         prev = last.get(key)
         if prev is not None and ev.ts < prev.ts:
-            problems.append((ev.index, f"{ev.describe()}: ts {us(ev.ts)} is earlier than the ts {us(prev.ts)} of "
+            problems.append((ev.index, f"{ev.describe()}: ts {fmt_ts(ev.ts)} is earlier than the ts {fmt_ts(prev.ts)} of "
                                        f"event #{prev.index} before it on this thread"))
         last[key] = ev
         stack = stacks.setdefault(key, [])  # open spans: (event, end); a B's end is None until its E
@@ -72,8 +75,8 @@ def thread_problems(events):
             end = ev.ts + ev.dur
             if stack and stack[-1][1] is not None and end > stack[-1][1]:
                 outer = stack[-1][0]
-                problems.append((ev.index, f"{ev.describe()}: span {us(ev.ts)}–{us(end)} overlaps span {outer.name!r} "
-                                           f"(event #{outer.index}, {us(outer.ts)}–{us(stack[-1][1])}) without nesting in it"))
+                problems.append((ev.index, f"{ev.describe()}: span {fmt_ts(ev.ts)}–{fmt_ts(end)} overlaps span {outer.name!r} "
+                                           f"(event #{outer.index}, {fmt_ts(outer.ts)}–{fmt_ts(stack[-1][1])}) without nesting in it"))
             stack.append((ev, end))
         elif ev.ph == "B":
             stack.append((ev, None))
@@ -111,10 +114,7 @@ def end_problems(ev, stack):
 def flow_problems(events, other):
     """Every s has its f (same cat, name and id), and the f is not earlier than its s; across
     processes of a merged trace, by no more than their clocks' stated uncertainty."""
-    uncertainty = {}
-    if isinstance(other, dict) and isinstance(other.get("processes"), list):
-        uncertainty = {p.get("pid"): p["clock_uncertainty_us"] for p in other["processes"]
-                       if isinstance(p, dict) and is_number(p.get("clock_uncertainty_us"))}
+    uncertainty = clock_uncertainty(other)
     flows = pair_flows(events)
     problems = []
     for s in flows.lone_starts:
@@ -124,7 +124,7 @@ def flow_problems(events, other):
     for s, f in flows.pairs:
         slack = 0 if s.pid == f.pid else round(1000 * (uncertainty.get(s.pid, 0) + uncertainty.get(f.pid, 0)))
         if f.ts + slack < s.ts:
-            problems.append((f.index, f"{f.describe()}: flow end at {us(f.ts)} is earlier than its start at {us(s.ts)} "
+            problems.append((f.index, f"{f.describe()}: flow end at {fmt_ts(f.ts)} is earlier than its start at {fmt_ts(s.ts)} "
                                       f"(event #{s.index})"))
     return problems
 
