@@ -76,7 +76,7 @@ class TestBadInput(ToolTest):
 
 class TestLaunch(ToolTest):
     def test_runs_by_its_shebang(self):
-        """As a user types it: the python3 first in PATH may lack jsonschema (pyenv's does here);
+        """As a user types it: the python3 first in PATH may lack matplotlib (pyenv's does here);
         a built or installed copy then runs again with the python3 CMake found."""
         tool = Path(OPTIONS.tool)
         if "@HEDDLE_TRACE_PYTHON@" in tool.read_text(encoding="utf-8"):
@@ -85,6 +85,9 @@ class TestLaunch(ToolTest):
         path = self.trace(self.built(synthetic.shares))
         p = subprocess.run([str(tool), "validate", path], capture_output=True, text=True, timeout=300)
         self.assertEqual((p.returncode, p.stdout, p.stderr), (0, f"{path}: valid\n", ""))
+        out = self.tmp / "plots"
+        p = subprocess.run([str(tool), "plot", path, "--out", out], capture_output=True, text=True, timeout=300)
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (0, f"{out}/timeline.png\n{out}/utilisation.png\n", ""))
 
     def blocked(self, module, env):
         """validate under this python3 with module made unimportable, as on a python3 without it."""
