@@ -22,6 +22,7 @@ packages=(
   "${demo_packages[@]}"
   build-essential clang                                         # the second compiler (clang 14)
   libgtest-dev libgmock-dev                                     # tests
+  python3-jsonschema                                            # heddle-trace validate (and its tests)
   libtbb-dev libbenchmark-dev                                   # peers and micro-benchmarks
   libopenmpi-dev openmpi-bin                                    # am layer over MPI
   liburing-dev libhwloc-dev                                     # async engines, topology
