@@ -47,8 +47,7 @@ struct fd_engine::fd_entry {
 
 void stream_op::publish() noexcept {
   if (token) token->remove(&hook);
-  trace->end();
-  state->complete();  // the record may be gone now
+  trace->end([this]() noexcept { state->complete(); });  // the record may be gone now
 }
 
 fd_engine::fd_engine(core_detail::runtime_core*)

@@ -37,8 +37,7 @@ class op_state : public core_detail::future_state<T> {
   }
   // Completes with the result already stored.
   void complete_traced() noexcept {
-    trace.end();
-    this->complete();  // the record may be gone now
+    trace.end([this]() noexcept { this->complete(); });  // the record may be gone now
   }
 
   core_detail::trace::operation_span trace;

@@ -63,8 +63,7 @@ class parking_lot {
     wake_reason reason = wake_reason::not_parked;
     if (!has_work()) {
       w->stats.parks.bump();
-      const bool traced = trace::on();
-      if (traced) trace::emit_instant(trace::kind::park_begin, nullptr, kind == sleeper_kind::waiting);
+      if (trace::on()) trace::emit_instant(trace::kind::park_begin, nullptr, kind == sleeper_kind::waiting);
       if (others_awake == 0) {
         while (w->wake_word.load(std::memory_order_acquire) == 0) futex_wait(w->wake_word, 0);
         reason = wake_reason::woken;
@@ -72,7 +71,8 @@ class parking_lot {
         futex_wait(w->wake_word, 0, exact_ ? safety_net_ns : w->watch_timeout_ns);
         reason = w->wake_word.load(std::memory_order_acquire) ? wake_reason::woken : wake_reason::timed_out;
       }
-      if (traced) trace::emit_instant(trace::kind::park_end, nullptr, 0, reason == wake_reason::woken);
+      // Also when the session began during the sleep: the trace then shows it from the session's start.
+      if (trace::on()) trace::emit_instant(trace::kind::park_end, nullptr, 0, reason == wake_reason::woken);
     }
     const auto [chosen, wakeups_after] = unregister(w);
     if (reason == wake_reason::timed_out) {

@@ -164,6 +164,10 @@ struct event_writer {
         span("async", r.name ? r.name : "operation", r);
         out.raw("}");
         return;
+      case kind::publication:
+        span("async", "publish", r);
+        out.raw(",\"args\":{\"operation\":").str(r.name ? r.name : "operation").raw("}}");
+        return;
       case kind::queue_drain:
         span("dispatch", r.name ? r.name : "serial queue", r);
         out.raw(",\"args\":{\"items\":").num(r.arg).raw("}}");

@@ -7,39 +7,22 @@ namespace heddle::core_detail::trace {
 
 namespace {
 
-// Puts `t`'s operations on lanes, first fit by start time. The flows a completion began right
-// after the operation's record, in the thread's record order (the successors it released), go with
-// the operation, at its end.
+// Puts `t`'s operations on lanes, first fit by start time. (Their publications, and the flows to
+// their successors, stay on the thread's own track.)
 std::vector<track> operation_lanes(track& t, pid_t& next_tid) {
-  struct op_with_flows {
-    record op;
-    std::vector<record> flows;
-  };
-  std::vector<op_with_flows> ops;
-  std::vector<record> own;
-  own.reserve(t.records.size());
-  bool after_op = false;  // the records since the last operation's are its flows
-  for (const record& r : t.records) {
-    if (r.k == kind::operation) {
-      ops.push_back({r, {}});
-      after_op = true;
-    } else if (r.k == kind::flow_begin && after_op) {
-      record moved = r;
-      moved.t0 = ops.back().op.t1;
-      ops.back().flows.push_back(moved);
-    } else {
-      own.push_back(r);
-      after_op = false;
-    }
-  }
-  t.records = std::move(own);
+  std::vector<record> ops;
+  std::erase_if(t.records, [&](const record& r) {
+    if (r.k != kind::operation) return false;
+    ops.push_back(r);
+    return true;
+  });
   if (ops.empty()) return {};
-  std::stable_sort(ops.begin(), ops.end(), [](const op_with_flows& a, const op_with_flows& b) { return a.op.t0 < b.op.t0; });
+  std::stable_sort(ops.begin(), ops.end(), [](const record& a, const record& b) { return a.t0 < b.t0; });
   std::vector<track> lanes;
   std::vector<std::uint64_t> lane_end;
-  for (op_with_flows& o : ops) {
+  for (const record& op : ops) {
     std::size_t lane = 0;
-    while (lane < lanes.size() && lane_end[lane] > o.op.t0) ++lane;
+    while (lane < lanes.size() && lane_end[lane] > op.t0) ++lane;
     if (lane == lanes.size()) {
       track l;
       l.tid = next_tid++;
@@ -50,9 +33,8 @@ std::vector<track> operation_lanes(track& t, pid_t& next_tid) {
       lanes.push_back(std::move(l));
       lane_end.push_back(0);
     }
-    lane_end[lane] = o.op.t1;
-    lanes[lane].records.push_back(o.op);
-    for (const record& f : o.flows) lanes[lane].records.push_back(f);
+    lane_end[lane] = op.t1;
+    lanes[lane].records.push_back(op);
   }
   return lanes;
 }

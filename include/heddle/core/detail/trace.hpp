@@ -43,6 +43,8 @@ enum class kind : std::uint16_t {
   // async
   operation,     // X async, name: an operation from its start to its completion, recorded by the
                  // thread that completed it, drawn on that thread's operation lanes
+  publication,   // X async "publish": that thread publishing the result (continuations, inline
+                 // successors, the flows they begin), on its own track; name: the operation
   flow_begin,    // s flow "successor": a completion released a successor; sub: strategy; id
   flow_end,      // f flow "successor": the successor started; sub: strategy; id
   // dispatch
@@ -193,9 +195,17 @@ struct operation_span {
       name = what;
     }
   }
-  // Before the completion is published (the record may be gone after it).
-  void end() noexcept {
-    if (begin) [[unlikely]] emit_span(kind::operation, begin, now(), name);
+  // Publishes the result with `publish` (which may free the record holding this span), recording
+  // the operation up to now and the publication itself.
+  template <class Publish>
+  void end(Publish&& publish) noexcept {
+    const std::uint64_t t0 = begin;
+    if (!t0) [[likely]] return publish();
+    const char* what = name;
+    const std::uint64_t t1 = now();
+    emit_span(kind::operation, t0, t1, what);
+    publish();
+    emit_span(kind::publication, t1, now(), what);
   }
 };
 
