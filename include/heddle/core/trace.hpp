@@ -62,8 +62,10 @@ struct result {
 HEDDLE_EXPORT void start(const std::string& path, const options& o = {});
 
 // Stops recording and writes the file: every thread's records up to now, converted to steady-clock
-// time, sorted per thread. Records made by threads still running after this returns are not in it.
-// Costs a pass over the records (about 100 ns a record). Throws trace_error if no session is
+// time, sorted per thread. Records made by threads still running after this returns are not in it;
+// a task that another thread is finishing (its result seen, its record not yet made) is waited for,
+// up to 100 ms. Takes at least 20 ms from start() (the clock's calibration) and a pass over the
+// records. Throws trace_error if no session is
 // active or the file cannot be written (the records are lost then; the message says where).
 HEDDLE_EXPORT result stop();
 
