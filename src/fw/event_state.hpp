@@ -42,14 +42,19 @@ struct event_state {
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k
   std::uint8_t* passed;                // [paths]
   std::int64_t* started_ns;            // [modules], only when a timeline is recorded
+  // Traced runs only (threaded.cpp): per module, when it was asked for and when it was ready
+  // (trace ticks; asked-for 0 if it had nothing to wait for); when the event started.
+  std::uint64_t* trace_ticks = nullptr;  // [2 * modules]
+  std::uint64_t trace_begin = 0;
 
   static std::size_t words(std::size_t bits) noexcept { return (bits + 63) / 64; }
   static std::size_t edge_words(const graph& g) noexcept { return (std::size_t{g.num_edges} + 31) / 32; }
 
-  static event_state* make(const graph& g, unsigned stream, bool timed) {
+  static event_state* make(const graph& g, unsigned stream, bool timed, bool traced = false) {
     const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), mw = words(n);
     const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (mw + e) * sizeof(std::uint64_t) +
-                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + n * sizeof(word) + np + g.paths.size();
+                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + 2 * n * sizeof(std::uint64_t) * (traced ? 1 : 0) +
+                              n * sizeof(word) + np + g.paths.size();
     void* mem = std::malloc(bytes);
     if (!mem) throw std::bad_alloc();
     auto* s = ::new (mem) event_state;
@@ -63,6 +68,10 @@ struct event_state {
     p += e * sizeof(std::uint64_t);
     s->started_ns = timed ? reinterpret_cast<std::int64_t*>(p) : nullptr;
     if (timed) p += n * sizeof(std::int64_t);
+    if (traced) {
+      s->trace_ticks = reinterpret_cast<std::uint64_t*>(p);
+      p += 2 * n * sizeof(std::uint64_t);
+    }
     s->state = reinterpret_cast<std::atomic<word>*>(p);
     p += n * sizeof(word);
     s->made = reinterpret_cast<std::atomic<std::uint8_t>*>(p);

@@ -21,7 +21,9 @@
 #include "event_state.hpp"
 #include "ready_queue.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/runtime.hpp"
+#include "heddle/core/trace.hpp"
 #include "heddle/dispatch/concurrent_queue.hpp"
 #include "heddle/dispatch/serial_queue.hpp"
 #include "heddle/fw/processor.hpp"
@@ -60,6 +62,8 @@ class engine final : public detail::acquire_sink {
         transitions_(rt_, "heddle::fw transitions"),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)),
         max_lumis_(std::max(1u, o.concurrent_lumis)) {
+    if (traced_)
+      for (std::uint32_t m = 0; m < g.size(); ++m) labels_.push_back(heddle::trace::intern(g.nodes[m].spec.label));
     // CMS's rule: a one:: module's transitions may not overlap its events, nor a stream module's
     // instances' lumi transitions the events of their stream, so such a process runs one lumi at a
     // time (a barrier between lumis, as between runs).
@@ -338,11 +342,17 @@ class engine final : public detail::acquire_sink {
       free_.pop_back();
       return e;
     }
-    slots_.push_back(event_state::make(g_, static_cast<unsigned>(slots_.size()), o_.record != nullptr));
+    slots_.push_back(event_state::make(g_, static_cast<unsigned>(slots_.size()), o_.record != nullptr, traced_));
     return slots_.back();
   }
 
   void event_done(event_state* e) {
+    if (traced_) {
+      core_detail::trace::record r{e->trace_begin, core_detail::trace::now(), e->id.event, nullptr,
+                                   core_detail::trace::kind::event, 0, e->stream};
+      r.value = std::uint64_t{e->id.run} << 32 | e->id.lumi;
+      core_detail::trace::emit(r);
+    }
     detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
       if (e->state[m].load(std::memory_order_relaxed) & event_state::requested) sum.module(g_.nodes[m], e->module_digest(g_, m));
@@ -368,6 +378,7 @@ class engine final : public detail::acquire_sink {
   // --- one event.
 
   void start_event(event_state* e) {
+    if (traced_) e->trace_begin = core_detail::trace::now();
     const auto paths = static_cast<std::uint32_t>(g_.paths.size());
     e->paths_left.store(paths + 1, std::memory_order_relaxed);
     e->active.store(1, std::memory_order_relaxed);
@@ -432,6 +443,7 @@ class engine final : public detail::acquire_sink {
     const detail::node& n = g_.nodes[m];
     const auto producers = static_cast<std::uint32_t>(n.producers.size());
     const auto conditions = static_cast<std::uint32_t>(n.es_producers.size());
+    if (traced_) e->trace_ticks[2 * m] = producers + conditions ? core_detail::trace::now() : 0;
     if (producers + conditions == 0) return schedule(e, m);
     e->state[m].fetch_add(static_cast<event_state::word>(producers + conditions + 1), std::memory_order_relaxed);
     for (std::uint32_t p : n.producers) request(e, p);
@@ -567,6 +579,7 @@ class engine final : public detail::acquire_sink {
   }
 
   void schedule(event_state* e, std::uint32_t m) {
+    if (traced_) traced_ready(e, m);
     e->active.fetch_add(1, std::memory_order_relaxed);
     if (!queues_[m].empty()) return hold_queues(e, m, 0);
     ready_.push({priority_[m], e->id.event, e, m}, lane());
@@ -574,6 +587,20 @@ class engine final : public detail::acquire_sink {
       const detail::ready_queue::entry next = ready_.pop(lane());
       execute(next.state, next.module);
     });
+  }
+
+  // The module's prefetch is over (if it had one), and from now it may stall.
+  void traced_ready(event_state* e, std::uint32_t m) noexcept {
+    using namespace core_detail::trace;
+    const std::uint64_t ready = now();
+    if (const std::uint64_t asked = e->trace_ticks[2 * m])
+      emit_span(kind::module_prefetch, asked, ready, labels_[m], 0, e->stream, e->id.event);
+    e->trace_ticks[2 * m + 1] = ready;
+  }
+  // A span of module m's for event e, from t0 to now.
+  void traced_module(core_detail::trace::kind k, std::uint16_t sub, event_state* e, std::uint32_t m,
+                     std::uint64_t t0) noexcept {
+    core_detail::trace::emit_span(k, t0, core_detail::trace::now(), labels_[m], sub, e->stream, e->id.event);
   }
 
   // Runs module m as an item of its k-th queue, holding (suspending) the queues before it: once
@@ -601,6 +628,7 @@ class engine final : public detail::acquire_sink {
     }
     const detail::node& n = g_.nodes[m];
     if (e->started_ns) e->started_ns[m] = steady_now_ns();
+    if (traced_) traced_module(core_detail::trace::kind::module_stall, 0, e, m, e->trace_ticks[2 * m + 1]);
     if (!n.first().external_work()) {
       std::exception_ptr error;
       const bool pass = call(e, m, error);
@@ -620,7 +648,9 @@ class engine final : public detail::acquire_sink {
     try {
       const event ev = detail::event_access::make(*e, g_, m);
       const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
+      const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
       detail::module_access::acquire(n.instance(e->stream), ev, setup, handle(e, m));
+      if (traced_) traced_module(core_detail::trace::kind::module, 1, e, m, t0);
     } catch (...) {
       thrown = std::current_exception();
     }
@@ -677,7 +707,9 @@ class engine final : public detail::acquire_sink {
     try {
       event ev = detail::event_access::make(*e, g_, m);
       const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
+      const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
       const bool pass = detail::module_access::call(n.instance(e->stream), ev, setup);
+      if (traced_) traced_module(core_detail::trace::kind::module, 0, e, m, t0);
       if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
       return pass;
     } catch (...) {
@@ -700,6 +732,10 @@ class engine final : public detail::acquire_sink {
 
   const detail::graph& g_;
   const run_options& o_;
+  // A run begun while tracing records per module and event (CMS's StallMonitor view): prefetch,
+  // stall, the module's methods, and each event from source to output (docs/trace.md).
+  const bool traced_ = core_detail::trace::on();
+  std::vector<const char*> labels_;  // interned, when traced_
   runtime rt_;
   concurrent_queue tasks_;
   std::map<std::string, std::unique_ptr<serial_queue>> own_;     // one:: modules without resources, by label

@@ -178,6 +178,27 @@ struct event_writer {
             .raw(r.k == kind::item_end ? ",\"bp\":\"e\"" : "")
             .raw(",\"id\":").num(static_cast<std::int64_t>(r.id)).raw("}");
         return;
+      case kind::module:
+      case kind::module_prefetch:
+      case kind::module_stall:
+        span(r.k == kind::module ? "module" : r.k == kind::module_prefetch ? "module.prefetch" : "module.stall",
+             r.name ? r.name : "module", r);
+        out.raw(",\"args\":{\"event\":").num(static_cast<std::int64_t>(r.id)).raw(",\"stream\":").num(r.arg);
+        if (r.k == kind::module) out.raw(",\"phase\":\"").raw(r.sub ? "acquire" : "produce").raw("\"");
+        out.raw("}}");
+        return;
+      case kind::event: {
+        const auto run = static_cast<std::int64_t>(r.value >> 32), lumi = static_cast<std::int64_t>(r.value & 0xffffffffu);
+        const std::string name = "event " + std::to_string(run) + ":" + std::to_string(lumi) + ":" + std::to_string(r.id);
+        span("event", name, r);
+        out.raw(",\"args\":{\"run\":").num(run).raw(",\"lumi\":").num(lumi)
+            .raw(",\"event\":").num(static_cast<std::int64_t>(r.id)).raw(",\"stream\":").num(r.arg).raw("}}");
+        return;
+      }
+      case kind::transition:
+        span("fw", r.name ? r.name : "transition", r);
+        out.raw(",\"args\":{\"run\":").num(static_cast<std::int64_t>(r.id)).raw(",\"lumi\":").num(r.arg).raw("}}");
+        return;
       case kind::flow_begin:
       case kind::flow_end:
         begin(r.k == kind::flow_begin ? 's' : 'f', "flow", "successor", clock.to_ns(r.t0))

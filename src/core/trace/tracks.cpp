@@ -1,45 +1,51 @@
 #include "tracks.hpp"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 namespace heddle::core_detail::trace {
 
 namespace {
 
-// Puts `t`'s operations on lanes, first fit by start time. (Their publications, and the flows to
-// their successors, stay on the thread's own track.)
-std::vector<track> operation_lanes(track& t, pid_t& next_tid) {
-  std::vector<record> ops;
-  std::erase_if(t.records, [&](const record& r) {
-    if (r.k != kind::operation) return false;
-    ops.push_back(r);
-    return true;
-  });
-  if (ops.empty()) return {};
-  std::stable_sort(ops.begin(), ops.end(), [](const record& a, const record& b) { return a.t0 < b.t0; });
+// Spans that may overlap (operations of one engine, module waits of one stream) on as many lanes
+// as they need, first fit by start time: on each lane they are disjoint, as spans on a track must
+// be. Lanes are named `base`, `base 2`, `base 3`, ...
+std::vector<track> lanes_of(std::vector<record>& spans, const std::string& base, pid_t& next_tid) {
+  std::stable_sort(spans.begin(), spans.end(), [](const record& a, const record& b) { return a.t0 < b.t0; });
   std::vector<track> lanes;
   std::vector<std::uint64_t> lane_end;
-  for (const record& op : ops) {
+  for (const record& r : spans) {
     std::size_t lane = 0;
-    while (lane < lanes.size() && lane_end[lane] > op.t0) ++lane;
+    while (lane < lanes.size() && lane_end[lane] > r.t0) ++lane;
     if (lane == lanes.size()) {
       track l;
       l.tid = next_tid++;
-      l.name = t.name;
-      l.name += " operations";
+      l.name = base;
       if (lane) l.name.append(" ").append(std::to_string(lane + 1));
       l.synthetic = true;
       lanes.push_back(std::move(l));
       lane_end.push_back(0);
     }
-    lane_end[lane] = op.t1;
-    lanes[lane].records.push_back(op);
+    lane_end[lane] = r.t1;
+    lanes[lane].records.push_back(r);
   }
   return lanes;
 }
 
-// A flow's family (successor, queue item) and end, or -1 for a record that is no flow's.
+// Takes the records `wanted` out of `t`.
+template <class Pred>
+std::vector<record> take(track& t, Pred&& wanted) {
+  std::vector<record> out;
+  std::erase_if(t.records, [&](const record& r) {
+    if (!wanted(r)) return false;
+    out.push_back(r);
+    return true;
+  });
+  return out;
+}
+
+// A flow's family (successor, queue item), or -1 for a record that is no flow's end.
 int flow_family(kind k) noexcept {
   switch (k) {
     case kind::flow_begin: case kind::flow_end: return 0;
@@ -100,15 +106,28 @@ std::vector<track> lay_out(snapshot& s) {
   });
   std::vector<track> tracks;
   pid_t next_tid = first_synthetic_tid;
+  // Per framework stream: its events, and its modules' waits, from whichever thread recorded them.
+  std::map<std::uint32_t, std::pair<std::vector<record>, std::vector<record>>> streams;
   for (thread_snapshot& th : s.threads) {
     track t;
     t.tid = th.tid;
     t.name = std::move(th.name);
     t.records = std::move(th.records);
     t.dropped = th.dropped;
-    std::vector<track> lanes = operation_lanes(t, next_tid);
+    std::vector<record> ops = take(t, [](const record& r) { return r.k == kind::operation; });
+    for (const record& r : take(t, [](const record& r) {
+           return r.k == kind::event || r.k == kind::module_prefetch || r.k == kind::module_stall;
+         }))
+      (r.k == kind::event ? streams[r.arg].first : streams[r.arg].second).push_back(r);
+    std::vector<track> lanes = lanes_of(ops, t.name + " operations", next_tid);
     tracks.push_back(std::move(t));
     for (track& l : lanes) tracks.push_back(std::move(l));
+  }
+  for (auto& [stream, spans] : streams) {
+    const std::string name = "stream " + std::to_string(stream);
+    // One event at a time per stream: one track, unless a stream's events overlap (they do not).
+    for (track& l : lanes_of(spans.first, name, next_tid)) tracks.push_back(std::move(l));
+    for (track& l : lanes_of(spans.second, name + " modules", next_tid)) tracks.push_back(std::move(l));
   }
   pair_flows(tracks);
   return tracks;

@@ -1,6 +1,7 @@
-// From the threads' records to the tracks a trace shows: each thread's own, and for a thread that
+// From the threads' records to the tracks a trace shows: each thread's own; for a thread that
 // completed operations, its operation lanes — operations overlap (a thousand timers wait at
-// once), so they go on lanes where each is disjoint from the next, as spans on a track must be.
+// once), so they go on lanes where each is disjoint from the next, as spans on a track must be;
+// per framework stream, a track of its events and lanes of its modules' prefetches and stalls.
 // The completing thread keeps a "publish" span per completion on its own track, in which the
 // flows to the successors begin (a flow starts inside a slice, where Perfetto anchors it).
 // Flows are paired and numbered; those whose other end the session did not see (it began or ended

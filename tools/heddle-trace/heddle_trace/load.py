@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass, field
 
 PHASES = ("X", "B", "E", "i", "s", "f", "M")
-STREAM_TID_BASE = 1000000  # the framework's stream tracks have synthetic tids from here on
+SYNTHETIC_TID_BASE = 1 << 30  # tracks that are no thread (lanes, streams) have tids from here on
+STREAM_NAME = re.compile(r"stream (\d+)")  # a framework stream's track; its module lanes are not
 MAX_US = 1e15  # 31 years: no steady clock since boot gets there, and ns of it still fit a double exactly
 WORKER_NAME = re.compile(r"(runtime \d+ )?worker \d+")  # a runtime's worker threads
 
@@ -142,8 +143,8 @@ class Trace:
         return sorted(self.bounds, key=lambda p: (self.process_order.get(p, 0), p))
 
     def threads(self, pid):
-        """The recording threads of pid in display order (the stream tracks are not threads)."""
-        keys = [k for k in self.by_thread if k[0] == pid and not self.is_stream_track(k)]
+        """The recording threads of pid in display order (lanes and stream tracks are not threads)."""
+        keys = [k for k in self.by_thread if k[0] == pid and k[1] < SYNTHETIC_TID_BASE]
         return sorted(keys, key=lambda k: (self.thread_order.get(k, 0), k[1]))
 
     def stream_tracks(self, pid):
@@ -151,7 +152,7 @@ class Trace:
         return sorted(keys, key=lambda k: (self.thread_order.get(k, 0), k[1]))
 
     def is_stream_track(self, key):
-        return key[1] >= STREAM_TID_BASE
+        return key[1] >= SYNTHETIC_TID_BASE and STREAM_NAME.fullmatch(self.thread_names.get(key, "")) is not None
 
     def is_worker(self, key):
         return WORKER_NAME.fullmatch(self.thread_names.get(key, "")) is not None

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from .load import STREAM_TID_BASE, TraceError, is_int  # noqa: E402
+from .load import STREAM_NAME, SYNTHETIC_TID_BASE, TraceError, is_int  # noqa: E402
 from .timeline import BUSY, attribute  # noqa: E402
 
 TOP_COLOURS = 12
@@ -144,10 +144,8 @@ def timeline(trace, attributions, colours, origin, length, path):
 
 
 def stream_number(trace, key):
-    name = trace.thread_names.get(key, "")
-    if name.startswith("stream ") and name[7:].isdigit():
-        return int(name[7:])
-    return key[1] - STREAM_TID_BASE
+    match = STREAM_NAME.fullmatch(trace.thread_names.get(key, ""))
+    return int(match.group(1)) if match else key[1] - SYNTHETIC_TID_BASE
 
 
 def lanes(spans):

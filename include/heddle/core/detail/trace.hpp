@@ -51,6 +51,14 @@ enum class kind : std::uint16_t {
   queue_drain,   // X dispatch, the queue's label: items run back to back by one owner; arg: items
   item_begin,    // s flow "queue item": a sampled item was enqueued; id: the item's address
   item_end,      // f flow "queue item": it started running; id: the item's address
+  // framework (heddle::fw)
+  module,          // X module, the module's label: its event method (sub 0) or acquire (sub 1);
+                   // id: event number; arg: stream
+  module_prefetch, // X module.prefetch: asked for, until its inputs were in; drawn on the stream's lanes
+  module_stall,    // X module.stall: ready, until it started (waiting for a queue or a thread); lanes
+  event,           // X event, on the track of stream `arg`: from the source to the end of the
+                   // output; id: event number; value: run << 32 | lumi
+  transition,      // X fw, name ("begin run", ...): a transition's modules; id: run; arg: lumi
   count_
 };
 
@@ -63,7 +71,10 @@ struct record {
   std::uint64_t t0;  // ticks (now()); the only time of an instant, B or E
   std::uint64_t t1;  // ticks at the end of a span (X)
   std::uint64_t id;  // a flow's id, an event's number: kind-specific
-  const char* name;  // a label that lives until the trace is written (a literal, or intern()ed)
+  union {
+    const char* name;     // a label that lives until the trace is written (a literal, or intern()ed)
+    std::uint64_t value;  // or, for a kind without one, a number (kind::event's run and lumi)
+  };
   kind k;
   std::uint16_t sub;
   std::uint32_t arg;
@@ -167,6 +178,26 @@ class scoped_span {
   std::uint64_t t0_;
   kind k_;
   std::uint16_t sub_;
+};
+
+// A span with everything a record holds, for the slow paths (transitions): recorded if tracing
+// was on when it began.
+class full_span {
+ public:
+  full_span(kind k, const char* name, std::uint64_t id = 0, std::uint32_t arg = 0, std::uint16_t sub = 0) noexcept
+      : t0_(on() ? now() : 0), id_(id), name_(name), k_(k), sub_(sub), arg_(arg) {}
+  ~full_span() {
+    if (t0_) emit_span(k_, t0_, now(), name_, sub_, arg_, id_);
+  }
+  full_span(const full_span&) = delete;
+  full_span& operator=(const full_span&) = delete;
+
+ private:
+  std::uint64_t t0_, id_;
+  const char* name_;
+  kind k_;
+  std::uint16_t sub_;
+  std::uint32_t arg_;
 };
 
 // Whether a queue item is one of the sampled: a hash of its address, so that enqueue and run agree
