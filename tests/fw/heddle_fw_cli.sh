@@ -251,4 +251,17 @@ done
 timeout 60 "$bin" calibrate --rounds 3 --round-ms 20 >"$tmp/out" 2>&1 || fail "calibrate failed: $(cat "$tmp/out")"
 grep -qE '^busyWaitScaleFactor [0-9.e+]+$' "$tmp/out" || fail "calibrate printed: $(cat "$tmp/out")"
 
+# --trace FILE: an unwritable file fails before the run (one line, exit 2); a run's trace names its
+# modules (heddle-trace's tests read such traces through).
+expect 2 "unwritable --trace" "--trace: heddle::trace::start: cannot open /dev/null/t.json" \
+  "$configs/chain.json" --events 4 -q --trace /dev/null/t.json
+if ! timeout 120 "$bin" "$configs/chain.json" --events 20 --threads 2 -q --trace "$tmp/trace.json" >"$tmp/out" 2>"$tmp/err"; then
+  fail "--trace run failed: $(cat "$tmp/err")"
+else
+  grep -q "heddle-fw: trace: $tmp/trace.json" "$tmp/err" || fail "--trace does not say where the trace went: $(cat "$tmp/err")"
+  for part in '"traceEvents"' '"cat":"module"' '"cat":"event"' '"name":"begin run"'; do
+    grep -qF -- "$part" "$tmp/trace.json" || fail "--trace file lacks $part"
+  done
+fi
+
 finish "heddle-fw CLI"
