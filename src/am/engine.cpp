@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -11,6 +13,8 @@
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
+#include "heddle/core/detail/trace.hpp"
+#include "heddle/core/trace.hpp"
 
 namespace heddle::offload::detail {
 
@@ -88,7 +92,8 @@ engine::engine(const session_options& options, std::unique_ptr<transport> t)
       rt_(options.rt ? options.rt : &default_runtime()),
       transport_(std::move(t)),
       has_receiver_(options.transport != backend::loopback),
-      peers_(options.nodes) {
+      peers_(options.nodes),
+      handler_labels_(new std::atomic<const char*>[registry::instance().size()]()) {
   peers_[options_.node].hello = true;
   peers_[options_.node].pid = ::getpid();
 }
@@ -257,10 +262,28 @@ void engine::finish() {
 
 // ---- calls out ----------------------------------------------------------------------------------
 
+// Traced, a frame is numbered for its peer (message_header::sequence) and recorded as a send span
+// with the start of its flow, which the receiver's receive span ends (deliver).
 void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                         std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
     check_reachable(to);  // throws, saying why
+  namespace trace = heddle::core_detail::trace;
+  if (!trace::on()) [[likely]] return send_untraced(from, to, h, head, tail, tail_owner);
+  message_header numbered = h;
+  std::atomic<std::uint16_t>& counter = peers_[to].trace_sequence;
+  do numbered.sequence = static_cast<std::uint16_t>(counter.fetch_add(1, std::memory_order_relaxed) + 1);
+  while (numbered.sequence == 0);
+  const std::uint64_t id = trace::message_flow_id(from, to, numbered.sequence);
+  const std::uint64_t t0 = trace::now();
+  trace::emit_instant(trace::kind::message_begin, nullptr, 0, 0, id);
+  send_untraced(from, to, numbered, head, tail, tail_owner);
+  trace::emit_span(trace::kind::message_send, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(to),
+                   static_cast<std::uint32_t>(std::min<std::uint64_t>(h.payload_bytes, UINT32_MAX)), id);
+}
+
+void engine::send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                           std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   if (to == self() && has_receiver_) {
     if (tail.empty()) return deliver(from, to, h, head);
     const std::vector<std::byte> all = joined(head, tail);
@@ -360,6 +383,24 @@ void engine::fail_pending(node_id node, const std::function<std::exception_ptr()
 // ---- frames in ----------------------------------------------------------------------------------
 
 void engine::deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+  namespace trace = heddle::core_detail::trace;
+  if (!trace::on()) [[likely]] return deliver_untraced(from, to, h, payload);
+  const std::uint64_t id = h.sequence ? trace::message_flow_id(from, to, h.sequence) : 0;
+  const std::uint64_t t0 = trace::now();
+  if (id) trace::emit_instant(trace::kind::message_end, nullptr, 0, 0, id);
+  struct receipt {  // recorded on the way out, a decode error's included
+    std::uint64_t t0, id;
+    const message_header& h;
+    node_id from;
+    ~receipt() {
+      trace::emit_span(trace::kind::message_receive, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(from),
+                       static_cast<std::uint32_t>(std::min<std::uint64_t>(h.payload_bytes, UINT32_MAX)), id);
+    }
+  } recorded{t0, id, h, from};
+  deliver_untraced(from, to, h, payload);
+}
+
+void engine::deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   switch (h.kind) {
     case message_kind::hello:
       return hello_from(from, payload);
@@ -438,6 +479,8 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
     const handler_fn fn = reg.at(h.handler);
     reader r(args);
     fn(r, result);
+    // Traced: the task running this handler is labelled with its name.
+    if (heddle::core_detail::trace::on()) [[unlikely]] heddle::core_detail::trace::pending_label = handler_label(h.handler);
   } catch (...) {
     const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
                              std::string(reg.name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
@@ -463,6 +506,15 @@ void engine::reply_failure(node_id from, node_id to, std::uint64_t call_id, cons
   writer w;
   offload::write(w, what);
   reply(from, to, call_id, message_kind::reply_error, w.data());
+}
+
+const char* engine::handler_label(std::uint32_t handler) {
+  registry& reg = registry::instance();
+  if (!handler_labels_ || handler >= reg.size()) return "handler";
+  if (const char* l = handler_labels_[handler].load(std::memory_order_acquire)) return l;
+  const char* l = heddle::trace::intern(reg.name(handler));
+  handler_labels_[handler].store(l, std::memory_order_release);
+  return l;
 }
 
 // ---- buffers --------------------------------------------------------------------------------------

@@ -80,6 +80,7 @@ class engine final : public frame_sink {
     bool hello = false;
     bool goodbye = false;
     std::int64_t pid = 0;
+    std::atomic<std::uint16_t> trace_sequence{0};  // the last frame's to this peer, traced (message_header::sequence)
     std::string why;                // how it was lost
     std::exception_ptr refused;    // a hello that did not match
   };
@@ -91,6 +92,12 @@ class engine final : public frame_sink {
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
   void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = {});
+  void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  // A handler's name in traces, interned the first time it runs traced (the task that runs it
+  // takes it as its label).
+  const char* handler_label(std::uint32_t handler);
   void request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
   void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args);
@@ -130,6 +137,7 @@ class engine final : public frame_sink {
   std::atomic<std::uint64_t> next_buffer_{1};
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
+  std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced
   progress progress_;
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> next_peer_check_ns_{0};

@@ -9,6 +9,11 @@
 // node's (128 + signal for a signal), with one line on stderr per failed node. 2 for a bad command
 // line. SIGINT and SIGTERM are passed on to the nodes; --timeout kills them all (status 124).
 // Shared-memory objects a crashed node left (/dev/shm/heddle.SESSION.*) are removed at the end.
+//
+// --trace FILE: every node records a trace (HEDDLE_TRACE=FILE.node<K>.json), and when they have
+// exited heddle-run merges them into FILE with `heddle-trace merge` (beside heddle-run, else in
+// PATH): one process track per node, each message a flow from its sender to its receiver. If the
+// merge cannot run, the nodes' files stay and heddle-run says so (status 1 if the run succeeded).
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -75,6 +80,36 @@ int exit_code(int status) {
   return 1;
 }
 
+// Runs `heddle-trace merge out inputs...` (the one beside this program, else PATH's) and waits; its
+// exit status, or 127 if it could not start.
+int merge_traces(const std::string& out, const std::vector<std::string>& inputs) {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string beside;
+  if (n > 0) {
+    self[n] = '\0';
+    beside = std::string(self);
+    beside = beside.substr(0, beside.rfind('/') + 1) + "heddle-trace";
+  }
+  const std::string tool = !beside.empty() && ::access(beside.c_str(), X_OK) == 0 ? beside : "heddle-trace";
+  const pid_t pid = ::fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    std::vector<std::string> argv_s{tool, "merge", out};
+    argv_s.insert(argv_s.end(), inputs.begin(), inputs.end());
+    std::vector<char*> argv;
+    for (std::string& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "heddle-run: --trace: cannot run %s: %s\n", tool.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 127;
+}
+
 void remove_leftovers(const std::string& session) {
   const std::string prefix = "heddle." + session + ".";
   DIR* d = ::opendir("/dev/shm");
@@ -97,6 +132,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend, "shm (one host, shared memory) or tcp")->check(CLI::IsMember({"shm", "tcp"}));
   app.add_option("--bind", bind, "tcp: the IPv4 address the nodes listen on (default 127.0.0.1)");
   app.add_option("--timeout", timeout, "kill every node after this many seconds (0: never)")->check(heddle::tool::real_number(true));
+  std::string trace_file;
+  app.add_option("--trace", trace_file, "every node records a trace; merged into FILE at the end (heddle-trace merge)");
   app.prefix_command();  // the first argument that is not heddle-run's starts the program's command line
   app.footer("The program and its arguments follow heddle-run's options.");
   try {
@@ -146,6 +183,7 @@ int main(int argc, char** argv) {
       ::setenv("HEDDLE_NODE", std::to_string(k).c_str(), 1);
       ::setenv("HEDDLE_NODES", std::to_string(nodes).c_str(), 1);
       ::setenv("HEDDLE_SESSION", session.c_str(), 1);
+      if (!trace_file.empty()) ::setenv("HEDDLE_TRACE", (trace_file + ".node" + std::to_string(k) + ".json").c_str(), 1);
       if (backend == "tcp") {
         for (unsigned j = 0; j < nodes; ++j)
           if (j != k) ::close(listen_fds[j]);
@@ -204,5 +242,20 @@ int main(int argc, char** argv) {
   }
   if (status[0] != 0) code = exit_code(status[0]);
   if (timed_out) code = 124;
+  if (!trace_file.empty()) {
+    std::vector<std::string> parts;
+    for (unsigned k = 0; k < nodes; ++k) {
+      const std::string part = trace_file + ".node" + std::to_string(k) + ".json";
+      if (::access(part.c_str(), R_OK) == 0) parts.push_back(part);
+      else std::fprintf(stderr, "heddle-run: --trace: node %u wrote no trace (%s)\n", k, part.c_str());
+    }
+    if (!parts.empty() && merge_traces(trace_file, parts) == 0) {
+      for (const std::string& part : parts) ::unlink(part.c_str());
+    } else {
+      std::fprintf(stderr, "heddle-run: --trace: the nodes' traces are left in %s.node*.json (heddle-trace merge OUT FILES...)\n",
+                   trace_file.c_str());
+      if (code == 0) code = 1;
+    }
+  }
   return code;
 }

@@ -41,7 +41,7 @@ HEDDLE_EXPORT const char* to_string(message_kind k) noexcept;
 
 struct message_header {
   static constexpr std::uint32_t magic_value = 0x414c4448;  // "HDLA" on a little-endian wire
-  static constexpr std::uint16_t version_value = 1;
+  static constexpr std::uint16_t version_value = 2;  // 2: the trace sequence (was a reserved 0)
   static constexpr std::size_t size = 32;
 
   message_kind kind = message_kind::call;
@@ -50,20 +50,22 @@ struct message_header {
   std::uint32_t handler = 0;
   std::uint64_t call_id = 0;
   std::uint64_t payload_bytes = 0;
+  // Traced senders number their frames to each peer, 1 to 65535 and round again (0: untraced), so
+  // that a trace pairs each send with its receipt (heddle/core/detail/trace.hpp: message flows).
+  std::uint16_t sequence = 0;
 
   // The 32 bytes on the wire.
   void encode(std::byte* out) const noexcept {
     std::uint32_t magic = magic_value;
     std::uint16_t version = version_value;
     std::uint16_t k = static_cast<std::uint16_t>(kind);
-    std::uint16_t reserved = 0;
     std::memcpy(out, &magic, 4);
     std::memcpy(out + 4, &version, 2);
     std::memcpy(out + 6, &k, 2);
     std::memcpy(out + 8, &handler, 4);
     std::memcpy(out + 12, &strategy, 1);
     std::memcpy(out + 13, &flags, 1);
-    std::memcpy(out + 14, &reserved, 2);
+    std::memcpy(out + 14, &sequence, 2);
     std::memcpy(out + 16, &call_id, 8);
     std::memcpy(out + 24, &payload_bytes, 8);
   }
@@ -74,7 +76,7 @@ struct message_header {
     if (in.size() < size)
       throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
     std::uint32_t magic;
-    std::uint16_t version, k, reserved;
+    std::uint16_t version, k;
     message_header h;
     std::memcpy(&magic, in.data(), 4);
     std::memcpy(&version, in.data() + 4, 2);
@@ -82,7 +84,7 @@ struct message_header {
     std::memcpy(&h.handler, in.data() + 8, 4);
     std::memcpy(&h.strategy, in.data() + 12, 1);
     std::memcpy(&h.flags, in.data() + 13, 1);
-    std::memcpy(&reserved, in.data() + 14, 2);
+    std::memcpy(&h.sequence, in.data() + 14, 2);
     std::memcpy(&h.call_id, in.data() + 16, 8);
     std::memcpy(&h.payload_bytes, in.data() + 24, 8);
     if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
@@ -91,7 +93,6 @@ struct message_header {
     if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
     if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
     if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
-    if (reserved != 0) throw decode_error("corrupt message header (reserved field " + hex(reserved) + ")");
     if (h.payload_bytes > max_payload)
       throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
                          std::to_string(max_payload));
@@ -121,7 +122,7 @@ struct message_header {
   }
 };
 // The wire layout encode() writes: 16 bytes of magic, version, kind, handler, strategy, flags and
-// reserved bits, then the call id and the payload length: the 32-byte header docs/am.md states.
+// trace sequence, then the call id and the payload length: the 32-byte header docs/am.md states.
 static_assert(message_header::size == 16 + sizeof(message_header::call_id) + sizeof(message_header::payload_bytes),
               "a frame's header is 32 bytes on the wire (docs/am.md)");
 

@@ -199,6 +199,20 @@ struct event_writer {
         span("fw", r.name ? r.name : "transition", r);
         out.raw(",\"args\":{\"run\":").num(static_cast<std::int64_t>(r.id)).raw(",\"lumi\":").num(r.arg).raw("}}");
         return;
+      case kind::message_send:
+      case kind::message_receive: {
+        const bool send = r.k == kind::message_send;
+        span("am", send ? "send" : "receive", r);
+        out.raw(",\"args\":{\"kind\":").str(r.name ? r.name : "?").raw(send ? ",\"to\":" : ",\"from\":").num(r.sub)
+            .raw(",\"bytes\":").num(r.arg).raw("}}");
+        return;
+      }
+      case kind::message_begin:
+      case kind::message_end:
+        begin(r.k == kind::message_begin ? 's' : 'f', "flow", "message", clock.to_ns(r.t0))
+            .raw(r.k == kind::message_end ? ",\"bp\":\"e\"" : "")
+            .raw(",\"id\":").num(static_cast<std::int64_t>(r.id)).raw("}");
+        return;
       case kind::flow_begin:
       case kind::flow_end:
         begin(r.k == kind::flow_begin ? 's' : 'f', "flow", "successor", clock.to_ns(r.t0))
@@ -277,6 +291,7 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       .raw(",\"buffer_bytes\":").num(static_cast<std::int64_t>(s.buffer_bytes))
       .raw(",\"start_us\":").micros(s.start_ns).raw(",\"stop_us\":").micros(s.stop_ns)
       .raw(",\"processes\":[{\"pid\":").num(s.pid).raw(",\"name\":").str(s.process_name)
+      .raw(",\"node\":").num(s.node).raw(",\"boot_id\":").str(s.boot_id)
       .raw(",\"clock_offset_us\":0,\"clock_uncertainty_us\":0}],\"threads\":[");
   bool first = true;
   for (auto& t : tracks) {

@@ -1,5 +1,9 @@
 // HEDDLE_TRACE=FILE: a session from the library's start to the process's exit.
 //
+// Under an MPI launcher (mpirun sets every rank's OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK) the
+// ranks would all write FILE: each writes FILE.rank<K>.json instead, which `heddle-trace merge`
+// joins (heddle-run gives each node its own file and merges them itself).
+//
 // Started by a static object of the core library, before main; written by its destructor, after
 // the default runtime (made later, destroyed earlier) has stopped its workers. A bad value is the
 // user's error: a message naming the variable and the reason, and exit status 2 before main runs,
@@ -52,8 +56,11 @@ environment_session::environment_session() {
                          "optionally followed by K, M or G)\n", size);
     std::exit(2);
   }
+  std::string file = path;
+  if (!std::getenv("HEDDLE_NODE"))
+    if (const long rank = process_node(); rank >= 0) file += ".rank" + std::to_string(rank) + ".json";
   try {
-    heddle::trace::start(path, o);
+    heddle::trace::start(file, o);
     started_ = true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s\n", path, e.what());

@@ -142,6 +142,18 @@ std::string program_name() {
   return name;
 }
 
+// The host's boot id: the processes of one boot share CLOCK_MONOTONIC, hence the trace's times.
+std::string boot_id() {
+  std::string id;
+  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, f)) id = buf;
+    std::fclose(f);
+  }
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
 // HEDDLE_TRACE: after the registry's functions it uses, before main.
 environment_session from_environment;
 
@@ -216,6 +228,7 @@ void start(const std::string& path, const options& o) {
   r.capacity = capacity;
   r.buffer_bytes = o.buffer_bytes;
   r.process_name = o.process_name.empty() ? program_name() : o.process_name;
+  if (const long node = process_node(); node >= 0 && o.process_name.empty()) r.process_name += " node " + std::to_string(node);
   r.ticks0 = ticks;
   r.ns0 = ns;
   item_sample_mask.store(o.queue_item_sampling - 1, std::memory_order_relaxed);
@@ -248,6 +261,8 @@ result stop() {
     path = r.path;
     s.process_name = r.process_name;
     s.pid = getpid();
+    s.node = process_node();
+    s.boot_id = boot_id();
     s.buffer_bytes = r.buffer_bytes;
     for (auto& e : r.entries) {
       if (e->buf.session != session) continue;
@@ -305,12 +320,14 @@ result stop() {
   return out;
 }
 
+// Never destroyed: HEDDLE_TRACE's trace is written by a static destructor, which may run after
+// this function's statics would have been (they are made later), and its labels point here.
 const char* intern(std::string_view text) {
-  static std::mutex m;
-  static std::set<std::string, std::less<>> texts;
-  std::lock_guard lock(m);
-  auto it = texts.find(text);
-  if (it == texts.end()) it = texts.emplace(text).first;
+  static auto* m = new std::mutex;
+  static auto* texts = new std::set<std::string, std::less<>>;
+  std::lock_guard lock(*m);
+  auto it = texts->find(text);
+  if (it == texts->end()) it = texts->emplace(text).first;
   return it->c_str();
 }
 
@@ -323,3 +340,17 @@ void set_thread_name(std::string_view name) {
 }
 
 }  // namespace heddle::trace
+
+namespace heddle::core_detail::trace {
+
+long process_node() noexcept {
+  for (const char* name : {"HEDDLE_NODE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* v = std::getenv(name); v && *v) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (end != v && *end == '\0' && n >= 0) return n;
+    }
+  return -1;
+}
+
+}  // namespace heddle::core_detail::trace

@@ -36,6 +36,8 @@ struct thread_snapshot {
 struct snapshot {
   std::string process_name;
   pid_t pid = 0;
+  long node = -1;       // the process's node in a multi-process run (HEDDLE_NODE, an MPI rank), or -1
+  std::string boot_id;  // the host's boot: traces with the same one share CLOCK_MONOTONIC
   std::size_t buffer_bytes = 0;
   clock_map clock;
   std::int64_t start_ns = 0;

@@ -45,19 +45,25 @@ std::vector<record> take(track& t, Pred&& wanted) {
   return out;
 }
 
-// A flow's family (successor, queue item), or -1 for a record that is no flow's end.
+// A flow's family (successor, queue item, message), or -1 for a record that is no flow's end.
+constexpr int message_family = 2;
 int flow_family(kind k) noexcept {
   switch (k) {
     case kind::flow_begin: case kind::flow_end: return 0;
     case kind::item_begin: case kind::item_end: return 1;
+    case kind::message_begin: case kind::message_end: return message_family;
     default: return -1;
   }
 }
-bool flow_begins(kind k) noexcept { return k == kind::flow_begin || k == kind::item_begin; }
+bool flow_begins(kind k) noexcept {
+  return k == kind::flow_begin || k == kind::item_begin || k == kind::message_begin;
+}
 
 // Pairs each flow's start with the next end of the same family and id, in time order (an id may
 // come back: a queue item's is its address), and numbers the pairs 1, 2, ...: the file's ids are
-// unique. A start without an end or an end without a start (the session cut the flow) is dropped.
+// unique. A start without an end or an end without a start (the session cut the flow) is dropped —
+// but for a message's, whose other end may lie in another process's trace: it keeps its id
+// (message_flow_id, above any number given here) for the merge of the nodes' traces.
 void pair_flows(std::vector<track>& tracks) {
   struct end_ref {
     int family;
@@ -76,25 +82,28 @@ void pair_flows(std::vector<track>& tracks) {
     return a.begins && !b.begins;
   });
   constexpr kind dropped = kind::count_;
+  auto drop = [](record* r) {
+    if (flow_family(r->k) != message_family) r->k = dropped;
+  };
   std::uint64_t next_id = 1;
   record* open = nullptr;
   for (std::size_t i = 0; i < ends.size(); ++i) {
     const bool same = i > 0 && ends[i].family == ends[i - 1].family && ends[i].id == ends[i - 1].id;
     if (!same && open) {
-      open->k = dropped;
+      drop(open);
       open = nullptr;
     }
     if (ends[i].begins) {
-      if (open) open->k = dropped;
+      if (open) drop(open);
       open = ends[i].r;
     } else if (open) {
       open->id = ends[i].r->id = next_id++;
       open = nullptr;
     } else {
-      ends[i].r->k = dropped;
+      drop(ends[i].r);
     }
   }
-  if (open) open->k = dropped;
+  if (open) drop(open);
   for (track& t : tracks) std::erase_if(t.records, [](const record& r) { return r.k == dropped; });
 }
 

@@ -37,6 +37,10 @@ def parser():
     v = sub.add_parser("validate", help="check the file against the schema and the rules between events")
     v.add_argument("trace", metavar="TRACE")
     v.set_defaults(run=run_validate)
+    m = sub.add_parser("merge", help="the traces of a run's processes (nodes, MPI ranks) as one trace")
+    m.add_argument("out", metavar="OUT")
+    m.add_argument("traces", metavar="TRACE", nargs="+")
+    m.set_defaults(run=run_merge)
     return p
 
 
@@ -78,6 +82,14 @@ def run_validate(args):
         print(f"{args.trace}: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
         return 1
     print(f"{args.trace}: valid")
+    return 0
+
+
+def run_merge(args):
+    from .merge import merge
+    processes, paired, lone = merge(args.out, args.traces)
+    print(f"{args.out}: {processes} process{'es' if processes != 1 else ''}, {paired} message{'s' if paired != 1 else ''} "
+          f"paired across them" + (f", {lone} without their other end (dropped)" if lone else ""))
     return 0
 
 

@@ -59,6 +59,12 @@ enum class kind : std::uint16_t {
   event,           // X event, on the track of stream `arg`: from the source to the end of the
                    // output; id: event number; value: run << 32 | lumi
   transition,      // X fw, name ("begin run", ...): a transition's modules; id: run; arg: lumi
+  // active messages (heddle::offload)
+  message_send,    // X am "send": a frame leaving; name: its kind; sub: the peer; arg: payload bytes;
+                   // id: message_flow_id
+  message_receive, // X am "receive": a frame delivered; the same fields, sub: the sender
+  message_begin,   // s flow "message", in the send; id: message_flow_id
+  message_end,     // f flow "message", in the receipt; id: message_flow_id
   count_
 };
 
@@ -123,6 +129,10 @@ inline std::uint64_t now() noexcept {
   return static_cast<std::uint64_t>(steady_now_ns());
 #endif
 }
+
+// This process's node in a multi-process run: HEDDLE_NODE (heddle-run), else the MPI rank its
+// launcher gives it (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), else -1.
+HEDDLE_EXPORT long process_node() noexcept;
 
 // Gives the calling thread a buffer in the active session: once per thread and session, under the
 // session's lock (the one allocation). nullptr if no session is active or memory ran out.
@@ -205,6 +215,13 @@ class full_span {
 inline bool sampled(const void* item) noexcept {
   const std::uint64_t h = (reinterpret_cast<std::uintptr_t>(item) >> 4) * 0x9e3779b97f4a7c15ull;
   return ((h >> 40) & item_sample_mask.load(std::memory_order_relaxed)) == 0;
+}
+
+// A message's flow id: sender, receiver and the sender's sequence number to that receiver (which
+// comes round after 65535: a trace pairs each send with the next receipt of the same id). Bit 52
+// set: such ids never meet the writer's own numbering of flows, and stay exact in JSON.
+inline std::uint64_t message_flow_id(std::uint32_t from, std::uint32_t to, std::uint16_t sequence) noexcept {
+  return std::uint64_t{1} << 52 | std::uint64_t{from & 0xfff} << 28 | std::uint64_t{to & 0xfff} << 16 | sequence;
 }
 
 // A successor's flow id: its record (stable while it waits) and its release time, mixed.
