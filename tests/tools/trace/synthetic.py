@@ -176,28 +176,31 @@ def modules(b, pid=5):
 
 
 def messages(b, pids=(100, 200), dropped=True):
-    """Node 0 (pid 100) sends node 1 (pid 200) two messages: sent at 10 and 20, handled at 15 and
-    50 (latency 5, 30); node 1 answers once: 60 → 70 (10). The clocks' uncertainties 0.5 and 1.5
-    µs: ± 2 µs on every latency. With dropped, worker 0 of node 0 lost 7 records."""
+    """Node 0 (pid 100) sends node 1 (pid 200) two posts: sent at 10 and 20, received at 15 and 50
+    (latency 5, 30); node 1 answers once: 60 → 70 (10). As a merged trace has them: each message a
+    send span with the flow's start, a receive span with its end, the flows numbered. The clocks'
+    uncertainties 0.5 and 1.5 µs: ± 2 µs on every latency. With dropped, worker 0 of node 0 lost 7
+    records."""
     p0, p1 = pids
-    b.process(p0, "node 0")
-    b.process(p1, "node 1")
+    b.process(p0, "prog node 0")
+    b.process(p1, "prog node 1")
     b.thread(p0, 1, "worker 0")
     b.thread(p1, 1, "worker 0")
-    b.other["processes"] = [{"pid": p0, "name": "node 0", "clock_offset_us": 0, "clock_uncertainty_us": 0.5},
-                            {"pid": p1, "name": "node 1", "clock_offset_us": 12.25, "clock_uncertainty_us": 1.5}]
-    b.i(p0, 1, 10, "am", "send", to=1, bytes=64)
+    b.other["processes"] = [{"pid": p0, "name": "prog node 0", "node": 0, "clock_offset_us": 0, "clock_uncertainty_us": 0.5},
+                            {"pid": p1, "name": "prog node 1", "node": 1, "clock_offset_us": 12.25,
+                             "clock_uncertainty_us": 1.5}]
+    b.x(p0, 1, 10, 1, "am", "send", kind="post", to=1, bytes=64)
     b.s(p0, 1, 10, "message", 1)
-    b.i(p0, 1, 20, "am", "send", to=1, bytes=64)
+    b.x(p0, 1, 20, 1, "am", "send", kind="post", to=1, bytes=64)
     b.s(p0, 1, 20, "message", 2)
-    b.x(p0, 1, 70, 5, "am", "pong", **{"from": 1, "bytes": 16})
-    b.f(p0, 1, 70, "message", (1 << 40) + 1)
-    b.x(p1, 1, 15, 5, "am", "ping", **{"from": 0, "bytes": 64})
+    b.x(p0, 1, 70, 5, "am", "receive", kind="reply_value", **{"from": 1, "bytes": 16})
+    b.f(p0, 1, 70, "message", 3)
+    b.x(p1, 1, 15, 5, "am", "receive", kind="post", **{"from": 0, "bytes": 64})
     b.f(p1, 1, 15, "message", 1)
-    b.x(p1, 1, 50, 5, "am", "ping", **{"from": 0, "bytes": 64})
+    b.x(p1, 1, 50, 5, "am", "receive", kind="post", **{"from": 0, "bytes": 64})
     b.f(p1, 1, 50, "message", 2)
-    b.i(p1, 1, 60, "am", "send", to=0, bytes=16)
-    b.s(p1, 1, 60, "message", (1 << 40) + 1)
+    b.x(p1, 1, 60, 1, "am", "send", kind="reply_value", to=0, bytes=16)
+    b.s(p1, 1, 60, "message", 3)
     if dropped:
         b.other["dropped"] = 7
         b.other["threads"][-2]["dropped"] = 7

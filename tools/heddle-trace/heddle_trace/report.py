@@ -104,5 +104,5 @@ def message_section(rows):
     body = [[f"{r['from']} → {r['to']}", r["sent"], r["received"], r["latency"]["count"], fmt_us(r["latency"]["median_us"]),
              fmt_us(r["latency"]["p99_us"]), "± " + fmt_us(r["clock_uncertainty_us"]) if r["clock_uncertainty_us"] else ""]
             for r in rows]
-    return ["", "Active messages per node pair (latency: send → handler start)",
+    return ["", "Active messages per node pair (latency: send → receipt)",
             table(["nodes", "sent", "received", "timed", "median", "p99", "clocks"], body)]

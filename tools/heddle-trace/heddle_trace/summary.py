@@ -158,19 +158,16 @@ def module_stalls(trace, modules, top):
 
 
 def messages(trace, flows):
-    """Active messages per (from node, to node): sent (send instants), received (handler spans), and
-    the latency send → handler start from the message flows, with the clock uncertainty of the two
-    processes where they differ (a merged trace's otherData.processes)."""
-    nodes = {}
-    for s in [s for s, _ in flows.pairs] + flows.lone_starts:
-        if s.name == "message" and is_int(s.id):
-            nodes.setdefault(s.pid, set()).add(s.id >> 40)
+    """Active messages per (from node, to node): sent (`send` spans), received (`receive` spans), and
+    the latency from a send to its receipt from the message flows, with the clock uncertainty of the
+    two processes where they differ (a merged trace's otherData.processes)."""
+    nodes = {p["pid"]: p["node"] for p in other_list(trace, "processes")
+             if is_int(p.get("pid")) and is_int(p.get("node")) and p["node"] >= 0}
 
     def node(pid):
-        # A process's node is what its message ids say; one process holding several nodes (the
-        # loopback backend) or sending none is named by its pid.
-        found = nodes.get(pid, set())
-        return next(iter(found)) if len(found) == 1 else f"pid {pid}"
+        # A process's node (otherData.processes[].node: heddle-run's HEDDLE_NODE, an MPI rank); a
+        # process that is no node of a run (the loopback backend's nodes share one) by its pid.
+        return nodes.get(pid, f"pid {pid}")
 
     uncertainty = clock_uncertainty(trace.other)
     rows = {}
@@ -179,13 +176,13 @@ def messages(trace, flows):
         return rows.setdefault((src, dst), {"sent": 0, "received": 0, "latencies": [], "uncertainty_us": 0})
 
     for ev in trace.events:
-        if ev.cat == "am" and ev.ph == "i" and ev.name == "send":
+        if ev.cat == "am" and ev.ph == "X" and ev.name == "send":
             row(node(ev.pid), node_arg(ev, "to"))["sent"] += 1
-        elif ev.cat == "am" and ev.ph == "X":
+        elif ev.cat == "am" and ev.ph == "X" and ev.name == "receive":
             row(node_arg(ev, "from"), node(ev.pid))["received"] += 1
     for s, f in flows.pairs:
-        if s.name == "message" and is_int(s.id):
-            r = row(s.id >> 40, node(f.pid))
+        if s.name == "message":
+            r = row(node(s.pid), node(f.pid))
             r["latencies"].append(f.ts - s.ts)
             if s.pid != f.pid:
                 r["uncertainty_us"] = max(r["uncertainty_us"], uncertainty.get(s.pid, 0) + uncertainty.get(f.pid, 0))
