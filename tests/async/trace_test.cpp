@@ -23,15 +23,11 @@ using namespace std::chrono_literals;
 using heddle::strategy;
 using heddle_test::trace_file;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("heddle_async_trace_" + std::to_string(getpid()) + "_" + name)).string();
-}
-
 // Every strategy's successors of timers: one "timer" operation per timer, on the timer engine's
 // lanes, one flow per successor with its strategy, each ending inside the task span that ran it.
 TEST(AsyncTrace, TimersAndTheirSuccessorsFlowsExactly) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("timers.json");
+  const std::string path = heddle_test::trace_path("timers.json");
   heddle::runtime rt({.threads = 2});
   constexpr int per_strategy = 25;
   const std::array<strategy, 4> strategies{strategy::normal, strategy::express, strategy::short_task, strategy::asap};
@@ -83,7 +79,7 @@ TEST(AsyncTrace, TimersAndTheirSuccessorsFlowsExactly) {
 // Reads and writes on a pipe: one "read" and one "write" operation each, flows to their successors.
 TEST(AsyncTrace, StreamOperationsAreSpans) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("pipe.json");
+  const std::string path = heddle_test::trace_path("pipe.json");
   heddle::runtime rt({.threads = 2});
   int p[2];
   ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);

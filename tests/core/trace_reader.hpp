@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +19,11 @@
 #include <vector>
 
 namespace heddle_test {
+
+// A scratch path for a test's trace, unique to the process: "<tmp>/heddle_trace_<pid>_<name>".
+inline std::string trace_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("heddle_trace_" + std::to_string(::getpid()) + "_" + name)).string();
+}
 
 struct trace_file {
   nlohmann::json doc;

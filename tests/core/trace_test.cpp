@@ -26,10 +26,6 @@ heddle::trace::options buffer_of(std::size_t bytes) {
   return o;
 }
 
-std::string temp_path(const std::string& name) {
-  return (fs::temp_directory_path() / ("heddle_trace_test_" + std::to_string(getpid()) + "_" + name)).string();
-}
-
 long fib(int n) {
   if (n < 2) return n;
   auto a = heddle::task(heddle::named("fib", fib), n - 1);
@@ -48,7 +44,7 @@ long spawns_of_fib(int n) { return fib_value(n + 1) - 1; }
 
 TEST(Trace, CountsTheTasksOfAKnownProgramExactly) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("fib.json");
+  const std::string path = heddle_test::trace_path("fib.json");
   heddle::runtime rt({.threads = 2});
   const int n = heddle_test::scaled(18, 14);
   heddle::trace::start(path);
@@ -79,7 +75,7 @@ TEST(Trace, CountsTheTasksOfAKnownProgramExactly) {
 
 TEST(Trace, LabelsTaskGroupsAndAlgorithmsAndRecordsTheirWaits) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("group.json");
+  const std::string path = heddle_test::trace_path("group.json");
   heddle::runtime rt({.threads = 2});
   constexpr int members = 64;
   std::atomic<int> ran{0};
@@ -127,7 +123,7 @@ TEST(Trace, NamedCallsAsTheCallableWouldBeCalled) {
 
 TEST(Trace, UserSpansInstantsThreadNamesAndInternedLabels) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("user.json");
+  const std::string path = heddle_test::trace_path("user.json");
   const std::string made_at_run_time = std::string("module ") + std::to_string(42);
   const char* label = heddle::trace::intern(made_at_run_time);
   EXPECT_EQ(label, heddle::trace::intern("module 42")) << "one copy per text";
@@ -153,7 +149,7 @@ TEST(Trace, UserSpansInstantsThreadNamesAndInternedLabels) {
 
 TEST(Trace, AFullBufferDropsRecordsCountsThemAndNeverBlocks) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("overflow.json");
+  const std::string path = heddle_test::trace_path("overflow.json");
   heddle::trace::start(path, buffer_of(40 * 100));
   for (int i = 0; i < 1000; ++i) heddle::trace::instant("tick");
   const heddle::trace::result res = heddle::trace::stop();
@@ -170,7 +166,7 @@ TEST(Trace, AFullBufferDropsRecordsCountsThemAndNeverBlocks) {
 
 TEST(Trace, BadUseIsRefusedWithItsReason) {
   if (!heddle::trace::compiled_in()) {
-    EXPECT_THROW(heddle::trace::start(temp_path("off.json")), heddle::trace::trace_error);
+    EXPECT_THROW(heddle::trace::start(heddle_test::trace_path("off.json")), heddle::trace::trace_error);
     return;
   }
   try {
@@ -186,11 +182,11 @@ TEST(Trace, BadUseIsRefusedWithItsReason) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x/trace.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("No such file"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(heddle::trace::start(temp_path("tiny.json"), buffer_of(100)), heddle::trace::trace_error);
-  const std::string path = temp_path("twice.json");
+  EXPECT_THROW(heddle::trace::start(heddle_test::trace_path("tiny.json"), buffer_of(100)), heddle::trace::trace_error);
+  const std::string path = heddle_test::trace_path("twice.json");
   heddle::trace::start(path);
   try {
-    heddle::trace::start(temp_path("second.json"));
+    heddle::trace::start(heddle_test::trace_path("second.json"));
     ADD_FAILURE() << "a second session";
   } catch (const heddle::trace::trace_error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << "names the file being recorded: " << e.what();
@@ -199,7 +195,7 @@ TEST(Trace, BadUseIsRefusedWithItsReason) {
   heddle::trace::stop();
   EXPECT_FALSE(heddle::trace::active());
   fs::remove(path);
-  fs::remove(temp_path("tiny.json"));
+  fs::remove(heddle_test::trace_path("tiny.json"));
 }
 
 // Threads record while sessions start and stop under them: every file is well formed, no record is
@@ -219,7 +215,7 @@ TEST(Trace, ThreadsRecordWhileSessionsStartAndStop) {
     });
   const int sessions = heddle_test::scaled(20, 6);
   for (int i = 0; i < sessions; ++i) {
-    const std::string path = temp_path("stress" + std::to_string(i) + ".json");
+    const std::string path = heddle_test::trace_path("stress" + std::to_string(i) + ".json");
     heddle::trace::start(path, buffer_of(40 * 4096));
     const long r = rt.execute([] { return *heddle::task(heddle::named("fib", fib), 12); });
     EXPECT_EQ(r, 144);
@@ -236,7 +232,7 @@ TEST(Trace, ThreadsRecordWhileSessionsStartAndStop) {
 
 TEST(Trace, HeddleTraceInTheEnvironmentRecordsTheWholeProgram) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("env.json");
+  const std::string path = heddle_test::trace_path("env.json");
   const std::string cmd = "HEDDLE_TRACE=" + path + " " + HEDDLE_TRACE_PROGRAM + " 15";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   trace_file t(path);

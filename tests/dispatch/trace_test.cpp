@@ -20,10 +20,6 @@ namespace {
 
 using heddle_test::trace_file;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("heddle_dispatch_trace_" + std::to_string(getpid()) + "_" + name)).string();
-}
-
 std::size_t items_in_drains(const trace_file& t, const std::string& label) {
   std::size_t n = 0;
   for (auto& e : t.select("X", "dispatch", label)) n += e.at("args").at("items").get<std::size_t>();
@@ -48,7 +44,7 @@ void fill(heddle::runtime& rt, heddle::serial_queue& q, int items, std::atomic<i
 
 TEST(DispatchTrace, DrainsCountEveryItemAndEveryItemFlowsAtSamplingOne) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("every.json");
+  const std::string path = heddle_test::trace_path("every.json");
   heddle::runtime rt({.threads = 2});
   const int items = heddle_test::scaled(4000, 800);
   std::atomic<int> ran{0};
@@ -72,7 +68,7 @@ TEST(DispatchTrace, DrainsCountEveryItemAndEveryItemFlowsAtSamplingOne) {
 
 TEST(DispatchTrace, SampledFlowsAreAboutOneInN) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("sampled.json");
+  const std::string path = heddle_test::trace_path("sampled.json");
   heddle::runtime rt({.threads = 2});
   const int items = heddle_test::scaled(8000, 1600);
   std::atomic<int> ran{0};
@@ -98,7 +94,7 @@ TEST(DispatchTrace, SamplingMustBeAPowerOfTwo) {
   heddle::trace::options o;
   o.queue_item_sampling = 12;
   try {
-    heddle::trace::start(temp_path("bad.json"), o);
+    heddle::trace::start(heddle_test::trace_path("bad.json"), o);
     ADD_FAILURE() << "sampling 12 accepted";
     heddle::trace::stop();
   } catch (const heddle::trace::trace_error& e) {

@@ -20,10 +20,6 @@ namespace {
 using namespace heddle::fw;
 using heddle_test::trace_file;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("heddle_fw_trace_" + std::to_string(getpid()) + "_" + name)).string();
-}
-
 struct traced_run {
   timeline executions;
   std::vector<std::string> labels;  // by module index
@@ -45,7 +41,7 @@ void run_traced(const std::string& config, std::uint64_t events, const std::stri
 
 TEST(FwTrace, EveryModuleExecutionEventAndTransitionIsInTheTrace) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("chain.json");
+  const std::string path = heddle_test::trace_path("chain.json");
   constexpr std::uint64_t events = 40;
   traced_run r;
   run_traced(fw_test::own("chain.json"), events, path, r);
@@ -94,7 +90,7 @@ TEST(FwTrace, EveryModuleExecutionEventAndTransitionIsInTheTrace) {
 
 TEST(FwTrace, ExternalWorkRecordsAcquireAndProduce) {
   if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
-  const std::string path = temp_path("acquire.json");
+  const std::string path = heddle_test::trace_path("acquire.json");
   constexpr std::uint64_t events = 20;
   traced_run r;
   run_traced(fw_test::own("chain_acquire.json"), events, path, r);
