@@ -7,8 +7,8 @@
 // call site vanishes. Compiled in and off, a call site is one relaxed load of a global and a
 // branch (heddle-bench spawn: trace_off_vs_compiled_out).
 //
-// What is recorded, and how each record becomes a trace event, is one table: `kind` below and the
-// writer's description of each kind (src/core/trace/vocabulary.cpp); docs/trace.md lists them.
+// What is recorded, and how each record becomes a trace event: `kind` below, and the writer's case
+// for each kind (src/core/trace/chrome_writer.cpp); docs/trace.md lists them.
 #pragma once
 
 #include <atomic>
