@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -32,6 +33,10 @@ TEST(AsyncTrace, TimersAndTheirSuccessorsFlowsExactly) {
   constexpr int per_strategy = 25;
   const std::array<strategy, 4> strategies{strategy::normal, strategy::express, strategy::short_task, strategy::asap};
   heddle::trace::start(path);
+  // The trace's times are steady-clock times: every timer ends at or after its deadline, which is at
+  // least its duration after this.
+  const std::int64_t before =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
   rt.execute([&] {
     std::vector<heddle::future<int>> done;
     for (strategy s : strategies)
@@ -45,12 +50,19 @@ TEST(AsyncTrace, TimersAndTheirSuccessorsFlowsExactly) {
   trace_file t(path);
   heddle_test::expect_well_formed(t);
   const auto timers = t.select("X", "async", "timer");
-  EXPECT_EQ(timers.size(), 4u * per_strategy);
+  ASSERT_EQ(timers.size(), 4u * per_strategy);
+  std::vector<std::int64_t> ends, deadlines;  // sorted: the k-th end is at or after the k-th deadline
   for (auto& e : timers) {
     const std::string lane = t.thread_of(e);
     EXPECT_EQ(lane.rfind("timer engine operations", 0), 0u) << lane;
-    EXPECT_GE(heddle_test::trace_ns(e.at("dur")), 100'000) << "a timer of 100 µs or more ended early: " << e.dump();
+    ends.push_back(heddle_test::trace_ns(e.at("ts")) + heddle_test::trace_ns(e.at("dur")));
   }
+  for (std::size_t s = 0; s < strategies.size(); ++s)
+    for (int i = 0; i < per_strategy; ++i) deadlines.push_back(before + 1000 * (100 + 37 * i));
+  std::sort(ends.begin(), ends.end());
+  std::sort(deadlines.begin(), deadlines.end());
+  for (std::size_t k = 0; k < ends.size(); ++k)
+    EXPECT_GE(ends[k], deadlines[k]) << "timer " << k << " by end ended before the earliest deadline it can have";
   std::map<std::string, int> begun, ended;
   for (auto& e : t.select("s", "flow", "successor")) ++begun[e.at("args").at("strategy")];
   for (auto& e : t.select("f", "flow", "successor")) {
