@@ -175,6 +175,61 @@ void engine::start() {
     finished_ = true;
     std::rethrow_exception(failure);
   }
+  if (heddle::core_detail::trace::on() && self() != 0) measure_clock();
+}
+
+// Eight probes to node 0, each answered at once with node 0's time; the one with the shortest round
+// trip gives the offset (node 0's time at receipt minus the round trip's midpoint), within half that
+// round trip either way (NTP's estimate). The trace records both (otherData.processes[]:
+// clock_offset_us, clock_uncertainty_us); heddle-trace merge applies the offset to the traces of
+// hosts that do not share node 0's clock. A probe unanswered within a second ends the measurement.
+void engine::measure_clock() {
+  std::int64_t best_round_trip = INT64_MAX, best_offset = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::int64_t sent = heddle::core_detail::steady_now_ns();
+    const message_header h{.kind = message_kind::clock_probe, .payload_bytes = sizeof sent};
+    try {
+      send_frame(self(), 0, h, std::as_bytes(std::span(&sent, 1)));
+    } catch (const peer_error&) {
+      return;
+    }
+    std::int64_t probe = 0, remote = 0;
+    if (!await([&] { return reply_probe_ns_ == sent; }, clock::now() + std::chrono::seconds(1))) break;
+    const std::int64_t received = heddle::core_detail::steady_now_ns();
+    {
+      std::lock_guard lock(m_);
+      probe = reply_probe_ns_;
+      remote = reply_remote_ns_;
+    }
+    if (probe == sent && received - sent < best_round_trip) {
+      best_round_trip = received - sent;
+      best_offset = remote - (sent + received) / 2;
+    }
+  }
+  if (best_round_trip != INT64_MAX) heddle::core_detail::trace::set_clock_offset(best_offset, best_round_trip / 2);
+}
+
+void engine::clock_probe_from(node_id from, std::span<const std::byte> payload) {
+  std::int64_t times[2];
+  if (payload.size() != sizeof times[0]) throw decode_error("a clock probe of " + std::to_string(payload.size()) + " bytes");
+  times[1] = heddle::core_detail::steady_now_ns();
+  std::memcpy(&times[0], payload.data(), sizeof times[0]);
+  const message_header h{.kind = message_kind::clock_reply, .payload_bytes = sizeof times};
+  try {
+    send_frame(self(), from, h, std::as_bytes(std::span(times)));
+  } catch (const peer_error&) {
+    // The prober is gone: nobody to answer.
+  }
+}
+
+void engine::clock_reply_from(std::span<const std::byte> payload) {
+  std::int64_t times[2];
+  if (payload.size() != sizeof times) throw decode_error("a clock reply of " + std::to_string(payload.size()) + " bytes");
+  std::memcpy(times, payload.data(), sizeof times);
+  std::lock_guard lock(m_);
+  reply_probe_ns_ = times[0];
+  reply_remote_ns_ = times[1];
+  cv_.notify_all();
 }
 
 void engine::hello_from(node_id from, std::span<const std::byte> payload) {
@@ -454,6 +509,10 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
       return serve_put(from, to, h, payload);
     case message_kind::get:
       return serve_get(from, to, h, payload);
+    case message_kind::clock_probe:
+      return clock_probe_from(from, payload);
+    case message_kind::clock_reply:
+      return clock_reply_from(payload);
   }
 }
 

@@ -110,6 +110,10 @@ class engine final : public frame_sink {
   void serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void hello_from(node_id from, std::span<const std::byte> payload);
+  // Traced sessions: this node's clock against node 0's, for the merge of the nodes' traces.
+  void measure_clock();
+  void clock_probe_from(node_id from, std::span<const std::byte> payload);
+  void clock_reply_from(std::span<const std::byte> payload);
   pending_call* take_pending(std::uint64_t id);
   void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
   void receiver_loop();
@@ -128,6 +132,8 @@ class engine final : public frame_sink {
   std::vector<peer_state> peers_;
   mutable std::mutex m_;             // peers_' plain fields, and the waiters of cv_
   std::condition_variable cv_;
+  // The last clock_reply (measure_clock), under m_: the probe's time and node 0's at its receipt.
+  std::int64_t reply_probe_ns_ = 0, reply_remote_ns_ = 0;
 
   pending_table pending_;
   std::atomic<std::uint64_t> next_call_{1};

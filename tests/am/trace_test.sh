@@ -41,6 +41,12 @@ for i, s in starts.items():
     assert s["ts"] <= ends[i]["ts"], (s, ends[i])
 handlers = [e for e in ev if e["ph"] == "X" and e["cat"] == "task" and "where_am_i" in e["name"]]
 assert len(handlers) == 20, len(handlers)
+# Node 1 measured its clock against node 0's as its session started; on one host the true offset
+# is 0, and node 0's reply time lies within the probe's round trip: |offset| <= half of it.
+p1 = [p for p in d["otherData"]["processes"] if p["node"] == 1][0]
+assert p1["clock_measured"], p1
+assert abs(p1["clock_offset_us"]) <= p1["clock_uncertainty_us"] + 0.001, p1
+assert sum(1 for e in sends if e["args"]["kind"] == "clock_probe" and node_of[e["pid"]] == 1) >= 1
 PY
 }
 

@@ -25,8 +25,10 @@ enum class message_kind : std::uint16_t {
   goodbye = 6,      // the sender's session ends
   put = 7,          // data transfer into buffer: payload = buffer id, byte offset, the bytes; reply with call_id
   get = 8,          // data transfer out of a buffer: payload = buffer id, byte offset, byte count; the reply carries the bytes
+  clock_probe = 9,  // traced sessions: the sender's steady-clock time (ns), for node 0 to answer at once
+  clock_reply = 10, // node 0's answer: the probe's time, then node 0's at its receipt
 };
-inline constexpr std::uint16_t message_kind_count = 8;
+inline constexpr std::uint16_t message_kind_count = 10;
 
 // Flags of a message.
 // The payload travels apart from the frame, as the backend arranges: in a shared-memory transfer
@@ -136,6 +138,8 @@ inline const char* to_string(message_kind k) noexcept {
     case message_kind::goodbye: return "goodbye";
     case message_kind::put: return "put";
     case message_kind::get: return "get";
+    case message_kind::clock_probe: return "clock_probe";
+    case message_kind::clock_reply: return "clock_reply";
   }
   return "?";
 }

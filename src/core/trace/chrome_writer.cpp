@@ -292,7 +292,9 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       .raw(",\"start_us\":").micros(s.start_ns).raw(",\"stop_us\":").micros(s.stop_ns)
       .raw(",\"processes\":[{\"pid\":").num(s.pid).raw(",\"name\":").str(s.process_name)
       .raw(",\"node\":").num(s.node).raw(",\"boot_id\":").str(s.boot_id)
-      .raw(",\"clock_offset_us\":0,\"clock_uncertainty_us\":0}],\"threads\":[");
+      .raw(",\"clock_measured\":").raw(s.clock_measured ? "true" : "false")
+      .raw(",\"clock_offset_us\":").micros(s.clock_offset_ns)
+      .raw(",\"clock_uncertainty_us\":").micros(s.clock_uncertainty_ns).raw("}],\"threads\":[");
   bool first = true;
   for (auto& t : tracks) {
     if (t.synthetic) continue;

@@ -32,6 +32,18 @@ namespace heddle::core_detail::trace {
 
 constinit std::atomic<std::uint32_t> active_session{0};
 constinit std::atomic<std::uint32_t> item_sample_mask{15};
+
+namespace {
+// set_clock_offset's: one process, one offset (a run has one node 0), kept across sessions.
+std::atomic<bool> clock_measured{false};
+std::atomic<std::int64_t> clock_offset{0}, clock_uncertainty{0};
+}  // namespace
+
+void set_clock_offset(std::int64_t offset_ns, std::int64_t uncertainty_ns) noexcept {
+  clock_offset.store(offset_ns, std::memory_order_relaxed);
+  clock_uncertainty.store(uncertainty_ns, std::memory_order_relaxed);
+  clock_measured.store(true, std::memory_order_release);
+}
 HEDDLE_FAST_TLS_DEFINITION(thread_buffer*, thread_records);
 HEDDLE_FAST_TLS_DEFINITION(const char*, pending_label);
 
@@ -263,6 +275,9 @@ result stop() {
     s.pid = getpid();
     s.node = process_node();
     s.boot_id = boot_id();
+    s.clock_measured = clock_measured.load(std::memory_order_acquire);
+    s.clock_offset_ns = clock_offset.load(std::memory_order_relaxed);
+    s.clock_uncertainty_ns = clock_uncertainty.load(std::memory_order_relaxed);
     s.buffer_bytes = r.buffer_bytes;
     for (auto& e : r.entries) {
       if (e->buf.session != session) continue;

@@ -38,6 +38,9 @@ struct snapshot {
   pid_t pid = 0;
   long node = -1;       // the process's node in a multi-process run (HEDDLE_NODE, an MPI rank), or -1
   std::string boot_id;  // the host's boot: traces with the same one share CLOCK_MONOTONIC
+  // This process's clock against its run's node 0 (set_clock_offset), if measured.
+  bool clock_measured = false;
+  std::int64_t clock_offset_ns = 0, clock_uncertainty_ns = 0;
   std::size_t buffer_bytes = 0;
   clock_map clock;
   std::int64_t start_ns = 0;

@@ -2,7 +2,8 @@
 """Tests of heddle-trace (tools/heddle-trace/), run as a user runs it, on synthetic traces
 (synthetic.py) whose numbers are worked out by hand: summary's numbers exactly (through --json)
 and its tables (summary_test.py), plot's PNGs (plot_test.py), validate on good traces and on each
-broken rule (validate_test.py), bad input and the install (cli_test.py).
+broken rule (validate_test.py), merges of per-node traces (merge_test.py), bad input and the install
+(cli_test.py).
 
 usage: trace_tool_test.py [--tool HEDDLE_TRACE] [--build-dir DIR --cmake CMAKE] [unittest options]
   --tool: the heddle-trace to run (default: the source tree's); --build-dir and --cmake: run
@@ -24,6 +25,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import support  # noqa: E402
 from cli_test import *  # noqa: E402,F401,F403
+from merge_test import *  # noqa: E402,F401,F403
 from plot_test import *  # noqa: E402,F401,F403
 from robust_test import *  # noqa: E402,F401,F403
 from summary_test import *  # noqa: E402,F401,F403

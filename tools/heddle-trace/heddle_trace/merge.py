@@ -4,8 +4,11 @@ receipt in another.
 
 Clocks. A trace's times are its host's CLOCK_MONOTONIC (otherData.processes[].boot_id names the
 boot): the processes of one host share it exactly, and are merged as they are (offset 0, to the
-nanosecond the files hold). Files from hosts that do not share a boot have no common clock: merge
-refuses them rather than draw flows against time.
+nanosecond the files hold). Across hosts, each node's active-message session measured its clock
+against node 0's when it started (eight probes, the shortest round trip kept: clock_offset_us,
+within ± clock_uncertainty_us, half that round trip): the events of a process on another boot than
+node 0's are shifted by its offset onto node 0's clock. A process on another boot without a
+measured offset cannot be placed: merge refuses it rather than draw flows against a guessed time.
 
 Messages. A send and its receipt carry the same id in the two files (sender, receiver and the
 sender's 16-bit count of frames to that receiver: heddle/core/detail/trace.hpp, message_flow_id):
@@ -40,15 +43,35 @@ def read(path):
     return doc
 
 
+def clock_shifts(docs):
+    """Per pid, the µs to add to its times to put them on node 0's clock, and how the clocks were
+    aligned (otherData.clock_alignment)."""
+    procs = [(path, p) for path, d in docs for p in d["otherData"].get("processes", [])]
+    boots = {p.get("boot_id", "") for _, p in procs}
+    if len(boots) <= 1:
+        return {}, "one host: the processes share CLOCK_MONOTONIC (offset 0)"
+    node0 = [p for _, p in procs if p.get("node") == 0]
+    if len(node0) != 1:
+        raise TraceError("the traces come from different hosts and none is node 0's, whose clock the others' "
+                         "offsets refer to: merge node 0's trace with them")
+    shifts = {}
+    for path, p in procs:
+        if p.get("boot_id", "") == node0[0].get("boot_id", ""):
+            continue
+        if not p.get("clock_measured"):
+            raise TraceError(f"{path}: process {p.get('pid')} ran on another host than node 0 and measured no clock "
+                             "offset (its session did not start while tracing): its times cannot be placed")
+        shifts[p["pid"]] = float(p.get("clock_offset_us", 0))
+    return shifts, ("offsets measured at session start against node 0's clock (probes, the shortest round trip; "
+                    "each process within ± its clock_uncertainty_us)")
+
+
 def merge(out_path, in_paths):
     """Writes the merged trace to out_path; returns (processes, messages paired, messages dropped)."""
     if not in_paths:
         raise TraceError("no traces to merge")
     docs = [(p, read(p)) for p in in_paths]
-    boots = {proc.get("boot_id", "") for _, d in docs for proc in d["otherData"].get("processes", [])}
-    if len(boots) > 1:
-        raise TraceError("the traces come from different hosts (boot ids " + ", ".join(sorted(boots)) +
-                         "): their clocks are not one; merge the traces of one host")
+    shifts, alignment = clock_shifts(docs)
     seen_pids = {}
     events, processes, threads = [], [], []
     records = dropped = 0
@@ -66,6 +89,10 @@ def merge(out_path, in_paths):
         for proc in procs:
             events.append({"ph": "M", "cat": "__metadata", "name": "process_sort_index", "pid": proc["pid"],
                            "tid": 0, "ts": 0, "args": {"sort_index": order if order >= 0 else len(processes)}})
+        for e in doc["traceEvents"]:
+            shift = shifts.get(e.get("pid"), 0.0)
+            if shift and e.get("ph") != "M" and isinstance(e.get("ts"), (int, float)):
+                e["ts"] = round(e["ts"] + shift, 3)
         events.extend(doc["traceEvents"])
         processes.extend(procs)
         threads.extend(doc["otherData"].get("threads", []))
@@ -99,7 +126,7 @@ def merge(out_path, in_paths):
               "otherData": {"heddle_trace_version": 1, "merged_from": [os.path.basename(p) for p in in_paths],
                             "clock": docs[0][1]["otherData"].get("clock", ""), "records": records, "dropped": dropped,
                             "processes": processes, "threads": threads,
-                            "clock_alignment": "one host: the processes share CLOCK_MONOTONIC (offset 0)"}}
+                            "clock_alignment": alignment}}
     try:
         with open(out_path, "w", encoding="utf-8") as f:
             json.dump(merged, f, separators=(",", ":"))

@@ -134,6 +134,11 @@ inline std::uint64_t now() noexcept {
 // launcher gives it (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), else -1.
 HEDDLE_EXPORT long process_node() noexcept;
 
+// This process's clock against its run's node 0 (the active-message session measures it at its
+// start when tracing: src/am/engine.cpp, measure_clock): add offset_ns to put its times on node 0's
+// clock, true within ± uncertainty_ns. Written into the trace's otherData.processes[].
+HEDDLE_EXPORT void set_clock_offset(std::int64_t offset_ns, std::int64_t uncertainty_ns) noexcept;
+
 // Gives the calling thread a buffer in the active session: once per thread and session, under the
 // session's lock (the one allocation). nullptr if no session is active or memory ran out.
 HEDDLE_EXPORT thread_buffer* attach_thread() noexcept;
