@@ -234,10 +234,11 @@ TEST(Isolate, ANestedRegionsLeftoverDoesNotHideTheRegionsTasks) {
   for (int round = 0; round < 100; ++round) {
     std::atomic<bool> q_ran{false};
     std::atomic<bool> q_ran_during_wait{false};
+    // Out here: Q normally runs after the task below has returned, and reads it then.
+    std::atomic<bool> waiting{false};
     heddle::future<void> q;
     rt.task([&] {
         heddle::isolate([&] {
-          std::atomic<bool> waiting{false};
           heddle::task_group g;
           g.run([&] {});  // A
           heddle::isolate([&] {
