@@ -34,6 +34,13 @@ constinit std::atomic<std::uint32_t> active_session{0};
 constinit std::atomic<std::uint32_t> item_sample_mask{15};
 
 namespace {
+// The session stop() is closing: it has turned tracing off (no span begins) and waits for the task
+// spans still open; the records those tasks make meanwhile (a drain's span, closed just before its
+// task's) still land in their buffers.
+std::atomic<std::uint32_t> closing_session{0};
+}  // namespace
+
+namespace {
 // set_clock_offset's: one process, one offset (a run has one node 0), kept across sessions.
 std::atomic<bool> clock_measured{false};
 std::atomic<std::int64_t> clock_offset{0}, clock_uncertainty{0};
@@ -179,6 +186,9 @@ std::string default_thread_name(pid_t tid) {
 }  // namespace
 
 thread_buffer* attach_thread() noexcept {
+  if (thread_buffer* own = thread_records;
+      own && own->session != 0 && own->session == closing_session.load(std::memory_order_acquire))
+    return own;
   if (active_session.load(std::memory_order_acquire) == 0) return nullptr;
   registry& r = reg();
   std::lock_guard lock(r.m);
@@ -257,8 +267,9 @@ result stop() {
   {
     std::lock_guard lock(r.m);
     if (r.session == 0) throw trace_error("heddle::trace::stop: no trace is being recorded");
-    active_session.store(0, std::memory_order_release);
     const std::uint32_t session = r.session;
+    closing_session.store(session, std::memory_order_release);
+    active_session.store(0, std::memory_order_release);
     // A task whose completion the caller saw may not have closed its record yet: wait for the
     // threads' open task spans to close, up to a bound (a long task may be running; the caller's
     // own open spans, if it stops from inside a task, cannot close).
@@ -289,6 +300,7 @@ result stop() {
       t.dropped = e->buf.dropped.load(std::memory_order_relaxed);
       s.threads.push_back(std::move(t));
     }
+    closing_session.store(0, std::memory_order_release);
   }
   // The mapping from ticks to time, over the whole session (at least min_calibration_ns long).
   auto [ticks1, ns1] = clock_pair();
