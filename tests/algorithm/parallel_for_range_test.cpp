@@ -89,27 +89,57 @@ TEST(ParallelForRange, AutoPartitionerMakesFewPiecesWhenNothingIsStolen) {
   EXPECT_EQ(pieces.load(), 4u << heddle::core_detail::auto_piece::leaf_depth);
 }
 
-TEST(ParallelForRange, AutoPartitionerSplitsStolenPiecesFurther) {
-  // The caller's first leaf waits until every other element is done, so the second worker steals
-  // every piece the caller spawned, the last of them one that would run whole (a single initial
-  // piece): stolen, it is split again. 2 workers start with 8 pieces; a split of a stolen piece
-  // makes more.
+TEST(ParallelForRange, AutoPartitionerLetsAnIdleWorkerTakeEverythingButABlockedLeaf) {
+  // 2 workers start with 8 pieces: the worker that runs the root keeps [0, n/8) as its leaf and
+  // spawns the rest. Its first body call blocks until everything outside that leaf is done, which
+  // the other worker can only do by stealing every spawned piece (the leaf's own waiting parts stay
+  // behind the blocked call, unless they were offered while the deque was empty). The wait must end
+  // by itself; the 30 s limit only keeps a broken partitioner from hanging the suite.
   heddle::runtime rt(2);
   const std::size_t n = 1 << 16;
   std::atomic<std::size_t> done{0};
-  std::atomic<unsigned> pieces{0};
+  std::atomic<bool> gave_up{false};
   coverage c(n);
   heddle::parallel_for(rt, heddle::blocked_range<std::size_t>(0, n), [&](const heddle::blocked_range<std::size_t>& r) {
-    pieces++;
     if (r.begin() == 0) {
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (done.load() != n - r.size() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      while (done.load() < n - n / 8) {
+        if (std::chrono::steady_clock::now() >= give_up) {
+          gave_up = true;
+          break;
+        }
+        std::this_thread::yield();
+      }
     }
     for (auto i = r.begin(); i != r.end(); ++i) c.hit(i);
     done += r.size();
   });
+  EXPECT_FALSE(gave_up.load()) << "the other worker did not finish the pieces outside the blocked leaf";
   EXPECT_EQ(c.first_bad(), n);
-  EXPECT_GT(pieces.load(), 8u);
+}
+
+TEST(ParallelForRange, AutoPartitionerSplitsAStolenPieceThatWouldRunWhole) {
+  // The rule itself (heddle/algorithm/detail/partition.hpp): a piece started on another worker than
+  // the one that spawned it was stolen; if it was to run whole (one piece), it is split in two, and
+  // its leaf pool regains the level a split took. Started where it was spawned, it runs whole.
+  using heddle::core_detail::auto_piece;
+  heddle::runtime rt(2);
+  rt.task([] {
+      const unsigned here = heddle::core_detail::current_worker->index;
+      const heddle::blocked_range<std::size_t> r(0, 1000);
+      auto_piece stolen{1, here + 1, auto_piece::leaf_depth - 1};
+      EXPECT_FALSE(stolen.wants_split(r));
+      stolen.start();
+      EXPECT_EQ(stolen.pieces, auto_piece::pieces_when_stolen);
+      EXPECT_TRUE(stolen.wants_split(r));
+      EXPECT_EQ(stolen.depth, auto_piece::leaf_depth);
+      EXPECT_EQ(stolen.origin, here);
+      auto_piece own{1, here, auto_piece::leaf_depth - 1};
+      own.start();
+      EXPECT_EQ(own.pieces, 1u);
+      EXPECT_FALSE(own.wants_split(r));
+      EXPECT_EQ(own.depth, auto_piece::leaf_depth - 1);
+    }).get();
 }
 
 TEST(ParallelForRange, ExplicitRuntimeFromATaskOfAnother) {
