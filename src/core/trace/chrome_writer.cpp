@@ -243,11 +243,11 @@ void order(std::vector<record>& rs, const clock_map& clock, std::int64_t stop_ns
       depth = 0;
     }
   }
-  if (leading_end) rs.insert(rs.begin(), record{start_ticks, 0, 0, nullptr, kind::park_begin, 0, 0});
+  if (leading_end) rs.insert(rs.begin(), record{start_ticks, 0, 0, {nullptr}, kind::park_begin, 0, 0});
   if (depth > 0) {
     // The stop's time in ticks, inverted from the clock's mapping.
     const auto ticks = clock.ticks0 + static_cast<std::uint64_t>(double(stop_ns - clock.ns0) / clock.ns_per_tick);
-    rs.push_back(record{std::max(ticks, rs.empty() ? 0 : end_ticks(rs.back())), 0, 0, nullptr, kind::park_end, 0, 2});
+    rs.push_back(record{std::max(ticks, rs.empty() ? 0 : end_ticks(rs.back())), 0, 0, {nullptr}, kind::park_end, 0, 2});
   }
 }
 

@@ -171,11 +171,11 @@ inline void emit(const record& r) noexcept {
 
 inline void emit_span(kind k, std::uint64_t t0, std::uint64_t t1, const char* name = nullptr, std::uint16_t sub = 0,
                       std::uint32_t arg = 0, std::uint64_t id = 0) noexcept {
-  emit(record{t0, t1, id, name, k, sub, arg});
+  emit(record{t0, t1, id, {name}, k, sub, arg});
 }
 inline void emit_instant(kind k, const char* name = nullptr, std::uint16_t sub = 0, std::uint32_t arg = 0,
                          std::uint64_t id = 0) noexcept {
-  emit(record{now(), 0, id, name, k, sub, arg});
+  emit(record{now(), 0, id, {name}, k, sub, arg});
 }
 
 // A span of kind `k` from construction to destruction, recorded if tracing was on when it began.
@@ -278,7 +278,7 @@ inline void run_and_record(task_base* t, void (*run)(task_base*) noexcept, how h
   const std::uint64_t t0 = now();
   run(t);
   const std::uint64_t t1 = now();
-  append(*b, record{t0, t1, 0, pending_label, kind::task, static_cast<std::uint16_t>(h), stolen_from});
+  append(*b, record{t0, t1, 0, {pending_label}, kind::task, static_cast<std::uint16_t>(h), stolen_from});
   pending_label = nullptr;
   b->open.store(open, std::memory_order_release);
 }
