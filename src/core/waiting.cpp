@@ -211,7 +211,7 @@ struct sleeping_waiter : continuation {
 }  // namespace
 
 void help_until_ready(worker* w, future_state_base* s) {
-  trace::scoped_span traced(trace::kind::wait,
+  trace::scoped_span traced(trace::kind::wait, nullptr, 0, 0,
                             static_cast<std::uint16_t>(s->fvt()->run ? trace::wait_on::task : trace::wait_on::future));
   future_target target(s);
   help(w, target);
@@ -225,7 +225,7 @@ void help_after_mismatch(worker* w, future_state_base* s, task_base* t) {
 }
 
 void block_until_ready(future_state_base* s) {
-  trace::scoped_span traced(trace::kind::block,
+  trace::scoped_span traced(trace::kind::block, nullptr, 0, 0,
                             static_cast<std::uint16_t>(s->fvt()->run ? trace::wait_on::task : trace::wait_on::future));
   if (auto drive = s->fvt()->drive) {
     drive(s);
@@ -245,7 +245,8 @@ void group_wait(task_group& g) {
   auto& state = g.state_;
   if (state.load(std::memory_order_acquire) == 0) return;
   worker* w = current_worker;
-  trace::scoped_span traced(w ? trace::kind::wait : trace::kind::block, static_cast<std::uint16_t>(trace::wait_on::group));
+  trace::scoped_span traced(w ? trace::kind::wait : trace::kind::block, nullptr, 0, 0,
+                            static_cast<std::uint16_t>(trace::wait_on::group));
   sleeping_waiter node(w);
   g.waiter_.store(&node, std::memory_order_release);
   auto arm_group = [&]() noexcept {

@@ -88,16 +88,12 @@ HEDDLE_EXPORT void set_thread_name(std::string_view name);
 // `name` must live until the trace is written: a literal or intern()ed.
 class span {
  public:
-  explicit span(const char* name) noexcept : name_(name), t0_(active() ? core_detail::trace::now() : 0) {}
-  ~span() {
-    if (t0_) core_detail::trace::emit_span(core_detail::trace::kind::user_span, t0_, core_detail::trace::now(), name_);
-  }
+  explicit span(const char* name) noexcept : s_(core_detail::trace::kind::user_span, name) {}
   span(const span&) = delete;
   span& operator=(const span&) = delete;
 
  private:
-  const char* name_;
-  std::uint64_t t0_;
+  core_detail::trace::scoped_span s_;
 };
 
 // A point in time on the calling thread's track (cat "user").

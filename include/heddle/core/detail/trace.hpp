@@ -178,41 +178,30 @@ inline void emit_instant(kind k, const char* name = nullptr, std::uint16_t sub =
   emit(record{now(), 0, id, {name}, k, sub, arg});
 }
 
-// A span of kind `k` from construction to destruction, recorded if tracing was on when it began.
-// Off, it costs the check and a store.
+// A span from construction to destruction, recorded if tracing was on when it began: the record is
+// filled in at the start, its end time at the end. Off, it costs the check and a store (a group's
+// wait takes one in every fork-join). The one span class: the core's waits, the framework's
+// transitions, heddle::trace::span.
 class scoped_span {
  public:
-  explicit scoped_span(kind k, std::uint16_t sub = 0) noexcept : t0_(on() ? now() : 0), k_(k), sub_(sub) {}
+  explicit scoped_span(kind k, const char* name = nullptr, std::uint64_t id = 0, std::uint32_t arg = 0,
+                       std::uint16_t sub = 0) noexcept {
+    if (on()) [[unlikely]]
+      r_ = record{now(), 0, id, {name}, k, sub, arg};
+    else
+      r_.t0 = 0;
+  }
   ~scoped_span() {
-    if (t0_) [[unlikely]] emit_span(k_, t0_, now(), nullptr, sub_);
+    if (r_.t0) [[unlikely]] {
+      r_.t1 = now();
+      emit(r_);
+    }
   }
   scoped_span(const scoped_span&) = delete;
   scoped_span& operator=(const scoped_span&) = delete;
 
  private:
-  std::uint64_t t0_;
-  kind k_;
-  std::uint16_t sub_;
-};
-
-// A span with everything a record holds, for the slow paths (transitions): recorded if tracing
-// was on when it began.
-class full_span {
- public:
-  full_span(kind k, const char* name, std::uint64_t id = 0, std::uint32_t arg = 0, std::uint16_t sub = 0) noexcept
-      : t0_(on() ? now() : 0), id_(id), name_(name), k_(k), sub_(sub), arg_(arg) {}
-  ~full_span() {
-    if (t0_) emit_span(k_, t0_, now(), name_, sub_, arg_, id_);
-  }
-  full_span(const full_span&) = delete;
-  full_span& operator=(const full_span&) = delete;
-
- private:
-  std::uint64_t t0_, id_;
-  const char* name_;
-  kind k_;
-  std::uint16_t sub_;
-  std::uint32_t arg_;
+  record r_;
 };
 
 // Whether a queue item is one of the sampled: a hash of its address, so that enqueue and run agree
