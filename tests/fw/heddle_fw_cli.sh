@@ -263,5 +263,10 @@ else
     grep -qF -- "$part" "$tmp/trace.json" || fail "--trace file lacks $part"
   done
 fi
+# A run that fails still writes its trace: it shows where the run failed.
+expect 1 "throwing filter, traced" "module 'veto' failed on event " "$configs/throwing_filter.json" --time-scale 1e-3 \
+  --trace "$tmp/failed.json"
+grep -q "heddle-fw: trace: $tmp/failed.json" "$tmp/err" || fail "a failed run's --trace does not say where the trace went: $(cat "$tmp/err")"
+grep -qF '"name":"veto"' "$tmp/failed.json" 2>/dev/null || fail "a failed run's trace lacks the failing module 'veto'"
 
 finish "heddle-fw CLI"

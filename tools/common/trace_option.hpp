@@ -12,31 +12,33 @@ namespace heddle::tool {
 
 class trace_option {
  public:
-  // Starts recording into `path` unless it is empty. Throws heddle::trace::trace_error.
-  explicit trace_option(std::string path) : path_(std::move(path)) {
+  // Starts recording into `path` unless it is empty; `tool` names the tool in its messages. Throws
+  // heddle::trace::trace_error.
+  trace_option(const char* tool, std::string path) : tool_(tool), path_(std::move(path)) {
     if (!path_.empty()) heddle::trace::start(path_);
   }
-  // Writes the trace and reports it on stderr; false (with the reason printed) if it failed.
-  bool finish(const char* tool) {
+  // Writes the trace and reports it on stderr; false (with the reason printed) if it failed. Once:
+  // later calls, and the destructor, find nothing left to write.
+  bool finish() {
     if (path_.empty() || !heddle::trace::active()) return true;
     try {
       const heddle::trace::result r = heddle::trace::stop();
-      std::fprintf(stderr, "%s: trace: %s (%llu records from %u threads%s)\n", tool, r.path.c_str(),
+      std::fprintf(stderr, "%s: trace: %s (%llu records from %u threads%s)\n", tool_, r.path.c_str(),
                    static_cast<unsigned long long>(r.records), r.threads,
                    r.dropped ? (", " + std::to_string(r.dropped) + " dropped: full buffers").c_str() : "");
       return true;
     } catch (const heddle::trace::trace_error& e) {
-      std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+      std::fprintf(stderr, "%s: error: %s\n", tool_, e.what());
       return false;
     }
   }
-  ~trace_option() {
-    if (!path_.empty() && heddle::trace::active()) finish("heddle");
-  }
+  // A tool that leaves by an error finish() did not see still writes the trace: it shows where.
+  ~trace_option() { finish(); }
   trace_option(const trace_option&) = delete;
   trace_option& operator=(const trace_option&) = delete;
 
  private:
+  const char* tool_;
   std::string path_;
 };
 

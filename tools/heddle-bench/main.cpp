@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   auto report = new_report();
   std::unique_ptr<heddle::tool::trace_option> trace;
   try {
-    trace = std::make_unique<heddle::tool::trace_option>(trace_file);
+    trace = std::make_unique<heddle::tool::trace_option>("heddle-bench", trace_file);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-bench: --trace: %s\n", e.what());
     return 2;
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       s->run(opt, report);
       std::fflush(stdout);
     }
-    if (!trace->finish("heddle-bench")) return 1;
+    if (!trace->finish()) return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-bench: %s\n", e.what());
     if (json_out.is_open()) {  // no half-finished report where a good one is expected

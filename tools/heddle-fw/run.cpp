@@ -207,17 +207,16 @@ int run_main(int argc, char** argv) {
 
     run_description what{c.config, c.single ? "single-threaded" : "threaded", timing, options, p};
     run_report report;
-    heddle::tool::trace_option trace(c.trace_file);  // throws trace_error: exit 2 below
+    heddle::tool::trace_option trace("heddle-fw", c.trace_file);  // throws trace_error: exit 2 below
     try {
       report = c.single ? run_single_threaded(p, options) : run_threaded(p, options);
     } catch (const module_error& x) {
       bar.clear();
       std::fprintf(stderr, "heddle-fw: error: %s: %s\n", c.config.c_str(), x.what());
-      trace.finish("heddle-fw");  // the trace of a failed run is what shows where it failed
-      return 1;
+      return 1;  // trace's destructor writes the trace: it shows where the run failed
     }
     bar.clear();
-    if (!trace.finish("heddle-fw")) return 1;
+    if (!trace.finish()) return 1;
     print_report(stdout, what, report);
     if (json_out.is_open()) json_out << report_json(what, report).dump(2) << '\n';
     if (timeline_out.is_open()) write_timeline(timeline_out, p, record);
