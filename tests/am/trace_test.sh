@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Active messages in traces: a two-node run under heddle-run --trace (shared memory) and, where MPI
-# is, a two-rank run under mpirun with HEDDLE_TRACE (merged with heddle-trace merge). The merged
+# is, a two-rank run under mpirun with HEDDLE_TRACE (gathered by rank 0 at its exit; without
+# heddle-trace to gather them, the ranks' files stay and merge by hand). The merged
 # trace has both processes' tracks, is valid, and every message is a send, a receipt and a flow
 # from one to the other: node 0's 20 calls to node 1 (and their replies) and 20 pings counted.
 #   tests/am/trace_test.sh HEDDLE_RUN HEDDLE_TRACE_TOOL PYTHON PROGRAM [MPIRUN]
@@ -58,12 +59,25 @@ ls "$tmp"/shm.json.node*.json >/dev/null 2>&1 && fail "heddle-run --trace left t
 if [[ -n $mpirun ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader \
          OMPI_MCA_rmaps_base_oversubscribe=1
-  out=$(HEDDLE_TRACE="$tmp/mpi.json" timeout 120 "$mpirun" -np 2 "$program" 20 2>"$tmp/err")
-  [[ $? -eq 0 && $out == *ok* ]] || fail "mpirun with HEDDLE_TRACE: $(cat "$tmp/err") $out"
-  [[ -s $tmp/mpi.json.rank0.json && -s $tmp/mpi.json.rank1.json ]] || fail "the ranks wrote no FILE.rank<K>.json"
-  "$tool" merge "$tmp/mpi.json" "$tmp/mpi.json.rank0.json" "$tmp/mpi.json.rank1.json" >"$tmp/merge" 2>&1 ||
-    fail "heddle-trace merge: $(cat "$tmp/merge")"
-  [[ -s $tmp/mpi.json ]] && check "mpirun (mpi)" "$tmp/mpi.json"
+  # The ranks' traces are gathered into FILE by rank 0 at its exit, with the heddle-trace in PATH.
+  tool_dir=$(cd "$(dirname "$tool")" && pwd)
+  out=$(PATH="$tool_dir:$PATH" HEDDLE_TRACE="$tmp/mpi.json" timeout 120 "$mpirun" -np 2 "$program" 20 2>"$tmp/err")
+  [[ $? -eq 0 && $out == ok ]] || fail "mpirun with HEDDLE_TRACE (the program's output alone expected): $(cat "$tmp/err") $out"
+  ls "$tmp"/mpi.json.rank* >/dev/null 2>&1 && fail "mpirun with HEDDLE_TRACE left the ranks' files: $(ls "$tmp") $(cat "$tmp/err")"
+  [[ -s $tmp/mpi.json ]] && check "mpirun (mpi)" "$tmp/mpi.json" || fail "mpirun with HEDDLE_TRACE gathered no $tmp/mpi.json: $(cat "$tmp/err")"
+  # Without heddle-trace to merge them, the ranks' traces stay, rank 0 says how to merge them, and
+  # merging them by hand gives the same trace.
+  out=$(PATH=/usr/bin:/bin HEDDLE_TRACE="$tmp/kept.json" timeout 120 "$mpirun" -np 2 "$program" 20 2>"$tmp/err")
+  rc=$?
+  if [[ ! -x /usr/local/bin/heddle-trace ]]; then  # the installed one, which rank 0 would use
+    [[ $rc -eq 0 && $out == *ok* ]] || fail "mpirun with HEDDLE_TRACE, no heddle-trace: $(cat "$tmp/err") $out"
+    [[ -s $tmp/kept.json.rank0.json && -s $tmp/kept.json.rank1.json ]] || fail "without heddle-trace, the ranks' files did not stay: $(ls "$tmp")"
+    grep -q "heddle-trace merge FILE FILE.rank\*.json" "$tmp/err" || fail "without heddle-trace, rank 0 did not say how to merge: $(cat "$tmp/err")"
+    ls "$tmp"/kept.json.rank*.done >/dev/null 2>&1 && fail "without heddle-trace, the ranks' marks stayed"
+    "$tool" merge "$tmp/kept.json" "$tmp/kept.json.rank0.json" "$tmp/kept.json.rank1.json" >"$tmp/merge" 2>&1 ||
+      fail "heddle-trace merge: $(cat "$tmp/merge")"
+    [[ -s $tmp/kept.json ]] && check "mpirun (mpi), merged by hand" "$tmp/kept.json"
+  fi
 else
   echo "(no MPI here: the mpirun part is skipped)"
 fi

@@ -1,8 +1,14 @@
 // HEDDLE_TRACE=FILE: a session from the library's start to the process's exit.
 //
 // Under an MPI launcher (mpirun sets every rank's OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK) the
-// ranks would all write FILE: each writes FILE.rank<K>.json instead, which `heddle-trace merge`
-// joins (heddle-run gives each node its own file and merges them itself).
+// ranks would all write FILE: each writes FILE.rank<K>.json instead, and the run's traces are
+// gathered into FILE when the launcher also says how many ranks there are (OMPI_COMM_WORLD_SIZE,
+// PMI_SIZE): each rank, once its file is written, leaves FILE.rank<K>.json.done beside it; rank 0
+// waits for every rank's mark (up to gather_patience), then runs `heddle-trace merge FILE
+// FILE.rank0.json ...` (from PATH, else the installed one) and removes the ranks' files. Should a
+// rank not finish, or the ranks not share a file system, or merge fail, the files stay and rank 0
+// says how to merge them. heddle-run gives each node its own file and merges them itself (its nodes
+// have HEDDLE_NODE).
 //
 // Started by a static object of the core library, before main; written by its destructor, after
 // the default runtime (made later, destroyed earlier) has stopped its workers. A bad value is the
@@ -10,10 +16,17 @@
 // rather than a program that runs without the trace it was asked for.
 #include "environment.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "heddle/core/trace.hpp"
 
@@ -40,6 +53,83 @@ bool parse_size(const char* text, std::size_t& out) {
   return true;
 }
 
+// How long rank 0 waits at its exit for the other ranks' traces.
+constexpr std::chrono::seconds gather_patience{60};
+
+// The number of ranks the MPI launcher started, 0 if it does not say.
+long world_size() noexcept {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* v = std::getenv(name); v && *v) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (end != v && *end == '\0' && n > 0) return n;
+    }
+  return 0;
+}
+
+std::string rank_file(const std::string& base, long rank) { return base + ".rank" + std::to_string(rank) + ".json"; }
+std::string done_mark(const std::string& base, long rank) { return rank_file(base, rank) + ".done"; }
+
+// Runs `heddle-trace merge out parts...` (PATH's, else the installed one), its report on stderr (the
+// program's output stays its own), and waits: its exit status, or -1 if it could not be started.
+int run_merge(const std::string& out, const std::vector<std::string>& parts) {
+  std::vector<std::string> args{"heddle-trace", "merge", out};
+  args.insert(args.end(), parts.begin(), parts.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t to_stderr;
+  ::posix_spawn_file_actions_init(&to_stderr);
+  ::posix_spawn_file_actions_adddup2(&to_stderr, STDERR_FILENO, STDOUT_FILENO);
+  pid_t pid = -1;
+  int started = ::posix_spawnp(&pid, "heddle-trace", &to_stderr, nullptr, argv.data(), environ);
+  if (started != 0) {
+    std::string installed = HEDDLE_INSTALL_BINDIR "/heddle-trace";
+    argv[0] = installed.data();
+    started = ::posix_spawn(&pid, installed.c_str(), &to_stderr, nullptr, argv.data(), environ);
+  }
+  ::posix_spawn_file_actions_destroy(&to_stderr);
+  if (started != 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Rank `rank` of `ranks` wrote its trace: mark it; rank 0 gathers them all into `base`.
+void gather(const std::string& base, long rank, long ranks) {
+  if (std::FILE* mark = std::fopen(done_mark(base, rank).c_str(), "w")) std::fclose(mark);
+  if (rank != 0) return;
+  std::vector<std::string> parts;
+  for (long k = 0; k < ranks; ++k) parts.push_back(rank_file(base, k));
+  const auto give_up = std::chrono::steady_clock::now() + gather_patience;
+  long missing = -1;
+  for (;;) {
+    missing = -1;
+    for (long k = 0; k < ranks && missing < 0; ++k)
+      if (::access(done_mark(base, k).c_str(), F_OK) != 0) missing = k;
+    if (missing < 0 || std::chrono::steady_clock::now() >= give_up) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The marks served the meeting only: gone whatever follows.
+  for (long k = 0; k < ranks; ++k) std::remove(done_mark(base, k).c_str());
+  const char* how = "merge them with: heddle-trace merge FILE FILE.rank*.json";
+  if (missing >= 0) {
+    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: rank %ld's trace did not come within %lld s (a rank that failed, or "
+                         "ranks on hosts without a shared file system): the ranks' traces stay in %s.rank*.json; %s\n",
+                 base.c_str(), missing, static_cast<long long>(gather_patience.count()), base.c_str(), how);
+    return;
+  }
+  if (const int status = run_merge(base, parts); status != 0) {
+    const std::string why = status < 0 ? "heddle-trace could not be started (neither in PATH nor installed)"
+                                       : "heddle-trace merge failed (exit status " + std::to_string(status) + ")";
+    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s: the ranks' traces stay in %s.rank*.json; %s\n", base.c_str(),
+                 why.c_str(), base.c_str(), how);
+    return;
+  }
+  for (const std::string& part : parts) std::remove(part.c_str());
+}
+
 }  // namespace
 
 environment_session::environment_session() {
@@ -58,7 +148,15 @@ environment_session::environment_session() {
   }
   std::string file = path;
   if (!std::getenv("HEDDLE_NODE"))
-    if (const long rank = process_node(); rank >= 0) file += ".rank" + std::to_string(rank) + ".json";
+    if (const long rank = process_node(); rank >= 0) {
+      file = rank_file(path, rank);
+      if (const long ranks = world_size(); ranks > 1) {
+        base_ = path;
+        rank_ = rank;
+        ranks_ = ranks;
+        std::remove(done_mark(base_, rank_).c_str());  // a mark left by an earlier run is not this one's
+      }
+    }
   try {
     heddle::trace::start(file, o);
     started_ = true;
@@ -78,7 +176,9 @@ environment_session::~environment_session() {
                    static_cast<unsigned long long>(r.records), static_cast<unsigned long long>(r.dropped));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle: HEDDLE_TRACE: %s\n", e.what());
+    return;
   }
+  if (ranks_ > 1) gather(base_, rank_, ranks_);
 }
 
 
