@@ -18,13 +18,20 @@
 
 namespace fw_test {
 
+// folder/name. (Appended to rather than joined with operator+, on which GCC 12 warns falsely: -Warray-bounds.)
+inline std::string in_folder(const char* folder, const std::string& name) {
+  std::string path = folder;
+  path += '/';
+  path += name;
+  return path;
+}
 // The CMS study's configurations lie beside the repository (HEDDLE_CMS_DATA, from
 // tests/fw/CMakeLists.txt), not in it: a clone of the project alone lacks them, so a test that
 // reads one starts with FW_TEST_NEEDS_CMS and skips without it.
-inline std::string cms(const std::string& name) { return std::string(HEDDLE_CMS_DATA) + "/" + name; }
+inline std::string cms(const std::string& name) { return in_folder(HEDDLE_CMS_DATA, name); }
 // The project's own small configurations (tests/fw/configs/): what the framework's own behaviour
 // is tested on, so that those tests run everywhere.
-inline std::string own(const std::string& name) { return std::string(HEDDLE_FW_CONFIGS) + "/" + name; }
+inline std::string own(const std::string& name) { return in_folder(HEDDLE_FW_CONFIGS, name); }
 
 // Skips the current test, saying why, when the study's file `name` (under HEDDLE_CMS_DATA) is
 // absent. A macro: GTEST_SKIP() returns from the test function itself.
