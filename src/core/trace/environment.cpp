@@ -167,19 +167,21 @@ environment_session::environment_session() {
 }
 
 environment_session::~environment_session() {
-  if (!started_ || !heddle::trace::active()) return;  // the program stopped it itself
-  try {
-    const heddle::trace::result r = heddle::trace::stop();
-    if (r.dropped)
-      std::fprintf(stderr, "heddle: trace %s: %llu records, %llu dropped (full buffers: raise "
-                           "HEDDLE_TRACE_BUFFER)\n", r.path.c_str(),
-                   static_cast<unsigned long long>(r.records), static_cast<unsigned long long>(r.dropped));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE: %s\n", e.what());
-    return;
+  if (!started_) return;
+  if (heddle::trace::active()) {  // else the program stopped it itself, which wrote the file
+    try {
+      const heddle::trace::result r = heddle::trace::stop();
+      if (r.dropped)
+        std::fprintf(stderr, "heddle: trace %s: %llu records, %llu dropped (full buffers: raise "
+                             "HEDDLE_TRACE_BUFFER)\n", r.path.c_str(),
+                     static_cast<unsigned long long>(r.records), static_cast<unsigned long long>(r.dropped));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "heddle: HEDDLE_TRACE: %s\n", e.what());
+    }
   }
+  // Gathered even when this rank's file failed: rank 0 then need not wait for it, and the merge
+  // names the file it cannot read.
   if (ranks_ > 1) gather(base_, rank_, ranks_);
 }
-
 
 }  // namespace heddle::core_detail::trace
