@@ -12,8 +12,9 @@
 //
 // --trace FILE: every node records a trace (HEDDLE_TRACE=FILE.node<K>.json), and when they have
 // exited heddle-run merges them into FILE with `heddle-trace merge` (beside heddle-run, else in
-// PATH): one process track per node, each message a flow from its sender to its receiver. If the
-// merge cannot run, the nodes' files stay and heddle-run says so (status 1 if the run succeeded).
+// PATH, else the installed one; its report on stderr): one process track per node, each message a
+// flow from its sender to its receiver. If the merge cannot run, the nodes' files stay and
+// heddle-run says so (status 1 if the run succeeded).
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,6 +33,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <heddle/core/detail/trace_merge.hpp>
 
 #include "numeric_options.hpp"
 
@@ -80,9 +83,9 @@ int exit_code(int status) {
   return 1;
 }
 
-// Runs `heddle-trace merge out inputs...` (the one beside this program, else PATH's) and waits; its
-// exit status, or 127 if it could not start.
-int merge_traces(const std::string& out, const std::vector<std::string>& inputs) {
+// Runs `heddle-trace merge out inputs...` (the one beside this program, else PATH's, else the
+// installed one) and waits: its exit status, or -1 if it could not start.
+int merge_node_traces(const std::string& out, const std::vector<std::string>& inputs) {
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   std::string beside;
@@ -91,23 +94,7 @@ int merge_traces(const std::string& out, const std::vector<std::string>& inputs)
     beside = std::string(self);
     beside = beside.substr(0, beside.rfind('/') + 1) + "heddle-trace";
   }
-  const std::string tool = !beside.empty() && ::access(beside.c_str(), X_OK) == 0 ? beside : "heddle-trace";
-  const pid_t pid = ::fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    std::vector<std::string> argv_s{tool, "merge", out};
-    argv_s.insert(argv_s.end(), inputs.begin(), inputs.end());
-    std::vector<char*> argv;
-    for (std::string& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "heddle-run: --trace: cannot run %s: %s\n", tool.c_str(), std::strerror(errno));
-    ::_exit(127);
-  }
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 127;
+  return heddle::core_detail::trace::merge_traces(out, inputs, beside);
 }
 
 void remove_leftovers(const std::string& session) {
@@ -249,7 +236,7 @@ int main(int argc, char** argv) {
       if (::access(part.c_str(), R_OK) == 0) parts.push_back(part);
       else std::fprintf(stderr, "heddle-run: --trace: node %u wrote no trace (%s)\n", k, part.c_str());
     }
-    if (!parts.empty() && merge_traces(trace_file, parts) == 0) {
+    if (!parts.empty() && merge_node_traces(trace_file, parts) == 0) {
       for (const std::string& part : parts) ::unlink(part.c_str());
     } else {
       std::fprintf(stderr, "heddle-run: --trace: the nodes' traces are left in %s.node*.json (heddle-trace merge OUT FILES...)\n",

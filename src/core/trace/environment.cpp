@@ -5,7 +5,7 @@
 // gathered into FILE when the launcher also says how many ranks there are (OMPI_COMM_WORLD_SIZE,
 // PMI_SIZE): each rank, once its file is written, leaves FILE.rank<K>.json.done beside it; rank 0
 // waits for every rank's mark (up to gather_patience), then runs `heddle-trace merge FILE
-// FILE.rank0.json ...` (from PATH, else the installed one) and removes the ranks' files. Should a
+// FILE.rank0.json ...` (merge_traces: PATH's, else the installed one) and removes the ranks' files. Should a
 // rank not finish, or the ranks not share a file system, or merge fail, the files stay and rank 0
 // says how to merge them. heddle-run gives each node its own file and merges them itself (its nodes
 // have HEDDLE_NODE).
@@ -16,8 +16,6 @@
 // rather than a program that runs without the trace it was asked for.
 #include "environment.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "heddle/core/detail/trace_merge.hpp"
 #include "heddle/core/trace.hpp"
 
 namespace heddle::core_detail::trace {
@@ -70,32 +69,6 @@ long world_size() noexcept {
 std::string rank_file(const std::string& base, long rank) { return base + ".rank" + std::to_string(rank) + ".json"; }
 std::string done_mark(const std::string& base, long rank) { return rank_file(base, rank) + ".done"; }
 
-// Runs `heddle-trace merge out parts...` (PATH's, else the installed one), its report on stderr (the
-// program's output stays its own), and waits: its exit status, or -1 if it could not be started.
-int run_merge(const std::string& out, const std::vector<std::string>& parts) {
-  std::vector<std::string> args{"heddle-trace", "merge", out};
-  args.insert(args.end(), parts.begin(), parts.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t to_stderr;
-  ::posix_spawn_file_actions_init(&to_stderr);
-  ::posix_spawn_file_actions_adddup2(&to_stderr, STDERR_FILENO, STDOUT_FILENO);
-  pid_t pid = -1;
-  int started = ::posix_spawnp(&pid, "heddle-trace", &to_stderr, nullptr, argv.data(), environ);
-  if (started != 0) {
-    std::string installed = HEDDLE_INSTALL_BINDIR "/heddle-trace";
-    argv[0] = installed.data();
-    started = ::posix_spawn(&pid, installed.c_str(), &to_stderr, nullptr, argv.data(), environ);
-  }
-  ::posix_spawn_file_actions_destroy(&to_stderr);
-  if (started != 0) return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // Rank `rank` of `ranks` wrote its trace: mark it; rank 0 gathers them all into `base`.
 void gather(const std::string& base, long rank, long ranks) {
   if (std::FILE* mark = std::fopen(done_mark(base, rank).c_str(), "w")) std::fclose(mark);
@@ -120,7 +93,7 @@ void gather(const std::string& base, long rank, long ranks) {
                  base.c_str(), missing, static_cast<long long>(gather_patience.count()), base.c_str(), how);
     return;
   }
-  if (const int status = run_merge(base, parts); status != 0) {
+  if (const int status = merge_traces(base, parts); status != 0) {
     const std::string why = status < 0 ? "heddle-trace could not be started (neither in PATH nor installed)"
                                        : "heddle-trace merge failed (exit status " + std::to_string(status) + ")";
     std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s: the ranks' traces stay in %s.rank*.json; %s\n", base.c_str(),

@@ -38,9 +38,7 @@ namespace {
 // spans still open; the records those tasks make meanwhile (a drain's span, closed just before its
 // task's) still land in their buffers.
 std::atomic<std::uint32_t> closing_session{0};
-}  // namespace
 
-namespace {
 // set_clock_offset's: one process, one offset (a run has one node 0), kept across sessions.
 std::atomic<bool> clock_measured{false};
 std::atomic<std::int64_t> clock_offset{0}, clock_uncertainty{0};
