@@ -87,13 +87,33 @@ class pending_get final : public pending_reply<void, pending_get> {
 
 node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
 
+// Every frame's way out. The common case, a frame to a reachable peer in another process with no
+// trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
+// unknown node, tracing, a frame for this process) takes send_general.
+inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                               std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+  if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire) && !heddle::core_detail::trace::on() &&
+      (to != self() || !has_receiver_)) [[likely]] {
+    if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) [[likely]]
+      return;
+    return send_later(from, to, h, head, tail);
+  }
+  send_general(from, to, h, head, tail, tail_owner);
+}
+
 engine::engine(const session_options& options, std::unique_ptr<transport> t)
     : options_(options),
       rt_(options.rt ? options.rt : &default_runtime()),
       transport_(std::move(t)),
       has_receiver_(options.transport != backend::loopback),
-      peers_(options.nodes),
-      handler_labels_(new std::atomic<const char*>[registry::instance().size()]()) {
+      peers_(options.nodes) {
+  // The handlers' table, fixed from here on (the registry is sealed: hello compares its hash).
+  registry& reg = registry::instance();
+  reg.seal();
+  handler_count_ = static_cast<std::uint32_t>(reg.size());
+  handlers_.reset(new handler_fn[handler_count_]);
+  for (std::uint32_t i = 0; i < handler_count_; ++i) handlers_[i] = reg.at(i);
+  handler_labels_.reset(new std::atomic<const char*>[handler_count_]());
   peers_[options_.node].hello = true;
   peers_[options_.node].pid = ::getpid();
 }
@@ -319,12 +339,11 @@ void engine::finish() {
 
 // Traced, a frame is numbered for its peer (message_header::sequence) and recorded as a send span
 // with the start of its flow, which the receiver's receive span ends (deliver).
-void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                        std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
-  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
-    check_reachable(to);  // throws, saying why
+void engine::send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                          std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) check_reachable(to);  // throws, saying why
   namespace trace = heddle::core_detail::trace;
-  if (!trace::on()) [[likely]] return send_untraced(from, to, h, head, tail, tail_owner);
+  if (!trace::on()) return send_untraced(from, to, h, head, tail, tail_owner);
   message_header numbered = h;
   std::atomic<std::uint16_t>& counter = peers_[to].trace_sequence;
   do numbered.sequence = static_cast<std::uint16_t>(counter.fetch_add(1, std::memory_order_relaxed) + 1);
@@ -345,7 +364,12 @@ void engine::send_untraced(node_id from, node_id to, const message_header& h, st
     return deliver(from, to, h, all);
   }
   if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) return;
-  // The polling thread never waits on a peer: the frame goes out from a worker.
+  send_later(from, to, h, head, tail);
+}
+
+// The polling thread never waits on a peer: a frame the peer cannot take now goes out from a worker.
+void engine::send_later(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                        std::span<const std::byte> tail) {
   task_begun();
   (void)rt_->task([this, from, to, h, bytes = joined(head, tail)] {  // nobody waits for it
     try {
@@ -357,6 +381,8 @@ void engine::send_untraced(node_id from, node_id to, const message_header& h, st
   });
 }
 
+// The short path of every call: one look at the peer, the call into the pending table, the frame
+// to the transport. A failure to send fails the call's future, never the caller.
 void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
                   pending_call* p) {
   const message_header h{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
@@ -373,29 +399,35 @@ void engine::request(node_id from, node_id to, message_kind kind, std::span<cons
 
 void engine::request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                            std::span<const std::byte> tail, pending_call* p) {
+  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
+    return fail_unreachable(to, p);
+  pending_.insert(h.call_id, to, p);
+  // A peer lost between the look and the insertion may have failed its pending calls before this
+  // one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
+  if (peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
+    if (pending_call* q = pending_.take(h.call_id, to)) fail_unreachable(to, q);
+    return;
+  }
+  std::exception_ptr failure;
+  try {
+    send_frame(from, to, h, head, tail);
+    return;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // Failed outside the catch block: a waiter must never share an exception still being handled here.
+  if (pending_call* q = pending_.take(h.call_id, to)) q->fail(std::move(failure));
+}
+
+void engine::fail_unreachable(node_id to, pending_call* p) {
   std::exception_ptr failure;
   try {
     check_reachable(to);
+    throw peer_lost(to, "heddle::offload: " + describe(to) + " is lost");
   } catch (...) {
     failure = std::current_exception();
   }
-  if (failure) return p->fail(std::move(failure));
-  pending_.insert(h.call_id, to, p);
-  // A peer lost between the check and the insertion has already failed its pending calls.
-  if (peers_[to].lost.load(std::memory_order_acquire)) {
-    if (pending_call* q = take_pending(h.call_id)) {
-      std::exception_ptr e = std::make_exception_ptr(peer_lost(to, "heddle::offload: " + describe(to) + " is lost"));
-      q->fail(std::move(e));
-    }
-    return;
-  }
-  try {
-    send_frame(from, to, h, head, tail);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (failure)
-    if (pending_call* q = take_pending(h.call_id)) q->fail(std::move(failure));
+  p->fail(std::move(failure));
 }
 
 void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args) {
@@ -403,8 +435,6 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
                          .payload_bytes = args.size()};
   send_frame(from, to, h, args);
 }
-
-pending_call* engine::take_pending(std::uint64_t id) { return pending_.take(id); }
 
 placement engine::place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) {
   if (prefix.size() != placement_prefix(h.kind)) return {};
@@ -480,14 +510,14 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
       return;
     }
     case message_kind::reply_value:
-      if (pending_call* p = take_pending(h.call_id)) {
+      if (pending_call* p = pending_.take(h.call_id, from)) {
         // A placed reply lies in the caller's memory already: complete() sees it there.
         if (h.flags & message_placed) payload = std::span(p->destination(h.payload_bytes), h.payload_bytes);
         p->complete(payload);
       }
       return;
     case message_kind::reply_error:
-      if (pending_call* p = take_pending(h.call_id)) {
+      if (pending_call* p = pending_.take(h.call_id, from)) {
         std::string text;
         try {
           reader r(payload);
@@ -519,7 +549,7 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
 // strategy::short_task: the handler runs here and now, on the thread that received the frame, with
 // no task record (HAM's way). Like a short_task successor, it runs as an outsider lent to the
 // runtime: what it spawns goes to the runtime's express lane.
-void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
+inline void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
   heddle::core_detail::worker* w = heddle::core_detail::current_worker;
   if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return run_call(from, to, h, args);
   heddle::core_detail::runtime_core* saved = heddle::core_detail::lending_core;
@@ -532,17 +562,17 @@ void engine::run_inline(node_id from, node_id to, const message_header& h, std::
 
 void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
   handler_scope scope(to);
-  registry& reg = registry::instance();
-  writer result;
+  writer result;  // a small result stays on this stack
   try {
-    const handler_fn fn = reg.at(h.handler);
+    if (h.handler >= handler_count_) [[unlikely]]
+      (void)registry::instance().at(h.handler);  // throws unknown_handler, saying what this process has
     reader r(args);
-    fn(r, result);
+    handlers_[h.handler](r, result);
     // Traced: the task running this handler is labelled with its name.
     if (heddle::core_detail::trace::on()) [[unlikely]] heddle::core_detail::trace::pending_label = handler_label(h.handler);
   } catch (...) {
     const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
-                             std::string(reg.name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
+                             std::string(registry::instance().name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
                              heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
     if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
@@ -569,7 +599,7 @@ void engine::reply_failure(node_id from, node_id to, std::uint64_t call_id, cons
 
 const char* engine::handler_label(std::uint32_t handler) {
   registry& reg = registry::instance();
-  if (!handler_labels_ || handler >= reg.size()) return "handler";
+  if (handler >= handler_count_) return "handler";
   if (const char* l = handler_labels_[handler].load(std::memory_order_acquire)) return l;
   const char* l = heddle::trace::intern(reg.name(handler));
   handler_labels_[handler].store(l, std::memory_order_release);
@@ -693,6 +723,18 @@ void engine::check_peers_if_due() {
   if (now < due) return;
   if (!next_peer_check_ns_.compare_exchange_strong(due, now + 100'000'000)) return;  // every 100 ms
   transport_->check_peers();
+  // A call inserted as its peer was lost may have escaped lost()'s sweep (pending_table.hpp).
+  if (any_lost_.load(std::memory_order_acquire))
+    for (node_id n = 0; n < nodes(); ++n) {
+      if (!peers_[n].lost.load(std::memory_order_acquire)) continue;
+      std::string why;
+      {
+        std::lock_guard lock(m_);
+        why = peers_[n].why;
+      }
+      const std::string what = "heddle::offload: " + describe(n) + " was lost: " + why;
+      fail_pending(n, [&] { return std::make_exception_ptr(peer_lost(n, what)); });
+    }
 }
 
 void engine::receiver_loop() {
@@ -733,31 +775,38 @@ void engine::receiver_loop() {
   }
 }
 
-void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds spin) {
-  const auto deadline = clock::now() + spin;
+// The caller's patience is measured from its 64th look on: a reply that comes sooner (the usual
+// case) costs no clock read.
+void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, clock::time_point& deadline) {
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (transport_->poll()) continue;
     if ((n & 63) == 0) {
-      if (clock::now() > deadline) return;
+      if (past(deadline)) return;
       check_peers_if_due();
     }
     spin_pause(n);
   }
 }
 
+bool engine::past(clock::time_point& deadline) const {
+  const auto now = clock::now();
+  if (deadline == clock::time_point{}) deadline = now + options_.caller_spin;
+  return now > deadline;
+}
+
 void engine::poll_until(const heddle::core_detail::future_state_base* s) {
   if (!has_receiver_ || heddle::core_detail::current_worker || polling_thread) return;
-  const auto deadline = clock::now() + options_.caller_spin;
+  clock::time_point deadline{};  // set at the first look at the clock
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (progress_.try_lock()) {
       polling_thread = true;
-      poll_for_a_while(s, deadline - clock::now());
+      poll_for_a_while(s, deadline);
       polling_thread = false;
       progress_.unlock();
       break;
     }
     progress_.ask_yield();
-    if ((n & 63) == 0 && clock::now() > deadline) break;
+    if ((n & 63) == 0 && past(deadline)) break;
     spin_pause(n);
   }
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
@@ -771,6 +820,7 @@ void engine::lost(node_id peer, const std::string& why) {
     if (peer >= peers_.size() || peers_[peer].lost.load()) return;
     peers_[peer].why = why;
     peers_[peer].lost.store(true, std::memory_order_release);
+    any_lost_.store(true, std::memory_order_release);
     cv_.notify_all();
   }
   const std::string what = "heddle::offload: " + describe(peer) + " was lost: " + why;

@@ -90,10 +90,17 @@ class engine final : public frame_sink {
   };
 
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
+  // Throws peer_lost or session_error when `to` cannot be reached.
   void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = {});
+  void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                    std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  void send_later(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                  std::span<const std::byte> tail);
+  // Fails `p` with why `to` cannot be reached (lost, or no such node).
+  void fail_unreachable(node_id to, pending_call* p);
   void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
@@ -114,10 +121,11 @@ class engine final : public frame_sink {
   void measure_clock();
   void clock_probe_from(node_id from, std::span<const std::byte> payload);
   void clock_reply_from(std::span<const std::byte> payload);
-  pending_call* take_pending(std::uint64_t id);
   void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
   void receiver_loop();
-  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds spin);
+  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::steady_clock::time_point& deadline);
+  // Whether the caller's patience (options.caller_spin, from the first look: `deadline` is set then) is over.
+  bool past(std::chrono::steady_clock::time_point& deadline) const;
   void check_peers_if_due();
   void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void task_ended() noexcept;
@@ -143,10 +151,13 @@ class engine final : public frame_sink {
   std::atomic<std::uint64_t> next_buffer_{1};
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
+  std::uint32_t handler_count_ = 0;
+  std::unique_ptr<handler_fn[]> handlers_;  // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced
   progress progress_;
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> next_peer_check_ns_{0};
+  std::atomic<bool> any_lost_{false};  // a peer was lost: check_peers_if_due sweeps the pending table
   std::thread receiver_;
   bool finished_ = false;
 };

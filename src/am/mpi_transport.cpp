@@ -43,6 +43,8 @@ constexpr int tail_tag = 2;  // the rest of the sender's last out-of-line frame
 // message comes in: no probe, no copy out of MPI's queue of unexpected messages.
 constexpr std::size_t eager_bytes = 1024;
 constexpr int frame_slots = 4;
+// A frame message up to this size is copied out of its receive slot, which is posted again at once.
+constexpr std::size_t small_frame_bytes = 256;
 
 class mpi_transport final : public transport {
  public:
@@ -101,10 +103,23 @@ class mpi_transport final : public transport {
       throw session_error("heddle::offload: a frame of " + std::to_string(h.payload_bytes) +
                           " bytes: the mpi backend carries at most " + std::to_string(max_payload()) + " per frame");
     const std::size_t frame_bytes = message_header::size + head.size() + tail.size();
-    const bool split = frame_bytes > eager_bytes;
-    const bool head_inline = message_header::size + head.size() <= eager_bytes;  // when split
+    if (frame_bytes <= eager_bytes) [[likely]] {
+      // A small frame (every call with small arguments, every reply): assembled here and sent with
+      // MPI_Send under one hold of the lock, done when it returns (eager): nothing to wait for.
+      std::byte frame[eager_bytes];
+      h.encode(frame);
+      if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
+      if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
+      std::unique_lock lock(m_, std::defer_lock);
+      if (wait) lock.lock();
+      else if (!lock.try_lock()) return false;
+      check(to, MPI_Send(frame, static_cast<int>(frame_bytes), MPI_BYTE, static_cast<int>(to), frame_tag, comm_));
+      return true;
+    }
+    // A larger frame is split: the header (with the head if it fits) flagged out of line, then the rest.
+    const bool head_inline = message_header::size + head.size() <= eager_bytes;
     message_header fh = h;
-    if (split) fh.flags |= message_out_of_line;
+    fh.flags |= message_out_of_line;
     std::byte hdr[message_header::size];
     fh.encode(hdr);
     const std::span<const std::byte> header(hdr, sizeof hdr);
@@ -121,14 +136,12 @@ class mpi_transport final : public transport {
       std::unique_lock lock(m_, std::defer_lock);
       if (wait) lock.lock();
       else if (!lock.try_lock()) return false;
-      if (split && head_inline) {
+      if (head_inline) {
         post(to, frame_tag, {header, head}, {}, count);
         post(to, tail_tag, {tail}, tail_owner, count);
-      } else if (split) {
+      } else {
         post(to, frame_tag, {header}, {}, count);
         post(to, tail_tag, {head, tail}, tail_owner, count);
-      } else {
-        post(to, frame_tag, {header, head, tail}, tail_owner, count);
       }
     } catch (...) {
       failed = std::current_exception();
@@ -149,11 +162,12 @@ class mpi_transport final : public transport {
     for (int batch = 0; batch < 16; ++batch) {
       int done = 0, count = 0, index = 0;
       MPI_Status st;
+      alignas(16) std::byte small[small_frame_bytes];
       {
         std::lock_guard lock(m_);
         // A completed send counts as traffic: the peer that took it is busy with this node and
         // likely to send soon (a get's requester, its next request), so the receiver stays awake.
-        any |= complete_sends();
+        if (!sends_.empty()) any |= complete_sends();
         // Receives complete in the order they were posted: only the oldest can be done.
         if (posted_.empty()) throw peer_lost(self_, "heddle::offload: MPI refused to post a receive");
         index = posted_.front();
@@ -163,8 +177,23 @@ class mpi_transport final : public transport {
         posted_.pop_front();
         MPI_Get_count(&st, MPI_BYTE, &count);
         if (rc != MPI_SUCCESS) count = -1;  // done with an error: more than a frame may be, truncated
+        // A small frame leaves its slot at once, which is posted again within this hold of the lock.
+        if (count >= 0 && static_cast<std::size_t>(count) <= sizeof small) {
+          std::memcpy(small, slots_[index].bytes, static_cast<std::size_t>(count));
+          (void)repost(index);  // on failure, one slot fewer: frames still arrive (none left: the error above)
+          index = -1;
+        }
       }
       any = true;
+      const node_id from = static_cast<node_id>(st.MPI_SOURCE);
+      if (index < 0) {
+        try {
+          deliver(from, std::span<const std::byte>(small, static_cast<std::size_t>(count)));
+        } catch (const decode_error& e) {
+          sink_->lost(from, std::string("it sent a corrupt frame (") + e.what() + ")");
+        }
+        continue;
+      }
       // Posted again whatever happens below, last in line.
       struct repost_at_exit {
         mpi_transport* t;
@@ -174,7 +203,6 @@ class mpi_transport final : public transport {
           t->repost(index);
         }
       } again{this, index};
-      const node_id from = static_cast<node_id>(st.MPI_SOURCE);
       try {
         if (count < 0) throw decode_error("a frame message of more than " + std::to_string(eager_bytes) + " bytes");
         deliver(from, std::span<const std::byte>(slots_[index].bytes, static_cast<std::size_t>(count)));

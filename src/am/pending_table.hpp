@@ -1,48 +1,75 @@
-// The calls waiting for their replies, by call id. A call id's low bits pick a slot in a flat
-// array, so that the common case (fewer calls in flight than slots) costs no allocation and no
-// hashing; a call whose slot is taken waits in an overflow map. One spin lock guards both: the critical
-// sections are a few loads and stores.
+// The calls waiting for their replies, by call id. A call id's low bits pick one of 1,024 slots,
+// which the caller claims, fills and publishes with atomics: neither the caller that inserts nor the
+// polling thread that takes a reply takes a lock, and each touches the slot's cache line only (a lock
+// would add a line that both sides write on every call). Ids never repeat (a 64-bit counter), so a
+// slot's id names one call for good: whoever turns it back to 0 owns that call. A call whose slot is
+// still busy (over 1,024 calls in flight, or one 1,024 ids older still waiting) waits in an overflow
+// map under a mutex, which a counter lets the common path skip.
+//
+// Against a peer's loss: the caller inserts, then looks at the peer's lost flag; lost() sets the
+// flag, then takes the peer's calls (take_all). Both may miss the other (no full fence on the call's
+// path: it would cost more than the rest of the insertion); the engine's periodic look at its peers
+// then takes what a lost peer still has here (engine::check_peers_if_due). Whoever takes a call
+// fails it, once.
 #pragma once
 
-#include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "heddle/am/detail/calls.hpp"
-#include "heddle/core/detail/spin_wait.hpp"
 
 namespace heddle::offload::detail {
 
 class pending_table {
  public:
+  // Call `id` (never 0) to `node`, waiting for its reply. Costs a compare-and-swap and three stores;
+  // a map insertion (and a heap allocation) when the slot is busy.
   void insert(std::uint64_t id, node_id node, pending_call* p) {
-    std::lock_guard g(lock_);
-    slot& s = slots_[id % slots_.size()];
-    if (!s.call) s = {id, node, p};
-    else overflow_.emplace(id, slot{id, node, p});
+    slot& s = slots_[id % slot_count];
+    std::uint64_t free = 0;
+    if (s.id.load(std::memory_order_relaxed) == 0 &&
+        s.id.compare_exchange_strong(free, claiming, std::memory_order_acquire, std::memory_order_relaxed)) [[likely]] {
+      s.node.store(node, std::memory_order_relaxed);
+      s.call.store(p, std::memory_order_relaxed);
+      s.id.store(id, std::memory_order_release);  // publishes node and call
+      return;
+    }
+    std::lock_guard g(overflow_m_);
+    overflow_.emplace(id, entry{node, p});
+    overflow_count_.fetch_add(1, std::memory_order_release);
   }
 
-  // The call with this id, now the caller's; nullptr if there is none (a reply to a call that
-  // already failed, or an id a peer made up).
-  pending_call* take(std::uint64_t id) {
-    std::lock_guard g(lock_);
-    slot& s = slots_[id % slots_.size()];
-    if (s.call && s.id == id) return std::exchange(s.call, nullptr);
-    if (overflow_.empty()) return nullptr;
+  // The call with this id to `from`, now the caller's; nullptr if there is none (a reply to a call
+  // that already failed, an id a peer made up, or a reply from another node than the one called).
+  pending_call* take(std::uint64_t id, node_id from) {
+    slot& s = slots_[id % slot_count];
+    std::uint64_t current = s.id.load(std::memory_order_acquire);
+    if (current == id) [[likely]] {
+      if (s.node.load(std::memory_order_relaxed) != from) return nullptr;
+      pending_call* p = s.call.load(std::memory_order_relaxed);
+      // Read before the slot is freed (then it may be claimed again); kept only if this frees it.
+      return s.id.compare_exchange_strong(current, 0, std::memory_order_acq_rel, std::memory_order_relaxed) ? p : nullptr;
+    }
+    if (overflow_count_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard g(overflow_m_);
     auto it = overflow_.find(id);
-    if (it == overflow_.end()) return nullptr;
+    if (it == overflow_.end() || it->second.node != from) return nullptr;
     pending_call* p = it->second.call;
     overflow_.erase(it);
+    overflow_count_.fetch_sub(1, std::memory_order_relaxed);
     return p;
   }
 
   // The call with this id to `node`, left in the table; nullptr if there is none.
   pending_call* find(std::uint64_t id, node_id node) {
-    std::lock_guard g(lock_);
-    const slot& s = slots_[id % slots_.size()];
-    if (s.call && s.id == id) return s.node == node ? s.call : nullptr;
+    const slot& s = slots_[id % slot_count];
+    if (s.id.load(std::memory_order_acquire) == id)
+      return s.node.load(std::memory_order_relaxed) == node ? s.call.load(std::memory_order_relaxed) : nullptr;
+    if (overflow_count_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard g(overflow_m_);
     auto it = overflow_.find(id);
     return it != overflow_.end() && it->second.node == node ? it->second.call : nullptr;
   }
@@ -50,13 +77,19 @@ class pending_table {
   // Every call to `node` (every call when all), now the caller's.
   std::vector<pending_call*> take_all(node_id node, bool all) {
     std::vector<pending_call*> out;
-    std::lock_guard g(lock_);
-    for (slot& s : slots_)
-      if (s.call && (all || s.node == node)) out.push_back(std::exchange(s.call, nullptr));
+    for (slot& s : slots_) {
+      std::uint64_t id = s.id.load(std::memory_order_acquire);
+      if (id == 0 || id == claiming) continue;  // a call being inserted: the next sweep takes it
+      if (!all && s.node.load(std::memory_order_relaxed) != node) continue;
+      pending_call* p = s.call.load(std::memory_order_relaxed);
+      if (s.id.compare_exchange_strong(id, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) out.push_back(p);
+    }
+    std::lock_guard g(overflow_m_);
     for (auto it = overflow_.begin(); it != overflow_.end();) {
       if (all || it->second.node == node) {
         out.push_back(it->second.call);
         it = overflow_.erase(it);
+        overflow_count_.fetch_sub(1, std::memory_order_relaxed);
       } else {
         ++it;
       }
@@ -65,14 +98,21 @@ class pending_table {
   }
 
  private:
-  struct slot {
-    std::uint64_t id = 0;
-    node_id node = 0;
-    pending_call* call = nullptr;
+  static constexpr std::size_t slot_count = 1024;
+  static constexpr std::uint64_t claiming = ~std::uint64_t{0};  // a slot being filled; no call id reaches it
+  struct alignas(32) slot {
+    std::atomic<std::uint64_t> id{0};  // 0: free
+    std::atomic<node_id> node{0};
+    std::atomic<pending_call*> call{nullptr};
   };
-  alignas(64) heddle::core_detail::spin_lock lock_;
-  std::array<slot, 1024> slots_{};
-  std::unordered_map<std::uint64_t, slot> overflow_;
+  struct entry {
+    node_id node;
+    pending_call* call;
+  };
+  slot slots_[slot_count];
+  std::mutex overflow_m_;
+  std::unordered_map<std::uint64_t, entry> overflow_;
+  std::atomic<std::size_t> overflow_count_{0};
 };
 
 }  // namespace heddle::offload::detail

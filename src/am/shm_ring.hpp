@@ -6,8 +6,11 @@
 // last, with release), its length in cells and its kind (a frame, or padding to the ring's end);
 // then the frame's 32-byte header and its payload. The receiver polls the stamp at its position:
 // the frame's bytes share the stamp's cache line, so a small call crosses with one line transfer.
-// The receiver zeroes the first word of every cell it consumes, so a stale or payload word can
-// never read as a current stamp; then it publishes its position (`tail`), from which the sender
+// The first word of a cell not yet written in the current lap is 0 or an earlier lap's stamp for
+// that cell, never the stamp the receiver waits for there: the receiver zeroes the first word of
+// every cell that held payload (a record's cells after its first) when it consumes the record, and
+// leaves a first cell's stamp (always lower than any later one for the cell), so a one-cell record
+// is only read by the receiver. Then it publishes its position (`tail`), from which the sender
 // knows the free space.
 #pragma once
 
@@ -35,13 +38,17 @@ struct ring_control {
 };
 static_assert(sizeof(ring_control) == 64);
 
+// `count` cells, a power of two: a position becomes a cell with a mask, not a division (three
+// divisions a frame on each side cost a few tens of ns).
 class ring_view {
  public:
   ring_view() = default;
   ring_view(ring_control* c, std::byte* cells, std::uint64_t count) noexcept : control_(c), cells_(cells), count_(count) {}
 
   std::uint64_t cells() const noexcept { return count_; }
-  std::byte* cell(std::uint64_t pos) const noexcept { return cells_ + (pos % count_) * ring_cell::bytes; }
+  // The cell of position `pos` counted from the ring's start.
+  std::uint64_t index(std::uint64_t pos) const noexcept { return pos & (count_ - 1); }
+  std::byte* cell(std::uint64_t pos) const noexcept { return cells_ + index(pos) * ring_cell::bytes; }
   ring_control& control() const noexcept { return *control_; }
 
   static std::atomic_ref<std::uint64_t> stamp(std::byte* c) noexcept {

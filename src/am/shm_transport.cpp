@@ -80,9 +80,9 @@ class shm_transport final : public transport {
     for (char c : o.session_name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
         throw session_error("heddle::offload: session name '" + o.session_name + "': letters, digits, '-', '_' and '.' only");
-    if (o.ring_bytes < 4096 || o.ring_bytes % ring_cell::bytes != 0)
+    if (o.ring_bytes < 4096 || (o.ring_bytes & (o.ring_bytes - 1)) != 0)
       throw session_error("heddle::offload: ring size " + std::to_string(o.ring_bytes) +
-                          " bytes: at least 4096, and a multiple of 64");
+                          " bytes: a power of two, at least 4096");
     read_pos_ = std::make_unique<std::atomic<std::uint64_t>[]>(o.nodes);
     for (node_id n = 0; n < o.nodes; ++n) read_pos_[n].store(0);
   }
@@ -157,7 +157,7 @@ class shm_transport final : public transport {
     else if (!lock.try_lock()) return false;
     const ring_view& ring = p.ring;
     std::uint64_t pos = p.write_pos;
-    const std::uint64_t at = pos % ring.cells();
+    const std::uint64_t at = ring.index(pos);
     const std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
     if (!space_for(p, to, pos + pad + cells, wait)) return false;
     if (pad) {
@@ -325,7 +325,7 @@ class shm_transport final : public transport {
     if (ring_view::stamp(c).load(std::memory_order_acquire) != pos + 1) return false;
     const std::uint32_t cells = ring_view::length(c);
     const std::uint32_t kind = ring_view::kind(c);
-    if (cells == 0 || (pos % ring.cells()) + cells > ring.cells() || (kind != ring_cell::frame && kind != ring_cell::padding)) {
+    if (cells == 0 || ring.index(pos) + cells > ring.cells() || (kind != ring_cell::frame && kind != ring_cell::padding)) {
       corrupt(from, "a ring record of " + std::to_string(cells) + " cells, kind " + std::to_string(kind));
       return false;
     }
@@ -342,7 +342,11 @@ class shm_transport final : public transport {
         return false;
       }
     }
-    for (std::uint32_t i = 0; i < cells; ++i) ring_view::stamp(ring.cell(pos + i)).store(0, std::memory_order_relaxed);
+    // Cells after the first held payload: their first words are zeroed (shm_ring.hpp). A record's
+    // first cell keeps its stamp, which can never match again: a one-cell call is only read here,
+    // and its line is not pulled back from the sender's cache for a write.
+    if (kind == ring_cell::frame)
+      for (std::uint32_t i = 1; i < cells; ++i) ring_view::stamp(ring.cell(pos + i)).store(0, std::memory_order_relaxed);
     read_pos_[from].store(pos + cells, std::memory_order_relaxed);
     ring.control().tail.store(pos + cells, std::memory_order_release);
     return true;

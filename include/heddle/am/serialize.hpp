@@ -34,21 +34,47 @@ class HEDDLE_EXPORT decode_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The bytes of a call's arguments or result. The first 64 bytes lie in the writer itself, so a
+// small call (a few numbers, a short string) allocates nothing; beyond that the buffer doubles on the
+// heap. Neither copied nor moved: a writer lives on the stack of the call it serves.
 class writer {
  public:
+  static constexpr std::size_t inline_bytes = 64;
+
+  writer() noexcept = default;
+  writer(const writer&) = delete;
+  writer& operator=(const writer&) = delete;
+  ~writer() {
+    if (data_ != inline_) delete[] data_;
+  }
+
+  // Appends n bytes. Costs a memcpy; a heap allocation only when the bytes outgrow the buffer.
   void bytes(const void* p, std::size_t n) {
     if (n == 0) return;
-    // resize + memcpy rather than insert: GCC 12 sees a false overflow in vector::insert here.
-    const std::size_t at = buf_.size();
-    buf_.resize(at + n);
-    std::memcpy(buf_.data() + at, p, n);
+    if (n > capacity_ - size_) [[unlikely]] grow(n);
+    std::memcpy(data_ + size_, p, n);
+    size_ += n;
   }
-  std::size_t size() const noexcept { return buf_.size(); }
-  const std::vector<std::byte>& data() const noexcept { return buf_; }
-  std::vector<std::byte> take() noexcept { return std::move(buf_); }
+  std::size_t size() const noexcept { return size_; }
+  // What was written, valid until the next write.
+  std::span<const std::byte> data() const noexcept { return {data_, size_}; }
 
  private:
-  std::vector<std::byte> buf_;
+  void grow(std::size_t n) {
+    if (n > SIZE_MAX / 2 - size_) throw std::length_error("heddle::offload::writer: too many bytes");
+    std::size_t capacity = capacity_ * 2;
+    while (capacity < size_ + n) capacity *= 2;
+    std::byte* bigger = new std::byte[capacity];
+    std::memcpy(bigger, data_, size_);
+    if (data_ != inline_) delete[] data_;
+    data_ = bigger;
+    capacity_ = capacity;
+  }
+
+  std::byte* data_ = inline_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = inline_bytes;
+  alignas(16) std::byte inline_[inline_bytes];
 };
 
 class reader {

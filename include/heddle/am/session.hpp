@@ -61,8 +61,8 @@ struct session_options {
   // shm: the name every node of the run shares (heddle-run makes one); segments are
   // /dev/shm/heddle.<session_name>.*
   std::string session_name;
-  // shm: bytes of each ring (one per ordered pair of nodes); a message larger than a quarter of
-  // it travels through a segment of its own.
+  // shm: bytes of each ring (one per ordered pair of nodes), a power of two of at least 4096; a
+  // message larger than a quarter of it travels through a segment of its own.
   std::size_t ring_bytes = std::size_t{1} << 20;
 
   // tcp: every node's address ("host:port"), this one's included; a node listens on its own (or
