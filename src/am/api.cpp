@@ -26,6 +26,18 @@ void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const wr
   e->call(current_node_of(*e), to, handler, how, args.data(), p);
 }
 
+void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
+  engine* e = nullptr;
+  std::exception_ptr failure;
+  try {
+    e = &current_engine();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure) return p->fail(std::move(failure));
+  e->tree_call(current_node_of(*e), handler, how, args.data(), p);
+}
+
 void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args) {
   engine& e = current_engine();
   e.post(current_node_of(e), to, handler, how, args.data());

@@ -490,25 +490,11 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
     case message_kind::hello:
       return hello_from(from, payload);
     case message_kind::call:
-    case message_kind::post: {
+    case message_kind::post:
       if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, payload);
-      task_begun();
-      // The guard ends the task's count whether the task runs or the runtime discards it.
-      struct counted {
-        engine* e;
-        explicit counted(engine* x) : e(x) {}
-        counted(counted&& o) noexcept : e(std::exchange(o.e, nullptr)) {}
-        ~counted() {
-          if (e) e->task_ended();
-        }
-      };
-      auto* t = heddle::core_detail::make_task(
-          [this, from, to, h](const std::vector<std::byte>& args, const counted&) { run_call(from, to, h, args); },
-          std::vector<std::byte>(payload.begin(), payload.end()), counted(this));
-      t->release();  // nobody waits on the task itself: its reply is the result
-      heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, static_cast<heddle::strategy>(h.strategy));
-      return;
-    }
+      return start_handler(from, to, h, payload, nullptr);
+    case message_kind::tree_call:
+      return tree_call_from(from, to, h, payload);
     case message_kind::reply_value:
       if (pending_call* p = pending_.take(h.call_id, from)) {
         // A placed reply lies in the caller's memory already: complete() sees it there.
@@ -549,18 +535,39 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
 // strategy::short_task: the handler runs here and now, on the thread that received the frame, with
 // no task record (HAM's way). Like a short_task successor, it runs as an outsider lent to the
 // runtime: what it spawns goes to the runtime's express lane.
-inline void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
+inline void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                               tree_gather* g) {
   heddle::core_detail::worker* w = heddle::core_detail::current_worker;
-  if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return run_call(from, to, h, args);
+  if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return run_call(from, to, h, args, g);
   heddle::core_detail::runtime_core* saved = heddle::core_detail::lending_core;
   heddle::core_detail::lending_core = heddle::core_detail::access::core_of(*rt_);
   heddle::core_detail::current_worker = nullptr;
-  run_call(from, to, h, args);
+  run_call(from, to, h, args, g);
   heddle::core_detail::current_worker = w;
   heddle::core_detail::lending_core = saved;
 }
 
-void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args) {
+void engine::start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                           tree_gather* g) {
+  if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, args, g);
+  task_begun();
+  // The guard ends the task's count whether the task runs or the runtime discards it.
+  struct counted {
+    engine* e;
+    explicit counted(engine* x) : e(x) {}
+    counted(counted&& o) noexcept : e(std::exchange(o.e, nullptr)) {}
+    ~counted() {
+      if (e) e->task_ended();
+    }
+  };
+  auto* t = heddle::core_detail::make_task(
+      [this, from, to, h, g](const std::vector<std::byte>& a, const counted&) { run_call(from, to, h, a, g); },
+      std::vector<std::byte>(args.begin(), args.end()), counted(this));
+  t->release();  // nobody waits on the task itself: its reply is the result
+  heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, static_cast<heddle::strategy>(h.strategy));
+}
+
+void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g) {
   handler_scope scope(to);
   writer result;  // a small result stays on this stack
   try {
@@ -574,10 +581,12 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
     const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
                              std::string(registry::instance().name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
                              heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
+    if (g) return tree_result(g, to, /*threw=*/true, std::as_bytes(std::span(text)));
     if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
     return;
   }
+  if (g) return tree_result(g, to, /*threw=*/false, result.data());
   if (h.kind == message_kind::call) reply(to, from, h.call_id, message_kind::reply_value, result.data());
 }
 

@@ -19,6 +19,7 @@
 
 #include "heddle/am/buffer.hpp"
 #include "heddle/am/detail/calls.hpp"
+#include "heddle/am/detail/tree.hpp"
 #include "heddle/am/session.hpp"
 #include "pending_table.hpp"
 #include "progress.hpp"
@@ -47,6 +48,9 @@ class engine final : public frame_sink {
   void call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
             pending_call* p);
   void post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args);
+  // offload::broadcast and for_each_node: `handler` on every node but `from`, along the tree of
+  // heddle/am/detail/tree.hpp (tree.cpp); `p` completes with the results in node order.
+  void tree_call(node_id from, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args, pending_call* p);
   // A frame that carries a pending call (put, get): the prefix, then the data.
   void request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                std::span<const std::byte> tail, pending_call* p);
@@ -68,6 +72,9 @@ class engine final : public frame_sink {
   std::string describe(node_id n) const;
   // Throws peer_lost if `n` is lost, session_error if it does not exist.
   void check_reachable(node_id n) const;
+
+  // A tree call waiting for its own node's result and its subtrees' replies (tree.cpp).
+  class tree_gather;
 
   // frame_sink
   void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) override;
@@ -107,8 +114,16 @@ class engine final : public frame_sink {
   const char* handler_label(std::uint32_t handler);
   void request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
-  void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args);
-  void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args);
+  // Runs a call's handler and replies to it (or, for a tree call, hands the result to `g`).
+  void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
+  void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
+  // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args).
+  void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
+  void tree_call_from(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  // Sends the tree call `h` with `args` on to the two halves of `range`'s ranks below it (tree.cpp).
+  void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
+                    std::span<const std::byte> args, tree_gather* g);
+  void tree_result(tree_gather* g, node_id node, bool threw, std::span<const std::byte> bytes);
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);

@@ -283,10 +283,15 @@ class shm_transport final : public transport {
     return ring_view(reinterpret_cast<ring_control*>(base), base + sizeof(ring_control), o_.ring_bytes / ring_cell::bytes);
   }
 
-  // Waits until the ring has room up to `end`; false at once if !wait.
+  // Waits until the ring has room up to `end`; false at once if !wait. The common case (room as
+  // last seen) is inlined into send; the look at the receiver's position and the wait are not.
   bool space_for(peer_out& p, node_id to, std::uint64_t end, bool wait) {
+    if (end - p.seen_tail <= p.ring.cells()) [[likely]]
+      return true;
+    return wait_for_space(p, to, end, wait);
+  }
+  [[gnu::noinline]] bool wait_for_space(peer_out& p, node_id to, std::uint64_t end, bool wait) {
     const std::uint64_t n = p.ring.cells();
-    if (end - p.seen_tail <= n) return true;
     // Spins while the peer drains the ring, then sleeps in short steps, looking whether it died.
     heddle::core_detail::spin_then_park spinner(heddle::core_detail::spin::worker_budget);
     for (;;) {

@@ -57,6 +57,26 @@ void forward(off::buffer_ptr<double> from, off::buffer_ptr<double> to, std::size
 
 off::node_id last() { return off::num_nodes() - 1; }
 
+// Broadcasts: what each node ran, counted per node (loopback nodes share one process).
+std::atomic<int> runs_on[256];
+void run_here(int by) { runs_on[off::this_node()].fetch_add(by); }
+int runs_here() { return runs_on[off::this_node()].load(); }
+std::vector<off::node_id> every_node_but(off::node_id skip) {
+  std::vector<off::node_id> v;
+  for (off::node_id n = 0; n < off::num_nodes(); ++n)
+    if (n != skip) v.push_back(n);
+  return v;
+}
+// A broadcast started on another node: its results as that node saw them.
+std::vector<off::node_id> broadcast_from_here() { return off::broadcast(heddle::f2f<&where_am_i>()).get(); }
+std::string named_text(std::uint64_t bytes) { return std::string(bytes, static_cast<char>('a' + off::this_node() % 26)); }
+void fail_on(off::node_id victim) {
+  if (off::this_node() == victim) throw std::runtime_error("refused by " + std::to_string(victim));
+}
+void nap_on(off::node_id victim, int ms) {
+  if (off::this_node() == victim) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 TEST(Nodes, AsyncSyncPingOnEveryNode) {
   ASSERT_GE(off::num_nodes(), 2u);
   EXPECT_EQ(off::this_node(), 0u);
@@ -162,17 +182,62 @@ TEST(Nodes, SixtyFourMiBTransfers) {
   off::free(b);
 }
 
+TEST(Nodes, BroadcastAnswersInNodeOrder) {
+  for (heddle::strategy how : {heddle::strategy::express, heddle::strategy::short_task}) {
+    EXPECT_EQ(off::broadcast(heddle::f2f<&where_am_i>(), how).get(), every_node_but(0));
+  }
+  // From the last node, inside a handler: the tree is numbered from there.
+  EXPECT_EQ(off::sync(last(), heddle::f2f<&broadcast_from_here>()), every_node_but(last()));
+  // Results larger than a frame (on every backend), passed up the tree.
+  const std::vector<std::string> big = off::broadcast(heddle::f2f<&named_text>(std::uint64_t{300000})).get();
+  ASSERT_EQ(big.size(), off::num_nodes() - 1);
+  for (off::node_id n = 1; n < off::num_nodes(); ++n)
+    EXPECT_EQ(big[n - 1], std::string(300000, static_cast<char>('a' + n % 26))) << "node " << n;
+}
+
+TEST(Nodes, ForEachNodeRunsOnceOnEveryOtherNode) {
+  const std::vector<int> before = off::broadcast(heddle::f2f<&runs_here>()).get();
+  std::vector<heddle::future<void>> all;
+  for (int i = 0; i < 50; ++i) all.push_back(off::for_each_node(heddle::f2f<&run_here>(1), i % 2 ? heddle::strategy::short_task : heddle::strategy::express));
+  for (auto& f : all) f.get();
+  const std::vector<int> after = off::broadcast(heddle::f2f<&runs_here>()).get();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i] - before[i], 50) << "node " << i + 1;
+}
+
+TEST(Nodes, BroadcastFailsWithTheFirstFailingNode) {
+  for (off::node_id victim = 1; victim < off::num_nodes(); ++victim) {
+    try {
+      off::for_each_node(heddle::f2f<&fail_on>(victim)).get();
+      ADD_FAILURE() << "a broadcast in which node " << victim << " threw returned";
+    } catch (const off::remote_error& e) {
+      EXPECT_EQ(e.node(), victim);
+      EXPECT_NE(std::string(e.what()).find("refused by " + std::to_string(victim)), std::string::npos) << e.what();
+    }
+  }
+  // The nodes go on.
+  EXPECT_EQ(off::broadcast(heddle::f2f<&where_am_i>()).get(), every_node_but(0));
+}
+
 // Run alone (tests/am/nodes_failures.sh): node `last` is killed during a call.
 TEST(PeerDeath, CallsFailWithinASecond) {
   const off::node_id victim = last();
   const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f<&my_pid>()));
   heddle::future<void> waiting = off::async(victim, heddle::f2f<&nap>(60000));
+  heddle::future<void> everyone = off::for_each_node(heddle::f2f<&nap_on>(victim, 60000));
   std::this_thread::sleep_for(100ms);
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   try {
     waiting.get();
     FAIL() << "the call to a killed node returned";
+  } catch (const off::peer_lost& e) {
+    EXPECT_EQ(e.node(), victim);
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
+  }
+  try {  // the broadcast fails too, naming the node
+    everyone.get();
+    FAIL() << "a broadcast to a killed node returned";
   } catch (const off::peer_lost& e) {
     EXPECT_EQ(e.node(), victim);
     EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();

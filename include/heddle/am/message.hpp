@@ -27,8 +27,9 @@ enum class message_kind : std::uint16_t {
   get = 8,          // data transfer out of a buffer: payload = buffer id, byte offset, byte count; the reply carries the bytes
   clock_probe = 9,  // traced sessions: the sender's steady-clock time (ns), for node 0 to answer at once
   clock_reply = 10, // node 0's answer: the probe's time, then node 0's at its receipt
+  tree_call = 11,   // a call to every node along a tree (detail/tree.hpp): payload = ranks, then arguments; reply with call_id
 };
-inline constexpr std::uint16_t message_kind_count = 10;
+inline constexpr std::uint16_t message_kind_count = 11;
 
 // Flags of a message.
 // The payload travels apart from the frame, as the backend arranges: in a shared-memory transfer
@@ -140,6 +141,7 @@ inline const char* to_string(message_kind k) noexcept {
     case message_kind::get: return "get";
     case message_kind::clock_probe: return "clock_probe";
     case message_kind::clock_reply: return "clock_reply";
+    case message_kind::tree_call: return "tree_call";
   }
   return "?";
 }

@@ -1,4 +1,4 @@
-// Calls on other nodes: heddle::offload::async, sync and ping.
+// Calls on other nodes: heddle::offload::async, sync and ping; broadcast and for_each_node to every node.
 //
 //   int scale(int a, std::string s);
 //   heddle::future<int> f = heddle::offload::async(1, heddle::f2f<&scale>(1, std::string("x")));
@@ -20,7 +20,9 @@
 // two sides disagree, session_error when no session is open.
 #pragma once
 
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/errors.hpp"
@@ -52,6 +54,38 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
 template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
   return offload::async(node, call, how).get();
+}
+
+// Runs `call` on every node but this one; the future holds their results in node order (this
+// node's place left out: num_nodes() - 1 of them, none in a session of one node). The call travels
+// along a binary tree of the nodes (each passes it on to two others before it runs it), so this
+// node sends two frames and waits for two replies however many nodes there are; a node's result
+// reaches the caller through about log2(N) of them. Fails, once every node has answered or been
+// found lost, with the first failure in node order: remote_error naming the node where the function
+// threw, peer_lost naming a node that was lost (and the nodes below it in the tree, which the call
+// may not have reached, fail with it).
+template <class Call>
+future<std::vector<typename Call::result_type>> broadcast(const Call& call, strategy how = strategy::express) {
+  using R = typename Call::result_type;
+  static_assert(!std::is_void_v<R>, "heddle::offload::broadcast: the function returns void: use for_each_node");
+  writer args;
+  call.write_args(args);
+  auto* p = heddle::core_detail::make_record<detail::pending_tree<std::vector<R>>>();
+  future<std::vector<R>> f = p->get_future();
+  detail::send_tree(Call::index(), how, args, p);
+  return f;
+}
+
+// Runs `call` on every node but this one, as broadcast does; the future is ready when every node has
+// run it (its results, if any, are dropped), or fails as broadcast's does.
+template <class Call>
+future<void> for_each_node(const Call& call, strategy how = strategy::express) {
+  writer args;
+  call.write_args(args);
+  auto* p = heddle::core_detail::make_record<detail::pending_tree<void>>();
+  future<void> f = p->get_future();
+  detail::send_tree(Call::index(), how, args, p);
+  return f;
 }
 
 // Runs `call` on `node` without a reply: fire and forget. A failure there is printed on the

@@ -1,6 +1,7 @@
 // Fuzzes what a node does with bytes from a peer: the frame decoder (header, and its length
-// against the bytes that came with it), the registry's handler lookup, and the argument decoders
-// of handlers with every built-in type. Any input must end in a decoded call or a
+// against the bytes that came with it), the registry's handler lookup, the argument decoders of
+// handlers with every built-in type, and the decoders of broadcasts' frames (a tree call's ranks,
+// a reply's entries; heddle/am/detail/tree.hpp), for a session of 8 nodes. Any input must end in a decoded call or a
 // decode_error/unknown_handler: never a crash, an overlong read or a huge allocation; and a frame
 // whose payload is not as long as its header says is never decoded further.
 //
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <heddle/am/detail/tree.hpp>
 #include <heddle/am/functor.hpp>
 #include <heddle/am/message.hpp>
 #include <map>
@@ -49,6 +51,39 @@ std::vector<std::byte> frame(const Call& call, off::message_kind kind = off::mes
   return out;
 }
 
+// A tree call for ranks [first, first + count) with the call's arguments after the range.
+template <class Call>
+std::vector<std::byte> tree_frame(const Call& call, std::uint32_t first, std::uint32_t count) {
+  off::writer args;
+  call.write_args(args);
+  std::vector<std::byte> out(off::message_header::size + off::detail::tree_range::bytes);
+  const off::message_header h{.kind = off::message_kind::tree_call, .handler = Call::index(), .call_id = 9,
+                              .payload_bytes = off::detail::tree_range::bytes + args.size()};
+  h.encode(out.data());
+  off::detail::tree_range{first, count}.encode(out.data() + off::message_header::size);
+  out.insert(out.end(), args.data().begin(), args.data().end());
+  return out;
+}
+
+// The replies of a whole tree from node 0 (nodes 1 to 7), as the origin gathers them: a string from
+// most, a throw from node 4, node 5 lost.
+std::vector<std::byte> tree_reply() {
+  std::vector<std::byte> entries;
+  const std::string threw = "it threw", lost = "it was lost";
+  for (std::uint32_t n : {3, 1, 2, 7, 4, 6, 5}) {
+    off::writer v;
+    off::write(v, std::string(n, 'x'));
+    if (n == 4) off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::threw, std::as_bytes(std::span(threw)));
+    else if (n == 5) off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::lost, std::as_bytes(std::span(lost)));
+    else off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::value, v.data());
+  }
+  const off::message_header h{.kind = off::message_kind::reply_value, .call_id = 9, .payload_bytes = entries.size()};
+  std::vector<std::byte> out(off::message_header::size);
+  h.encode(out.data());
+  out.insert(out.end(), entries.begin(), entries.end());
+  return out;
+}
+
 std::vector<std::vector<std::byte>> seeds() {
   using namespace std::string_literals;
   return {
@@ -59,6 +94,8 @@ std::vector<std::vector<std::byte>> seeds() {
       frame(heddle::f2f<&takes_nested>(std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>,
                                                   std::array<std::string, 3>>{"o"s, {4, {1, 2, 3}}, {"x", "yy", "zzz"}})),
       frame(heddle::f2f<&returns>(std::optional<int>(3))),
+      tree_frame(heddle::f2f<&takes_string>("tree"s), 2, 3),
+      tree_reply(),
   };
 }
 
@@ -77,6 +114,23 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> wrong_lengths() {
   return {{"length-short-call", short_call}, {"length-long-post", long_post}, {"length-out-of-line-overlong", out_of_line}};
 }
 
+// What a node does with a frame's payload once the header is decoded: a call's arguments decoded by
+// its handler (a tree call's after its ranks), a reply's bytes decoded as a broadcast's entries.
+void run_frame(const off::message_header& h, std::span<const std::byte> payload) {
+  constexpr std::uint32_t nodes = 8;
+  if (h.kind == off::message_kind::tree_call) {
+    (void)off::detail::tree_range::decode(payload, nodes);
+    payload = payload.subspan(off::detail::tree_range::bytes);
+  }
+  if (h.kind == off::message_kind::call || h.kind == off::message_kind::post || h.kind == off::message_kind::tree_call) {
+    const off::detail::handler_fn fn = off::detail::registry::instance().at(h.handler);
+    off::reader r(payload);
+    off::writer result;
+    fn(r, result);
+  }
+  if (h.kind == off::message_kind::reply_value) (void)off::detail::decode_tree_entries(payload, 0, nodes);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -92,12 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // An out-of-line frame brings here at most the head of its payload: the handler's decoder
     // gets only that, and must find arguments cut short as it finds any others.
-    if (h.kind == off::message_kind::call || h.kind == off::message_kind::post) {
-      const off::detail::handler_fn fn = off::detail::registry::instance().at(h.handler);
-      off::reader r(payload);
-      off::writer result;
-      fn(r, result);
-    }
+    run_frame(h, payload);
   } catch (const off::decode_error&) {
   } catch (const off::unknown_handler&) {
   }
@@ -130,9 +179,7 @@ int main(int argc, char** argv) {
   // The seeds must still decode and run: the corpus keeps testing the real paths.
   for (const auto& s : seeds()) {
     const off::message_header h = off::message_header::decode_frame(s, 1 << 20);
-    off::reader r(std::span<const std::byte>(s).subspan(off::message_header::size));
-    off::writer out;
-    off::detail::registry::instance().at(h.handler)(r, out);
+    run_frame(h, std::span<const std::byte>(s).subspan(off::message_header::size));
   }
   // And the frames of the wrong length are refused for their length.
   for (const auto& [name, bytes] : wrong_lengths()) {

@@ -2,6 +2,7 @@
 // and the non-template entry points that send and wait.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <span>
@@ -88,9 +89,40 @@ class pending_result final : public pending_reply<R, pending_result<R>> {
   }
 };
 
+// The future of offload::broadcast (R: std::vector of the results) and for_each_node (void): the
+// engine completes it with a u64 count and then the results' encodings in node order, or fails it
+// with the first node's failure in node order.
+template <class R>
+class pending_tree final : public pending_reply<R, pending_tree<R>> {
+ public:
+  void complete(std::span<const std::byte> reply) noexcept override {
+    std::exception_ptr failure;
+    try {
+      reader r(reply);
+      const auto count = offload::read<std::uint64_t>(r);
+      if constexpr (std::is_void_v<R>) {
+        (void)count;  // for_each_node: the results are not wanted
+        this->set_value();
+      } else {
+        R v;
+        v.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(count, r.remaining() + 1)));
+        for (std::uint64_t i = 0; i < count; ++i) v.push_back(offload::read<typename R::value_type>(r));
+        r.expect_end("broadcast results");
+        this->set_value(std::move(v));
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (failure) return this->fail(std::move(failure));
+    this->publish();
+  }
+};
+
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
 // call cannot be sent. Throws session_error without a session.
 HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
+// Sends a call of `handler` to every other node along a tree (detail/tree.hpp); `p` as for send_call.
+HEDDLE_EXPORT void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
 // Sends a call that wants no reply.
 HEDDLE_EXPORT void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args);
 
