@@ -4,10 +4,12 @@
 //   shm: a flag ping-pong through shared memory, and memcpy into the other process's memory;
 //   tcp: 8-byte messages over a TCP_NODELAY socket, and streaming into it;
 //   mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD.
-// Node 1 runs its side of every raw measurement as an offloaded task. Node 0 writes
+// Node 1 runs its side of every raw measurement as an offloaded task. With any number of nodes, node
+// 0 also times a call to every other node: offload::broadcast against a sync call to each in turn
+// (--only-broadcast: that alone). Node 0 writes
 //   {"backend", "results": [{"name", "config", "samples": [seconds per operation, ...]}]}
 // to --json FILE.
-//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B]
+//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B] [--only-broadcast]
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -290,6 +292,26 @@ double offload_rtt(std::uint64_t n, heddle::strategy how) {
   return seconds_since(t0) / static_cast<double>(n);
 }
 
+off::node_id here() { return off::this_node(); }
+
+// A call to every other node: one broadcast along the tree, against one sync call to each node in
+// turn (what a program without broadcast writes). Seconds per call to all.
+double broadcast_time(std::uint64_t n) {
+  (void)off::broadcast(heddle::f2f<&here>(), heddle::strategy::short_task).get();
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (off::broadcast(heddle::f2f<&here>(), heddle::strategy::short_task).get().size() != off::num_nodes() - 1)
+      throw std::runtime_error("a broadcast with a result missing");
+  return seconds_since(t0) / static_cast<double>(n);
+}
+double sequential_time(std::uint64_t n) {
+  const auto t0 = clock_type::now();
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (off::node_id k = 1; k < off::num_nodes(); ++k)
+      if (off::sync(k, heddle::f2f<&here>(), heddle::strategy::short_task) != k) throw std::runtime_error("a call answered from elsewhere");
+  return seconds_since(t0) / static_cast<double>(n);
+}
+
 struct series {
   std::string name, config;
   std::vector<double> samples;
@@ -310,7 +332,10 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps);
     app.add_option("--rtt-iterations", rtt_n);
     app.add_option("--max-bytes", max_bytes);
+    bool only_broadcast = false;
+    app.add_flag("--only-broadcast", only_broadcast, "measure the calls to all nodes only");
     app.parse(argc, argv);
+    if (only_broadcast) max_bytes = 1024;  // no transfers are measured
 
     std::vector<series> out;
     auto add = [&](const std::string& name, const std::string& config, double v) {
@@ -324,8 +349,17 @@ int main(int argc, char** argv) {
     // Raw transfers both ways: into node 1's memory (put's direction) and out of it (get's).
     const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy" : backend_name == "tcp" ? "raw TCP socket" : "raw MPI_Send";
     const std::string raw_out_name = raw_bw_name + " 0→1", raw_in_name = raw_bw_name + " 1→0";
+    // Calls to every other node: broadcast against sequential calls, interleaved round by round.
+    const std::string all_config = std::to_string(off::num_nodes()) + " nodes, a call to all others";
+    for (int r = 0; r < reps + 1; ++r) {
+      const double tree = broadcast_time(rtt_n / 10 + 1);
+      const double each = sequential_time(rtt_n / 10 + 1);
+      if (r == 0) continue;
+      add("heddle broadcast (short_task)", all_config, tree);
+      add("sync to each node in turn (short_task)", all_config, each);
+    }
     // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
-    for (int r = 0; r < reps + 1; ++r) {  // round 0 warms up
+    for (int r = 0; r < reps + 1 && !only_broadcast; ++r) {  // round 0 warms up
       const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n, false) : mpi_raw_rtt(rtt_n);
       // TCP both ways: sleeping in recv (the usual raw socket) and polling it, as heddle does.
       const double raw_polled = backend_name == "tcp" ? tcp_raw_rtt(rtt_n, true) : 0;
@@ -348,7 +382,7 @@ int main(int argc, char** argv) {
       off::sync(1, heddle::f2f<&shm_make_target>(shm_target, max_bytes));
       remote = static_cast<char*>(map_shared(shm_target, max_bytes, false));
     }
-    for (std::uint64_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {
+    for (std::uint64_t bytes = 1024; bytes <= max_bytes && !only_broadcast; bytes *= 4) {
       const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
       const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
       for (int r = 0; r < reps + 1; ++r) {

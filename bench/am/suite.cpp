@@ -32,22 +32,25 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs the two nodes for `backend`; the node's results, as harness results (threads = 2 nodes).
-std::vector<result> run_backend(const std::string& backend, const options& opt) {
+// Runs `nodes` nodes for `backend` (only the calls to all nodes with only_broadcast); node 0's
+// results, as harness results (threads = the nodes).
+std::vector<result> run_backend(const std::string& backend, const options& opt, int nodes = 2, bool only_broadcast = false) {
   const fs::path bin = own_folder();
   const fs::path node = bin / "heddle-bench-am-node";
-  const fs::path json = fs::temp_directory_path() / ("heddle-bench-am-" + std::to_string(::getpid()) + "-" + backend + ".json");
+  const fs::path json = fs::temp_directory_path() /
+                        ("heddle-bench-am-" + std::to_string(::getpid()) + "-" + backend + "-" + std::to_string(nodes) + ".json");
   const int reps = opt.check ? 1 : opt.reps;
   const std::string args = " --backend " + backend + " --json " + shell_quote(json.string()) + " --reps " + std::to_string(reps) +
                            " --rtt-iterations " + std::to_string(opt.pick(200, 5000, 20000, 100000)) + " --max-bytes " +
                            std::to_string(opt.pick(std::uint64_t{64} << 10, std::uint64_t{16} << 20, std::uint64_t{64} << 20,
-                                                   std::uint64_t{64} << 20));
+                                                   std::uint64_t{64} << 20)) +
+                           (only_broadcast ? " --only-broadcast" : "");
   std::string cmd;
   if (backend == "mpi") {
     cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "
-          "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 2 " + shell_quote(node.string()) + args;
+          "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np " + std::to_string(nodes) + " " + shell_quote(node.string()) + args;
   } else {
-    cmd = shell_quote((bin / "heddle-run").string()) + " -n 2 --backend " + backend + " --timeout 900 " + shell_quote(node.string()) + args;
+    cmd = shell_quote((bin / "heddle-run").string()) + " -n " + std::to_string(nodes) + " --backend " + backend + " --timeout 900 " + shell_quote(node.string()) + args;
   }
   std::fflush(stdout);
   if (const int rc = std::system(cmd.c_str()); rc != 0)
@@ -58,13 +61,32 @@ std::vector<result> run_backend(const std::string& backend, const options& opt) 
   fs::remove(json);
   std::vector<result> rs;
   for (const auto& r : j.at("results")) {
-    result x{r.at("name").get<std::string>(), 2, backend + " " + r.at("config").get<std::string>(),
+    result x{r.at("name").get<std::string>(), static_cast<unsigned>(nodes), backend + " " + r.at("config").get<std::string>(),
              r.at("samples").get<std::vector<double>>()};
     for (double v : x.samples)
       if (!(v > 0)) throw std::runtime_error("am: " + x.name + " " + x.config + " measured " + std::to_string(v));
     rs.push_back(std::move(x));
   }
   return rs;
+}
+
+// Broadcast against a sync call to each node in turn, at every node count measured: a table, and
+// <backend>_broadcast_vs_sequential_<N>nodes (< 1: the tree is faster).
+void report_calls_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows) {
+  std::printf("### %s: a call to every other node, broadcast against one sync call to each in turn\n\n", backend.c_str());
+  std::printf("| nodes | broadcast (µs) | sequential (µs) | broadcast / sequential |\n|---|---|---|---|\n");
+  for (const result& tree : rows) {
+    if (tree.name.rfind("heddle broadcast", 0) != 0) continue;
+    for (const result& each : rows) {
+      if (each.config != tree.config || each.name.rfind("sync to each", 0) != 0) continue;
+      const double ratio = tree.median() / each.median();
+      std::printf("| %u | %.1f | %.1f | %.2f |\n", tree.threads, tree.median() * 1e6, each.median() * 1e6, ratio);
+      add_ratio(report, backend + "_broadcast_vs_sequential_" + std::to_string(tree.threads) + "nodes", ratio,
+                "offload::broadcast's time for an empty call to every other node over one sync call to each in turn, " +
+                    std::to_string(tree.threads) + " " + backend + " nodes (< 1: the tree is faster)");
+    }
+  }
+  std::printf("\n");
 }
 
 // The row of `config` whose name starts with `prefix`; of several, the one with the lowest median
@@ -120,6 +142,18 @@ void run(const options& opt, nlohmann::json& report) {
   nlohmann::json bandwidth = nlohmann::json::array();
   for (const std::string backend : {"shm", "tcp", "mpi"}) {
     std::vector<result> rs = run_backend(backend, opt);
+    // Calls to all nodes: at 2 nodes from the run above, at 4 and 8 (oversubscribed) on their own.
+    std::vector<result> to_all;
+    for (auto it = rs.begin(); it != rs.end();)
+      if (it->config.find("a call to all others") != std::string::npos) {
+        to_all.push_back(*it);
+        it = rs.erase(it);
+      } else {
+        ++it;
+      }
+    for (int n : {4, 8})
+      for (result& r : run_backend(backend, opt, n, /*only_broadcast=*/true)) to_all.push_back(std::move(r));
+    report_calls_to_all(report, backend, to_all);
     const std::string rtt = backend + " empty round trip";
     const result* raw = find_row(rs, "raw", rtt);
     const result* inl = find_row(rs, "heddle offload (short_task)", rtt);
@@ -160,6 +194,7 @@ void run(const options& opt, nlohmann::json& report) {
     }
     for (auto& row : bandwidth_table(backend, transfers)) bandwidth.push_back(std::move(row));
     all.insert(all.end(), rs.begin(), rs.end());
+    all.insert(all.end(), to_all.begin(), to_all.end());
   }
   add_suite(report, "am", all, {{"unit", "s per operation"}, {"plot_rows", false}, {"tables", {{"bandwidth", bandwidth}}}});
 }
