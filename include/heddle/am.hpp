@@ -6,5 +6,6 @@
 #include "heddle/am/functor.hpp"
 #include "heddle/am/message.hpp"
 #include "heddle/am/offload.hpp"
+#include "heddle/am/remote.hpp"
 #include "heddle/am/serialize.hpp"
 #include "heddle/am/session.hpp"

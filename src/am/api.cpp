@@ -1,6 +1,7 @@
 // The offload API's non-template half: calls and buffers, handed to the open session's engine.
 #include "heddle/am/buffer.hpp"
 #include "heddle/am/offload.hpp"
+#include "heddle/am/remote.hpp"
 #include "engine.hpp"
 
 namespace heddle::offload {
@@ -36,6 +37,45 @@ void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, 
   }
   if (failure) return p->fail(std::move(failure));
   e->tree_call(current_node_of(*e), handler, how, args.data(), p);
+}
+
+std::uint64_t adopt_object(void* object, void (*destroy)(void*)) {
+  engine* e = nullptr;
+  try {
+    e = &current_engine();
+  } catch (...) {
+    destroy(object);
+    throw;
+  }
+  try {
+    return e->adopt_object(object, destroy);
+  } catch (...) {
+    destroy(object);
+    throw;
+  }
+}
+
+void send_object_call(node_id node, std::uint64_t id, std::uint32_t handler, const writer& args, pending_call* p) {
+  engine* e = nullptr;
+  std::exception_ptr failure;
+  try {
+    e = &current_engine();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure) return p->fail(std::move(failure));
+  e->object_call(current_node_of(*e), node, id, handler, args.data(), p);
+}
+
+void release_object(node_id node, std::uint64_t id) noexcept {
+  if (engine* e = acquire_engine()) {
+    try {
+      e->release_object(current_node_of(*e), node, id);
+    } catch (...) {
+      // The node is lost or gone: its objects went with it.
+    }
+    release_engine();
+  }
 }
 
 void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args) {

@@ -331,6 +331,7 @@ void engine::finish() {
     for (unsigned n = 1; !progress_.try_lock(); ++n) spin_pause(n);
   }
   fail_pending(nodes(), [] { return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")); });
+  destroy_objects();
   std::lock_guard lock(buffers_m_);
   buffers_.clear();
 }
@@ -495,6 +496,9 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
       return start_handler(from, to, h, payload, nullptr);
     case message_kind::tree_call:
       return tree_call_from(from, to, h, payload);
+    case message_kind::object_call:
+    case message_kind::object_release:
+      return object_frame(from, to, h, payload);
     case message_kind::reply_value:
       if (pending_call* p = pending_.take(h.call_id, from)) {
         // A placed reply lies in the caller's memory already: complete() sees it there.
@@ -582,12 +586,12 @@ void engine::run_call(node_id from, node_id to, const message_header& h, std::sp
                              std::string(registry::instance().name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
                              heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
     if (g) return tree_result(g, to, /*threw=*/true, std::as_bytes(std::span(text)));
-    if (h.kind == message_kind::call) return reply_failure(to, from, h.call_id, text);
+    if (h.kind != message_kind::post) return reply_failure(to, from, h.call_id, text);
     std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
     return;
   }
   if (g) return tree_result(g, to, /*threw=*/false, result.data());
-  if (h.kind == message_kind::call) reply(to, from, h.call_id, message_kind::reply_value, result.data());
+  if (h.kind != message_kind::post) reply(to, from, h.call_id, message_kind::reply_value, result.data());
 }
 
 void engine::reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,

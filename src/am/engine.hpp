@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,14 @@ class engine final : public frame_sink {
   // A tree call waiting for its own node's result and its subtrees' replies (tree.cpp).
   class tree_gather;
 
+  // Remote objects (heddle/am/remote.hpp; objects.cpp): an object of this node (of the loopback
+  // node the calling thread acts for), its id; method calls on object `id` of node `to`; the release
+  // of the caller's last reference.
+  std::uint64_t adopt_object(void* object, void (*destroy)(void*));
+  void object_call(node_id from, node_id to, std::uint64_t id, std::uint32_t handler, std::span<const std::byte> args,
+                   pending_call* p);
+  void release_object(node_id from, node_id to, std::uint64_t id);
+
   // frame_sink
   void deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) override;
   void lost(node_id peer, const std::string& why) override;
@@ -124,6 +133,11 @@ class engine final : public frame_sink {
   void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
                     std::span<const std::byte> args, tree_gather* g);
   void tree_result(tree_gather* g, node_id node, bool threw, std::span<const std::byte> bytes);
+  // An object's serial queue: frames for it, run one at a time by a task, in arrival order.
+  struct object_entry;
+  void object_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  void drain_object(node_id here, const std::shared_ptr<object_entry>& o);
+  void destroy_objects();
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
@@ -160,6 +174,10 @@ class engine final : public frame_sink {
 
   pending_table pending_;
   std::atomic<std::uint64_t> next_call_{1};
+
+  std::mutex objects_m_;
+  std::map<std::pair<node_id, std::uint64_t>, std::shared_ptr<object_entry>> objects_;
+  std::atomic<std::uint64_t> next_object_{1};
 
   std::mutex buffers_m_;
   std::unordered_map<std::uint64_t, local_buffer> buffers_;

@@ -57,6 +57,37 @@ void forward(off::buffer_ptr<double> from, off::buffer_ptr<double> to, std::size
 
 off::node_id last() { return off::num_nodes() - 1; }
 
+// A remote object that checks its own serial queue: no two of its calls overlap, and each caller's
+// calls arrive in the order that caller sent them.
+std::atomic<int> live_accounts{0};
+class account {
+ public:
+  explicit account(std::int64_t start) : balance_(start) { live_accounts.fetch_add(1); }
+  account(const account&) = delete;
+  ~account() { live_accounts.fetch_sub(1); }
+  std::int64_t deposit(int caller, std::uint64_t seq, std::int64_t amount) {
+    if (inside_.exchange(true)) ++faults_;
+    if (auto it = last_.find(caller); it != last_.end() && seq <= it->second) ++faults_;
+    last_[caller] = seq;
+    balance_ += amount;
+    std::this_thread::yield();  // a window for an overlapping call to show
+    inside_.store(false);
+    return balance_;
+  }
+  std::int64_t balance() const { return balance_; }
+  int faults() const { return faults_; }
+  off::node_id home() const { return off::this_node(); }
+  void refuse(std::string why) { throw std::domain_error(why); }
+  void nap(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+ private:
+  std::int64_t balance_;
+  std::atomic<bool> inside_{false};
+  std::map<int, std::uint64_t> last_;
+  int faults_ = 0;
+};
+int live_here() { return live_accounts.load(); }
+
 // Broadcasts: what each node ran, counted per node (loopback nodes share one process).
 std::atomic<int> runs_on[256];
 void run_here(int by) { runs_on[off::this_node()].fetch_add(by); }
@@ -219,12 +250,74 @@ TEST(Nodes, BroadcastFailsWithTheFirstFailingNode) {
   EXPECT_EQ(off::broadcast(heddle::f2f<&where_am_i>()).get(), every_node_but(0));
 }
 
+TEST(RemoteObjects, CallsRunOneAtATimeInEachCallersOrder) {
+  const off::remote_ptr<account> acc = off::make_remote<account>(last(), std::int64_t{100});
+  EXPECT_EQ(acc.node(), last());
+  EXPECT_EQ(acc.call<&account::home>().get(), last());
+  constexpr int callers = 4, calls = 300;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < callers; ++c)
+    threads.emplace_back([&, c] {
+      std::vector<heddle::future<std::int64_t>> fs;
+      for (int i = 1; i <= calls; ++i) fs.push_back(acc.call<&account::deposit>(c, std::uint64_t(i), std::int64_t{1}));
+      for (auto& f : fs) EXPECT_GT(f.get(), 100);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(acc.call<&account::balance>().get(), 100 + callers * calls);
+  EXPECT_EQ(acc.call<&account::faults>().get(), 0) << "calls overlapped or came out of order";
+}
+
+TEST(RemoteObjects, ObjectsOnEveryNodeAndTheirFailures) {
+  std::vector<off::remote_ptr<account>> all;
+  for (off::node_id n = 0; n < off::num_nodes(); ++n) all.push_back(off::make_remote<account>(n, std::int64_t(n)));
+  for (off::node_id n = 0; n < off::num_nodes(); ++n) {
+    EXPECT_EQ(all[n].call<&account::home>().get(), n);
+    EXPECT_EQ(all[n].call<&account::deposit>(0, std::uint64_t{1}, std::int64_t{5}).get(), std::int64_t(n) + 5);
+  }
+  try {
+    all[last()].call<&account::refuse>(std::string("no")).get();
+    ADD_FAILURE() << "a method that threw returned";
+  } catch (const off::remote_error& e) {
+    EXPECT_EQ(e.node(), last());
+    EXPECT_NE(std::string(e.what()).find("no"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(all[last()].call<&account::balance>().get(), std::int64_t(last()) + 5) << "the object outlives its method's throw";
+  EXPECT_THROW(off::remote_ptr<account>().call<&account::balance>(), std::logic_error);
+}
+
+// The number of accounts alive on `node` once it is `expected` (releases travel and queue: a few
+// ms), or whatever it is after 5 s.
+int live_on(off::node_id node, int expected) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  int live = 0;
+  while ((live = off::sync(node, heddle::f2f<&live_here>())) != expected && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  return live;
+}
+
+TEST(RemoteObjects, TheLastRemotePtrDestroysTheObject) {
+  // The earlier tests' objects are gone (in loopback the nodes share the count).
+  ASSERT_EQ(live_on(last(), 0), 0) << "objects outlived their remote_ptrs";
+  {
+    off::remote_ptr<account> a = off::make_remote<account>(last(), std::int64_t{1});
+    off::remote_ptr<account> b = a;
+    a = {};
+    EXPECT_EQ(b.call<&account::balance>().get(), 1) << "a copy keeps the object";
+    EXPECT_EQ(off::sync(last(), heddle::f2f<&live_here>()), 1);
+    (void)b.call<&account::nap>(50);  // queued before the release: the object waits for it
+  }
+  EXPECT_EQ(live_on(last(), 0), 0) << "the object outlived its last remote_ptr";
+}
+
 // Run alone (tests/am/nodes_failures.sh): node `last` is killed during a call.
 TEST(PeerDeath, CallsFailWithinASecond) {
   const off::node_id victim = last();
   const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f<&my_pid>()));
+  // Made first: the naps below hold the victim's workers.
+  const off::remote_ptr<account> object = off::make_remote<account>(victim, std::int64_t{0});
   heddle::future<void> waiting = off::async(victim, heddle::f2f<&nap>(60000));
   heddle::future<void> everyone = off::for_each_node(heddle::f2f<&nap_on>(victim, 60000));
+  heddle::future<void> method = object.call<&account::nap>(60000);
   std::this_thread::sleep_for(100ms);
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -242,6 +335,7 @@ TEST(PeerDeath, CallsFailWithinASecond) {
     EXPECT_EQ(e.node(), victim);
     EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
   }
+  EXPECT_THROW(method.get(), off::peer_lost) << "a method call on a killed node's object";
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   EXPECT_LT(seconds, 1.0);
   std::printf("peer loss seen after %.3f s\n", seconds);

@@ -28,8 +28,19 @@ enum class message_kind : std::uint16_t {
   clock_probe = 9,  // traced sessions: the sender's steady-clock time (ns), for node 0 to answer at once
   clock_reply = 10, // node 0's answer: the probe's time, then node 0's at its receipt
   tree_call = 11,   // a call to every node along a tree (detail/tree.hpp): payload = ranks, then arguments; reply with call_id
+  object_call = 12, // a method call on an object of the target (remote.hpp): payload = object id, then arguments; reply with call_id
+  object_release = 13,  // the caller's last remote_ptr of an object is gone: payload = object id
 };
-inline constexpr std::uint16_t message_kind_count = 11;
+inline constexpr std::uint16_t message_kind_count = 13;
+
+// The object id that starts an object_call or object_release payload; decode_error if it is missing.
+inline std::uint64_t object_id_of(std::span<const std::byte> payload) {
+  if (payload.size() < sizeof(std::uint64_t))
+    throw decode_error("heddle::offload: an object message of " + std::to_string(payload.size()) + " bytes, without its object id");
+  std::uint64_t id;
+  std::memcpy(&id, payload.data(), sizeof id);
+  return id;
+}
 
 // Flags of a message.
 // The payload travels apart from the frame, as the backend arranges: in a shared-memory transfer
@@ -142,6 +153,8 @@ inline const char* to_string(message_kind k) noexcept {
     case message_kind::clock_probe: return "clock_probe";
     case message_kind::clock_reply: return "clock_reply";
     case message_kind::tree_call: return "tree_call";
+    case message_kind::object_call: return "object_call";
+    case message_kind::object_release: return "object_release";
   }
   return "?";
 }

@@ -1,7 +1,8 @@
 // Fuzzes what a node does with bytes from a peer: the frame decoder (header, and its length
 // against the bytes that came with it), the registry's handler lookup, the argument decoders of
-// handlers with every built-in type, and the decoders of broadcasts' frames (a tree call's ranks,
-// a reply's entries; heddle/am/detail/tree.hpp), for a session of 8 nodes. Any input must end in a decoded call or a
+// handlers with every built-in type, the decoders of broadcasts' frames (a tree call's ranks, a
+// reply's entries; heddle/am/detail/tree.hpp) for a session of 8 nodes, and remote objects' frames
+// (an object id, then a method's arguments). Any input must end in a decoded call or a
 // decode_error/unknown_handler: never a crash, an overlong read or a huge allocation; and a frame
 // whose payload is not as long as its header says is never decoded further.
 //
@@ -65,6 +66,20 @@ std::vector<std::byte> tree_frame(const Call& call, std::uint32_t first, std::ui
   return out;
 }
 
+// A method call's frame on object `id` (the fuzzer has no objects: a function's handler stands in).
+template <class Call>
+std::vector<std::byte> object_frame(const Call& call, std::uint64_t id) {
+  off::writer args;
+  call.write_args(args);
+  std::vector<std::byte> out(off::message_header::size + sizeof id);
+  const off::message_header h{.kind = off::message_kind::object_call, .handler = Call::index(), .call_id = 11,
+                              .payload_bytes = sizeof id + args.size()};
+  h.encode(out.data());
+  std::memcpy(out.data() + off::message_header::size, &id, sizeof id);
+  out.insert(out.end(), args.data().begin(), args.data().end());
+  return out;
+}
+
 // The replies of a whole tree from node 0 (nodes 1 to 7), as the origin gathers them: a string from
 // most, a throw from node 4, node 5 lost.
 std::vector<std::byte> tree_reply() {
@@ -96,6 +111,7 @@ std::vector<std::vector<std::byte>> seeds() {
       frame(heddle::f2f<&returns>(std::optional<int>(3))),
       tree_frame(heddle::f2f<&takes_string>("tree"s), 2, 3),
       tree_reply(),
+      object_frame(heddle::f2f<&takes_scalars>(3, 1.5, 'o', std::uint64_t{4}), 42),
   };
 }
 
@@ -122,7 +138,12 @@ void run_frame(const off::message_header& h, std::span<const std::byte> payload)
     (void)off::detail::tree_range::decode(payload, nodes);
     payload = payload.subspan(off::detail::tree_range::bytes);
   }
-  if (h.kind == off::message_kind::call || h.kind == off::message_kind::post || h.kind == off::message_kind::tree_call) {
+  if (h.kind == off::message_kind::object_call || h.kind == off::message_kind::object_release) {
+    (void)off::object_id_of(payload);
+    payload = payload.subspan(sizeof(std::uint64_t));
+  }
+  if (h.kind == off::message_kind::call || h.kind == off::message_kind::post || h.kind == off::message_kind::tree_call ||
+      h.kind == off::message_kind::object_call) {
     const off::detail::handler_fn fn = off::detail::registry::instance().at(h.handler);
     off::reader r(payload);
     off::writer result;
