@@ -14,57 +14,41 @@ node_id num_nodes() { return detail::current_engine().nodes(); }
 
 namespace detail {
 
-void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
-  engine* e = nullptr;
+namespace {
+// The open session's engine; without one, nullptr, `p` failed with the session_error.
+engine* engine_or_fail(pending_call* p) noexcept {
   std::exception_ptr failure;
   try {
-    e = &current_engine();
+    return &current_engine();
   } catch (...) {
     failure = std::current_exception();
   }
-  // Completed outside the catch block: a waiter must never share an exception still being handled here.
-  if (failure) return p->fail(std::move(failure));
-  e->call(current_node_of(*e), to, handler, how, args.data(), p);
+  // Failed outside the catch block: a waiter must never share an exception still being handled here.
+  p->fail(std::move(failure));
+  return nullptr;
+}
+}  // namespace
+
+void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
+  if (engine* e = engine_or_fail(p)) e->call(current_node_of(*e), to, handler, how, args.data(), p);
 }
 
 void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
-  engine* e = nullptr;
-  std::exception_ptr failure;
-  try {
-    e = &current_engine();
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (failure) return p->fail(std::move(failure));
-  e->tree_call(current_node_of(*e), handler, how, args.data(), p);
+  if (engine* e = engine_or_fail(p)) e->tree_call(current_node_of(*e), handler, how, args.data(), p);
 }
 
 std::uint64_t adopt_object(void* object, void (*destroy)(void*)) {
-  engine* e = nullptr;
   try {
-    e = &current_engine();
+    engine& e = current_engine();
+    return e.adopt_object(object, destroy);
   } catch (...) {
-    destroy(object);
-    throw;
-  }
-  try {
-    return e->adopt_object(object, destroy);
-  } catch (...) {
-    destroy(object);
+    destroy(object);  // nobody else will
     throw;
   }
 }
 
 void send_object_call(node_id node, std::uint64_t id, std::uint32_t handler, const writer& args, pending_call* p) {
-  engine* e = nullptr;
-  std::exception_ptr failure;
-  try {
-    e = &current_engine();
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (failure) return p->fail(std::move(failure));
-  e->object_call(current_node_of(*e), node, id, handler, args.data(), p);
+  if (engine* e = engine_or_fail(p)) e->object_call(current_node_of(*e), node, id, handler, args.data(), p);
 }
 
 void release_object(node_id node, std::uint64_t id) noexcept {

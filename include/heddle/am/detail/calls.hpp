@@ -54,6 +54,19 @@ class pending_reply : public heddle::core_detail::future_state<R>, public pendin
  protected:
   // Completes the future with what is stored. The record may be gone when this returns.
   void publish() noexcept { heddle::core_detail::future_state_base::complete(); }
+  // Runs `decode`, which stores the value, then publishes; what it throws fails the future instead.
+  template <class F>
+  void settle(F&& decode) noexcept {
+    std::exception_ptr failure;
+    try {
+      decode();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    // Published outside the catch block: the waiter must not share an exception still being handled.
+    if (failure) return fail(std::move(failure));
+    publish();
+  }
 
  private:
   static void never_queued(heddle::core_detail::task_base*) noexcept { std::terminate(); }
@@ -69,8 +82,7 @@ template <class R>
 class pending_result final : public pending_reply<R, pending_result<R>> {
  public:
   void complete(std::span<const std::byte> reply) noexcept override {
-    std::exception_ptr failure;
-    try {
+    this->settle([&] {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
         r.expect_end("call result");
@@ -80,12 +92,7 @@ class pending_result final : public pending_reply<R, pending_result<R>> {
         r.expect_end("call result");
         this->set_value(std::move(v));
       }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    // Published outside the catch block: the waiter must not share an exception still being handled.
-    if (failure) return this->fail(std::move(failure));
-    this->publish();
+    });
   }
 };
 
@@ -96,8 +103,7 @@ template <class R>
 class pending_tree final : public pending_reply<R, pending_tree<R>> {
  public:
   void complete(std::span<const std::byte> reply) noexcept override {
-    std::exception_ptr failure;
-    try {
+    this->settle([&] {
       reader r(reply);
       const auto count = offload::read<std::uint64_t>(r);
       if constexpr (std::is_void_v<R>) {
@@ -110,11 +116,7 @@ class pending_tree final : public pending_reply<R, pending_tree<R>> {
         r.expect_end("broadcast results");
         this->set_value(std::move(v));
       }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    if (failure) return this->fail(std::move(failure));
-    this->publish();
+    });
   }
 };
 
