@@ -106,7 +106,8 @@ class engine final : public frame_sink {
   };
 
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
-  // Throws peer_lost or session_error when `to` cannot be reached.
+  // Throws peer_lost or session_error when `to` cannot be reached. send_frame is defined inline in
+  // engine.cpp (the call path's common case); other files call send_general, which does the same.
   void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = {});
   void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,

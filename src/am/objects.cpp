@@ -55,7 +55,7 @@ void engine::object_call(node_id from, node_id to, std::uint64_t id, std::uint32
 
 void engine::release_object(node_id from, node_id to, std::uint64_t id) {
   const message_header h{.kind = message_kind::object_release, .payload_bytes = sizeof id};
-  send_frame(from, to, h, std::as_bytes(std::span(&id, 1)));
+  send_general(from, to, h, std::as_bytes(std::span(&id, 1)), {}, {});  // send_frame is engine.cpp's own (inline)
 }
 
 void engine::object_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
