@@ -282,7 +282,7 @@ TEST(RemoteObjects, ObjectsOnEveryNodeAndTheirFailures) {
     EXPECT_NE(std::string(e.what()).find("no"), std::string::npos) << e.what();
   }
   EXPECT_EQ(all[last()].call<&account::balance>().get(), std::int64_t(last()) + 5) << "the object outlives its method's throw";
-  EXPECT_THROW(off::remote_ptr<account>().call<&account::balance>(), std::logic_error);
+  EXPECT_THROW((void)off::remote_ptr<account>().call<&account::balance>(), std::logic_error);
 }
 
 // The number of accounts alive on `node` once it is `expected` (releases travel and queue: a few
