@@ -492,6 +492,7 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
       return hello_from(from, payload);
     case message_kind::call:
     case message_kind::post:
+      // start_handler makes the same test; made here too, the short case runs inline without a call.
       if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, payload);
       return start_handler(from, to, h, payload, nullptr);
     case message_kind::tree_call:
@@ -736,8 +737,13 @@ void engine::check_peers_if_due() {
   if (now < due) return;
   if (!next_peer_check_ns_.compare_exchange_strong(due, now + 100'000'000)) return;  // every 100 ms
   transport_->check_peers();
-  // A call inserted as its peer was lost may have escaped lost()'s sweep (pending_table.hpp).
-  if (any_lost_.load(std::memory_order_acquire))
+  // A call inserted as its peer was lost may have escaped lost()'s sweep (pending_table.hpp): the
+  // next two checks after a loss sweep again (two: a call still being inserted at the first is
+  // skipped by it, and its caller then sees the flag or the second takes it).
+  unsigned due_sweeps = sweeps_due_.load(std::memory_order_acquire);
+  while (due_sweeps > 0 && !sweeps_due_.compare_exchange_weak(due_sweeps, due_sweeps - 1, std::memory_order_acq_rel)) {
+  }
+  if (due_sweeps > 0)
     for (node_id n = 0; n < nodes(); ++n) {
       if (!peers_[n].lost.load(std::memory_order_acquire)) continue;
       std::string why;
@@ -833,7 +839,7 @@ void engine::lost(node_id peer, const std::string& why) {
     if (peer >= peers_.size() || peers_[peer].lost.load()) return;
     peers_[peer].why = why;
     peers_[peer].lost.store(true, std::memory_order_release);
-    any_lost_.store(true, std::memory_order_release);
+    sweeps_due_.store(2, std::memory_order_release);
     cv_.notify_all();
   }
   const std::string what = "heddle::offload: " + describe(peer) + " was lost: " + why;

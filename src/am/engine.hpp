@@ -191,7 +191,7 @@ class engine final : public frame_sink {
   progress progress_;
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> next_peer_check_ns_{0};
-  std::atomic<bool> any_lost_{false};  // a peer was lost: check_peers_if_due sweeps the pending table
+  std::atomic<unsigned> sweeps_due_{0};  // set by a loss: check_peers_if_due's next sweeps of the pending table
   std::thread receiver_;
   bool finished_ = false;
 };

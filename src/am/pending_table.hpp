@@ -9,7 +9,7 @@
 // Against a peer's loss: the caller inserts, then looks at the peer's lost flag; lost() sets the
 // flag, then takes the peer's calls (take_all). Both may miss the other (no full fence on the call's
 // path: it would cost more than the rest of the insertion); the engine's periodic look at its peers
-// then takes what a lost peer still has here (engine::check_peers_if_due). Whoever takes a call
+// then takes what a lost peer still has here (engine::check_peers_if_due, twice after each loss). Whoever takes a call
 // fails it, once.
 #pragma once
 

@@ -50,9 +50,11 @@ class engine::tree_gather {
       for (node_id n = 0; n < by_node.size(); ++n) {
         if (n == origin_) continue;
         const tree_entry& entry = by_node[n];
-        const std::string text(reinterpret_cast<const char*>(entry.bytes.data()), entry.bytes.size());
-        if (entry.outcome == tree_outcome::lost) throw peer_lost(n, text);
-        if (entry.outcome == tree_outcome::threw) throw remote_error(n, text);
+        if (entry.outcome != tree_outcome::value) {  // a failure's bytes are its text
+          const std::string text(reinterpret_cast<const char*>(entry.bytes.data()), entry.bytes.size());
+          if (entry.outcome == tree_outcome::lost) throw peer_lost(n, text);
+          throw remote_error(n, text);
+        }
         ordered.insert(ordered.end(), entry.bytes.begin(), entry.bytes.end());
       }
     } catch (...) {
