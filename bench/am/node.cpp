@@ -5,11 +5,12 @@
 //   tcp: 8-byte messages over a TCP_NODELAY socket, and streaming into it;
 //   mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD.
 // Node 1 runs its side of every raw measurement as an offloaded task. With any number of nodes, node
-// 0 also times a call to every other node: offload::broadcast against a sync call to each in turn
-// (--only-broadcast: that alone). Node 0 writes
+// 0 also times a call to every other node, offload::broadcast against a sync call to each in turn,
+// and 64 KiB to and from every other node, scatter and gather against a put or get to each in turn
+// (--only-all-nodes: those alone). Node 0 writes
 //   {"backend", "results": [{"name", "config", "samples": [seconds per operation, ...]}]}
 // to --json FILE.
-//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B] [--only-broadcast]
+//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B] [--only-all-nodes]
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -312,6 +313,45 @@ double sequential_time(std::uint64_t n) {
   return seconds_since(t0) / static_cast<double>(n);
 }
 
+// A block of `block` bytes to (scatter) or from (gather) every other node: one group of transfers,
+// against one put or get to each node in turn, waited for before the next (what a program without
+// scatter and gather writes). Seconds per round over all nodes.
+constexpr std::uint64_t block = 64 << 10;
+struct blocks {
+  std::vector<off::buffer_ptr<char>> remote;  // one per other node
+  std::vector<char> local;
+  blocks() : local(block * (off::num_nodes() - 1), 'b') {
+    for (off::node_id k = 1; k < off::num_nodes(); ++k) remote.push_back(off::allocate<char>(k, block));
+  }
+  ~blocks() {
+    for (const auto& b : remote) off::free(b);
+  }
+  double scatter(std::uint64_t n) {
+    off::scatter(local.data(), remote, block).get();
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i) off::scatter(local.data(), remote, block).get();
+    return seconds_since(t0) / static_cast<double>(n);
+  }
+  double puts(std::uint64_t n) {
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < remote.size(); ++k) off::put(local.data() + k * block, remote[k], block).get();
+    return seconds_since(t0) / static_cast<double>(n);
+  }
+  double gather(std::uint64_t n) {
+    off::gather(remote, local.data(), block).get();
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i) off::gather(remote, local.data(), block).get();
+    return seconds_since(t0) / static_cast<double>(n);
+  }
+  double gets(std::uint64_t n) {
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < remote.size(); ++k) off::get(remote[k], local.data() + k * block, block).get();
+    return seconds_since(t0) / static_cast<double>(n);
+  }
+};
+
 struct series {
   std::string name, config;
   std::vector<double> samples;
@@ -332,10 +372,10 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps);
     app.add_option("--rtt-iterations", rtt_n);
     app.add_option("--max-bytes", max_bytes);
-    bool only_broadcast = false;
-    app.add_flag("--only-broadcast", only_broadcast, "measure the calls to all nodes only");
+    bool only_all_nodes = false;
+    app.add_flag("--only-all-nodes", only_all_nodes, "measure the calls and transfers to all nodes only");
     app.parse(argc, argv);
-    if (only_broadcast) max_bytes = 1024;  // no transfers are measured
+    if (only_all_nodes) max_bytes = 1024;  // no two-node transfers are measured
 
     std::vector<series> out;
     auto add = [&](const std::string& name, const std::string& config, double v) {
@@ -358,8 +398,21 @@ int main(int argc, char** argv) {
       add("heddle broadcast (short_task)", all_config, tree);
       add("sync to each node in turn (short_task)", all_config, each);
     }
+    {
+      blocks b;
+      const std::string blocks_config = std::to_string(off::num_nodes()) + " nodes, 64 KiB to or from all others";
+      const std::uint64_t rounds = rtt_n / 100 + 1;
+      for (int r = 0; r < reps + 1; ++r) {
+        const double scatter = b.scatter(rounds), puts = b.puts(rounds), gather = b.gather(rounds), gets = b.gets(rounds);
+        if (r == 0) continue;
+        add("heddle scatter", blocks_config, scatter);
+        add("put to each node in turn", blocks_config, puts);
+        add("heddle gather", blocks_config, gather);
+        add("get from each node in turn", blocks_config, gets);
+      }
+    }
     // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
-    for (int r = 0; r < reps + 1 && !only_broadcast; ++r) {  // round 0 warms up
+    for (int r = 0; r < reps + 1 && !only_all_nodes; ++r) {  // round 0 warms up
       const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n, false) : mpi_raw_rtt(rtt_n);
       // TCP both ways: sleeping in recv (the usual raw socket) and polling it, as heddle does.
       const double raw_polled = backend_name == "tcp" ? tcp_raw_rtt(rtt_n, true) : 0;
@@ -382,7 +435,7 @@ int main(int argc, char** argv) {
       off::sync(1, heddle::f2f<&shm_make_target>(shm_target, max_bytes));
       remote = static_cast<char*>(map_shared(shm_target, max_bytes, false));
     }
-    for (std::uint64_t bytes = 1024; bytes <= max_bytes && !only_broadcast; bytes *= 4) {
+    for (std::uint64_t bytes = 1024; bytes <= max_bytes && !only_all_nodes; bytes *= 4) {
       const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
       const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
       for (int r = 0; r < reps + 1; ++r) {

@@ -32,9 +32,9 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `nodes` nodes for `backend` (only the calls to all nodes with only_broadcast); node 0's
+// Runs `nodes` nodes for `backend` (only the calls and transfers to all nodes with only_all_nodes); node 0's
 // results, as harness results (threads = the nodes).
-std::vector<result> run_backend(const std::string& backend, const options& opt, int nodes = 2, bool only_broadcast = false) {
+std::vector<result> run_backend(const std::string& backend, const options& opt, int nodes = 2, bool only_all_nodes = false) {
   const fs::path bin = own_folder();
   const fs::path node = bin / "heddle-bench-am-node";
   const fs::path json = fs::temp_directory_path() /
@@ -44,7 +44,7 @@ std::vector<result> run_backend(const std::string& backend, const options& opt, 
                            " --rtt-iterations " + std::to_string(opt.pick(200, 5000, 20000, 100000)) + " --max-bytes " +
                            std::to_string(opt.pick(std::uint64_t{64} << 10, std::uint64_t{16} << 20, std::uint64_t{64} << 20,
                                                    std::uint64_t{64} << 20)) +
-                           (only_broadcast ? " --only-broadcast" : "");
+                           (only_all_nodes ? " --only-all-nodes" : "");
   std::string cmd;
   if (backend == "mpi") {
     cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "
@@ -70,23 +70,33 @@ std::vector<result> run_backend(const std::string& backend, const options& opt, 
   return rs;
 }
 
-// Broadcast against a sync call to each node in turn, at every node count measured: a table, and
-// <backend>_broadcast_vs_sequential_<N>nodes (< 1: the tree is faster).
-void report_calls_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows) {
-  std::printf("### %s: a call to every other node, broadcast against one sync call to each in turn\n\n", backend.c_str());
-  std::printf("| nodes | broadcast (µs) | sequential (µs) | broadcast / sequential |\n|---|---|---|---|\n");
-  for (const result& tree : rows) {
-    if (tree.name.rfind("heddle broadcast", 0) != 0) continue;
+// Calls and transfers to every other node against the same done node by node, at every node count
+// measured: a table each, and <backend>_<what>_vs_<reference>_<N>nodes (< 1: the group is faster).
+void report_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows, const std::string& group,
+                   const std::string& in_turn, const std::string& ratio_name, const std::string& what) {
+  std::printf("### %s: %s, %s against %s\n\n", backend.c_str(), what.c_str(), group.c_str(), in_turn.c_str());
+  std::printf("| nodes | %s (µs) | %s (µs) | ratio |\n|---|---|---|---|\n", group.c_str(), in_turn.c_str());
+  for (const result& all : rows) {
+    if (all.name.rfind(group, 0) != 0) continue;
     for (const result& each : rows) {
-      if (each.config != tree.config || each.name.rfind("sync to each", 0) != 0) continue;
-      const double ratio = tree.median() / each.median();
-      std::printf("| %u | %.1f | %.1f | %.2f |\n", tree.threads, tree.median() * 1e6, each.median() * 1e6, ratio);
-      add_ratio(report, backend + "_broadcast_vs_sequential_" + std::to_string(tree.threads) + "nodes", ratio,
-                "offload::broadcast's time for an empty call to every other node over one sync call to each in turn, " +
-                    std::to_string(tree.threads) + " " + backend + " nodes (< 1: the tree is faster)");
+      if (each.config != all.config || each.name.rfind(in_turn, 0) != 0) continue;
+      const double ratio = all.median() / each.median();
+      std::printf("| %u | %.1f | %.1f | %.2f |\n", all.threads, all.median() * 1e6, each.median() * 1e6, ratio);
+      add_ratio(report, backend + "_" + ratio_name + "_" + std::to_string(all.threads) + "nodes", ratio,
+                group + "'s time for " + what + ", over " + in_turn + ", " + std::to_string(all.threads) + " " + backend +
+                    " nodes (< 1: " + group + " is faster)");
     }
   }
   std::printf("\n");
+}
+
+void report_calls_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows) {
+  report_to_all(report, backend, rows, "heddle broadcast", "sync to each node in turn", "broadcast_vs_sequential",
+                "an empty call to every other node");
+  report_to_all(report, backend, rows, "heddle scatter", "put to each node in turn", "scatter_vs_puts",
+                "64 KiB to every other node");
+  report_to_all(report, backend, rows, "heddle gather", "get from each node in turn", "gather_vs_gets",
+                "64 KiB from every other node");
 }
 
 // The row of `config` whose name starts with `prefix`; of several, the one with the lowest median
@@ -145,14 +155,14 @@ void run(const options& opt, nlohmann::json& report) {
     // Calls to all nodes: at 2 nodes from the run above, at 4 and 8 (oversubscribed) on their own.
     std::vector<result> to_all;
     for (auto it = rs.begin(); it != rs.end();)
-      if (it->config.find("a call to all others") != std::string::npos) {
+      if (it->config.find("all others") != std::string::npos) {
         to_all.push_back(*it);
         it = rs.erase(it);
       } else {
         ++it;
       }
     for (int n : {4, 8})
-      for (result& r : run_backend(backend, opt, n, /*only_broadcast=*/true)) to_all.push_back(std::move(r));
+      for (result& r : run_backend(backend, opt, n, /*only_all_nodes=*/true)) to_all.push_back(std::move(r));
     report_calls_to_all(report, backend, to_all);
     const std::string rtt = backend + " empty round trip";
     const result* raw = find_row(rs, "raw", rtt);

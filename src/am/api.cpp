@@ -110,6 +110,14 @@ future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t b
   return current_engine().get(from, local, bytes);
 }
 
+future<void> scatter_bytes(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each) {
+  return current_engine().scatter(local, to, each);
+}
+
+future<void> gather_bytes(std::span<const buffer_ref> from, std::byte* local, std::uint64_t each) {
+  return current_engine().gather(from, local, each);
+}
+
 future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes) {
   if (bytes > from.bytes || bytes > to.bytes)
     throw std::out_of_range("heddle::offload::copy: " + std::to_string(bytes) + " bytes between buffer_ptrs of " +

@@ -62,27 +62,6 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
   return v;
 }
 
-// A pending get: the reply's bytes go to the caller's memory.
-class pending_get final : public pending_reply<void, pending_get> {
- public:
-  pending_get(std::byte* dst, std::uint64_t bytes) : dst_(dst), bytes_(bytes) {}
-  std::byte* destination(std::uint64_t bytes) noexcept override { return bytes == bytes_ ? dst_ : nullptr; }
-  void complete(std::span<const std::byte> reply) noexcept override {
-    if (reply.size() != bytes_) {
-      std::exception_ptr e = std::make_exception_ptr(decode_error("heddle::offload: a get's reply has " + std::to_string(reply.size()) +
-                                                                  " bytes, " + std::to_string(bytes_) + " were asked"));
-      return fail(std::move(e));
-    }
-    if (bytes_ && reply.data() != dst_) std::memcpy(dst_, reply.data(), bytes_);  // not read in place
-    set_value();
-    publish();
-  }
-
- private:
-  std::byte* dst_;
-  std::uint64_t bytes_;
-};
-
 }  // namespace
 
 node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
@@ -701,42 +680,6 @@ void engine::serve_get(node_id from, node_id to, const message_header& h, std::s
     send_frame(to, from, r, {}, data, owner);
   } catch (const peer_error&) {
   }
-}
-
-namespace {
-constexpr std::uint64_t long_put_bytes = std::uint64_t{64} << 10;
-}  // namespace
-
-future<void> engine::put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes) {
-  if (bytes > to.bytes)
-    throw std::out_of_range("heddle::offload::put: " + std::to_string(bytes) + " bytes into a buffer_ptr of " +
-                            std::to_string(to.bytes));
-  const node_id here = current_node_of(*this);
-  if (future<void> f = transport_->put_direct(local, to.node, to.id, to.offset, bytes); f.valid()) return f;
-  auto* p = heddle::core_detail::make_record<pending_result<void>>();
-  future<void> f = p->get_future();
-  // A long put is sent by this thread, which waits until the transport has taken it (mpi: until
-  // the target has copied it) and then for the reply. The receiver thread is asked to step aside
-  // now rather than when the wait for the reply begins: polling beside this sender it would share
-  // two cores three ways with the sender and the target's receiver (1 MiB on mpi: 0.81 of raw
-  // MPI_Send's bandwidth with it polling, 0.90-0.99 without; benchmarks.md).
-  if (bytes >= long_put_bytes && has_receiver_ && !polling_thread) progress_.ask_yield();
-  const std::uint64_t head[2] = {to.id, to.offset};
-  request(here, to.node, message_kind::put, std::as_bytes(std::span(head)), std::span(local, bytes), p);
-  return f;
-}
-
-future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t bytes) {
-  if (bytes > from.bytes)
-    throw std::out_of_range("heddle::offload::get: " + std::to_string(bytes) + " bytes from a buffer_ptr of " +
-                            std::to_string(from.bytes));
-  const node_id here = current_node_of(*this);
-  if (future<void> f = transport_->get_direct(from.node, from.id, from.offset, local, bytes); f.valid()) return f;
-  auto* p = heddle::core_detail::make_record<pending_get>(local, bytes);
-  future<void> f = p->get_future();
-  const std::uint64_t head[3] = {from.id, from.offset, bytes};
-  request(here, from.node, message_kind::get, std::as_bytes(std::span(head)), {}, p);
-  return f;
 }
 
 // ---- polling --------------------------------------------------------------------------------------

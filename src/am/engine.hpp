@@ -58,9 +58,15 @@ class engine final : public frame_sink {
   // A thread waiting for `s` (not a worker) polls the transport for a while (drive_reply).
   void poll_until(const heddle::core_detail::future_state_base* s);
   // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
-  // direct path).
+  // direct path; transfers.cpp). Throw std::out_of_range, with nothing sent, when `bytes` exceeds
+  // the buffer.
   future<void> put(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
   future<void> get(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
+  // offload::scatter and gather: block i (`each` bytes at local + i * each) to or from buffer i, for
+  // every i, as one future that fails with the first failure in the buffers' order. Throw
+  // std::out_of_range, with nothing sent, when a block exceeds its buffer.
+  future<void> scatter(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each);
+  future<void> gather(std::span<const buffer_ref> from, std::byte* local, std::uint64_t each);
 
   // Buffers of this node.
   buffer_ref allocate_local(std::uint64_t bytes, std::size_t alignment);
@@ -144,6 +150,10 @@ class engine final : public frame_sink {
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
   // The buffer `id` of node `here`, or session_error; buffers_m_ held.
   std::unordered_map<std::uint64_t, local_buffer>::iterator find_local(std::uint64_t id, node_id here);
+  // One transfer; `p` is completed (a get's bytes at `local`) or failed, once.
+  void put_part(const std::byte* local, const buffer_ref& to, std::uint64_t bytes, pending_call* p) noexcept;
+  void get_part(const buffer_ref& from, std::byte* local, std::uint64_t bytes, pending_call* p) noexcept;
+  class long_sends;  // the receiver thread steps aside while this thread sends long puts
   void serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void hello_from(node_id from, std::span<const std::byte> payload);

@@ -16,7 +16,6 @@
 #include <mutex>
 #include <thread>
 
-#include "heddle/async/promise.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
@@ -61,15 +60,6 @@ bool process_exited(int pidfd) {
 
 std::size_t segment_bytes(std::uint32_t nodes, std::uint64_t ring_bytes) {
   return control_bytes + nodes * (sizeof(ring_control) + ring_bytes);
-}
-
-// A future already holding its outcome.
-future<void> ready_future(std::exception_ptr e = nullptr) {
-  promise<void> p;
-  future<void> f = p.get_future();
-  if (e) p.set_exception(e);
-  else p.set_value();
-  return f;
 }
 
 class shm_transport final : public transport {
@@ -236,25 +226,19 @@ class shm_transport final : public transport {
     return {data, bytes, std::move(seg)};
   }
 
-  future<void> put_direct(const std::byte* local, node_id node, std::uint64_t id, std::uint64_t offset,
-                          std::uint64_t bytes) override {
-    if (node == o_.node) return {};
-    try {
-      std::byte* remote = mapped(node, id, offset, bytes);
-      return copy_bytes(remote, local, bytes);
-    } catch (...) {
-      return ready_future(std::current_exception());
-    }
+  // On the calling thread, whatever the size: a copy between the processes' memory is what a
+  // transfer is here, and handing it to a worker would only add a wake-up.
+  bool put_direct(const std::byte* local, node_id node, std::uint64_t id, std::uint64_t offset, std::uint64_t bytes) override {
+    if (node == o_.node) return false;
+    std::byte* remote = mapped(node, id, offset, bytes);
+    if (bytes) std::memcpy(remote, local, bytes);
+    return true;
   }
-  future<void> get_direct(node_id node, std::uint64_t id, std::uint64_t offset, std::byte* local,
-                          std::uint64_t bytes) override {
-    if (node == o_.node) return {};
-    try {
-      const std::byte* remote = mapped(node, id, offset, bytes);
-      return copy_bytes(local, remote, bytes);
-    } catch (...) {
-      return ready_future(std::current_exception());
-    }
+  bool get_direct(node_id node, std::uint64_t id, std::uint64_t offset, std::byte* local, std::uint64_t bytes) override {
+    if (node == o_.node) return false;
+    const std::byte* remote = mapped(node, id, offset, bytes);
+    if (bytes) std::memcpy(local, remote, bytes);
+    return true;
   }
   void forget(node_id owner, std::uint64_t id) override {
     std::lock_guard lock(maps_m_);
@@ -403,13 +387,6 @@ class shm_transport final : public transport {
       throw remote_error(node, "heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
                                    ") are outside buffer " + std::to_string(id) + " of node " + std::to_string(node));
     return seg->data() + offset;
-  }
-
-  // On the calling thread, whatever the size: a copy between the processes' memory is what a
-  // transfer is here, and handing it to a worker would only add a wake-up.
-  static future<void> copy_bytes(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
-    if (bytes) std::memcpy(dst, src, bytes);
-    return ready_future();
   }
 
   session_options o_;

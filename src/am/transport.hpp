@@ -13,7 +13,6 @@
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/message.hpp"
-#include "heddle/core/future.hpp"
 
 namespace heddle::offload::detail {
 
@@ -92,15 +91,14 @@ class transport {
 
   // Buffers: memory of this node that peers reach by put/get/copy.
   virtual local_allocation allocate(std::uint64_t bytes, std::uint64_t id, std::size_t alignment);
-  // Direct data transfers, where the transport can do better than put/get frames (shared memory);
-  // an invalid future means "use frames".
-  virtual future<void> put_direct(const std::byte*, node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/,
-                                  std::uint64_t /*bytes*/) {
-    return {};
+  // Direct data transfers, where the transport can do better than put/get frames (shm: a copy
+  // between the processes' memory, on the calling thread): true when done, false to use frames.
+  // Throw (remote_error, session_error) when the buffer or the range is not there.
+  virtual bool put_direct(const std::byte*, node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::uint64_t /*bytes*/) {
+    return false;
   }
-  virtual future<void> get_direct(node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::byte*,
-                                  std::uint64_t /*bytes*/) {
-    return {};
+  virtual bool get_direct(node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::byte*, std::uint64_t /*bytes*/) {
+    return false;
   }
   // A buffer freed on its owner: forget any mapping of it here.
   virtual void forget(node_id /*owner*/, std::uint64_t /*id*/) {}

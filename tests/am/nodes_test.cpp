@@ -213,6 +213,121 @@ TEST(Nodes, SixtyFourMiBTransfers) {
   off::free(b);
 }
 
+// A buffer on every node (this one included) and a second on node 1: block i of a scatter goes to
+// buffers[i], wherever it is.
+std::vector<off::buffer_ptr<std::uint32_t>> buffers_everywhere(std::size_t n) {
+  std::vector<off::buffer_ptr<std::uint32_t>> v;
+  for (off::node_id k = 0; k < off::num_nodes(); ++k) v.push_back(off::allocate<std::uint32_t>(k, n));
+  v.push_back(off::allocate<std::uint32_t>(1, n));
+  return v;
+}
+std::vector<std::uint32_t> numbered(std::size_t n, std::uint32_t from) {
+  std::vector<std::uint32_t> v(n);
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
+// What a buffer holds, read on its own node (not through gather).
+std::vector<std::uint32_t> held(off::buffer_ptr<std::uint32_t> b, std::uint64_t n) {
+  return std::vector<std::uint32_t>(b.get(), b.get() + n);
+}
+
+TEST(Nodes, ScatterAndGatherEveryNode) {
+  // Blocks inside a frame and blocks read straight into place (out of line on mpi and tcp).
+  for (const std::size_t n : {std::size_t{10}, std::size_t{200000}}) {
+    const auto buffers = buffers_everywhere(n);
+    const std::vector<std::uint32_t> local = numbered(n * buffers.size(), 1);
+    off::scatter(local.data(), buffers, n).get();
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      const std::vector<std::uint32_t> in = off::sync(buffers[i].node(), heddle::f2f<&held>(buffers[i], std::uint64_t{n}));
+      EXPECT_TRUE(std::equal(in.begin(), in.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n))) << "block " << i << ", n " << n;
+    }
+    // Gathered in another order than scattered: block i of the result comes from the buffer named i-th.
+    std::vector<off::buffer_ptr<std::uint32_t>> reversed(buffers.rbegin(), buffers.rend());
+    std::vector<std::uint32_t> back(local.size());
+    off::gather(reversed, back.data(), n).get();
+    for (std::size_t i = 0; i < reversed.size(); ++i)
+      EXPECT_TRUE(std::equal(back.begin() + static_cast<std::ptrdiff_t>(i * n), back.begin() + static_cast<std::ptrdiff_t>((i + 1) * n),
+                             local.begin() + static_cast<std::ptrdiff_t>((reversed.size() - 1 - i) * n)))
+          << "gathered block " << i << ", n " << n;
+    for (const auto& b : buffers) off::free(b);
+  }
+  std::uint32_t none = 0;
+  off::scatter(&none, {}, 1).get();  // nothing to send: ready at once
+  off::gather(std::span<const off::buffer_ptr<std::uint32_t>>{}, &none, 1).get();
+}
+
+TEST(Nodes, ScatterRefusesABlockTooLargeBeforeSendingAny) {
+  const std::size_t n = 1000;
+  auto buffers = buffers_everywhere(n);
+  const std::vector<std::uint32_t> before = numbered(n, 5);
+  off::put(before.data(), buffers[0], n).get();
+  const off::buffer_ptr<std::uint32_t> last_allocation = buffers.back();
+  buffers.back() = last_allocation + 1;  // one element short
+  const std::vector<std::uint32_t> local(n * buffers.size(), 9);
+  try {
+    (void)off::scatter(local.data(), buffers, n);
+    FAIL() << "a block larger than its buffer was accepted";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("buffer_ptr " + std::to_string(buffers.size() - 1) + " (node 1)"), std::string::npos) << e.what();
+  }
+  std::vector<std::uint32_t> back(n * buffers.size());
+  EXPECT_THROW((void)off::gather(buffers, back.data(), n), std::out_of_range);
+  std::vector<std::uint32_t> first(n);
+  off::get(buffers[0], first.data(), n).get();
+  EXPECT_EQ(first, before) << "a block was sent although the scatter was refused";
+  for (std::size_t i = 0; i + 1 < buffers.size(); ++i) off::free(buffers[i]);
+  off::free(last_allocation);
+}
+
+TEST(Nodes, ScatterAndGatherFailWithTheFirstFailingBuffer) {
+  const std::size_t n = 50000;
+  const auto buffers = buffers_everywhere(n);
+  // Freed: the buffers at 1 and 3 (node 1 and, with three nodes or more, the second on node 1).
+  const std::size_t bad = 1, later_bad = buffers.size() - 1;
+  off::free(buffers[bad]);
+  off::free(buffers[later_bad]);
+  const std::vector<std::uint32_t> local = numbered(n * buffers.size(), 3);
+  try {
+    off::scatter(local.data(), buffers, n).get();
+    FAIL() << "a scatter into a freed buffer succeeded";
+  } catch (const off::remote_error& e) {
+    EXPECT_EQ(e.node(), buffers[bad].node()) << e.what();
+  }
+  // The blocks for the buffers that are there were written all the same.
+  std::vector<std::uint32_t> block(n);
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    if (i == bad || i == later_bad) continue;
+    off::get(buffers[i], block.data(), n).get();
+    EXPECT_TRUE(std::equal(block.begin(), block.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n))) << "block " << i;
+  }
+  std::vector<std::uint32_t> back(local.size());
+  EXPECT_THROW(off::gather(buffers, back.data(), n).get(), off::remote_error);
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (i != bad && i != later_bad) off::free(buffers[i]);
+}
+
+// Scatters and gathers from four threads at once, each over its own buffers on every node.
+TEST(Nodes, ConcurrentScattersAndGathers) {
+  constexpr int threads = 4, rounds = 40;
+  std::vector<std::thread> pool;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([t, &wrong] {
+      const std::size_t n = t % 2 ? 20000 : 16;
+      const auto buffers = buffers_everywhere(n);
+      std::vector<std::uint32_t> back(n * buffers.size());
+      for (int r = 0; r < rounds; ++r) {
+        const std::vector<std::uint32_t> local = numbered(back.size(), static_cast<std::uint32_t>(t * 1000000 + r));
+        off::scatter(local.data(), buffers, n).get();
+        off::gather(buffers, back.data(), n).get();
+        if (back != local) wrong.fetch_add(1);
+      }
+      for (const auto& b : buffers) off::free(b);
+    });
+  for (auto& th : pool) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(Nodes, BroadcastAnswersInNodeOrder) {
   for (heddle::strategy how : {heddle::strategy::express, heddle::strategy::short_task}) {
     EXPECT_EQ(off::broadcast(heddle::f2f<&where_am_i>(), how).get(), every_node_but(0));
@@ -315,6 +430,8 @@ TEST(PeerDeath, CallsFailWithinASecond) {
   const auto pid = static_cast<pid_t>(off::sync(victim, heddle::f2f<&my_pid>()));
   // Made first: the naps below hold the victim's workers.
   const off::remote_ptr<account> object = off::make_remote<account>(victim, std::int64_t{0});
+  const std::vector<off::buffer_ptr<std::uint32_t>> buffers{off::allocate<std::uint32_t>(victim, 1000),
+                                                            off::allocate<std::uint32_t>(0, 1000)};
   heddle::future<void> waiting = off::async(victim, heddle::f2f<&nap>(60000));
   heddle::future<void> everyone = off::for_each_node(heddle::f2f<&nap_on>(victim, 60000));
   heddle::future<void> method = object.call<&account::nap>(60000);
@@ -336,6 +453,13 @@ TEST(PeerDeath, CallsFailWithinASecond) {
     EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
   }
   EXPECT_THROW(method.get(), off::peer_lost) << "a method call on a killed node's object";
+  const std::vector<std::uint32_t> local(2000, 1);
+  try {  // so do transfers, though shm still has the dead node's memory mapped
+    off::scatter(local.data(), buffers, 1000).get();
+    FAIL() << "a scatter to a killed node returned";
+  } catch (const off::peer_lost& e) {
+    EXPECT_EQ(e.node(), victim) << e.what();
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   EXPECT_LT(seconds, 1.0);
   std::printf("peer loss seen after %.3f s\n", seconds);

@@ -5,6 +5,8 @@
 //   heddle::offload::get(b, local, n).get();     // node 1 → local
 //   heddle::offload::copy(b, b2, n).get();       // node 1 → b2's node, whichever calls it
 //   heddle::offload::free(b);
+//   heddle::offload::scatter(local, buffers, n).get();  // block i of n elements → buffers[i]
+//   heddle::offload::gather(buffers, local, n).get();   // buffers[i] → block i
 //
 // A buffer_ptr names memory on its node: it can be passed to a function called there (heddle::f2f) and
 // turned into a pointer there with .get(). Element types are trivially copyable. Transfers move
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
@@ -43,6 +46,15 @@ HEDDLE_EXPORT std::byte* local_address(const buffer_ref& b);
 HEDDLE_EXPORT future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes);
 HEDDLE_EXPORT future<void> get_bytes(const buffer_ref& from, std::byte* local, std::uint64_t bytes);
 HEDDLE_EXPORT future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint64_t bytes);
+HEDDLE_EXPORT future<void> scatter_bytes(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each);
+HEDDLE_EXPORT future<void> gather_bytes(std::span<const buffer_ref> from, std::byte* local, std::uint64_t each);
+template <class T>
+std::vector<buffer_ref> refs_of(std::span<const buffer_ptr<T>> buffers) {
+  std::vector<buffer_ref> refs;
+  refs.reserve(buffers.size());
+  for (const buffer_ptr<T>& b : buffers) refs.push_back(b.ref());
+  return refs;
+}
 }  // namespace detail
 
 template <class T>
@@ -108,6 +120,31 @@ future<void> get(const buffer_ptr<T>& from, T* local, std::size_t n) {
 template <class T>
 future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_t n) {
   return detail::copy_bytes(from.ref(), to.ref(), std::uint64_t{n} * sizeof(T));
+}
+
+// Writes block i of `local` (the n elements from local + i·n) into to[i], for every i: MPI_Scatter's
+// shape over buffer_ptrs, which may be on any nodes (this one included, several on one node). The
+// blocks go out at once, one after another from this thread (on shm each is a copy by this thread;
+// elsewhere a put frame each), and their replies are awaited together, so the whole costs about
+// one round trip beside the bytes. The future is ready when every block is in place, or fails
+// with the failure of the first buffer, in to's order, that failed (remote_error naming the node
+// that refused it, a freed buffer; peer_lost naming a lost node); the other blocks are written
+// all the same. Throws std::out_of_range, with nothing sent, when a buffer holds fewer than n
+// elements. An empty `to` gives a ready future. `local` must stay alive until the future is ready.
+//
+// Unlike broadcast, scatter and gather do not travel along a tree: every byte leaves (or reaches)
+// this node once either way, and a tree would add hops and copies on the nodes between.
+template <class T>
+future<void> scatter(const T* local, std::type_identity_t<std::span<const buffer_ptr<T>>> to, std::size_t n) {
+  return detail::scatter_bytes(reinterpret_cast<const std::byte*>(local), detail::refs_of(to), std::uint64_t{n} * sizeof(T));
+}
+// Reads n elements of from[i] into block i of `local` (local + i·n), for every i: MPI_Gather's shape,
+// as scatter's: the requests go out at once and the blocks arrive together (each straight into its
+// place where the transport can: shm copies, mpi and tcp read a large block into it). Ready, or
+// failing, as scatter's future; out_of_range as scatter.
+template <class T>
+future<void> gather(std::type_identity_t<std::span<const buffer_ptr<T>>> from, T* local, std::size_t n) {
+  return detail::gather_bytes(detail::refs_of(from), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
 }
 
 // A buffer_ptr is trivially copyable: it travels in messages bitwise, and means the same memory on

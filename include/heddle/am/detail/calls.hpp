@@ -35,25 +35,27 @@ class HEDDLE_EXPORT pending_call {
 // wait(), sync) reads its reply itself instead of sleeping until another thread has.
 HEDDLE_EXPORT void drive_reply(heddle::core_detail::future_state_base* s) noexcept;
 
-// A call waiting for its reply that is also its future's state: one record (from the runtime's
-// block caches) per call. The future frees it when both it is dropped and the reply published,
-// whichever comes last. Derived is the concrete class (its size and destructor free the record).
+// The future's state of an offload (a call, a transfer, a group of transfers): one record (from the
+// runtime's block caches), whose waiters drive the transport (drive_reply). The future frees it
+// when both it is dropped and the result published, whichever comes last. Derived is the concrete
+// class (its size and destructor free the record).
 template <class R, class Derived>
-class pending_reply : public heddle::core_detail::future_state<R>, public pending_call {
+class reply_state : public heddle::core_detail::future_state<R> {
  public:
-  pending_reply() noexcept : heddle::core_detail::future_state<R>(&vtable) {}
-  // The future; taken once, before the call is sent.
+  reply_state() noexcept : heddle::core_detail::future_state<R>(&vtable) {}
+  // The future; taken once, before the work starts.
   future<R> get_future() noexcept {
     return future<R>(heddle::core_detail::adopt, static_cast<heddle::core_detail::future_state<R>*>(this));
-  }
-  void fail(std::exception_ptr e) noexcept override {
-    this->set_error(std::move(e));
-    publish();
   }
 
  protected:
   // Completes the future with what is stored. The record may be gone when this returns.
   void publish() noexcept { heddle::core_detail::future_state_base::complete(); }
+  // Stores the failure and publishes.
+  void publish_failure(std::exception_ptr e) noexcept {
+    this->set_error(std::move(e));
+    publish();
+  }
   // Runs `decode`, which stores the value, then publishes; what it throws fails the future instead.
   template <class F>
   void settle(F&& decode) noexcept {
@@ -64,7 +66,7 @@ class pending_reply : public heddle::core_detail::future_state<R>, public pendin
       failure = std::current_exception();
     }
     // Published outside the catch block: the waiter must not share an exception still being handled.
-    if (failure) return fail(std::move(failure));
+    if (failure) return publish_failure(std::move(failure));
     publish();
   }
 
@@ -75,6 +77,13 @@ class pending_reply : public heddle::core_detail::future_state<R>, public pendin
   }
   static constexpr heddle::core_detail::future_vtable vtable{
       {&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
+};
+
+// A call waiting for its reply that is also its future's state.
+template <class R, class Derived>
+class pending_reply : public reply_state<R, Derived>, public pending_call {
+ public:
+  void fail(std::exception_ptr e) noexcept override { this->publish_failure(std::move(e)); }
 };
 
 // A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
