@@ -115,7 +115,9 @@ class engine final : public frame_sink {
   // Throws peer_lost or session_error when `to` cannot be reached. send_frame is defined inline in
   // engine.cpp (the call path's common case); other files call send_general, which does the same.
   void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
-                  std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = {});
+                  std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
+  // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
+  static inline const std::shared_ptr<void> no_owner{};
   void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,

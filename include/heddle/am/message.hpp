@@ -4,6 +4,7 @@
 // stretch a message: they travel as data transfers (put/get), so the limit can stay small.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -68,20 +69,15 @@ struct message_header {
   // that a trace pairs each send with its receipt (heddle/core/detail/trace.hpp: message flows).
   std::uint16_t sequence = 0;
 
-  // The 32 bytes on the wire.
+  // The 32 bytes on the wire: four little-endian words, the first two packed (magic, version,
+  // kind; handler, strategy, flags, sequence), so that a frame's header is four stores and a
+  // receipt four loads, on both sides of every call.
   void encode(std::byte* out) const noexcept {
-    std::uint32_t magic = magic_value;
-    std::uint16_t version = version_value;
-    std::uint16_t k = static_cast<std::uint16_t>(kind);
-    std::memcpy(out, &magic, 4);
-    std::memcpy(out + 4, &version, 2);
-    std::memcpy(out + 6, &k, 2);
-    std::memcpy(out + 8, &handler, 4);
-    std::memcpy(out + 12, &strategy, 1);
-    std::memcpy(out + 13, &flags, 1);
-    std::memcpy(out + 14, &sequence, 2);
-    std::memcpy(out + 16, &call_id, 8);
-    std::memcpy(out + 24, &payload_bytes, 8);
+    const std::uint64_t w[4] = {
+        fixed_bits | std::uint64_t{static_cast<std::uint16_t>(kind)} << 48,
+        std::uint64_t{handler} | std::uint64_t{strategy} << 32 | std::uint64_t{flags} << 40 | std::uint64_t{sequence} << 48,
+        call_id, payload_bytes};
+    std::memcpy(out, w, size);
   }
 
   // Checks and decodes a header; `max_payload` is the backend's limit. decode_error says what is
@@ -89,21 +85,22 @@ struct message_header {
   static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
     if (in.size() < size)
       throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
-    std::uint32_t magic;
-    std::uint16_t version, k;
+    std::uint64_t w[4];
+    std::memcpy(w, in.data(), size);
     message_header h;
-    std::memcpy(&magic, in.data(), 4);
-    std::memcpy(&version, in.data() + 4, 2);
-    std::memcpy(&k, in.data() + 6, 2);
-    std::memcpy(&h.handler, in.data() + 8, 4);
-    std::memcpy(&h.strategy, in.data() + 12, 1);
-    std::memcpy(&h.flags, in.data() + 13, 1);
-    std::memcpy(&h.sequence, in.data() + 14, 2);
-    std::memcpy(&h.call_id, in.data() + 16, 8);
-    std::memcpy(&h.payload_bytes, in.data() + 24, 8);
-    if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
-    if (version != version_value)
-      throw decode_error("message version " + std::to_string(version) + ", this process speaks " + std::to_string(version_value));
+    h.handler = static_cast<std::uint32_t>(w[1]);
+    h.strategy = static_cast<std::uint8_t>(w[1] >> 32);
+    h.flags = static_cast<std::uint8_t>(w[1] >> 40);
+    h.sequence = static_cast<std::uint16_t>(w[1] >> 48);
+    h.call_id = w[2];
+    h.payload_bytes = w[3];
+    const auto k = static_cast<std::uint16_t>(w[0] >> 48);
+    if ((w[0] & 0xffff'ffff'ffff) != fixed_bits) [[unlikely]] {
+      const auto magic = static_cast<std::uint32_t>(w[0]);
+      if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
+      throw decode_error("message version " + std::to_string(static_cast<std::uint16_t>(w[0] >> 32)) + ", this process speaks " +
+                         std::to_string(version_value));
+    }
     if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
     if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
     if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
@@ -129,6 +126,8 @@ struct message_header {
   }
 
  private:
+  static_assert(std::endian::native == std::endian::little, "the wire's words are the host's: little-endian hosts only");
+  static constexpr std::uint64_t fixed_bits = magic_value | std::uint64_t{version_value} << 32;
   static std::string hex(std::uint32_t v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", v);

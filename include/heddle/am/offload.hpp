@@ -50,10 +50,16 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
   return f;
 }
 
-// Runs `call` on `node` and waits for its result (rethrowing its failure).
+// Runs `call` on `node` and waits for its result (rethrowing its failure), as async(...).get()
+// does, with the call's state on this stack rather than in a record that a future releases.
 template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
-  return offload::async(node, call, how).get();
+  writer args;
+  call.write_args(args);
+  detail::pending_result<typename Call::result_type, /*Owned=*/false> p;
+  detail::send_call(node, Call::index(), how, args, &p);
+  heddle::core_detail::force(&p);  // a worker runs other tasks meanwhile; another thread polls (drive_reply)
+  return p.take();
 }
 
 // Runs `call` on every node but this one; the future holds their results in node order (this

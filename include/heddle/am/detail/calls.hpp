@@ -11,6 +11,7 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
 #include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
@@ -35,11 +36,13 @@ class HEDDLE_EXPORT pending_call {
 // wait(), sync) reads its reply itself instead of sleeping until another thread has.
 HEDDLE_EXPORT void drive_reply(heddle::core_detail::future_state_base* s) noexcept;
 
-// The future's state of an offload (a call, a transfer, a group of transfers): one record (from the
-// runtime's block caches), whose waiters drive the transport (drive_reply). The future frees it
-// when both it is dropped and the result published, whichever comes last. Derived is the concrete
-// class (its size and destructor free the record).
-template <class R, class Derived>
+// The future's state of an offload (a call, a transfer, a group of transfers), whose waiters drive
+// the transport (drive_reply). Owned: one record (from the runtime's block caches) that the future
+// frees when both it is dropped and the result published, whichever comes last; Derived is the
+// concrete class (its size and destructor free the record). Not owned: an object on the stack of
+// a caller that waits for it (force) and reads the result before it returns (sync): no future
+// adopts it, so nothing frees it.
+template <class R, class Derived, bool Owned = true>
 class reply_state : public heddle::core_detail::future_state<R> {
  public:
   reply_state() noexcept : heddle::core_detail::future_state<R>(&vtable) {}
@@ -73,23 +76,31 @@ class reply_state : public heddle::core_detail::future_state<R> {
  private:
   static void never_queued(heddle::core_detail::task_base*) noexcept { std::terminate(); }
   static void destroy(heddle::core_detail::future_state_base* b) noexcept {
-    heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
+    // Only a future's release or an abandoned completion destroys a state: never one on a stack.
+    if constexpr (!Owned) std::terminate();
+    else heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
   }
   static constexpr heddle::core_detail::future_vtable vtable{
       {&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
 };
 
 // A call waiting for its reply that is also its future's state.
-template <class R, class Derived>
-class pending_reply : public reply_state<R, Derived>, public pending_call {
+template <class R, class Derived, bool Owned = true>
+class pending_reply : public reply_state<R, Derived, Owned>, public pending_call {
  public:
   void fail(std::exception_ptr e) noexcept override { this->publish_failure(std::move(e)); }
 };
 
 // A call's result: decoded from the reply (all of it, nothing left over) into the future's state.
-template <class R>
-class pending_result final : public pending_reply<R, pending_result<R>> {
+// Owned: a record behind offload::async's future; not owned: sync's, on its caller's stack.
+template <class R, bool Owned = true>
+class pending_result final : public pending_reply<R, pending_result<R, Owned>, Owned> {
  public:
+  // The result, after the state is done (sync): the value moved out, or the failure rethrown.
+  R take() {
+    if constexpr (std::is_void_v<R>) this->value_ref();
+    else return std::move(this->value_ref());
+  }
   void complete(std::span<const std::byte> reply) noexcept override {
     this->settle([&] {
       reader r(reply);
