@@ -717,6 +717,18 @@ void engine::receiver_loop() {
       check_peers_if_due();
       continue;
     }
+    if (long_sends_.load(std::memory_order_relaxed)) [[unlikely]] {
+      // A thread of this process sends a long put (transfers.cpp, long_sends): one look at the
+      // wire, then the cores are the sender's and the target's again.
+      polling_thread = true;
+      for (int n = 0; n < 64 && transport_->poll(); ++n) {
+      }
+      polling_thread = false;
+      progress_.unlock();
+      progress_.nap(std::chrono::milliseconds(1));
+      check_peers_if_due();
+      continue;
+    }
     polling_thread = true;
     auto idle_since = clock::now();
     bool go_to_sleep = false;
@@ -749,38 +761,43 @@ void engine::receiver_loop() {
 
 // The caller's patience is measured from its 64th look on: a reply that comes sooner (the usual
 // case) costs no clock read.
-void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, clock::time_point& deadline) {
+void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, clock::time_point& deadline,
+                              std::chrono::nanoseconds patience) {
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (transport_->poll()) continue;
     if ((n & 63) == 0) {
-      if (past(deadline)) return;
+      if (past(deadline, patience)) return;
       check_peers_if_due();
     }
     spin_pause(n);
   }
 }
 
-bool engine::past(clock::time_point& deadline) const {
+bool engine::past(clock::time_point& deadline, std::chrono::nanoseconds patience) const {
   const auto now = clock::now();
-  if (deadline == clock::time_point{}) deadline = now + options_.caller_spin;
+  if (deadline == clock::time_point{}) deadline = now + patience;
   return now > deadline;
 }
 
-void engine::poll_until(const heddle::core_detail::future_state_base* s) {
-  if (!has_receiver_ || heddle::core_detail::current_worker || polling_thread) return;
+void engine::poll_within(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds patience) {
   clock::time_point deadline{};  // set at the first look at the clock
   for (unsigned n = 1; !s->is_done(); ++n) {
     if (progress_.try_lock()) {
       polling_thread = true;
-      poll_for_a_while(s, deadline);
+      poll_for_a_while(s, deadline, patience);
       polling_thread = false;
       progress_.unlock();
       break;
     }
     progress_.ask_yield();
-    if ((n & 63) == 0 && past(deadline)) break;
+    if ((n & 63) == 0 && past(deadline, patience)) break;
     spin_pause(n);
   }
+}
+
+void engine::poll_until(const heddle::core_detail::future_state_base* s) {
+  if (!has_receiver_ || heddle::core_detail::current_worker || polling_thread) return;
+  poll_within(s, options_.caller_spin);
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
 }
 

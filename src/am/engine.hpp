@@ -165,9 +165,13 @@ class engine final : public frame_sink {
   void clock_reply_from(std::span<const std::byte> payload);
   void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
   void receiver_loop();
-  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::steady_clock::time_point& deadline);
-  // Whether the caller's patience (options.caller_spin, from the first look: `deadline` is set then) is over.
-  bool past(std::chrono::steady_clock::time_point& deadline) const;
+  // poll_until's polling for at most `patience` (from the first look at the clock), without waking
+  // the receiver thread afterwards.
+  void poll_within(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds patience);
+  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::steady_clock::time_point& deadline,
+                        std::chrono::nanoseconds patience);
+  // Whether the caller's patience (from the first look: `deadline` is set then) is over.
+  bool past(std::chrono::steady_clock::time_point& deadline, std::chrono::nanoseconds patience) const;
   void check_peers_if_due();
   void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void task_ended() noexcept;
@@ -197,6 +201,7 @@ class engine final : public frame_sink {
   std::atomic<std::uint64_t> next_buffer_{1};
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
+  std::atomic<int> long_sends_{0};       // threads of this process sending long puts (transfers.cpp)
   std::uint32_t handler_count_ = 0;
   std::unique_ptr<handler_fn[]> handlers_;  // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <heddle/am.hpp>
 #include <map>
 #include <numeric>
@@ -211,6 +212,39 @@ TEST(Nodes, SixtyFourMiBTransfers) {
   off::get(b, back.data(), n).get();
   EXPECT_EQ(back, local);
   off::free(b);
+}
+
+// Run on node 1: `rounds` long puts of a numbered block into `to` (on node 0), each waited for.
+void put_rounds_into(off::buffer_ptr<std::uint32_t> to, std::uint64_t n, int rounds) {
+  const std::vector<std::uint32_t> block = [n] {
+    std::vector<std::uint32_t> v(n);
+    std::iota(v.begin(), v.end(), 100u);
+    return v;
+  }();
+  for (int r = 0; r < rounds; ++r) off::put(block.data(), to, n).get();
+}
+
+// Long puts crossing: node 0 puts into node 1 while node 1 puts into node 0. Each sender's
+// receiver thread steps aside during its long send, yet must still do its side of the peer's
+// transfer (on mpi: post the receive of the peer's long frame), or both sends would wait forever.
+TEST(Nodes, LongPutsCrossingEachOther) {
+  const std::uint64_t n = (1u << 20) / sizeof(std::uint32_t);
+  constexpr int rounds = 20;
+  const off::buffer_ptr<std::uint32_t> here = off::allocate<std::uint32_t>(0, n), there = off::allocate<std::uint32_t>(1, n);
+  std::vector<std::uint32_t> mine(n);
+  std::iota(mine.begin(), mine.end(), 7u);
+  heddle::future<void> theirs = off::async(1, heddle::f2f<&put_rounds_into>(here, n, rounds));
+  for (int r = 0; r < rounds; ++r) off::put(mine.data(), there, n).get();
+  theirs.get();
+  std::vector<std::uint32_t> back(n), from_one(n);
+  off::get(there, back.data(), n).get();
+  EXPECT_EQ(back, mine);
+  std::memcpy(from_one.data(), here.get(), n * sizeof(std::uint32_t));
+  std::vector<std::uint32_t> expected(n);
+  std::iota(expected.begin(), expected.end(), 100u);
+  EXPECT_EQ(from_one, expected);
+  off::free(here);
+  off::free(there);
 }
 
 // A buffer on every node (this one included) and a second on node 1: block i of a scatter goes to
