@@ -298,7 +298,10 @@ void engine::finish() {
             deadline)) {
       std::lock_guard lock(m_);
       for (node_id n = 0; n < nodes(); ++n)
-        if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) missing += " " + std::to_string(n);
+        if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) {
+          missing += ' ';  // appended, not joined with operator+ (GCC 12's false -Wrestrict there)
+          missing += std::to_string(n);
+        }
       std::fprintf(stderr, "heddle: node %u: no goodbye from node(s)%s within %lld ms; the session ends anyway\n", self(),
                    missing.c_str(), static_cast<long long>(options_.shutdown_timeout.count()));
     }
@@ -362,9 +365,11 @@ void engine::send_later(node_id from, node_id to, const message_header& h, std::
 }
 
 // The short path of every call: one look at the peer, the call into the pending table, the frame
-// to the transport. A failure to send fails the call's future, never the caller.
-void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
-                  pending_call* p) {
+// to the transport. A failure to send fails the call's future, never the caller. Flattened: the
+// layers below (request_frame, send_frame, the table's insertion) in one body, without their
+// entries and exits or the header passed through memory (callgrind: 52 fewer instructions a call).
+[[gnu::flatten]] void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                                   std::span<const std::byte> args, pending_call* p) {
   const message_header h{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
                          .call_id = next_call_.fetch_add(1, std::memory_order_relaxed), .payload_bytes = args.size()};
   request_frame(from, to, h, args, {}, p);

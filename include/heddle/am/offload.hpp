@@ -57,8 +57,8 @@ typename Call::result_type sync(node_id node, const Call& call, strategy how = s
   writer args;
   call.write_args(args);
   detail::pending_result<typename Call::result_type, /*Owned=*/false> p;
-  detail::send_call(node, Call::index(), how, args, &p);
-  heddle::core_detail::force(&p);  // a worker runs other tasks meanwhile; another thread polls (drive_reply)
+  detail::call_and_poll(node, Call::index(), how, args, &p, &p);
+  heddle::core_detail::force(&p);  // a worker runs other tasks meanwhile; another thread has polled
   return p.take();
 }
 

@@ -143,6 +143,11 @@ class pending_tree final : public pending_reply<R, pending_tree<R>> {
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
 // call cannot be sent. Throws session_error without a session.
 HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
+// sync's half: sends the call as send_call does, then, on a thread that is not a worker, polls for
+// its reply as drive_reply would (`s` is `p`'s future state, on the caller's stack); the caller
+// then waits for `s` as for any future (force), which returns at once when the reply has come.
+HEDDLE_EXPORT void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
+                                 heddle::core_detail::future_state_base* s);
 // Sends a call of `handler` to every other node along a tree (detail/tree.hpp); `p` as for send_call.
 HEDDLE_EXPORT void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
 // Sends a call that wants no reply.
