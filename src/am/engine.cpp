@@ -722,9 +722,8 @@ void engine::receiver_loop() {
       check_peers_if_due();
       continue;
     }
-    if (long_sends_.load(std::memory_order_relaxed)) [[unlikely]] {
-      // A thread of this process sends a long put (transfers.cpp, long_sends): one look at the
-      // wire, then the cores are the sender's and the target's again.
+    if (progress_.long_send_running()) [[unlikely]] {
+      // One look at the wire, then the cores are the long send's and its target's (progress.hpp).
       polling_thread = true;
       for (int n = 0; n < 64 && transport_->poll(); ++n) {
       }

@@ -201,7 +201,6 @@ class engine final : public frame_sink {
   std::atomic<std::uint64_t> next_buffer_{1};
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
-  std::atomic<int> long_sends_{0};       // threads of this process sending long puts (transfers.cpp)
   std::uint32_t handler_count_ = 0;
   std::unique_ptr<handler_fn[]> handlers_;  // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced

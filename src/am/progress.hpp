@@ -10,6 +10,11 @@
 //
 // While a caller polls, the receiver naps (not in the transport, so that senders do not pay for
 // waking it) and looks again every millisecond; a caller that gives up polling wakes it.
+//
+// - a thread sending a long put (transfers.cpp) asks the receiver to step aside for the whole send,
+//   which outlasts the yield bit (an unlock clears it): meanwhile the receiver, at the end of each
+//   nap, looks at the wire once and naps again, rather than spin beside the sender (what a peer's
+//   long frame needs from this side, such as mpi's receive for it, is still done).
 #pragma once
 
 #include <atomic>
@@ -39,10 +44,18 @@ class progress {
   // The receiver's nap while a caller polls: `timeout` at most, or until wake_receiver().
   void nap(std::chrono::nanoseconds timeout) noexcept { heddle::core_detail::futex_wait(nap_, 0, timeout.count()); }
   void wake_receiver() noexcept { heddle::core_detail::futex_wake(nap_, 1); }
+  // A long send by a thread of this process begins (and asks the holder to step aside) or ends.
+  void begin_long_send() noexcept {
+    long_sends_.fetch_add(1, std::memory_order_relaxed);
+    ask_yield();
+  }
+  void end_long_send() noexcept { long_sends_.fetch_sub(1, std::memory_order_relaxed); }
+  bool long_send_running() const noexcept { return long_sends_.load(std::memory_order_relaxed) != 0; }
 
  private:
   alignas(64) std::atomic<std::uint32_t> word_{0};
   alignas(64) std::atomic<std::uint32_t> nap_{0};  // never changes: a futex to sleep on
+  std::atomic<int> long_sends_{0};                  // changes once per long send: shares nap_'s line
 };
 
 // True on the thread that holds a progress lock: it must not block in a send.

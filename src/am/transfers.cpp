@@ -117,16 +117,13 @@ constexpr std::uint64_t long_put_bytes = std::uint64_t{64} << 10;
 // 20 µs on two cores), then the reply from this thread's poll, and it still polled beside the next
 // put (1 MiB on mpi: 0.75-0.86 of raw). It is woken only for replies not come by then, for a caller
 // that does not wait for them at once. Meanwhile a receiver whose nap ends looks at the wire once
-// and naps again (engine::receiver_loop): it does not spin beside the sender, and whatever the
-// transport must do on this side for a peer (mpi: post the receive of a peer's long frame, which
-// may be a long put to this node at the same time) is still done.
+// and naps again (progress.hpp: a long send), so a peer's long put to this node at the same time
+// still gets what it needs from this side.
 class engine::long_sends {
  public:
   long_sends(engine& e, std::uint64_t bytes) noexcept
       : e_(e), on_(bytes >= long_put_bytes && e.has_receiver_ && !polling_thread) {
-    if (!on_) return;
-    e_.long_sends_.fetch_add(1, std::memory_order_relaxed);
-    e_.progress_.ask_yield();
+    if (on_) e_.progress_.begin_long_send();
   }
   // The replies to wait for a little: `s` is ready when they have all come.
   void settle(const heddle::core_detail::future_state_base* s) noexcept {
@@ -136,7 +133,7 @@ class engine::long_sends {
   }
   ~long_sends() {
     if (!on_) return;
-    e_.long_sends_.fetch_sub(1, std::memory_order_relaxed);
+    e_.progress_.end_long_send();
     if (!settled_) e_.progress_.wake_receiver();
   }
   long_sends(const long_sends&) = delete;

@@ -27,6 +27,7 @@
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/errors.hpp"
 #include "heddle/am/functor.hpp"
+#include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"

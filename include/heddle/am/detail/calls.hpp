@@ -11,7 +11,6 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
 #include "heddle/core/detail/future_state.hpp"
-#include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
