@@ -34,6 +34,8 @@ constexpr char connect_magic[4] = {'H', 'D', 'L', 'T'};
 // Puts and replies with at least this much data are read straight into the memory that waits for
 // them (frame_sink::place): a buffer, a get's destination.
 constexpr std::size_t direct_bytes = std::size_t{16} << 10;
+// A connection's staging area (read_from): what one recv may take.
+constexpr std::size_t staging_bytes = std::size_t{64} << 10;
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -173,18 +175,25 @@ class tcp_transport final : public transport {
     return true;
   }
 
+  // Reads only the connections the epoll set reports readable: a look at the set's ready list does
+  // not take a socket's lock, which a recv on an empty socket does, against the kernel's delivery of
+  // the very packet the poller waits for (perf: the spin lock's slow path was the top symbol).
   bool poll() override {
     bool any = false;
     for (node_id n = 0; n < o_.nodes; ++n) {
       if (n == o_.node) continue;
       peer& p = *peers_[n];
-      if (p.closed) continue;
-      if (p.has_queue.load(std::memory_order_relaxed)) {
-        std::unique_lock lock(p.out_m, std::try_to_lock);
-        // Bytes written count as traffic (transport::poll): the receiver keeps spinning.
-        if (lock) any |= flush(n, p, false);
-      }
-      any |= read_from(n, p);
+      if (p.closed || !p.has_queue.load(std::memory_order_relaxed)) continue;
+      std::unique_lock lock(p.out_m, std::try_to_lock);
+      // Bytes written count as traffic (transport::poll): the receiver keeps spinning.
+      if (lock) any |= flush(n, p, false);
+    }
+    epoll_event evs[16];
+    const int ready = epoll_.wait(evs, 0);
+    for (int i = 0; i < ready; ++i) {
+      const node_id n = evs[i].data.u32;
+      if (n >= o_.nodes || peers_[n]->closed) continue;  // interrupt()'s wake is the sleeper's
+      any |= read_from(n, *peers_[n]);
     }
     return any;
   }
@@ -237,6 +246,9 @@ class tcp_transport final : public transport {
     bool placeable = false;
     std::size_t prefix = 0;
     placement placed;
+    // What one recv took beyond the frame being read: [staged_begin, staged_end) of staging_bytes.
+    std::unique_ptr<std::byte[]> staged;
+    std::size_t staged_begin = 0, staged_end = 0;
   };
 
   int listen_on(const std::string& address) {
@@ -413,10 +425,16 @@ class tcp_transport final : public transport {
     }
   }
 
-  // Reads what has arrived from `n` and delivers the whole frames; true if any.
+  // Reads what has arrived from `n` and delivers the whole frames; true if any. One recv takes
+  // everything the socket holds, up to the staging area's size, and the frames are cut from there:
+  // a small call costs one recv on each side (a header and a payload each read by their own recv,
+  // then a look that finds the socket empty, cost three). Only the rest of a large payload is read
+  // straight where it goes. The socket is looked at again only when its last recv filled the
+  // staging area; the receiver's next poll, or its epoll set, sees anything that came since.
   bool read_from(node_id n, peer& p) {
     bool any = false;
-    for (int rounds = 0; rounds < 64; ++rounds) {
+    bool drained = false;  // the last recv left the socket empty
+    for (int recvs = 0;;) {
       std::byte* dst;
       std::size_t want;
       if (p.header_have < message_header::size) {
@@ -429,14 +447,32 @@ class tcp_transport final : public transport {
         dst = p.payload.get() + p.payload_have;
         want = (p.placeable ? p.prefix : p.payload_size) - p.payload_have;
       }
-      ssize_t r = want ? ::recv(p.fd, dst, want, MSG_DONTWAIT) : 0;
-      if (want && r <= 0) {
-        if (r < 0 && (errno == EAGAIN || errno == EINTR)) return any;
-        lose(n, p, (r == 0 ? std::string("it closed its connection") : errno_text("recv")) + cut_short(p));
-        return any;
+      std::size_t got = 0;
+      if (want && p.staged_begin < p.staged_end) {
+        got = std::min(want, p.staged_end - p.staged_begin);
+        std::memcpy(dst, p.staged.get() + p.staged_begin, got);
+        p.staged_begin += got;
+      } else if (want) {
+        // Nothing staged: the frame needs the socket.
+        if ((drained && p.header_have == 0) || recvs++ == 64) return any;
+        const bool direct = want >= staging_bytes;
+        if (!direct && !p.staged) p.staged.reset(new std::byte[staging_bytes]);
+        const ssize_t r = ::recv(p.fd, direct ? dst : p.staged.get(), direct ? want : staging_bytes, MSG_DONTWAIT);
+        if (r <= 0) {
+          if (r < 0 && (errno == EAGAIN || errno == EINTR)) return any;
+          lose(n, p, (r == 0 ? std::string("it closed its connection") : errno_text("recv")) + cut_short(p));
+          return any;
+        }
+        drained = static_cast<std::size_t>(r) < (direct ? want : staging_bytes);
+        if (!direct) {
+          p.staged_begin = 0;
+          p.staged_end = static_cast<std::size_t>(r);
+          continue;
+        }
+        got = static_cast<std::size_t>(r);
       }
       if (p.header_have < message_header::size) {
-        p.header_have += static_cast<std::size_t>(r);
+        p.header_have += got;
         if (p.header_have < message_header::size) continue;
         try {
           p.h = message_header::decode(std::span<const std::byte>(p.header, message_header::size), o_.max_message_bytes);
@@ -451,7 +487,7 @@ class tcp_transport final : public transport {
         p.prefix = p.placeable ? prefix : 0;
         reserve(p, p.placeable ? p.prefix : p.payload_size);
       } else {
-        p.payload_have += static_cast<std::size_t>(r);
+        p.payload_have += got;
       }
       if (p.placeable && p.payload_have == p.prefix) {
         p.placeable = false;
@@ -478,9 +514,9 @@ class tcp_transport final : public transport {
           p.payload.reset();
           p.payload_capacity = 0;
         }
+        if (p.closed.load(std::memory_order_relaxed)) return true;
       }
     }
-    return any;
   }
 
   // Where a connection ended inside a frame: a truncated message, not a peer that simply left.

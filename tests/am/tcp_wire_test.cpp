@@ -1,7 +1,8 @@
 // What a tcp node does with a peer that misbehaves on the wire: a connection with the wrong secret
 // is refused and logged, a frame that does not decode or that the connection's end cuts short
-// drops the peer (every call waiting on it fails, naming it) instead of being acted on; and a
-// frame that arrives a byte at a time is put back together. The peer here is a forked process
+// drops the peer (every call waiting on it fails, naming it) instead of being acted on; a frame
+// that arrives a byte at a time is put back together, and frames that arrive together (large ones
+// among them) are cut apart. The peer here is a forked process
 // speaking the protocol by hand.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <heddle/am.hpp>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -273,6 +275,60 @@ TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
   }
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(err, "");  // node 1's goodbye came: the session ended without a complaint
+  EXPECT_EQ(exit_status(child), 0);
+}
+
+// Node 1 takes `calls` echo calls, then answers them all in one write, in reverse order: frames
+// back to back, so that one read of node 0's takes several of them, or the start of one too large
+// for a single read (a reply larger than a connection's staging area, read partly from it and
+// partly straight where it goes).
+constexpr int coalesced_calls = 12;
+[[noreturn]] void fake_node1_coalesced(int port, std::uint64_t hash, std::uint64_t count) {
+  const int fd = join_as_node1(port, hash, count, false, 3);
+  static std::byte calls[coalesced_calls][300'000];
+  static off::message_header headers[coalesced_calls];
+  static std::byte out[coalesced_calls * (300'000 + off::message_header::size)];
+  for (int i = 0; i < coalesced_calls; ++i) headers[i] = get_call(fd, calls[i], sizeof calls[i], 4);
+  std::size_t at = 0;
+  for (int i = coalesced_calls - 1; i >= 0; --i) {
+    const off::message_header r{.kind = off::message_kind::reply_value, .call_id = headers[i].call_id,
+                                .payload_bytes = headers[i].payload_bytes};
+    r.encode(out + at);
+    at += off::message_header::size;
+    std::memcpy(out + at, calls[i], r.payload_bytes);
+    at += r.payload_bytes;
+  }
+  if (!put_all(fd, out, at)) ::_exit(5);
+  std::byte header[off::message_header::size];
+  if (!get_all(fd, header, sizeof header) || off::message_header::decode(header, 0).kind != off::message_kind::goodbye)
+    ::_exit(6);
+  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, false)) ::_exit(7);
+  char c;
+  (void)!::read(fd, &c, 1);
+  ::_exit(0);
+}
+
+TEST(TcpWire, FramesThatArriveTogetherAreCutApart) {
+  const auto [listener, port, child] = start_fake_node1(fake_node1_coalesced);
+  ASSERT_GE(listener, 0);
+  ASSERT_GE(child, 0);
+  // Small texts, and three larger than one read takes (64 KiB) at different places in the stream.
+  std::vector<std::string> texts;
+  for (int i = 0; i < coalesced_calls; ++i) {
+    const std::size_t bytes = i == 2 ? 70'000 : i == 5 ? 250'000 : i == 9 ? 65'536 : 10 + i;
+    std::string t(bytes, '\0');
+    for (std::size_t k = 0; k < bytes; ++k) t[k] = static_cast<char>(k * 13 + i);
+    texts.push_back(std::move(t));
+  }
+  testing::internal::CaptureStderr();
+  {
+    off::session s(node0_options(listener, port));
+    std::vector<heddle::future<std::string>> replies;
+    for (const std::string& t : texts) replies.push_back(off::async(1, heddle::f2f<&echo>(t)));
+    for (int i = 0; i < coalesced_calls; ++i) EXPECT_EQ(replies[i].get(), texts[i]) << "reply " << i;
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "");
   EXPECT_EQ(exit_status(child), 0);
 }
 
