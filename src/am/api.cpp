@@ -37,8 +37,7 @@ void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, cons
                    heddle::core_detail::future_state_base* s) {
   engine* e = engine_or_fail(p);
   if (!e) return;
-  e->call(current_node_of(*e), to, handler, how, args.data(), p);
-  if (!s->is_done()) e->poll_until(s);  // at once back on a worker or the polling thread
+  e->call_and_poll(current_node_of(*e), to, handler, how, args.data(), p, s);
 }
 
 void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {

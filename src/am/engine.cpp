@@ -68,16 +68,56 @@ node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_
 
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
-// unknown node, tracing, a frame for this process) takes send_general.
-inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                               std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
-  if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire) && !heddle::core_detail::trace::on() &&
-      (to != self() || !has_receiver_)) [[likely]] {
-    if (transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) [[likely]]
+// unknown node, tracing, a frame for this process) takes send_general. send_to_peer is the same
+// after the look at the peer, for a caller that has just made it (request_frame).
+inline void engine::send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                                 std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+  if (!heddle::core_detail::trace::on() && (to != self() || !has_receiver_)) [[likely]] {
+    // One piece (a call's arguments, a result): the header packed here, where a call's or a
+    // reply's constant fields fold into the words.
+    if (tail.empty() ? transport_->send_packed(from, to, h.pack(), head, /*wait=*/!polling_thread)
+                     : transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) [[likely]]
       return;
     return send_later(from, to, h, head, tail);
   }
   send_general(from, to, h, head, tail, tail_owner);
+}
+
+inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                               std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+  if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire)) [[likely]]
+    return send_to_peer(from, to, h, head, tail, tail_owner);
+  send_general(from, to, h, head, tail, tail_owner);
+}
+
+// The bodies of run_call and reply, inlined into deliver's short path (and wrapped by those two
+// for the other files' callers).
+inline void engine::send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
+                               std::span<const std::byte> tail) {
+  const message_header h{.kind = kind, .call_id = call_id, .payload_bytes = head.size() + tail.size()};
+  try {
+    send_frame(from, to, h, head, tail);
+  } catch (const peer_error&) {
+    // The caller is gone: nobody to answer.
+  }
+}
+
+inline void engine::call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                                 tree_gather* g) {
+  handler_scope scope(to);
+  writer result;  // a small result stays on this stack
+  try {
+    if (h.handler >= handler_count_) [[unlikely]]
+      (void)registry::instance().at(h.handler);  // throws unknown_handler, saying what this process has
+    reader r(args);
+    handlers_[h.handler](r, result);
+    // Traced: the task running this handler is labelled with its name.
+    if (heddle::core_detail::trace::on()) [[unlikely]] heddle::core_detail::trace::pending_label = handler_label(h.handler);
+  } catch (...) {
+    return handler_threw(from, to, h, g);
+  }
+  if (g) [[unlikely]] return tree_result(g, to, /*threw=*/false, result.data());
+  if (h.kind != message_kind::post) send_reply(to, from, h.call_id, message_kind::reply_value, result.data());
 }
 
 engine::engine(const session_options& options, std::unique_ptr<transport> t)
@@ -395,7 +435,7 @@ void engine::request_frame(node_id from, node_id to, const message_header& h, st
   }
   std::exception_ptr failure;
   try {
-    send_frame(from, to, h, head, tail);
+    send_to_peer(from, to, h, head, tail, no_owner);  // the peer was looked at just now
     return;
   } catch (...) {
     failure = std::current_exception();
@@ -452,9 +492,16 @@ void engine::fail_pending(node_id node, const std::function<std::exception_ptr()
 
 // ---- frames in ----------------------------------------------------------------------------------
 
+// Every frame's way in. Untraced (the call path), the kind's switch and the short path of a call
+// (run_inline, call_handler, send_reply) are inlined here: the frame crosses one function from the
+// transport to the handler, and one more from the handler's result to the transport.
 void engine::deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+  if (heddle::core_detail::trace::on()) [[unlikely]] return deliver_traced(from, to, h, payload);
+  deliver_untraced(from, to, h, payload);
+}
+
+void engine::deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   namespace trace = heddle::core_detail::trace;
-  if (!trace::on()) [[likely]] return deliver_untraced(from, to, h, payload);
   const std::uint64_t id = h.sequence ? trace::message_flow_id(from, to, h.sequence) : 0;
   const std::uint64_t t0 = trace::now();
   if (id) trace::emit_instant(trace::kind::message_end, nullptr, 0, 0, id);
@@ -470,7 +517,7 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
   deliver_untraced(from, to, h, payload);
 }
 
-void engine::deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+inline void engine::deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   switch (h.kind) {
     case message_kind::hello:
       return hello_from(from, payload);
@@ -527,11 +574,11 @@ void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
 inline void engine::run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
                                tree_gather* g) {
   heddle::core_detail::worker* w = heddle::core_detail::current_worker;
-  if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return run_call(from, to, h, args, g);
+  if (w && w->core == heddle::core_detail::access::core_of(*rt_)) return call_handler(from, to, h, args, g);
   heddle::core_detail::runtime_core* saved = heddle::core_detail::lending_core;
   heddle::core_detail::lending_core = heddle::core_detail::access::core_of(*rt_);
   heddle::core_detail::current_worker = nullptr;
-  run_call(from, to, h, args, g);
+  call_handler(from, to, h, args, g);
   heddle::core_detail::current_worker = w;
   heddle::core_detail::lending_core = saved;
 }
@@ -557,36 +604,21 @@ void engine::start_handler(node_id from, node_id to, const message_header& h, st
 }
 
 void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g) {
-  handler_scope scope(to);
-  writer result;  // a small result stays on this stack
-  try {
-    if (h.handler >= handler_count_) [[unlikely]]
-      (void)registry::instance().at(h.handler);  // throws unknown_handler, saying what this process has
-    reader r(args);
-    handlers_[h.handler](r, result);
-    // Traced: the task running this handler is labelled with its name.
-    if (heddle::core_detail::trace::on()) [[unlikely]] heddle::core_detail::trace::pending_label = handler_label(h.handler);
-  } catch (...) {
-    const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
-                             std::string(registry::instance().name(h.handler)) + " for node " + std::to_string(from) + ": it threw " +
-                             heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
-    if (g) return tree_result(g, to, /*threw=*/true, std::as_bytes(std::span(text)));
-    if (h.kind != message_kind::post) return reply_failure(to, from, h.call_id, text);
-    std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
-    return;
-  }
-  if (g) return tree_result(g, to, /*threw=*/false, result.data());
-  if (h.kind != message_kind::post) reply(to, from, h.call_id, message_kind::reply_value, result.data());
+  call_handler(from, to, h, args, g);
+}
+
+void engine::handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g) {
+  const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(registry::instance().name(h.handler)) +
+                           " for node " + std::to_string(from) + ": it threw " +
+                           heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
+  if (g) return tree_result(g, to, /*threw=*/true, std::as_bytes(std::span(text)));
+  if (h.kind != message_kind::post) return reply_failure(to, from, h.call_id, text);
+  std::fprintf(stderr, "heddle: %s (a ping: nobody waits for it)\n", text.c_str());
 }
 
 void engine::reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
                    std::span<const std::byte> tail) {
-  const message_header h{.kind = kind, .call_id = call_id, .payload_bytes = head.size() + tail.size()};
-  try {
-    send_frame(from, to, h, head, tail);
-  } catch (const peer_error&) {
-    // The caller is gone: nobody to answer.
-  }
+  send_reply(from, to, call_id, kind, head, tail);
 }
 
 void engine::reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what) {
@@ -803,6 +835,15 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
   if (!has_receiver_ || heddle::core_detail::current_worker || polling_thread) return;
   poll_within(s, options_.caller_spin);
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
+}
+
+// sync's whole way, from the call to its reply, flattened as call is: the send and the poll loop
+// in one body, without poll_until's, poll_within's and poll_for_a_while's entries and exits.
+[[gnu::flatten]] void engine::call_and_poll(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                                            std::span<const std::byte> args, pending_call* p,
+                                            const heddle::core_detail::future_state_base* s) {
+  call(from, to, handler, how, args, p);
+  if (!s->is_done()) poll_until(s);  // at once back on a worker or the polling thread
 }
 
 // ---- the open session -----------------------------------------------------------------------------

@@ -57,6 +57,10 @@ class engine final : public frame_sink {
                std::span<const std::byte> tail, pending_call* p);
   // A thread waiting for `s` (not a worker) polls the transport for a while (drive_reply).
   void poll_until(const heddle::core_detail::future_state_base* s);
+  // sync's call path: call, then poll_until(s) unless the reply came already (`s` is `p`'s state),
+  // in one body.
+  void call_and_poll(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
+                     pending_call* p, const heddle::core_detail::future_state_base* s);
   // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
   // direct path; transfers.cpp). Throw std::out_of_range, with nothing sent, when `bytes` exceeds
   // the buffer.
@@ -118,7 +122,9 @@ class engine final : public frame_sink {
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
   static inline const std::shared_ptr<void> no_owner{};
-  void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+  void send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+                    std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  [[gnu::noinline]] void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
@@ -127,6 +133,7 @@ class engine final : public frame_sink {
   // Fails `p` with why `to` cannot be reached (lost, or no such node).
   void fail_unreachable(node_id to, pending_call* p);
   void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  void deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);
@@ -135,6 +142,10 @@ class engine final : public frame_sink {
   // Runs a call's handler and replies to it (or, for a tree call, hands the result to `g`).
   void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
   void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
+  // run_call's body, inlined into deliver's short path; a handler that threw is reported (to the
+  // caller, the tree, or stderr for a ping) by handler_threw, in the catch block, out of line.
+  void call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
+  [[gnu::cold]] void handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g);
   // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args).
   void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
   void tree_call_from(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
@@ -149,6 +160,9 @@ class engine final : public frame_sink {
   void destroy_objects();
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
+  // reply's body, inlined into deliver's short path.
+  void send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
+                  std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
   // The buffer `id` of node `here`, or session_error; buffers_m_ held.
   std::unordered_map<std::uint64_t, local_buffer>::iterator find_local(std::uint64_t id, node_id here);
@@ -168,11 +182,13 @@ class engine final : public frame_sink {
   // poll_until's polling for at most `patience` (from the first look at the clock), without waking
   // the receiver thread afterwards.
   void poll_within(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds patience);
-  void poll_for_a_while(const heddle::core_detail::future_state_base* s, std::chrono::steady_clock::time_point& deadline,
-                        std::chrono::nanoseconds patience);
+  // Out of line: its idle turns are the wait's, not the call's (bench/am/callgrind_calls.sh counts
+  // a call without them).
+  [[gnu::noinline]] void poll_for_a_while(const heddle::core_detail::future_state_base* s,
+                                          std::chrono::steady_clock::time_point& deadline, std::chrono::nanoseconds patience);
   // Whether the caller's patience (from the first look: `deadline` is set then) is over.
   bool past(std::chrono::steady_clock::time_point& deadline, std::chrono::nanoseconds patience) const;
-  void check_peers_if_due();
+  [[gnu::noinline]] void check_peers_if_due();
   void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void task_ended() noexcept;
   // Waits (polling or sleeping) until pred() holds or the deadline; true if it holds.

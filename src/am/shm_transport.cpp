@@ -137,42 +137,24 @@ class shm_transport final : public transport {
 
   bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
             std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>&) override {
-    peer_out& p = *out_[to];
     const std::size_t payload = head.size() + tail.size();
-    const std::size_t record = ring_cell::prefix + message_header::size + payload;
-    if (record > o_.ring_bytes / 4) return send_out_of_line(from, to, h, head, tail, wait);
-    const std::uint64_t cells = (record + ring_cell::bytes - 1) / ring_cell::bytes;
-    std::unique_lock lock(p.m, std::defer_lock);
-    if (wait) lock.lock();
-    else if (!lock.try_lock()) return false;
-    const ring_view& ring = p.ring;
-    std::uint64_t pos = p.write_pos;
-    const std::uint64_t at = ring.index(pos);
-    const std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
-    if (!space_for(p, to, pos + pad + cells, wait)) return false;
-    if (pad) {
-      std::byte* c = ring.cell(pos);
-      ring_view::set_length_and_kind(c, static_cast<std::uint32_t>(pad), ring_cell::padding);
-      ring_view::stamp(c).store(pos + 1, std::memory_order_release);
-      pos += pad;
-    }
-    std::byte* c = ring.cell(pos);
-    h.encode(c + ring_cell::prefix);
-    std::byte* body = c + ring_cell::prefix + message_header::size;
-    if (!head.empty()) std::memcpy(body, head.data(), head.size());
-    if (!tail.empty()) std::memcpy(body + head.size(), tail.data(), tail.size());
-    ring_view::set_length_and_kind(c, static_cast<std::uint32_t>(cells), ring_cell::frame);
-    ring_view::stamp(c).store(pos + 1, std::memory_order_release);
-    p.write_pos = pos + cells;
-    lock.unlock();
-    // The receiver announces its sleep before its last look (sleep()): either it sees this frame
-    // then, or this sees it asleep here.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (p.ctl->sleepers.load(std::memory_order_relaxed)) {
-      p.ctl->doorbell.fetch_add(1, std::memory_order_relaxed);
-      shared_futex_wake(p.ctl->doorbell, 1);
-    }
-    return true;
+    if (ring_cell::prefix + message_header::size + payload > o_.ring_bytes / 4) return send_out_of_line(from, to, h, head, tail, wait);
+    return write_record(to, payload, wait, [&](std::byte* c) {
+      h.encode(c);
+      std::byte* body = c + message_header::size;
+      if (!head.empty()) std::memcpy(body, head.data(), head.size());
+      if (!tail.empty()) std::memcpy(body + head.size(), tail.data(), tail.size());
+    });
+  }
+
+  bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
+                   bool wait) override {
+    if (ring_cell::prefix + message_header::size + payload.size() > o_.ring_bytes / 4) [[unlikely]]
+      return send(from, to, message_header::unpack(header), payload, {}, wait, {});
+    return write_record(to, payload.size(), wait, [&](std::byte* c) {
+      std::memcpy(c, header.data(), message_header::size);
+      if (!payload.empty()) std::memcpy(c + message_header::size, payload.data(), payload.size());
+    });
   }
 
   bool poll() override {
@@ -265,6 +247,51 @@ class shm_transport final : public transport {
   ring_view ring_in(const shm_segment& s, node_id from) const {
     std::byte* base = s.data() + control_bytes + from * (sizeof(ring_control) + o_.ring_bytes);
     return ring_view(reinterpret_cast<ring_control*>(base), base + sizeof(ring_control), o_.ring_bytes / ring_cell::bytes);
+  }
+
+  // Writes one frame record of `payload` bytes into the peer's ring: fill(cell) writes the header
+  // and the payload from the cell's start on; then the stamp publishes it. The record fits in a
+  // quarter of the ring (the caller checked). False, with nothing written, when !wait and the ring
+  // or its lock is taken.
+  template <class Fill>
+  bool write_record(node_id to, std::size_t payload, bool wait, Fill&& fill) {
+    peer_out& p = *out_[to];
+    const std::uint64_t cells = (ring_cell::prefix + message_header::size + payload + ring_cell::bytes - 1) / ring_cell::bytes;
+    if (wait) p.m.lock();
+    else if (!p.m.try_lock()) return false;
+    const ring_view& ring = p.ring;
+    std::uint64_t pos = p.write_pos;
+    const std::uint64_t at = ring.index(pos);
+    const std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
+    try {
+      if (!space_for(p, to, pos + pad + cells, wait)) {
+        p.m.unlock();
+        return false;
+      }
+    } catch (...) {  // the peer died while this waited for room
+      p.m.unlock();
+      throw;
+    }
+    if (pad) {
+      std::byte* c = ring.cell(pos);
+      ring_view::set_length_and_kind(c, static_cast<std::uint32_t>(pad), ring_cell::padding);
+      ring_view::stamp(c).store(pos + 1, std::memory_order_release);
+      pos += pad;
+    }
+    std::byte* c = ring.cell(pos);
+    fill(c + ring_cell::prefix);
+    ring_view::set_length_and_kind(c, static_cast<std::uint32_t>(cells), ring_cell::frame);
+    ring_view::stamp(c).store(pos + 1, std::memory_order_release);
+    p.write_pos = pos + cells;
+    p.m.unlock();
+    // The receiver announces its sleep before its last look (sleep()): either it sees this frame
+    // then, or this sees it asleep here.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.ctl->sleepers.load(std::memory_order_relaxed)) {
+      p.ctl->doorbell.fetch_add(1, std::memory_order_relaxed);
+      shared_futex_wake(p.ctl->doorbell, 1);
+    }
+    return true;
   }
 
   // Waits until the ring has room up to `end`; false at once if !wait. The common case (room as

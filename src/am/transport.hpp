@@ -74,6 +74,15 @@ class transport {
   virtual bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner = {}) = 0;
 
+  // The call path's send (engine.cpp, send_frame): a frame with its payload in one piece and its
+  // header packed by the sender (message_header::pack, where the constant fields of a call or a
+  // reply fold away). Otherwise as send. A backend without a shorter way for such a frame sends it
+  // as any other.
+  virtual bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
+                           bool wait) {
+    return send(from, to, message_header::unpack(header), payload, {}, wait);
+  }
+
   // Delivers what has arrived to the sink; true if anything did, or if a send of the polling
   // thread's completed (traffic either way: the receiver keeps spinning). Holder of the progress
   // lock only.

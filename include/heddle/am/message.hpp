@@ -4,6 +4,7 @@
 // stretch a message: they travel as data transfers (put/get), so the limit can stay small.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -72,12 +73,28 @@ struct message_header {
   // The 32 bytes on the wire: four little-endian words, the first two packed (magic, version,
   // kind; handler, strategy, flags, sequence), so that a frame's header is four stores and a
   // receipt four loads, on both sides of every call.
+  using words = std::array<std::uint64_t, 4>;
+  constexpr words pack() const noexcept {
+    return {fixed_bits | std::uint64_t{static_cast<std::uint16_t>(kind)} << 48,
+            std::uint64_t{handler} | std::uint64_t{strategy} << 32 | std::uint64_t{flags} << 40 | std::uint64_t{sequence} << 48,
+            call_id, payload_bytes};
+  }
   void encode(std::byte* out) const noexcept {
-    const std::uint64_t w[4] = {
-        fixed_bits | std::uint64_t{static_cast<std::uint16_t>(kind)} << 48,
-        std::uint64_t{handler} | std::uint64_t{strategy} << 32 | std::uint64_t{flags} << 40 | std::uint64_t{sequence} << 48,
-        call_id, payload_bytes};
-    std::memcpy(out, w, size);
+    const words w = pack();
+    std::memcpy(out, w.data(), size);
+  }
+  // The header pack() made, unchecked: for words this process packed (a transport's short path),
+  // never for words from the wire (decode).
+  static constexpr message_header unpack(const words& w) noexcept {
+    message_header h;
+    h.kind = static_cast<message_kind>(w[0] >> 48);
+    h.handler = static_cast<std::uint32_t>(w[1]);
+    h.strategy = static_cast<std::uint8_t>(w[1] >> 32);
+    h.flags = static_cast<std::uint8_t>(w[1] >> 40);
+    h.sequence = static_cast<std::uint16_t>(w[1] >> 48);
+    h.call_id = w[2];
+    h.payload_bytes = w[3];
+    return h;
   }
 
   // Checks and decodes a header; `max_payload` is the backend's limit. decode_error says what is
@@ -85,15 +102,9 @@ struct message_header {
   static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
     if (in.size() < size)
       throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
-    std::uint64_t w[4];
-    std::memcpy(w, in.data(), size);
-    message_header h;
-    h.handler = static_cast<std::uint32_t>(w[1]);
-    h.strategy = static_cast<std::uint8_t>(w[1] >> 32);
-    h.flags = static_cast<std::uint8_t>(w[1] >> 40);
-    h.sequence = static_cast<std::uint16_t>(w[1] >> 48);
-    h.call_id = w[2];
-    h.payload_bytes = w[3];
+    words w;
+    std::memcpy(w.data(), in.data(), size);
+    message_header h = unpack(w);
     const auto k = static_cast<std::uint16_t>(w[0] >> 48);
     if ((w[0] & 0xffff'ffff'ffff) != fixed_bits) [[unlikely]] {
       const auto magic = static_cast<std::uint32_t>(w[0]);
@@ -107,7 +118,6 @@ struct message_header {
     if (h.payload_bytes > max_payload)
       throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
                          std::to_string(max_payload));
-    h.kind = static_cast<message_kind>(k);
     return h;
   }
 
