@@ -837,8 +837,9 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
 }
 
-// sync's whole way, from the call to its reply, flattened as call is: the send and the poll loop
-// in one body, without poll_until's, poll_within's and poll_for_a_while's entries and exits.
+// sync's way from the call to its wait, flattened as call is: the send and the start of the wait
+// (poll_until's and poll_within's checks) in one body; the poll loop itself (poll_for_a_while)
+// stays a function of its own.
 [[gnu::flatten]] void engine::call_and_poll(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
                                             std::span<const std::byte> args, pending_call* p,
                                             const heddle::core_detail::future_state_base* s) {

@@ -124,6 +124,8 @@ class engine final : public frame_sink {
   static inline const std::shared_ptr<void> no_owner{};
   void send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  // Out of line: the flattened call path (call, call_and_poll) would otherwise inline it, and
+  // through it the whole receive path, which leads back here (a frame for this process).
   [[gnu::noinline]] void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
@@ -132,7 +134,8 @@ class engine final : public frame_sink {
                   std::span<const std::byte> tail);
   // Fails `p` with why `to` cannot be reached (lost, or no such node).
   void fail_unreachable(node_id to, pending_call* p);
-  void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  // Inlined into deliver (the call path) and deliver_traced.
+  [[gnu::always_inline]] void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
@@ -141,10 +144,12 @@ class engine final : public frame_sink {
                      std::span<const std::byte> tail, pending_call* p);
   // Runs a call's handler and replies to it (or, for a tree call, hands the result to `g`).
   void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
-  void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
+  [[gnu::always_inline]] void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                                          tree_gather* g = nullptr);
   // run_call's body, inlined into deliver's short path; a handler that threw is reported (to the
   // caller, the tree, or stderr for a ping) by handler_threw, in the catch block, out of line.
-  void call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
+  [[gnu::always_inline]] void call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                                            tree_gather* g);
   [[gnu::cold]] void handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g);
   // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args).
   void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
@@ -161,8 +166,8 @@ class engine final : public frame_sink {
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   // reply's body, inlined into deliver's short path.
-  void send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
-                  std::span<const std::byte> tail = {});
+  [[gnu::always_inline]] void send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind,
+                                          std::span<const std::byte> head, std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
   // The buffer `id` of node `here`, or session_error; buffers_m_ held.
   std::unordered_map<std::uint64_t, local_buffer>::iterator find_local(std::uint64_t id, node_id here);
