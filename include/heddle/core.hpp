@@ -3,6 +3,7 @@
 
 #include "heddle/algorithm.hpp"
 #include "heddle/core/cancellation.hpp"
+#include "heddle/core/co_task.hpp"
 #include "heddle/core/errors.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/isolate.hpp"

@@ -35,6 +35,9 @@ struct runtime_options {
 // HEDDLE_NUM_THREADS if set (a positive integer, else configuration_error), or the number of cores.
 HEDDLE_EXPORT unsigned default_thread_count();
 
+template <class T>
+class co_task;
+
 class HEDDLE_EXPORT runtime {
  public:
   runtime() : runtime(runtime_options{}) {}
@@ -49,6 +52,9 @@ class HEDDLE_EXPORT runtime {
   // Runs std::invoke(f, args...) as a task on this runtime; arguments are copied or moved in.
   template <class F, class... A>
   auto task(F&& f, A&&... args);
+  // Starts a coroutine as a task of this runtime; the future holds its result (co_task.hpp).
+  template <class T>
+  future<T> spawn(co_task<T> task);
 
   // Runs f() on the calling thread with this runtime as its current runtime, and returns what f
   // returns (exceptions propagate). Inside f, the calls that pick the current runtime use this one:

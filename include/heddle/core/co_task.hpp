@@ -1,0 +1,161 @@
+// heddle::co_task<T>: C++20 coroutines whose bodies run on heddle's workers.
+//
+//   heddle::co_task<int> fib(int n) {
+//     if (n < 2) co_return n;
+//     heddle::future<int> a = heddle::spawn(fib(n - 1));  // runs in parallel, as heddle::task would
+//     int b = co_await fib(n - 2);                          // runs here and now
+//     co_return co_await std::move(a) + b;                  // suspends until `a` is there
+//   }
+//   int v = heddle::spawn(fib(30)).get();
+//
+// Calling a coroutine function makes its frame and runs nothing (a co_task is lazy). It runs when
+//  - spawned: heddle::spawn(task) (or rt.spawn(task)) starts it as a task of the current runtime (of
+//    `rt`) and returns a heddle::future<T> of its result, as heddle::task does for a function;
+//  - awaited by another coroutine: `co_await task` runs it at once on the awaiting thread, and the
+//    awaiting coroutine goes on when it finishes, both by symmetric transfer: a chain of co_awaits
+//    a million deep uses no stack.
+// A co_task that is destroyed unawaited (dropped) destroys its frame without running it.
+//
+// A coroutine may co_await any heddle::future<T> (a task's, a timer's, an I/O operation's, a
+// promise's, a remote call's...). While it waits it holds no worker and no thread: its frame
+// records where to go on, and the future's completion makes it a task again (the frame's own
+// record: no allocation). It resumes on the runtime it was running on when it suspended: on the
+// completing worker's deque when one of that runtime's workers completed the future (fork-join
+// code), else by default_strategy (strategy.hpp), as `then` successors do;
+// `co_await heddle::resume(strategy::short_task, f)` picks the strategy, and records the
+// completion-to-resumption latency in the runtime's stats. `co_await std::move(f)` moves the value
+// out and releases the future; `co_await f` leaves it in the future and yields a reference.
+// `co_await heddle::schedule(rt)` goes on as a task of `rt` (returns at once on one of its workers).
+//
+// Exceptions leave a coroutine through whatever awaits it: co_await rethrows the awaited task's or
+// future's exception unchanged; spawn's future holds it.
+//
+// Frames come from the runtime's block caches when they fit (512 bytes, as task records), else
+// from operator new. A runtime that stops while a coroutine it would resume waits in its queues
+// never resumes it: it destroys the coroutine's whole chain (every frame from the spawned one down)
+// and fails spawn's future with task_cancelled, as for a task that never started.
+#pragma once
+
+#include <coroutine>
+#include <type_traits>
+#include <utility>
+
+#include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/coroutine.hpp"
+#include "heddle/core/future.hpp"
+#include "heddle/core/runtime.hpp"
+#include "heddle/core/strategy.hpp"
+
+namespace heddle {
+
+template <class T = void>
+class [[nodiscard]] co_task;
+
+namespace core_detail {
+
+template <class T>
+class co_promise final : public promise_base, public result_holder<T> {
+ public:
+  co_task<T> get_return_object() noexcept;
+};
+
+}  // namespace core_detail
+
+template <class T>
+class [[nodiscard]] co_task {
+  static_assert(!std::is_reference_v<T>, "heddle::co_task<T>: T is a value type (a coroutine's result outlives its frame)");
+
+ public:
+  using promise_type = core_detail::co_promise<T>;
+  using value_type = T;
+
+  co_task() noexcept = default;
+  co_task(co_task&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  co_task& operator=(co_task&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~co_task() { reset(); }
+
+  // True until the task is moved from, or spawned.
+  bool valid() const noexcept { return static_cast<bool>(h_); }
+
+  // Runs the task on this thread now; the awaiting coroutine goes on with its result (or its
+  // exception) when it finishes. Costs no allocation beyond the frame made at the call.
+  auto operator co_await() && noexcept { return core_detail::task_awaiter<T>(h_); }
+
+ private:
+  friend class core_detail::co_promise<T>;
+
+  explicit co_task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
+  void reset() noexcept {
+    if (h_) std::exchange(h_, nullptr).destroy();
+  }
+
+  std::coroutine_handle<promise_type> h_;
+};
+
+template <class T>
+co_task<T> core_detail::co_promise<T>::get_return_object() noexcept {
+  return co_task<T>(std::coroutine_handle<co_promise>::from_promise(*this));
+}
+
+// Starts `task` as a task of `core`: on the calling worker's deque when it is one of core's
+// workers, else injected. Throws invalid_future for an empty task.
+template <class T>
+future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
+  if (!task.valid()) throw invalid_future("heddle::spawn: an empty co_task (moved from, or spawned already)");
+  auto* s = core_detail::make_record<core_detail::spawn_state<T>>();
+  s->bind(core_detail::spawn_body<T>(s, std::move(task)));
+  core_detail::schedule(core, s);
+  return future<T>(core_detail::adopt, s, core);
+}
+
+// Starts `task` on the calling worker's runtime, or on the current runtime (current_runtime()) from
+// any other thread; the future holds its result or exception. Costs a record and spawn's own frame
+// (both from the block caches) beyond the task's frame. Throws invalid_future for an empty task.
+template <class T>
+future<T> spawn(co_task<T> task) {
+  core_detail::worker* w = core_detail::current_worker;
+  return spawn_on(w ? w->core : core_detail::current_core(), std::move(task));
+}
+
+// The same on `rt`.
+template <class T>
+future<T> runtime::spawn(co_task<T> task) {
+  return spawn_on(core_.get(), std::move(task));
+}
+
+// co_await of a future: see the top of this file.
+template <class T>
+auto operator co_await(future<T>&& f) {
+  core_detail::future_state<T>* s = core_detail::access::state_of(std::move(f));
+  if (!s) throw invalid_future("heddle: co_await of a future without state");
+  return core_detail::future_awaiter<T, /*Owned=*/true>(s, strategy::normal, /*timed=*/false);
+}
+template <class T>
+auto operator co_await(future<T>& f) {
+  core_detail::future_state<T>* s = core_detail::access::peek(f);
+  if (!s) throw invalid_future("heddle: co_await of a future without state");
+  return core_detail::future_awaiter<T, /*Owned=*/false>(s, strategy::normal, /*timed=*/false);
+}
+
+// co_await heddle::resume(how, f): as co_await std::move(f), resumed by `how` once `f` is ready,
+// with the latency from completion to resumption recorded in the runtime's stats.
+template <class T>
+auto resume(strategy how, future<T> f) {
+  core_detail::future_state<T>* s = core_detail::access::state_of(std::move(f));
+  if (!s) throw invalid_future("heddle::resume: a future without state");
+  return core_detail::future_awaiter<T, /*Owned=*/true>(s, how, /*timed=*/true);
+}
+
+// co_await heddle::schedule(rt): the coroutine goes on as a task of `rt` (at once, without
+// suspending, on one of its workers).
+inline core_detail::schedule_awaiter schedule(runtime& rt) noexcept {
+  return core_detail::schedule_awaiter(core_detail::access::core_of(rt));
+}
+
+}  // namespace heddle

@@ -1,0 +1,327 @@
+// The machinery behind heddle::co_task (co_task.hpp): where frames live, the promise, the record that
+// a spawned coroutine completes, and the records that resume a suspended coroutine on a runtime.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <concepts>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "heddle/core/detail/block_cache.hpp"
+#include "heddle/core/detail/continuation_state.hpp"
+#include "heddle/core/detail/future_state.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/worker.hpp"
+
+namespace heddle::core_detail {
+
+// A coroutine's frame comes from the block caches when it fits a size class (512 bytes), as task
+// records do: a spawn and its frame cost no allocator call. Larger frames come from operator new.
+inline void* allocate_frame(std::size_t bytes) {
+  const std::size_t cls = size_class_of(bytes);
+  if (cls < num_size_classes) [[likely]] {
+    if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
+    if (block_cache* c = outside_cache()) return c->allocate(cls);
+    return depot_allocate_one(cls);
+  }
+  return ::operator new(bytes);
+}
+inline void free_frame(void* p, std::size_t bytes) noexcept {
+  const std::size_t cls = size_class_of(bytes);
+  if (cls < num_size_classes) [[likely]] {
+    if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
+    if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
+    return depot_free_one(cls, p);
+  }
+  ::operator delete(p);
+}
+
+// The root of a chain of coroutines that spawn() started: the outermost frame (spawn's own
+// coroutine, which awaits the spawned co_task and completes the future) and what destroys the chain
+// instead of resuming it (a runtime stopping while a coroutine of the chain waits to be resumed).
+// Destroying the outermost frame destroys, through its locals, every frame it awaits.
+struct coroutine_root {
+  std::coroutine_handle<> top;
+  void (*abandon)(coroutine_root*) noexcept;
+};
+
+// Whether a promise belongs to a chain heddle started (it can name its root).
+template <class P>
+concept rooted_promise = requires(const P& p) {
+  { p.root() } -> std::same_as<coroutine_root*>;
+};
+
+// What every co_task's promise has, whatever its result: the coroutine that awaits it (resumed by
+// symmetric transfer when it finishes), or else the root that spawned it; and the root of its chain.
+class promise_base {
+ public:
+  static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { free_frame(p, bytes); }
+
+  std::suspend_always initial_suspend() noexcept { return {}; }  // lazy: started by co_await or spawn
+
+  // The awaiting coroutine goes on by symmetric transfer (a co_task starts only when awaited:
+  // spawn's own coroutine awaits the one it starts).
+  struct final_awaiter {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().awaiter_;
+    }
+    void await_resume() noexcept {}
+  };
+  final_awaiter final_suspend() noexcept { return {}; }
+
+  coroutine_root* root() const noexcept { return root_; }
+
+ protected:
+  template <class>
+  friend class task_awaiter;
+
+  std::coroutine_handle<> awaiter_;
+  coroutine_root* root_ = nullptr;
+};
+
+// A co_task<T>'s promise: the result, a value or the exception that left the body.
+template <class T>
+class co_promise;
+
+template <class T>
+class result_holder {
+ public:
+  void unhandled_exception() noexcept { result_.template emplace<2>(std::current_exception()); }
+  template <class U>
+  void return_value(U&& v) {
+    result_.template emplace<1>(std::forward<U>(v));
+  }
+  // The value moved out, or the body's exception rethrown.
+  T take() {
+    if (result_.index() == 2) std::rethrow_exception(std::get<2>(std::move(result_)));
+    return std::get<1>(std::move(result_));
+  }
+  // Into spawn's future state.
+  void store(future_state<T>* s) noexcept {
+    if (result_.index() == 2) return s->set_error(std::get<2>(std::move(result_)));
+    try {
+      s->set_value(std::get<1>(std::move(result_)));
+    } catch (...) {
+      s->set_error(std::current_exception());
+    }
+  }
+
+ private:
+  std::variant<std::monostate, T, std::exception_ptr> result_;
+};
+
+template <>
+class result_holder<void> {
+ public:
+  void unhandled_exception() noexcept { error_ = std::current_exception(); }
+  void return_void() noexcept {}
+  void take() {
+    if (error_) std::rethrow_exception(std::move(error_));
+  }
+  void store(future_state<void>* s) noexcept {
+    if (error_) return s->set_error(std::move(error_));
+    s->set_value();
+  }
+
+ private:
+  std::exception_ptr error_;
+};
+
+// co_await of a co_task: the awaited coroutine starts now, on this thread, by symmetric transfer
+// (no stack grows however deep the chain), and resumes the awaiting one the same way when done.
+template <class T>
+class task_awaiter {
+ public:
+  explicit task_awaiter(std::coroutine_handle<co_promise<T>> h) noexcept : h_(h) {}
+  bool await_ready() const noexcept { return false; }
+  template <class P>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<P> awaiting) noexcept {
+    promise_base& child = h_.promise();
+    child.awaiter_ = awaiting;
+    if constexpr (rooted_promise<P>) child.root_ = awaiting.promise().root();
+    return h_;
+  }
+  T await_resume() { return h_.promise().take(); }
+
+ private:
+  std::coroutine_handle<co_promise<T>> h_;
+};
+
+// The task record that resumes a coroutine on a runtime once what it awaits is there. It lives in
+// the suspended coroutine's frame (an awaiter's member): resuming costs no allocation. Discarded by
+// a stopping runtime, it never resumes the coroutine: it destroys the coroutine's chain from its
+// root (a coroutine that heddle did not start, with no root, is destroyed alone).
+class resumer : public task_base {
+ public:
+  resumer() noexcept : task_base(&vtable) {}
+  // Records where to resume and what to destroy if that never happens; `timing`, if given, records
+  // the latency from completion to resumption.
+  template <class P>
+  void prepare(std::coroutine_handle<P> h, successor_start* timing = nullptr) noexcept {
+    h_ = h;
+    timing_ = timing;
+    if constexpr (rooted_promise<P>) root_ = h.promise().root();
+  }
+
+ private:
+  static void execute(task_base* t) noexcept {
+    auto* r = static_cast<resumer*>(t);
+    if (r->timing_) r->timing_->record_latency();
+    r->h_.resume();
+  }
+  static void discard(task_base* t) noexcept {
+    auto* r = static_cast<resumer*>(t);
+    if (coroutine_root* root = r->root_) return root->abandon(root);
+    r->h_.destroy();
+  }
+  static constexpr task_vtable vtable{&execute, &discard};
+
+  std::coroutine_handle<> h_;
+  coroutine_root* root_ = nullptr;
+  successor_start* timing_ = nullptr;
+};
+
+// co_await of a future<T>: attaches to the future's state; once it is done the coroutine resumes on
+// the runtime it was running on when it suspended (`home`), by the plain successor rule (completed by
+// one of that runtime's workers: its deque; anywhere else: default_strategy) or, through
+// heddle::resume, by the strategy given, its latency recorded. Owned: the awaiter holds the state's
+// reference (co_await of an rvalue: the value is moved out and the state released); else the future
+// keeps it (co_await of an lvalue: the value stays in the future).
+template <class T, bool Owned>
+class future_awaiter final : private resumer, private continuation {
+ public:
+  future_awaiter(future_state<T>* s, strategy how, bool timed) noexcept
+      : continuation{&on_ready}, s_(s), start_{nullptr, how, timed} {}
+  future_awaiter(future_awaiter&& o) noexcept
+      : continuation{&on_ready}, s_(std::exchange(o.s_, nullptr)), start_(o.start_) {}
+  future_awaiter(const future_awaiter&) = delete;
+  ~future_awaiter() {
+    if constexpr (Owned) {
+      if (s_) s_->release();
+    }
+  }
+
+  bool await_ready() const noexcept { return s_->is_done(); }
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    prepare(h, &start_);
+    start_.home = current_core();
+    return s_->attach(this);  // false: done meanwhile, go on without suspending
+  }
+  decltype(auto) await_resume() {
+    if constexpr (Owned) {
+      struct released {
+        future_state<T>*& s;
+        ~released() { std::exchange(s, nullptr)->release(); }
+      } guard{s_};
+      if constexpr (std::is_void_v<T>) s_->value_ref();
+      else return T(std::move(s_->value_ref()));
+    } else {
+      return s_->value_ref();
+    }
+  }
+
+ private:
+  static void on_ready(continuation* c) noexcept {
+    auto* a = static_cast<future_awaiter*>(c);
+    a->start_.release(static_cast<resumer*>(a));
+  }
+
+  future_state<T>* s_;
+  successor_start start_;
+};
+
+// co_await heddle::schedule(rt): the coroutine goes on as a task of `rt`.
+class schedule_awaiter final : private resumer {
+ public:
+  explicit schedule_awaiter(runtime_core* core) noexcept : core_(core) {}
+  bool await_ready() const noexcept {
+    worker* w = current_worker;
+    return w && w->core == core_;  // on one of its workers already
+  }
+  template <class P>
+  void await_suspend(std::coroutine_handle<P> h) noexcept {
+    prepare(h);
+    schedule(core_, static_cast<resumer*>(this));
+  }
+  void await_resume() const noexcept {}
+
+ private:
+  runtime_core* core_;
+};
+
+}  // namespace heddle::core_detail
+
+namespace heddle::core_detail {
+
+// spawn's own coroutine, the outermost of its chain: it awaits the spawned co_task and completes
+// the future with its result. Its frame goes away at its end (final_suspend never suspends).
+struct spawn_frame {
+  struct promise_type {
+    static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
+    static void operator delete(void* p, std::size_t bytes) noexcept { free_frame(p, bytes); }
+    spawn_frame get_return_object() noexcept { return {std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }  // the body catches everything
+    coroutine_root* root() const noexcept { return root_; }
+    coroutine_root* root_ = nullptr;
+  };
+  std::coroutine_handle<promise_type> h;
+};
+
+// The record behind spawn()'s future: a task that starts the chain (its first run resumes the
+// outermost frame), then the state that frame completes. No `run`: a worker waiting on the future
+// pops it and runs it through `execute`, as a record that is no plain task's.
+template <class T>
+class spawn_state final : public future_state<T>, public coroutine_root {
+ public:
+  spawn_state() noexcept : future_state<T>(&vtable), coroutine_root{{}, &abandon_chain} {}
+  void bind(spawn_frame f) noexcept {
+    top = f.h;
+    f.h.promise().root_ = this;
+  }
+
+ private:
+  static void execute(task_base* t) noexcept { static_cast<spawn_state*>(t)->top.resume(); }
+  static void discard(task_base* t) noexcept { abandon_chain(static_cast<spawn_state*>(t)); }
+  // The chain is destroyed instead of resumed: the future fails as a discarded task's does.
+  static void abandon_chain(coroutine_root* r) noexcept {
+    auto* s = static_cast<spawn_state*>(r);
+    s->top.destroy();
+    s->set_error(shutdown_error());
+    s->complete();
+  }
+  static void destroy(future_state_base* b) noexcept { free_record(static_cast<spawn_state*>(b)); }
+  static constexpr future_vtable vtable{{&execute, &discard}, nullptr, &destroy};
+};
+
+// The body of spawn's coroutine. The spawned task's frame is gone before the future completes (its
+// parameters' destructors have run when a waiter sees the result).
+template <class T, class Task>
+spawn_frame spawn_body(spawn_state<T>* s, Task t) {
+  {
+    Task task = std::move(t);
+    try {
+      if constexpr (std::is_void_v<T>) {
+        co_await std::move(task);
+        s->set_value();
+      } else {
+        s->set_value(co_await std::move(task));
+      }
+    } catch (...) {
+      s->set_error(std::current_exception());
+    }
+  }
+  s->complete();
+}
+
+}  // namespace heddle::core_detail

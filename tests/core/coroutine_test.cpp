@@ -1,0 +1,266 @@
+// heddle::co_task: spawn and co_await of tasks and futures, where coroutines resume, exceptions,
+// million-deep chains without stack growth, concurrent coroutines with checked results, and a
+// runtime that stops with coroutines queued or suspended (their frames destroyed, none resumed
+// after; the ASan build checks for leaks).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <heddle/heddle.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using heddle_test::scaled;
+using heddle_test::watchdog;
+
+heddle::co_task<int> constant(int v) { co_return v; }
+
+heddle::co_task<int> add_two_awaited(int a, int b) {
+  const int x = co_await constant(a);
+  const int y = co_await constant(b);
+  co_return x + y;
+}
+
+TEST(Coroutine, SpawnedCoroutineGivesItsValueToItsFuture) {
+  heddle::runtime rt(2);
+  EXPECT_EQ(rt.spawn(add_two_awaited(20, 22)).get(), 42);
+  EXPECT_EQ(rt.execute([] { return heddle::spawn(constant(7)).get(); }), 7);
+}
+
+heddle::co_task<void> set_flag(std::atomic<bool>* ran) {
+  ran->store(true);
+  co_return;
+}
+
+TEST(Coroutine, ATaskRunsOnlyWhenAwaitedOrSpawned) {
+  heddle::runtime rt(2);
+  std::atomic<bool> ran{false};
+  {
+    heddle::co_task<void> dropped = set_flag(&ran);
+    EXPECT_TRUE(dropped.valid());
+  }
+  EXPECT_FALSE(ran.load());  // made and destroyed, never run
+  heddle::co_task<void> t = set_flag(&ran);
+  heddle::future<void> f = rt.spawn(std::move(t));
+  EXPECT_FALSE(t.valid());
+  f.get();
+  EXPECT_TRUE(ran.load());
+  EXPECT_THROW((void)rt.spawn(std::move(t)), heddle::invalid_future);  // spawned already
+}
+
+heddle::co_task<long> fib(int n) {
+  if (n < 2) co_return n;
+  heddle::future<long> a = heddle::spawn(fib(n - 1));
+  const long b = co_await fib(n - 2);
+  co_return co_await std::move(a) + b;
+}
+
+TEST(Coroutine, FibWithSpawnAndAwaitOnEveryRuntimeSize) {
+  watchdog dog("Coroutine.FibWithSpawnAndAwaitOnEveryRuntimeSize", 120s);
+  const int n = scaled(24, 18);
+  long expect[2] = {0, 1};
+  for (int i = 2; i <= n; ++i) expect[i % 2] = expect[0] + expect[1];
+  for (unsigned threads : {1u, 2u, 4u}) {
+    heddle::runtime rt(threads);
+    EXPECT_EQ(rt.spawn(fib(n)).get(), expect[n % 2]) << threads << " workers";
+  }
+}
+
+struct custom_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+heddle::co_task<int> throws_after_awaiting() {
+  (void)co_await constant(1);
+  throw custom_error("from the coroutine");
+}
+
+heddle::co_task<std::string> catches_and_rethrows(bool rethrow) {
+  try {
+    (void)co_await throws_after_awaiting();
+  } catch (const custom_error& e) {
+    if (rethrow) throw;
+    co_return std::string("caught: ") + e.what();
+  }
+  co_return "not thrown";
+}
+
+heddle::co_task<void> awaits_a_failing_future(heddle::runtime* rt) {
+  co_await rt->task([]() -> int { throw custom_error("from the task"); });
+}
+
+TEST(Coroutine, ExceptionsPropagateThroughCoAwaitAndSpawn) {
+  heddle::runtime rt(2);
+  EXPECT_EQ(rt.spawn(catches_and_rethrows(false)).get(), "caught: from the coroutine");
+  heddle::future<std::string> f = rt.spawn(catches_and_rethrows(true));
+  try {
+    (void)f.get();
+    ADD_FAILURE() << "no exception";
+  } catch (const custom_error& e) {
+    EXPECT_STREQ(e.what(), "from the coroutine");  // the same type and text, unchanged
+  }
+  EXPECT_THROW(rt.spawn(awaits_a_failing_future(&rt)).get(), custom_error);
+}
+
+heddle::co_task<int> await_lvalue_and_rvalue(heddle::runtime* rt) {
+  heddle::future<int> kept = rt->task([] { return 5; });
+  int& v = co_await kept;  // stays in the future
+  v += 1;
+  EXPECT_TRUE(kept.valid());
+  EXPECT_EQ(kept.get(), 6);
+  const int moved = co_await rt->task([] { return 10; });
+  co_return moved + kept.get();
+}
+
+TEST(Coroutine, CoAwaitOfAFutureLvalueOrRvalue) {
+  heddle::runtime rt(2);
+  EXPECT_EQ(rt.spawn(await_lvalue_and_rvalue(&rt)).get(), 16);
+}
+
+// Awaits a future of another runtime's task that takes a while: the coroutine must go on on the
+// runtime it ran on, whichever runtime completed the future.
+heddle::co_task<bool> resumes_at_home(heddle::runtime* home, heddle::runtime* other, heddle::strategy how, bool by_strategy) {
+  auto slow = other->task([] {
+    std::this_thread::sleep_for(2ms);
+    return 1;
+  });
+  const int v = by_strategy ? co_await heddle::resume(how, std::move(slow)) : co_await std::move(slow);
+  co_return v == 1 && heddle::this_worker::runtime() == home;
+}
+
+TEST(Coroutine, ResumesOnItsOwnRuntimeByTheStrategyGiven) {
+  heddle::runtime home(2), other(2);
+  EXPECT_TRUE(home.spawn(resumes_at_home(&home, &other, heddle::strategy::normal, false)).get());
+  for (heddle::strategy how : {heddle::strategy::normal, heddle::strategy::express})
+    EXPECT_TRUE(home.spawn(resumes_at_home(&home, &other, how, true)).get()) << static_cast<int>(how);
+}
+
+heddle::co_task<int> hops(heddle::runtime* a, heddle::runtime* b) {
+  int where = 0;
+  co_await heddle::schedule(*b);
+  where += heddle::this_worker::runtime() == b ? 1 : 100;
+  co_await heddle::schedule(*b);  // there already: goes on without suspending
+  where += heddle::this_worker::runtime() == b ? 10 : 100;
+  co_await heddle::schedule(*a);
+  where += heddle::this_worker::runtime() == a ? 1000 : 100;
+  co_return where;
+}
+
+TEST(Coroutine, ScheduleMovesTheCoroutineToARuntime) {
+  heddle::runtime a(1), b(1);
+  EXPECT_EQ(a.spawn(hops(&a, &b)).get(), 1011);
+}
+
+heddle::co_task<long> depth(long n) {
+  if (n == 0) co_return 0;
+  co_return 1 + co_await depth(n - 1);
+}
+
+TEST(Coroutine, AMillionDeepChainUsesNoStack) {
+  watchdog dog("Coroutine.AMillionDeepChainUsesNoStack", 120s);
+  heddle::runtime rt(heddle::runtime_options{.threads = 1, .stack_bytes = std::size_t{1} << 20});
+  // A million nested calls would need far more than the worker's 1 MiB stack; the chain's
+  // transfers are tail calls.
+  const long n = 1'000'000;
+  EXPECT_EQ(rt.spawn(depth(n)).get(), n);
+}
+
+// Frames alive: each coroutine below holds one while its body is in scope.
+struct alive_counter {
+  std::atomic<long>* n;
+  explicit alive_counter(std::atomic<long>* c) : n(c) { n->fetch_add(1); }
+  ~alive_counter() { n->fetch_sub(1); }
+};
+
+heddle::co_task<long> sums_three_tasks(long i, std::atomic<long>* alive) {
+  alive_counter here(alive);
+  heddle::future<long> a = heddle::task([i] { return i; });
+  heddle::future<long> b = heddle::task([i] { return 2 * i; });
+  const long c = co_await constant(3);
+  co_return co_await std::move(a) + co_await std::move(b) + c;
+}
+
+TEST(Coroutine, ManyCoroutinesFromManyThreadsAllCompleteWithTheirResults) {
+  watchdog dog("Coroutine.ManyCoroutinesFromManyThreadsAllCompleteWithTheirResults", 120s);
+  heddle::runtime rt(4);
+  const long per_thread = scaled(20000L, 2000L);
+  std::atomic<long> alive{0};
+  std::vector<std::thread> spawners;
+  std::atomic<long> wrong{0}, total{0};
+  for (int t = 0; t < 3; ++t)
+    spawners.emplace_back([&, t] {
+      std::vector<heddle::future<long>> fs;
+      for (long i = 0; i < per_thread; ++i) fs.push_back(rt.spawn(sums_three_tasks(t * per_thread + i, &alive)));
+      for (long i = 0; i < per_thread; ++i) {
+        const long v = fs[i].get();
+        if (v != 3 * (t * per_thread + i) + 3) wrong++;
+        total++;
+      }
+    });
+  for (std::thread& s : spawners) s.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(total.load(), 3 * per_thread);
+  EXPECT_EQ(alive.load(), 0);
+}
+
+heddle::co_task<int> waits_behind(heddle::runtime* rt, int i, std::atomic<long>* alive, std::atomic<long>* finished) {
+  alive_counter here(alive);
+  const int v = co_await rt->task([i] { return i; });
+  finished->fetch_add(1);
+  co_return v;
+}
+
+TEST(Coroutine, AStoppingRuntimeDestroysQueuedAndSuspendedCoroutines) {
+  watchdog dog("Coroutine.AStoppingRuntimeDestroysQueuedAndSuspendedCoroutines", 60s);
+  auto rt = std::make_unique<heddle::runtime>(1);
+  std::atomic<bool> started{false}, release{false};
+  auto blocker = rt->task([&] {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+  });
+  while (!started.load()) std::this_thread::yield();
+  // Queued behind the blocker: coroutines that never start, or (if the worker gets to some before
+  // the runtime stops) whose awaited task is queued behind the others.
+  const int n = scaled(2000, 300);
+  std::atomic<long> alive{0}, finished{0};
+  std::vector<heddle::future<int>> fs;
+  for (int i = 0; i < n; ++i) fs.push_back(rt->spawn(waits_behind(rt.get(), i, &alive, &finished)));
+  std::atomic<bool> destroying{false};
+  std::thread releaser([&] {
+    while (!destroying.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(50ms);
+    release = true;
+  });
+  destroying = true;
+  rt.reset();
+  releaser.join();
+  blocker.get();
+  int values = 0, cancelled = 0, other = 0;
+  for (int i = 0; i < n; ++i) {
+    try {
+      if (fs[i].get() == i) values++;
+      else other++;
+    } catch (const heddle::task_cancelled&) {
+      cancelled++;
+    } catch (...) {
+      other++;
+    }
+  }
+  EXPECT_EQ(other, 0);
+  EXPECT_EQ(values + cancelled, n);
+  EXPECT_EQ(values, finished.load());  // a coroutine that finished gave its value; no other ran on
+  EXPECT_EQ(alive.load(), 0);           // every frame destroyed, finished or not
+}
+
+}  // namespace
