@@ -128,6 +128,28 @@ TEST(Coroutine, CoAwaitOfAFutureLvalueOrRvalue) {
   EXPECT_EQ(rt.spawn(await_lvalue_and_rvalue(&rt)).get(), 16);
 }
 
+heddle::co_task<long> reads_shared(heddle::shared_future<long> sf, bool by_copy) {
+  if (by_copy) co_return co_await std::move(sf) + 1;
+  const long& v = co_await sf;  // lives as long as sf
+  co_return v + 2;
+}
+
+TEST(Coroutine, ManyCoroutinesAwaitOneSharedFuture) {
+  heddle::runtime rt(2), other(1);
+  std::atomic<bool> go{false};
+  heddle::shared_future<long> sf = other.task([&go] {
+                                          while (!go.load()) std::this_thread::yield();
+                                          return 40L;
+                                        }).share();
+  std::vector<heddle::future<long>> fs;
+  for (int i = 0; i < 64; ++i) fs.push_back(rt.spawn(reads_shared(sf, i % 2 == 0)));
+  go = true;
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(fs[i].get(), i % 2 == 0 ? 41 : 42) << i;
+  // A stored exception reaches every awaiter.
+  heddle::shared_future<long> bad = other.task([]() -> long { throw custom_error("shared"); }).share();
+  for (int i = 0; i < 4; ++i) EXPECT_THROW(rt.spawn(reads_shared(bad, i % 2 == 0)).get(), custom_error);
+}
+
 // Awaits a future of another runtime's task that takes a while: the coroutine must go on on the
 // runtime it ran on, whichever runtime completed the future.
 heddle::co_task<bool> resumes_at_home(heddle::runtime* home, heddle::runtime* other, heddle::strategy how, bool by_strategy) {

@@ -44,6 +44,7 @@
 #include "heddle/core/detail/coroutine.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
+#include "heddle/core/shared_future.hpp"
 #include "heddle/core/strategy.hpp"
 
 namespace heddle {
@@ -141,6 +142,22 @@ auto operator co_await(future<T>& f) {
   core_detail::future_state<T>* s = core_detail::access::peek(f);
   if (!s) throw invalid_future("heddle: co_await of a future without state");
   return core_detail::future_awaiter<T, /*Owned=*/false>(s, strategy::normal, /*timed=*/false);
+}
+
+// co_await of a shared_future: any number of coroutines (and threads) may wait on copies at once.
+// `co_await sf` yields a const reference to the value, which lives as long as `sf`; `co_await
+// std::move(sf)` (or of a temporary) a copy. A stored exception is rethrown in every awaiter.
+template <class T>
+auto operator co_await(const shared_future<T>& f) {
+  core_detail::shared_state<T>* s = core_detail::access::shared_state_of(f);
+  if (!s) throw invalid_future("heddle: co_await of a shared_future without state");
+  return core_detail::shared_awaiter<T, /*Owned=*/false>(s, strategy::normal, /*timed=*/false);
+}
+template <class T>
+auto operator co_await(shared_future<T>&& f) {
+  core_detail::shared_state<T>* s = core_detail::access::shared_state_of(f);
+  if (!s) throw invalid_future("heddle: co_await of a shared_future without state");
+  return core_detail::shared_awaiter<T, /*Owned=*/true>(s, strategy::normal, /*timed=*/false);
 }
 
 // co_await heddle::resume(how, f): as co_await std::move(f), resumed by `how` once `f` is ready,

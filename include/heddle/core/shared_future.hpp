@@ -92,6 +92,7 @@ class [[nodiscard]] shared_future {
  private:
   template <class>
   friend class core_detail::future_base;
+  friend struct core_detail::access;  // shared_state_of: co_await (co_task.hpp)
   shared_future(core_detail::adopt_t, core_detail::shared_state<T>* s) noexcept : s_(s) {}
 
   void check() const {

@@ -1,6 +1,6 @@
 // What the core's public classes hold for the layers above and keep from users: a future's state
-// and runtime, a runtime's scheduler, a token's cancellation state. Each class befriends `access`;
-// code outside the core reaches these only through it.
+// and runtime, a shared future's state, a runtime's scheduler, a token's cancellation state. Each
+// class befriends `access`; code outside the core reaches these only through it.
 #pragma once
 
 #include <utility>
@@ -29,6 +29,11 @@ struct access {
   template <class T>
   static runtime_core* home_of(const future<T>& f) noexcept {
     return static_cast<const future_base<T>&>(f).home_;
+  }
+  // `f`'s shared state, left in `f`; null for an empty shared_future.
+  template <class T>
+  static shared_state<T>* shared_state_of(const shared_future<T>& f) noexcept {
+    return f.s_;
   }
   // `rt`'s scheduler, for the layers' records and engines; valid as long as `rt`.
   static runtime_core* core_of(const runtime& rt) noexcept { return rt.core_.get(); }

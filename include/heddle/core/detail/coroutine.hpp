@@ -12,9 +12,11 @@
 #include <variant>
 
 #include "heddle/core/detail/block_cache.hpp"
+#include "heddle/core/detail/chain_state.hpp"
 #include "heddle/core/detail/continuation_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/shared_state.hpp"
 #include "heddle/core/detail/worker.hpp"
 
 namespace heddle::core_detail {
@@ -235,6 +237,48 @@ class future_awaiter final : private resumer, private continuation {
   }
 
   future_state<T>* s_;
+  successor_start start_;
+};
+
+// co_await of a shared_future<T>: listens to the shared state (any number of coroutines and threads
+// at once); resumed as future_awaiter's are. Owned: the awaiter holds a reference of its own (co_await
+// of an rvalue: the value is copied out); else the shared_future awaited keeps the state (an lvalue:
+// a const reference to the value, as get() gives).
+template <class T, bool Owned>
+class shared_awaiter final : private resumer, private listener {
+ public:
+  shared_awaiter(shared_state<T>* s, strategy how, bool timed) noexcept
+      : listener(&on_ready), s_(s), start_{nullptr, how, timed} {
+    if constexpr (Owned) s_->ref();
+  }
+  shared_awaiter(shared_awaiter&& o) noexcept : listener(&on_ready), s_(std::exchange(o.s_, nullptr)), start_(o.start_) {}
+  shared_awaiter(const shared_awaiter&) = delete;
+  ~shared_awaiter() {
+    if constexpr (Owned) {
+      if (s_) s_->unref();
+    }
+  }
+
+  bool await_ready() const noexcept { return s_->is_done(); }
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    prepare(h, &start_);
+    start_.home = current_core();
+    return s_->listen(this);  // false: done meanwhile
+  }
+  decltype(auto) await_resume() const {
+    if constexpr (std::is_void_v<T>) s_->source()->value_ref();
+    else if constexpr (Owned) return T(std::as_const(s_->source()->value_ref()));
+    else return static_cast<const T&>(s_->source()->value_ref());
+  }
+
+ private:
+  static void on_ready(continuation* c) noexcept {
+    auto* a = static_cast<shared_awaiter*>(static_cast<listener*>(c));
+    a->start_.release(static_cast<resumer*>(a));
+  }
+
+  shared_state<T>* s_;
   successor_start start_;
 };
 

@@ -1,0 +1,135 @@
+// Coroutines awaiting the async layer's operations: timers, promises completed by other threads,
+// stream I/O on a pipe, and cancellation at each of those suspension points. While they wait they
+// hold no worker: a runtime of one worker runs many at once.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <heddle/heddle.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using heddle_test::scaled;
+using heddle_test::watchdog;
+
+heddle::co_task<int> sleeps_then_counts(std::atomic<int>* asleep, std::atomic<int>* peak, std::chrono::milliseconds d) {
+  const int now = asleep->fetch_add(1) + 1;
+  int seen = peak->load();
+  while (now > seen && !peak->compare_exchange_weak(seen, now)) {
+  }
+  co_await heddle::sleep_for(d);
+  asleep->fetch_sub(1);
+  co_return 1;
+}
+
+TEST(CoroutineAwait, SleepingCoroutinesHoldNoWorker) {
+  watchdog dog("CoroutineAwait.SleepingCoroutinesHoldNoWorker", 60s);
+  heddle::runtime rt(1);
+  const int n = scaled(2000, 300);
+  std::atomic<int> asleep{0}, peak{0};
+  std::vector<heddle::future<int>> fs;
+  for (int i = 0; i < n; ++i) fs.push_back(rt.spawn(sleeps_then_counts(&asleep, &peak, 200ms)));
+  int done = 0;
+  for (auto& f : fs) done += f.get();
+  EXPECT_EQ(done, n);
+  EXPECT_EQ(asleep.load(), 0);
+  // Most of them asleep at once on the one worker (the first wake-up comes 200 ms after the first
+  // sleep began).
+  EXPECT_GT(peak.load(), n / 2);
+}
+
+heddle::co_task<std::string> awaits_promise(heddle::future<std::string> f) {
+  std::string s = co_await std::move(f);
+  co_return s + "!";
+}
+
+TEST(CoroutineAwait, APromiseFulfilledByAnotherThreadResumesTheCoroutine) {
+  heddle::runtime rt(2);
+  for (int round = 0; round < scaled(200, 40); ++round) {
+    heddle::promise<std::string> p;
+    heddle::future<std::string> result = rt.spawn(awaits_promise(p.get_future()));
+    std::thread t([&p, round] {
+      if (round % 2) std::this_thread::sleep_for(100us);  // before or after the coroutine suspends
+      p.set_value("round " + std::to_string(round));
+    });
+    EXPECT_EQ(result.get(), "round " + std::to_string(round) + "!");
+    t.join();
+  }
+  heddle::promise<int> broken_later;
+  heddle::future<int> f = broken_later.get_future();
+  auto waiting = rt.spawn([](heddle::future<int> g) -> heddle::co_task<int> { co_return co_await std::move(g); }(std::move(f)));
+  broken_later.set_exception(std::make_exception_ptr(std::runtime_error("failed")));
+  EXPECT_THROW(waiting.get(), std::runtime_error);
+}
+
+heddle::co_task<std::string> reads_a_line(int fd, heddle::cancellation_token token) {
+  std::string got;
+  char buf[64];
+  while (got.find('\n') == std::string::npos) {
+    const std::size_t n = co_await heddle::io::read(fd, std::as_writable_bytes(std::span(buf)), token);
+    if (n == 0) break;
+    got.append(buf, n);
+  }
+  co_return got;
+}
+
+TEST(CoroutineAwait, StreamReadsInALoop) {
+  heddle::runtime rt(1);
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  heddle::future<std::string> line = rt.spawn(reads_a_line(p[0], {}));
+  std::thread writer([w = p[1]] {
+    for (const char* part : {"hel", "lo ", "wor", "ld\n"}) {
+      std::this_thread::sleep_for(2ms);
+      ASSERT_EQ(::write(w, part, std::strlen(part)), static_cast<ssize_t>(std::strlen(part)));
+    }
+  });
+  EXPECT_EQ(line.get(), "hello world\n");
+  writer.join();
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+heddle::co_task<int> sleeps_cancellably(heddle::cancellation_token token, std::atomic<bool>* after) {
+  co_await heddle::sleep_for(10s, token);
+  after->store(true);  // never: the sleep was cancelled
+  co_return 0;
+}
+
+TEST(CoroutineAwait, CancellationReachesTheAwaitedOperation) {
+  watchdog dog("CoroutineAwait.CancellationReachesTheAwaitedOperation", 60s);
+  heddle::runtime rt(1);
+  // A timer and a read, each cancelled while the coroutine waits on it: the coroutine sees
+  // operation_cancelled at that co_await, and nothing after it runs.
+  heddle::cancellation_source timer_source, read_source;
+  std::atomic<bool> after{false};
+  heddle::future<int> sleeping = rt.spawn(sleeps_cancellably(timer_source.token(), &after));
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  heddle::future<std::string> reading = rt.spawn(reads_a_line(p[0], read_source.token()));
+  std::this_thread::sleep_for(20ms);
+  timer_source.cancel();
+  read_source.cancel();
+  EXPECT_THROW(sleeping.get(), heddle::operation_cancelled);
+  EXPECT_THROW(reading.get(), heddle::operation_cancelled);
+  EXPECT_FALSE(after.load());
+  // A token cancelled before the coroutine awaits: the operation fails at once.
+  heddle::cancellation_source early;
+  early.cancel();
+  EXPECT_THROW(rt.spawn(sleeps_cancellably(early.token(), &after)).get(), heddle::operation_cancelled);
+  EXPECT_FALSE(after.load());
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+}  // namespace
