@@ -17,6 +17,7 @@
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/detail/shared_state.hpp"
+#include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
 
 namespace heddle::core_detail {
@@ -190,6 +191,26 @@ class resumer : public task_base {
   successor_start* timing_ = nullptr;
 };
 
+// On a worker: runs tasks from the worker's own deque until `s` is done, as forcing a future does
+// there (scheduling.hpp), so that a coroutine awaiting a task it spawned itself, not stolen yet,
+// runs it here instead of suspending and being resumed. True if `s` is done. Stops, the task put
+// back, at a task of another isolation region, and when the deque is empty.
+inline bool run_own_work_until_done(future_state_base* s) noexcept {
+  worker* w = current_worker;
+  if (!w) return false;
+  while (task_base* t = w->deque.pop()) {
+    if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]] {
+      w->deque.push(t);
+      break;
+    }
+    w->stats.executed.bump();
+    if (trace::on()) [[unlikely]] trace::run_traced(t, t->vt->execute, trace::how::nested);
+    else t->vt->execute(t);
+    if (s->is_done()) return true;
+  }
+  return s->is_done();
+}
+
 // co_await of a future<T>: attaches to the future's state; once it is done the coroutine resumes on
 // the runtime it was running on when it suspended (`home`), by the plain successor rule (completed by
 // one of that runtime's workers: its deque; anywhere else: default_strategy) or, through
@@ -213,6 +234,7 @@ class future_awaiter final : private resumer, private continuation {
   bool await_ready() const noexcept { return s_->is_done(); }
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
     prepare(h, &start_);
     start_.home = current_core();
     return s_->attach(this);  // false: done meanwhile, go on without suspending

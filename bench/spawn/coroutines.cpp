@@ -1,0 +1,81 @@
+// The coroutines suite: fib(n) written as heddle coroutines against the same recursion with heddle's
+// futures and with oneTBB's task_group, interleaved in one process (co_fib.cpp, heddle.cpp, tbb.cpp).
+#include <heddle/heddle.hpp>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "fib.hpp"
+#include "harness.hpp"
+#include "heddle_runtimes.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "table.hpp"
+#include "tbb_arenas.hpp"
+
+namespace heddle::bench::spawn {
+
+namespace {
+
+constexpr const char* tbb_name = "oneTBB task_group";
+constexpr const char* futures_name = "heddle futures";
+constexpr const char* co_name = "heddle co_task";
+constexpr const char* co_inline_name = "heddle co_task, one child awaited in place";
+
+void run(const options& opt, nlohmann::json& report) {
+  const int n = opt.pick(18, 27, 30, 32);
+  const long expected = fib_value(n);
+  const auto threads = opt.threads_or({1, 2});
+  std::printf("## coroutines: fib(%d) as coroutines, futures and oneTBB tasks, %d interleaved repetitions after a warm-up %s\n\n",
+              n, opt.reps, opt.scale_name());
+
+  heddle_runtimes runtimes(threads);
+  tbb_arenas arenas(threads);
+  std::vector<variant> vs;
+  for (unsigned t : threads) {
+    auto& rt = runtimes[t];
+    auto& arena = arenas[t];
+    vs.push_back({co_name, t, {}, [=, &rt] {
+                    return timed([&] { return rt.spawn(co_fib(n)).get(); }, expect_equal(expected, co_name));
+                  }});
+    vs.push_back({co_inline_name, t, {}, [=, &rt] {
+                    return timed([&] { return rt.spawn(co_fib_inline(n)).get(); }, expect_equal(expected, co_inline_name));
+                  }});
+    vs.push_back({futures_name, t, {}, [=, &rt] {
+                    return timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, futures_name));
+                  }});
+    vs.push_back({tbb_name, t, {}, [=, &arena] {
+                    return timed(
+                        [&] {
+                          long v = 0;
+                          arena.execute([&] { v = fib_tbb(n); });
+                          return v;
+                        },
+                        expect_equal(expected, tbb_name));
+                  }});
+  }
+  const auto rs = run_interleaved(vs, opt.reps);
+  std::printf("%s\n", markdown_table(rs, futures_name).c_str());
+  std::printf("| threads | co_task / futures | co_task / oneTBB | co_task (one in place) / futures |\n|---:|---:|---:|---:|\n");
+  for (unsigned t : threads) {
+    const double co = find(rs, co_name, t).median(), fut = find(rs, futures_name, t).median(),
+                 tbb = find(rs, tbb_name, t).median(), co_inline = find(rs, co_inline_name, t).median();
+    std::printf("| %u | %.2f | %.2f | %.2f |\n", t, co / fut, co / tbb, co_inline / fut);
+    const auto ts = std::to_string(t);
+    const std::string count = ts + " thread" + (t == 1 ? "" : "s");
+    add_ratio(report, "co_fib_" + ts + "t_vs_futures", co / fut,
+              "fib as coroutines (both children spawned and awaited) / heddle futures, medians, " + count);
+    add_ratio(report, "co_fib_" + ts + "t_vs_tbb", co / tbb, "fib as coroutines / oneTBB task_group, medians, " + count);
+    add_ratio(report, "co_fib_inline_" + ts + "t_vs_futures", co_inline / fut,
+              "fib as coroutines, one child awaited in place / heddle futures, medians, " + count);
+  }
+  std::printf("\n");
+  add_suite(report, "coroutines", rs, {{"n", n}, {"reps", opt.reps}});
+}
+
+const registration reg{{"coroutines", 0, "fib(n) as heddle coroutines against heddle futures and oneTBB task_group", &run}};
+
+}  // namespace
+
+}  // namespace heddle::bench::spawn
