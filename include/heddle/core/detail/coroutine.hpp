@@ -2,10 +2,10 @@
 // a spawned coroutine completes, and the records that resume a suspended coroutine on a runtime.
 #pragma once
 
+#include <concepts>
 #include <coroutine>
 #include <cstddef>
 #include <exception>
-#include <concepts>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -59,7 +59,8 @@ concept rooted_promise = requires(const P& p) {
 };
 
 // What every co_task's promise has, whatever its result: the coroutine that awaits it (resumed by
-// symmetric transfer when it finishes), or else the root that spawned it; and the root of its chain.
+// symmetric transfer when it finishes: spawn's own coroutine for a spawned one), and the root of its
+// chain.
 class promise_base {
  public:
   static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
@@ -106,15 +107,6 @@ class result_holder {
     if (result_.index() == 2) std::rethrow_exception(std::get<2>(std::move(result_)));
     return std::get<1>(std::move(result_));
   }
-  // Into spawn's future state.
-  void store(future_state<T>* s) noexcept {
-    if (result_.index() == 2) return s->set_error(std::get<2>(std::move(result_)));
-    try {
-      s->set_value(std::get<1>(std::move(result_)));
-    } catch (...) {
-      s->set_error(std::current_exception());
-    }
-  }
 
  private:
   std::variant<std::monostate, T, std::exception_ptr> result_;
@@ -127,10 +119,6 @@ class result_holder<void> {
   void return_void() noexcept {}
   void take() {
     if (error_) std::rethrow_exception(std::move(error_));
-  }
-  void store(future_state<void>* s) noexcept {
-    if (error_) return s->set_error(std::move(error_));
-    s->set_value();
   }
 
  private:
