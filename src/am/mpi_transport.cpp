@@ -97,25 +97,20 @@ class mpi_transport final : public transport {
     for (int i = 0; i < frame_slots; ++i) check(self_, repost(i));
   }
 
+  // The engine packed the header: a small frame goes out with its words as they are.
+  bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
+                   bool wait) override {
+    if (message_header::size + payload.size() <= eager_bytes) [[likely]] return send_eager(to, header, payload, {}, wait);
+    return send(from, to, message_header::unpack(header), payload, {}, wait, {});
+  }
+
   bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
             bool wait, const std::shared_ptr<void>& tail_owner) override {
     if (h.payload_bytes > max_payload())
       throw session_error("heddle::offload: a frame of " + std::to_string(h.payload_bytes) +
                           " bytes: the mpi backend carries at most " + std::to_string(max_payload()) + " per frame");
-    const std::size_t frame_bytes = message_header::size + head.size() + tail.size();
-    if (frame_bytes <= eager_bytes) [[likely]] {
-      // A small frame (every call with small arguments, every reply): assembled here and sent with
-      // MPI_Send under one hold of the lock, done when it returns (eager): nothing to wait for.
-      std::byte frame[eager_bytes];
-      h.encode(frame);
-      if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
-      if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
-      std::unique_lock lock(m_, std::defer_lock);
-      if (wait) lock.lock();
-      else if (!lock.try_lock()) return false;
-      check(to, MPI_Send(frame, static_cast<int>(frame_bytes), MPI_BYTE, static_cast<int>(to), frame_tag, comm_));
-      return true;
-    }
+    if (message_header::size + head.size() + tail.size() <= eager_bytes) [[likely]]
+      return send_eager(to, h.pack(), head, tail, wait);
     // A larger frame is split: the header (with the head if it fits) flagged out of line, then the rest.
     const bool head_inline = message_header::size + head.size() <= eager_bytes;
     message_header fh = h;
@@ -241,6 +236,22 @@ class mpi_transport final : public transport {
   void interrupt() override { interrupted_ = true; }
 
  private:
+  // A small frame (every call with small arguments, every reply): assembled here and sent with
+  // MPI_Send under one hold of the lock, done when it returns (eager): nothing to wait for.
+  bool send_eager(node_id to, const message_header::words& header, std::span<const std::byte> head,
+                  std::span<const std::byte> tail, bool wait) {
+    std::byte frame[eager_bytes];
+    std::memcpy(frame, header.data(), message_header::size);
+    if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
+    if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
+    const std::size_t frame_bytes = message_header::size + head.size() + tail.size();
+    std::unique_lock lock(m_, std::defer_lock);
+    if (wait) lock.lock();
+    else if (!lock.try_lock()) return false;
+    check(to, MPI_Send(frame, static_cast<int>(frame_bytes), MPI_BYTE, static_cast<int>(to), frame_tag, comm_));
+    return true;
+  }
+
   // Receives posted ahead for frame messages (polling thread; their MPI calls under m_).
   struct slot {
     alignas(64) std::byte bytes[eager_bytes];

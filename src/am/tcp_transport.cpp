@@ -153,26 +153,13 @@ class tcp_transport final : public transport {
 
   bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
             bool wait, const std::shared_ptr<void>& tail_owner) override {
-    peer& p = *peers_[to];
-    std::unique_lock lock(p.out_m, std::defer_lock);
-    if (wait) lock.lock();
-    else if (!lock.try_lock()) return false;
-    if (p.closed) throw peer_lost(to, "heddle::offload: the connection to node " + std::to_string(to) + " is closed");
-    std::byte hdr[message_header::size];
-    h.encode(hdr);
-    std::span<const std::byte> parts[3] = {std::span<const std::byte>(hdr, sizeof hdr), head, tail};
-    if (wait) {
-      flush(to, p, true);
-      write_parts(to, p, parts, true, tail_owner);
-    } else if (!p.queue.empty()) {
-      queue_bytes(p, parts[0], {});
-      queue_bytes(p, parts[1], {});
-      queue_bytes(p, parts[2], tail_owner);
-      flush(to, p, false);
-    } else {
-      write_parts(to, p, parts, false, tail_owner);
-    }
-    return true;
+    const message_header::words w = h.pack();
+    return send_frame(to, w, head, tail, wait, tail_owner);
+  }
+  // The engine packed the header: its words go out as they are.
+  bool send_packed(node_id, node_id to, const message_header::words& header, std::span<const std::byte> payload,
+                   bool wait) override {
+    return send_frame(to, header, payload, {}, wait, {});
   }
 
   // Reads only the connections the epoll set reports readable: a look at the set's ready list does
@@ -423,6 +410,29 @@ class tcp_transport final : public transport {
       const int rc = ::poll(&pf, 1, 100);
       if (rc > 0) return;
     }
+  }
+
+  // The header's words, then head and tail, written now or queued (transport::send).
+  bool send_frame(node_id to, const message_header::words& header, std::span<const std::byte> head,
+                  std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner) {
+    peer& p = *peers_[to];
+    std::unique_lock lock(p.out_m, std::defer_lock);
+    if (wait) lock.lock();
+    else if (!lock.try_lock()) return false;
+    if (p.closed) throw peer_lost(to, "heddle::offload: the connection to node " + std::to_string(to) + " is closed");
+    std::span<const std::byte> parts[3] = {std::as_bytes(std::span(header)), head, tail};
+    if (wait) {
+      flush(to, p, true);
+      write_parts(to, p, parts, true, tail_owner);
+    } else if (!p.queue.empty()) {
+      queue_bytes(p, parts[0], {});
+      queue_bytes(p, parts[1], {});
+      queue_bytes(p, parts[2], tail_owner);
+      flush(to, p, false);
+    } else {
+      write_parts(to, p, parts, false, tail_owner);
+    }
+    return true;
   }
 
   // Reads what has arrived from `n` and delivers the whole frames; true if any. One recv takes
