@@ -13,6 +13,7 @@
 #include "report.hpp"
 #include "table.hpp"
 #include "tbb_arenas.hpp"
+#include "tbb_variant.hpp"
 
 namespace heddle::bench::spawn {
 
@@ -45,15 +46,7 @@ void run(const options& opt, nlohmann::json& report) {
     vs.push_back({futures_name, t, {}, [=, &rt] {
                     return timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, futures_name));
                   }});
-    vs.push_back({tbb_name, t, {}, [=, &arena] {
-                    return timed(
-                        [&] {
-                          long v = 0;
-                          arena.execute([&] { v = fib_tbb(n); });
-                          return v;
-                        },
-                        expect_equal(expected, tbb_name));
-                  }});
+    vs.push_back(tbb_fib_variant(tbb_name, t, arena, n, expected));
   }
   const auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, futures_name).c_str());

@@ -15,6 +15,7 @@
 #include "report.hpp"
 #include "table.hpp"
 #include "tbb_arenas.hpp"
+#include "tbb_variant.hpp"
 #include "trace_cost.hpp"
 
 namespace heddle::bench::spawn {
@@ -53,15 +54,7 @@ void run(const options& opt, nlohmann::json& report) {
                                    expect_equal(expected, "heddle task_group"));
                     });
                   }});
-    vs.push_back({tbb_name, t, {}, [=, &arena] {
-                    return timed(
-                        [&] {
-                          long v = 0;
-                          arena.execute([&] { v = fib_tbb(n); });
-                          return v;
-                        },
-                        expect_equal(expected, tbb_name));
-                  }});
+    vs.push_back(tbb_fib_variant(tbb_name, t, arena, n, expected));
   }
   const auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, tbb_name).c_str());
