@@ -123,6 +123,10 @@ runtime_core::~runtime_core() {
   for (pthread_t t : threads_) pthread_join(t, nullptr);
   stop_services();
   drain_discarding();
+  destroy_suspended();
+  // A resumption the sweep waited for may have been queued just after the first drain (inject saw
+  // drained_ unset): discarded here.
+  drain_discarding();
 }
 
 // With the workers gone: the engines cancel what is pending (successors then land in the queues

@@ -12,6 +12,7 @@
 
 #include "asap_pool.hpp"
 #include "heddle/core/detail/service.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/runtime.hpp"
@@ -20,6 +21,8 @@
 #include "task_queue.hpp"
 
 namespace heddle::core_detail {
+
+struct coroutine_root;
 
 class runtime_core {
  public:
@@ -101,6 +104,13 @@ class runtime_core {
 
   static constexpr unsigned max_services = 16;
 
+  // The chains of coroutines waiting on a future with this runtime as their home (coroutine.hpp,
+  // src/core/coroutines.cpp): listed while suspended, destroyed by the destructor if still there.
+  void enlist_suspended(coroutine_root* r) noexcept;
+  // `resuming`: the chain's resumption is about to be started; resumption_started() once it is.
+  void delist_suspended(coroutine_root* r, bool resuming) noexcept;
+  void resumption_started() noexcept { resuming_.fetch_sub(1, std::memory_order_release); }
+
  private:
   void worker_main(worker* w);
   static void* thread_entry(void* arg);
@@ -111,6 +121,7 @@ class runtime_core {
   // (the workers still run then: nothing is drained yet).
   void push_injected(task_base* t);
   void stop_services() noexcept;
+  void destroy_suspended() noexcept;
 
   runtime_options options_;
   // More workers than CPUs this process may run on: an idle worker's spin then yields its CPU, as
@@ -137,6 +148,9 @@ class runtime_core {
   std::unique_ptr<latency_set[]> worker_latency_;
   latency_set other_latency_;
   latency_histogram timer_lateness_;
+  spin_lock suspended_m_;
+  coroutine_root* suspended_ = nullptr;  // a doubly linked list, under suspended_m_
+  std::atomic<int> resuming_{0};         // resumptions taken off the list and not yet started
 };
 
 }  // namespace heddle::core_detail

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -130,6 +131,76 @@ TEST(CoroutineAwait, CancellationReachesTheAwaitedOperation) {
   EXPECT_FALSE(after.load());
   ::close(p[0]);
   ::close(p[1]);
+}
+
+// Counts live frames: made in a coroutine's body, destroyed with its frame.
+struct frame_guard {
+  explicit frame_guard(std::atomic<long>* n) : n(n) { n->fetch_add(1); }
+  ~frame_guard() { n->fetch_sub(1); }
+  std::atomic<long>* n;
+};
+
+heddle::co_task<int> awaits_promise(heddle::future<int> f, bool by_reference, std::atomic<long>* alive,
+                                    std::atomic<long>* resumed) {
+  frame_guard here(alive);
+  int v = by_reference ? co_await f : co_await std::move(f);
+  resumed->fetch_add(1);
+  co_return v;
+}
+
+TEST(CoroutineAwait, ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothingCompletes) {
+  watchdog dog("CoroutineAwait.ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothingCompletes", 60s);
+  const int n = scaled(1000, 200);
+  std::vector<heddle::promise<int>> promises(n);
+  std::vector<heddle::future<int>> fs;
+  std::atomic<long> alive{0}, resumed{0};
+  {
+    heddle::runtime rt(2);
+    for (int i = 0; i < n; ++i) fs.push_back(rt.spawn(awaits_promise(promises[i].get_future(), i % 2 == 0, &alive, &resumed)));
+    while (alive.load() != n) std::this_thread::yield();  // every one suspended on its promise
+  }  // the promises outlive the runtime: nothing would ever resume these coroutines
+  EXPECT_EQ(alive.load(), 0);  // every frame destroyed with the runtime
+  for (auto& f : fs) EXPECT_THROW(f.get(), heddle::task_cancelled);
+  for (auto& p : promises) p.set_value(1);  // completes states nobody waits on any more
+  EXPECT_EQ(resumed.load(), 0);
+}
+
+TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOnce) {
+  watchdog dog("CoroutineAwait.CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOnce", 120s);
+  const int rounds = scaled(20, 5), n = scaled(400, 100);
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<heddle::promise<int>> promises(n);
+    std::vector<heddle::future<int>> fs;
+    std::atomic<long> alive{0}, resumed{0};
+    std::atomic<bool> go{false};
+    auto rt = std::make_unique<heddle::runtime>(2);
+    for (int i = 0; i < n; ++i) fs.push_back(rt->spawn(awaits_promise(promises[i].get_future(), i % 3 == 0, &alive, &resumed)));
+    while (alive.load() != n) std::this_thread::yield();
+    // Another thread fulfils the promises while the runtime stops: each coroutine either resumes
+    // (its value) or is destroyed (task_cancelled), never both, never neither.
+    std::thread fulfiller([&] {
+      while (!go.load()) std::this_thread::yield();
+      for (int i = 0; i < n; ++i) promises[i].set_value(i);
+    });
+    go = true;
+    rt.reset();
+    fulfiller.join();
+    EXPECT_EQ(alive.load(), 0);
+    long values = 0, cancelled = 0, other = 0;
+    for (int i = 0; i < n; ++i) {
+      try {
+        if (fs[i].get() == i) ++values;
+        else ++other;
+      } catch (const heddle::task_cancelled&) {
+        ++cancelled;
+      } catch (...) {
+        ++other;
+      }
+    }
+    EXPECT_EQ(other, 0);
+    EXPECT_EQ(values + cancelled, n);
+    EXPECT_EQ(values, resumed.load());
+  }
 }
 
 }  // namespace

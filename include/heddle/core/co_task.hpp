@@ -31,9 +31,13 @@
 // future's exception unchanged; spawn's future holds it.
 //
 // Frames come from the runtime's block caches when they fit (512 bytes, as task records), else
-// from operator new. A runtime that stops while a coroutine it would resume waits in its queues
-// never resumes it: it destroys the coroutine's whole chain (every frame from the spawned one down)
-// and fails spawn's future with task_cancelled, as for a task that never started.
+// from operator new. A runtime that stops never resumes a coroutine again: one that waits in its
+// queues, or is suspended on a future that is still not done once the runtime's workers and engines
+// have stopped (a promise kept past the runtime), has its whole chain destroyed (every frame from
+// the spawned one down, their locals' destructors run) and spawn's future failed with
+// task_cancelled, as for a task that never started. (A coroutine suspended on a shared_future is the
+// exception: its frame stays until the shared state completes.) A suspension on a future costs two
+// holds of a spin lock for this (the runtime's list of suspended chains).
 #pragma once
 
 #include <coroutine>

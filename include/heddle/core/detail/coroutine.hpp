@@ -47,10 +47,29 @@ inline void free_frame(void* p, std::size_t bytes) noexcept {
 // coroutine, which awaits the spawned co_task and completes the future) and what destroys the chain
 // instead of resuming it (a runtime stopping while a coroutine of the chain waits to be resumed).
 // Destroying the outermost frame destroys, through its locals, every frame it awaits.
+// While one of the chain's coroutines waits on a future (co_await of a future), the root is in its
+// home runtime's list of suspended chains, with the state it waits on and the continuation it
+// attached there: a runtime that stops detaches the continuation and destroys the chain, so that no
+// frame outlives the runtime that would have resumed it.
 struct coroutine_root {
   std::coroutine_handle<> top;
   void (*abandon)(coroutine_root*) noexcept;
+  future_state_base* awaited = nullptr;  // while listed: what the chain waits on
+  continuation* waiter = nullptr;        // ... and what it attached there
+  coroutine_root* prev = nullptr;        // the list's links (src/core/coroutines.cpp)
+  coroutine_root* next = nullptr;
 };
+
+// Lists `r` as waiting on `awaited` through `waiter`, in `core`'s list: before the continuation is
+// attached, so that its completion always finds it listed. One spin lock's hold.
+HEDDLE_EXPORT void enlist_suspended(runtime_core* core, coroutine_root* r, future_state_base* awaited,
+                                    continuation* waiter) noexcept;
+// Takes `r` off the list when the state was done already at the attach. One spin lock's hold.
+HEDDLE_EXPORT void delist_suspended(runtime_core* core, coroutine_root* r) noexcept;
+// The awaited state completed: takes `r` off the list and starts `t` (which resumes the chain) by
+// `start`, `core` counting the start in flight until it is made, so that a runtime that stops
+// outlives every start its list began. One spin lock's hold and an atomic decrement.
+HEDDLE_EXPORT void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept;
 
 // Whether a promise belongs to a chain heddle started (it can name its root).
 template <class P>
@@ -174,6 +193,11 @@ class resumer : public task_base {
   }
   static constexpr task_vtable vtable{&execute, &discard};
 
+ protected:
+  coroutine_root* root() const noexcept { return root_; }
+
+ private:
+
   std::coroutine_handle<> h_;
   coroutine_root* root_ = nullptr;
   successor_start* timing_ = nullptr;
@@ -225,7 +249,11 @@ class future_awaiter final : private resumer, private continuation {
     if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
     prepare(h, &start_);
     start_.home = current_core();
-    return s_->attach(this);  // false: done meanwhile, go on without suspending
+    coroutine_root* r = root();
+    if (r) enlist_suspended(start_.home, r, s_, this);
+    if (s_->attach(this)) return true;
+    if (r) delist_suspended(start_.home, r);  // done meanwhile: go on without suspending
+    return false;
   }
   decltype(auto) await_resume() {
     if constexpr (Owned) {
@@ -243,6 +271,7 @@ class future_awaiter final : private resumer, private continuation {
  private:
   static void on_ready(continuation* c) noexcept {
     auto* a = static_cast<future_awaiter*>(c);
+    if (coroutine_root* r = a->root()) return resume_suspended(a->start_.home, r, a->start_, static_cast<resumer*>(a));
     a->start_.release(static_cast<resumer*>(a));
   }
 

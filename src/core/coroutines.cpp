@@ -1,0 +1,70 @@
+// The runtime's list of suspended coroutine chains (coroutine.hpp): what lets a runtime that stops
+// destroy the frames of coroutines that wait on futures nothing will complete in its lifetime.
+#include "heddle/core/detail/coroutine.hpp"
+
+#include <sched.h>
+
+#include "runtime_core.hpp"
+
+namespace heddle::core_detail {
+
+void enlist_suspended(runtime_core* core, coroutine_root* r, future_state_base* awaited, continuation* waiter) noexcept {
+  r->awaited = awaited;
+  r->waiter = waiter;
+  core->enlist_suspended(r);
+}
+
+void delist_suspended(runtime_core* core, coroutine_root* r) noexcept { core->delist_suspended(r, false); }
+
+void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept {
+  core->delist_suspended(r, /*resuming=*/true);
+  start.release(t);  // the frame that holds `start` may be gone after this (a discarded resumption)
+  core->resumption_started();
+}
+
+void runtime_core::enlist_suspended(coroutine_root* r) noexcept {
+  std::lock_guard lock(suspended_m_);
+  r->prev = nullptr;
+  r->next = suspended_;
+  if (suspended_) suspended_->prev = r;
+  suspended_ = r;
+}
+
+void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
+  std::lock_guard lock(suspended_m_);
+  if (resuming) resuming_.fetch_add(1, std::memory_order_relaxed);
+  if (r->prev) r->prev->next = r->next;
+  else suspended_ = r->next;
+  if (r->next) r->next->prev = r->prev;
+  r->prev = r->next = nullptr;
+}
+
+// With the workers gone, the services stopped and the queues drained: every chain still listed
+// waits on a future that nothing completed (a promise kept past the runtime, an operation of another
+// runtime's). Each is detached from its state (the attached continuation taken back: whoever
+// completes the state later finds nobody to resume) and destroyed as a queued chain is: its frames'
+// locals destroyed, spawn's future failed with task_cancelled. A chain whose state is completing
+// right now cannot be taken back: its completer takes it off the list and queues its resumption,
+// which the drained queues discard (the same destruction); the sweep waits until every such start
+// is made (resuming_), as the completer still uses this runtime until then.
+void runtime_core::destroy_suspended() noexcept {
+  for (;;) {
+    coroutine_root* detached = nullptr;
+    {
+      std::lock_guard lock(suspended_m_);
+      coroutine_root* r = suspended_;
+      if (!r && resuming_.load(std::memory_order_acquire) == 0) return;
+      auto expected = r ? reinterpret_cast<std::uintptr_t>(r->waiter) : 0;
+      if (r && r->awaited->state.compare_exchange_strong(expected, future_state_base::pending, std::memory_order_acq_rel)) {
+        suspended_ = r->next;
+        if (suspended_) suspended_->prev = nullptr;
+        r->next = nullptr;
+        detached = r;
+      }
+    }
+    if (detached) detached->abandon(detached);  // may complete futures other listed chains wait on
+    else ::sched_yield();
+  }
+}
+
+}  // namespace heddle::core_detail
