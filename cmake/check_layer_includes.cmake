@@ -31,7 +31,8 @@ set(folders_fw fw)
 
 # The detail headers a layer offers the layers above it, each a small interface with its contract
 # in the header: how they reach what the core's public classes hold for them (access), make
-# futures of their own (future and continuation states, cancellation), run a function when a
+# futures of their own (future and continuation states, cancellation), resume coroutines (their
+# roots), run a function when a
 # future completes (completion hooks), hand records to workers (task records, detached tasks, the
 # scheduling calls, the calling worker), start per-runtime engines (services), record trace events
 # (trace), spin then sleep (spin_wait, futex), report an exception (exception_text) and measure time (clock, timer
@@ -44,6 +45,7 @@ set(extension_core
   core/detail/clock.hpp
   core/detail/completion_hook.hpp
   core/detail/continuation_state.hpp
+  core/detail/coroutine.hpp
   core/detail/detached_task.hpp
   core/detail/exception_text.hpp
   core/detail/futex.hpp

@@ -45,6 +45,7 @@
 #include "heddle/core/export.hpp"
 #include "heddle/core/runtime.hpp"
 #include "heddle/dispatch/detail/queue_state.hpp"
+#include "heddle/dispatch/detail/schedule_item.hpp"
 #include "heddle/dispatch/errors.hpp"
 
 namespace heddle {
@@ -117,6 +118,18 @@ class HEDDLE_EXPORT serial_queue {
     check();
     auto* item = dispatch_detail::make_item<dispatch_detail::callable_item<std::decay_t<F>>>(std::forward<F>(f));
     dispatch_detail::enqueue_at(s_, deadline, item);
+  }
+
+  // co_await q.schedule() in a heddle::co_task: the coroutine goes on as an item of this queue, one
+  // at a time with its other items and in order with them, up to its next suspension (or its end);
+  // what it does after that suspension runs where the awaited operation resumes it, outside the
+  // queue, unless it awaits schedule() again. Always suspends (even on the queue's own thread), and
+  // costs what q.async does but for the item's allocation: the item lives in the coroutine's frame.
+  // If the item never runs (the runtime stops, the queue is dropped while suspended), the
+  // coroutine's chain is destroyed and spawn's future fails with task_cancelled (coroutines.md).
+  dispatch_detail::queue_schedule_awaiter schedule() const {
+    check();
+    return dispatch_detail::queue_schedule_awaiter(s_);
   }
 
   void suspend() {
