@@ -1,11 +1,14 @@
 // The coroutines suite: fib(n) written as heddle coroutines against the same recursion with heddle's
-// futures and with oneTBB's task_group, interleaved in one process (co_fib.cpp, heddle.cpp, tbb.cpp).
+// futures and with oneTBB's task_group, interleaved in one process (co_fib.cpp, heddle.cpp, tbb.cpp);
+// and the echo server over 1,000 connections, its server side as coroutines against the same
+// server as `then` callbacks (co_echo.cpp).
 #include <heddle/heddle.hpp>
 
 #include <cstdio>
 #include <map>
 #include <string>
 
+#include "co_echo.hpp"
 #include "fib.hpp"
 #include "harness.hpp"
 #include "heddle_runtimes.hpp"
@@ -23,13 +26,18 @@ constexpr const char* tbb_name = "oneTBB task_group";
 constexpr const char* futures_name = "heddle futures";
 constexpr const char* co_name = "heddle co_task";
 constexpr const char* co_inline_name = "heddle co_task, one child awaited in place";
+constexpr const char* echo_co_name = "echo server, coroutines";
+constexpr const char* echo_cb_name = "echo server, callbacks";
+constexpr int echo_connections = 1000;
 
 void run(const options& opt, nlohmann::json& report) {
   const int n = opt.pick(18, 27, 30, 32);
   const long expected = fib_value(n);
+  const int echo_rounds = opt.pick(2, 10, 20, 50);
   const auto threads = opt.threads_or({1, 2});
-  std::printf("## coroutines: fib(%d) as coroutines, futures and oneTBB tasks, %d interleaved repetitions after a warm-up %s\n\n",
-              n, opt.reps, opt.scale_name());
+  std::printf("## coroutines: fib(%d) as coroutines, futures and oneTBB tasks; an echo server over %d connections, %d rounds, "
+              "as coroutines and as callbacks; %d interleaved repetitions after a warm-up %s\n\n",
+              n, echo_connections, echo_rounds, opt.reps, opt.scale_name());
 
   heddle_runtimes runtimes(threads);
   tbb_arenas arenas(threads);
@@ -47,14 +55,18 @@ void run(const options& opt, nlohmann::json& report) {
                     return timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, futures_name));
                   }});
     vs.push_back(tbb_fib_variant(tbb_name, t, arena, n, expected));
+    vs.push_back({echo_co_name, t, {}, [&rt, echo_rounds] { return time_echo(rt, echo_style::coroutines, echo_connections, echo_rounds); }});
+    vs.push_back({echo_cb_name, t, {}, [&rt, echo_rounds] { return time_echo(rt, echo_style::callbacks, echo_connections, echo_rounds); }});
   }
   const auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, futures_name).c_str());
-  std::printf("| threads | co_task / futures | co_task / oneTBB | co_task (one in place) / futures |\n|---:|---:|---:|---:|\n");
+  std::printf("| threads | co_task / futures | co_task / oneTBB | co_task (one in place) / futures | echo throughput, coroutines / callbacks |\n"
+              "|---:|---:|---:|---:|---:|\n");
   for (unsigned t : threads) {
     const double co = find(rs, co_name, t).median(), fut = find(rs, futures_name, t).median(),
                  tbb = find(rs, tbb_name, t).median(), co_inline = find(rs, co_inline_name, t).median();
-    std::printf("| %u | %.2f | %.2f | %.2f |\n", t, co / fut, co / tbb, co_inline / fut);
+    const double echo_co = find(rs, echo_co_name, t).median(), echo_cb = find(rs, echo_cb_name, t).median();
+    std::printf("| %u | %.2f | %.2f | %.2f | %.2f |\n", t, co / fut, co / tbb, co_inline / fut, echo_cb / echo_co);
     const auto ts = std::to_string(t);
     const std::string count = ts + " thread" + (t == 1 ? "" : "s");
     add_ratio(report, "co_fib_" + ts + "t_vs_futures", co / fut,
@@ -62,12 +74,15 @@ void run(const options& opt, nlohmann::json& report) {
     add_ratio(report, "co_fib_" + ts + "t_vs_tbb", co / tbb, "fib as coroutines / oneTBB task_group, medians, " + count);
     add_ratio(report, "co_fib_inline_" + ts + "t_vs_futures", co_inline / fut,
               "fib as coroutines, one child awaited in place / heddle futures, medians, " + count);
+    add_ratio(report, "co_echo_" + ts + "t_vs_callbacks", echo_cb / echo_co,
+              "echo server throughput, " + std::to_string(echo_connections) +
+                  " connections: coroutines / then callbacks (callbacks' median time / coroutines'), " + count);
   }
   std::printf("\n");
-  add_suite(report, "coroutines", rs, {{"n", n}, {"reps", opt.reps}});
+  add_suite(report, "coroutines", rs, {{"n", n}, {"echo_connections", echo_connections}, {"echo_rounds", echo_rounds}, {"reps", opt.reps}});
 }
 
-const registration reg{{"coroutines", 0, "fib(n) as heddle coroutines against heddle futures and oneTBB task_group", &run}};
+const registration reg{{"coroutines", 0, "fib(n) as heddle coroutines against heddle futures and oneTBB task_group; an echo server as coroutines and as callbacks", &run}};
 
 }  // namespace
 
