@@ -1,7 +1,8 @@
 // The coroutines suite: fib(n) written as heddle coroutines against the same recursion with heddle's
 // futures and with oneTBB's task_group, interleaved in one process (co_fib.cpp, heddle.cpp, tbb.cpp);
 // and the echo server over 1,000 connections, its server side as coroutines against the same
-// server as `then` callbacks (co_echo.cpp).
+// server as `then` callbacks (co_echo.cpp); and a million coroutines suspended on timers at once,
+// what each costs beyond its frame and how fast they all resume (co_suspended.cpp).
 #include <heddle/heddle.hpp>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "co_echo.hpp"
+#include "co_suspended.hpp"
 #include "fib.hpp"
 #include "harness.hpp"
 #include "heddle_runtimes.hpp"
@@ -38,6 +40,24 @@ void run(const options& opt, nlohmann::json& report) {
   std::printf("## coroutines: fib(%d) as coroutines, futures and oneTBB tasks; an echo server over %d connections, %d rounds, "
               "as coroutines and as callbacks; %d interleaved repetitions after a warm-up %s\n\n",
               n, echo_connections, echo_rounds, opt.reps, opt.scale_name());
+
+  // First, while the block caches hold no freed blocks of the runs below: memory measured as new
+  // resident pages is then the coroutines' own.
+  const int suspended = opt.pick(10'000, 100'000, 1'000'000, 1'000'000);
+  const unsigned suspended_threads = headline_threads(threads);
+  suspended_figures sf;
+  {
+    heddle::runtime rt(suspended_threads);
+    sf = measure_suspended(rt, suspended);
+  }
+  std::printf("%d coroutines suspended on timers at once (%u threads): frame %.0f bytes, spawned and suspended %.0f bytes, "
+              "beyond the frame %.0f bytes each; %.2f million completions/s once their deadline passed\n\n",
+              suspended, suspended_threads, sf.frame_bytes, sf.suspended_bytes, sf.beyond_frame_bytes, sf.completions_per_s / 1e6);
+  add_ratio(report, "co_bytes_per_suspended", sf.beyond_frame_bytes,
+            "bytes per coroutine suspended on a timer beyond its frame (resident memory; " + std::to_string(suspended) +
+                " at once; target <= 256)");
+  add_ratio(report, "co_suspended_completions_per_s", sf.completions_per_s,
+            "coroutines resumed and finished per second, " + std::to_string(suspended) + " timers due at once");
 
   heddle_runtimes runtimes(threads);
   tbb_arenas arenas(threads);

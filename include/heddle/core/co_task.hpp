@@ -62,6 +62,17 @@ template <class T>
 class co_promise final : public promise_base, public result_holder<T> {
  public:
   co_task<T> get_return_object() noexcept;
+  // Made the outermost coroutine of a chain by spawn: `s` is its record and its chain's root.
+  void spawned_by(spawn_state<T>* s) noexcept { root_ = s; }
+  // The spawned coroutine's end (final_awaiter): the result into the record, the frame destroyed,
+  // the record completed.
+  std::coroutine_handle<> finish_spawned(std::coroutine_handle<co_promise> h) noexcept {
+    auto* s = static_cast<spawn_state<T>*>(root_);
+    this->hand_to(s);
+    h.destroy();
+    s->complete();
+    return std::noop_coroutine();
+  }
 };
 
 }  // namespace core_detail
@@ -94,6 +105,8 @@ class [[nodiscard]] co_task {
 
  private:
   friend class core_detail::co_promise<T>;
+  template <class U>
+  friend future<U> spawn_on(core_detail::runtime_core* core, co_task<U> task);
 
   explicit co_task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
   void reset() noexcept {
@@ -113,15 +126,23 @@ co_task<T> core_detail::co_promise<T>::get_return_object() noexcept {
 template <class T>
 future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
   if (!task.valid()) throw invalid_future("heddle::spawn: an empty co_task (moved from, or spawned already)");
-  auto* s = core_detail::make_record<core_detail::spawn_state<T>>();
-  s->bind(core_detail::spawn_body<T>(s, std::move(task)));
+  auto h = std::exchange(task.h_, nullptr);
+  core_detail::spawn_state<T>* s = nullptr;
+  try {
+    s = core_detail::spawn_state<T>::make_for(h);
+  } catch (...) {
+    h.destroy();
+    throw;
+  }
+  h.promise().spawned_by(s);
   core_detail::schedule(core, s);
   return future<T>(core_detail::adopt, s, core);
 }
 
 // Starts `task` on the calling worker's runtime, or on the current runtime (current_runtime()) from
-// any other thread; the future holds its result or exception. Costs a record and spawn's own frame
-// (both from the block caches) beyond the task's frame. Throws invalid_future for an empty task.
+// any other thread; the future holds its result or exception. Costs a record beyond the task's
+// frame, in the frame's block where it has room (a frame of up to 368 bytes, for a small T), else from the
+// block caches. Throws invalid_future for an empty task.
 template <class T>
 future<T> spawn(co_task<T> task) {
   core_detail::worker* w = core_detail::current_worker;

@@ -5,6 +5,7 @@
 #include <concepts>
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <type_traits>
@@ -22,25 +23,64 @@
 
 namespace heddle::core_detail {
 
-// A coroutine's frame comes from the block caches when it fits a size class (512 bytes), as task
-// records do: a spawn and its frame cost no allocator call. Larger frames come from operator new.
-inline void* allocate_frame(std::size_t bytes) {
-  const std::size_t cls = size_class_of(bytes);
-  if (cls < num_size_classes) [[likely]] {
-    if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
-    if (block_cache* c = outside_cache()) return c->allocate(cls);
-    return depot_allocate_one(cls);
-  }
-  return ::operator new(bytes);
+// A coroutine's frame comes from the block caches when it fits a size class (512 bytes) with its
+// header, as task records do; larger frames come from operator new. The header (16 bytes before
+// the frame) gives the frame's size, so that spawn can put its record in the block's unused tail
+// (frame_tail): a spawned coroutine then costs one block, as a task does. A block that holds such a
+// record outlives the frame: the record frees it (free_frame_block) once the future lets it go,
+// which is always after the frame's end (the coroutine completes the record as its last act).
+struct frame_header {
+  static constexpr std::uint32_t expected_magic = 0x6672616d;  // "fram"
+  std::uint32_t magic;
+  std::uint32_t holds_record;  // the block's tail holds spawn's record: the frame's end leaves it
+  std::size_t bytes;           // the frame's size, as operator new was asked
+};
+inline constexpr std::size_t frame_header_bytes = 16;
+static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 16 bytes (the frame's alignment)");
+
+inline void* allocate_block(std::size_t cls) {
+  if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
+  if (block_cache* c = outside_cache()) return c->allocate(cls);
+  return depot_allocate_one(cls);
 }
-inline void free_frame(void* p, std::size_t bytes) noexcept {
-  const std::size_t cls = size_class_of(bytes);
-  if (cls < num_size_classes) [[likely]] {
-    if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
-    if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
-    return depot_free_one(cls, p);
-  }
-  ::operator delete(p);
+inline void free_block(void* p, std::size_t cls) noexcept {
+  if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
+  if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
+  depot_free_one(cls, p);
+}
+// The block that holds a frame, or frees it: from the header's size.
+inline void free_frame_block(void* block) noexcept {
+  const std::size_t cls = size_class_of(static_cast<frame_header*>(block)->bytes + frame_header_bytes);
+  if (cls < num_size_classes) [[likely]] return free_block(block, cls);
+  ::operator delete(block);
+}
+
+inline void* allocate_frame(std::size_t bytes) {
+  const std::size_t cls = size_class_of(bytes + frame_header_bytes);
+  void* block = cls < num_size_classes ? allocate_block(cls) : ::operator new(bytes + frame_header_bytes);
+  ::new (block) frame_header{frame_header::expected_magic, 0, bytes};
+  return static_cast<std::byte*>(block) + frame_header_bytes;
+}
+inline void free_frame(void* frame, std::size_t) noexcept {
+  void* block = static_cast<std::byte*>(frame) - frame_header_bytes;
+  if (static_cast<frame_header*>(block)->holds_record) return;  // the record in its tail frees it
+  free_frame_block(block);
+}
+
+// Room for a record of `bytes` (on its own cache lines) in the unused tail of the block whose frame
+// starts at `frame` (a coroutine handle's address: where GCC and Clang put the frame), marking the
+// block as holding it; nullptr where the block has no such room (or the frame is not one of these).
+// The record frees the block with free_frame_block(frame_block_of(frame)).
+inline void* frame_block_of(void* frame) noexcept { return static_cast<std::byte*>(frame) - frame_header_bytes; }
+inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
+  auto* h = static_cast<frame_header*>(frame_block_of(frame));
+  if (h->magic != frame_header::expected_magic) [[unlikely]] return nullptr;
+  const std::size_t used = h->bytes + frame_header_bytes, cls = size_class_of(used);
+  if (cls >= num_size_classes) return nullptr;
+  const std::size_t at = (used + block_align - 1) / block_align * block_align;
+  if (at + bytes > class_bytes(cls)) return nullptr;
+  h->holds_record = 1;
+  return reinterpret_cast<std::byte*>(h) + at;
 }
 
 // The root of a chain of coroutines that spawn() started: the outermost frame (spawn's own
@@ -87,13 +127,17 @@ class promise_base {
 
   std::suspend_always initial_suspend() noexcept { return {}; }  // lazy: started by co_await or spawn
 
-  // The awaiting coroutine goes on by symmetric transfer (a co_task starts only when awaited:
-  // spawn's own coroutine awaits the one it starts).
+  // An awaited co_task: the awaiting coroutine goes on by symmetric transfer. A spawned one (the
+  // outermost of its chain): it hands its result to spawn's record, destroys its own frame (its
+  // parameters' and locals' destructors have run when a waiter sees the result) and completes the
+  // record; the thread goes back to whatever resumed the chain.
   struct final_awaiter {
     bool await_ready() noexcept { return false; }
     template <class P>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
-      return h.promise().awaiter_;
+      P& p = h.promise();
+      if (p.awaiter_) [[likely]] return p.awaiter_;
+      return p.finish_spawned(h);
     }
     void await_resume() noexcept {}
   };
@@ -105,8 +149,8 @@ class promise_base {
   template <class>
   friend class task_awaiter;
 
-  std::coroutine_handle<> awaiter_;
-  coroutine_root* root_ = nullptr;
+  std::coroutine_handle<> awaiter_;  // null for the spawned one
+  coroutine_root* root_ = nullptr;   // for the spawned one: spawn's record
 };
 
 // A co_task<T>'s promise: the result, a value or the exception that left the body.
@@ -126,6 +170,15 @@ class result_holder {
     if (result_.index() == 2) std::rethrow_exception(std::get<2>(std::move(result_)));
     return std::get<1>(std::move(result_));
   }
+  // The value (or the exception) moved into a future's state.
+  void hand_to(future_state<T>* s) noexcept {
+    if (result_.index() == 2) return s->set_error(std::get<2>(std::move(result_)));
+    try {
+      s->set_value(std::get<1>(std::move(result_)));
+    } catch (...) {
+      s->set_error(std::current_exception());
+    }
+  }
 
  private:
   std::variant<std::monostate, T, std::exception_ptr> result_;
@@ -138,6 +191,10 @@ class result_holder<void> {
   void return_void() noexcept {}
   void take() {
     if (error_) std::rethrow_exception(std::move(error_));
+  }
+  void hand_to(future_state<void>* s) noexcept {
+    if (error_) s->set_error(std::move(error_));
+    else s->set_value();
   }
 
  private:
@@ -344,67 +401,50 @@ class schedule_awaiter final : private resumer {
 
 namespace heddle::core_detail {
 
-// spawn's own coroutine, the outermost of its chain: it awaits the spawned co_task and completes
-// the future with its result. Its frame goes away at its end (final_suspend never suspends).
-struct spawn_frame {
-  struct promise_type {
-    static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
-    static void operator delete(void* p, std::size_t bytes) noexcept { free_frame(p, bytes); }
-    spawn_frame get_return_object() noexcept { return {std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }  // the body catches everything
-    coroutine_root* root() const noexcept { return root_; }
-    coroutine_root* root_ = nullptr;
-  };
-  std::coroutine_handle<promise_type> h;
-};
-
-// The record behind spawn()'s future: a task that starts the chain (its first run resumes the
-// outermost frame), then the state that frame completes. No `run`: a worker waiting on the future
-// pops it and runs it through `execute`, as a record that is no plain task's.
+// The record behind spawn()'s future: a task that starts the spawned coroutine (its first run
+// resumes the frame), then the state that the coroutine completes at its end (final_awaiter). No
+// `run`: a worker waiting on the future pops it and runs it through `execute`, as a record that is
+// no plain task's.
 template <class T>
 class spawn_state final : public future_state<T>, public coroutine_root {
  public:
   spawn_state() noexcept : future_state<T>(&vtable), coroutine_root{{}, &abandon_chain} {}
-  void bind(spawn_frame f) noexcept {
-    top = f.h;
-    f.h.promise().root_ = this;
+  // Made for the coroutine `h`: in its frame block's tail where there is room, else a record of its own.
+  static spawn_state* make_for(std::coroutine_handle<> h) {
+    if (void* tail = frame_tail(h.address(), sizeof(spawn_state))) {
+      auto* s = ::new (tail) spawn_state();
+      s->frame_block_ = frame_block_of(h.address());
+      s->top = h;
+      return s;
+    }
+    auto* s = make_record<spawn_state>();
+    s->top = h;
+    return s;
   }
 
  private:
   static void execute(task_base* t) noexcept { static_cast<spawn_state*>(t)->top.resume(); }
   static void discard(task_base* t) noexcept { abandon_chain(static_cast<spawn_state*>(t)); }
-  // The chain is destroyed instead of resumed: the future fails as a discarded task's does.
+  // The chain is destroyed instead of resumed (its outermost frame, and through its locals every
+  // frame it awaits): the future fails as a discarded task's does.
   static void abandon_chain(coroutine_root* r) noexcept {
     auto* s = static_cast<spawn_state*>(r);
     s->top.destroy();
     s->set_error(shutdown_error());
     s->complete();
   }
-  static void destroy(future_state_base* b) noexcept { free_record(static_cast<spawn_state*>(b)); }
-  static constexpr future_vtable vtable{{&execute, &discard}, nullptr, &destroy};
-};
-
-// The body of spawn's coroutine. The spawned task's frame is gone before the future completes (its
-// parameters' destructors have run when a waiter sees the result).
-template <class T, class Task>
-spawn_frame spawn_body(spawn_state<T>* s, Task t) {
-  {
-    Task task = std::move(t);
-    try {
-      if constexpr (std::is_void_v<T>) {
-        co_await std::move(task);
-        s->set_value();
-      } else {
-        s->set_value(co_await std::move(task));
-      }
-    } catch (...) {
-      s->set_error(std::current_exception());
-    }
+  // After the frame's end (the coroutine completes this record as its last act, or was destroyed
+  // before): the block goes with the record.
+  static void destroy(future_state_base* b) noexcept {
+    auto* s = static_cast<spawn_state*>(b);
+    void* block = s->frame_block_;
+    if (!block) return free_record(s);
+    s->~spawn_state();
+    free_frame_block(block);
   }
-  s->complete();
-}
+  static constexpr future_vtable vtable{{&execute, &discard}, nullptr, &destroy};
+
+  void* frame_block_ = nullptr;  // the frame block this record lives in, if it does
+};
 
 }  // namespace heddle::core_detail
