@@ -288,4 +288,45 @@ TEST(Coroutine, AStoppingRuntimeDestroysQueuedAndSuspendedCoroutines) {
   EXPECT_EQ(alive.load(), 0);           // every frame destroyed, finished or not
 }
 
+// Functions declared to return a heddle::future written as coroutines: they run at once on the
+// calling thread up to their first suspension.
+heddle::future<int> doubled_now(int v, std::thread::id* ran_on) {
+  *ran_on = std::this_thread::get_id();
+  co_return 2 * v;
+}
+heddle::future<int> doubled_later(heddle::runtime* rt, int v) {
+  const int w = co_await rt->task([v] { return 2 * v; });
+  co_return w;
+}
+heddle::future<void> throws_after(heddle::runtime* rt) {
+  co_await rt->task([] {});
+  throw std::runtime_error("after the await");
+}
+
+TEST(Coroutine, AFunctionReturningAFutureMayBeACoroutine) {
+  heddle::runtime rt(2);
+  std::thread::id ran_on;
+  heddle::future<int> now = doubled_now(21, &ran_on);
+  EXPECT_EQ(ran_on, std::this_thread::get_id());  // started eagerly, here
+  EXPECT_TRUE(now.is_ready());
+  EXPECT_EQ(now.get(), 42);
+  EXPECT_EQ(doubled_later(&rt, 4).get(), 8);
+  EXPECT_EQ(rt.execute([&rt] { return doubled_later(&rt, 5).get(); }), 10);
+  try {
+    throws_after(&rt).get();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "after the await");
+  }
+  // Many at once from workers, awaiting each other's futures: results checked.
+  auto sum = rt.spawn([](heddle::runtime* r) -> heddle::co_task<long> {
+    std::vector<heddle::future<int>> fs;
+    for (int i = 0; i < 1000; ++i) fs.push_back(doubled_later(r, i));
+    long total = 0;
+    for (auto& f : fs) total += co_await std::move(f);
+    co_return total;
+  }(&rt));
+  EXPECT_EQ(sum.get(), 999L * 1000);
+}
+
 }  // namespace

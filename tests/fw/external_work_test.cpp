@@ -5,6 +5,7 @@
 
 #include <heddle/async/timer.hpp>
 #include <heddle/fw.hpp>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -206,6 +207,62 @@ TEST(ExternalWork, AHandleCompletesOnce) {
   const run_report r = run_threaded(s.p, fw_test::options(10, 2));
   EXPECT_EQ(r.events, 10u);
   EXPECT_EQ(second_call.load(), 10);
+}
+
+// acquire written as a coroutine: the future<void> overload's body co_awaits a timer and a task
+// (holding no thread meanwhile) and leaves its result where produce finds it; a failure after a
+// co_await fails the module for the event, as a failed future does.
+class co_external final : public global::EDProducer<ExternalWork> {
+ public:
+  explicit co_external(bool fail) : fail_(fail), out_(produces<std::int64_t>()) {}
+  heddle::future<void> acquire(const event& e, const event_setup&) const override {
+    const std::uint64_t n = e.id().event;  // `e` is valid until the first suspension only: read it before
+    co_await heddle::sleep_for(200us);
+    const std::int64_t tripled = co_await heddle::task([n] { return std::int64_t(n) * 3; });
+    if (fail_ && n == 3) throw std::runtime_error("the device went away");
+    std::lock_guard lock(m_);
+    acquired_[n] = tripled;
+  }
+  void produce(event& e, const event_setup&) const override {
+    std::int64_t v;
+    {
+      std::lock_guard lock(m_);
+      v = acquired_.at(e.id().event);
+    }
+    e.put(out_, v);
+  }
+
+ private:
+  bool fail_;
+  put_token<std::int64_t> out_;
+  mutable std::mutex m_;
+  mutable std::map<std::uint64_t, std::int64_t> acquired_;
+};
+
+TEST(ExternalWork, AcquireWrittenAsACoroutine) {
+  heddle_test::watchdog dog("ExternalWork.AcquireWrittenAsACoroutine", std::chrono::seconds(60));
+  for (bool single : {true, false}) {
+    process p;
+    std::atomic<long> wrong{0};
+    p.add<co_external>({"ext"}, false);
+    fw_test::add_probe(p, decl("check", module_role::filter, {"ext"}), [&wrong](const fw_test::inputs& in) {
+      if (in[0] != std::int64_t(in.number()) * 3) wrong.fetch_add(1);
+      return 1;
+    });
+    p.add_path("p", {"check"});
+    // One worker and 8 events in flight: the coroutines wait side by side, none holds the worker.
+    const run_report r = (single ? run_single_threaded : run_threaded)(p, fw_test::options(40, 8, 1));
+    EXPECT_EQ(r.events, 40u);
+    EXPECT_EQ(wrong.load(), 0);
+
+    process failing;
+    failing.add<co_external>({"ext"}, true);
+    fw_test::add_probe(failing, decl("check", module_role::filter, {"ext"}), [](const fw_test::inputs&) { return 1; });
+    failing.add_path("p", {"check"});
+    const std::string what = failure(failing, single);
+    EXPECT_NE(what.find("the device went away"), std::string::npos) << what;
+    EXPECT_NE(what.find("ext"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -58,21 +58,44 @@ class [[nodiscard]] co_task;
 
 namespace core_detail {
 
+// What a coroutine that may be the outermost of its chain has: the record that its end completes.
 template <class T>
-class co_promise final : public promise_base, public result_holder<T> {
+class outermost_promise : public promise_base, public result_holder<T> {
  public:
-  co_task<T> get_return_object() noexcept;
-  // Made the outermost coroutine of a chain by spawn: `s` is its record and its chain's root.
+  // Made the outermost coroutine of a chain: `s` is its record and its chain's root.
   void spawned_by(spawn_state<T>* s) noexcept { root_ = s; }
-  // The spawned coroutine's end (final_awaiter): the result into the record, the frame destroyed,
-  // the record completed.
-  std::coroutine_handle<> finish_spawned(std::coroutine_handle<co_promise> h) noexcept {
+  // The outermost coroutine's end (final_awaiter): the result into the record, the frame
+  // destroyed, the record completed.
+  template <class P>
+  std::coroutine_handle<> finish_spawned(std::coroutine_handle<P> h) noexcept {
     auto* s = static_cast<spawn_state<T>*>(root_);
     this->hand_to(s);
     h.destroy();
     s->complete();
     return std::noop_coroutine();
   }
+};
+
+template <class T>
+class co_promise final : public outermost_promise<T> {
+ public:
+  co_task<T> get_return_object() noexcept;
+};
+
+// The promise of a coroutine declared to return heddle::future<T> (the coroutine_traits below):
+// it starts at once on the calling thread, as a function call does, and the future it returns is
+// its record's, which its end completes. What an ExternalWork module's acquire, or any function
+// that returns a future, may be written as.
+template <class T>
+class future_promise final : public outermost_promise<T> {
+ public:
+  future<T> get_return_object() {
+    auto h = std::coroutine_handle<future_promise>::from_promise(*this);
+    auto* s = spawn_state<T>::make_for(h);  // throws bad_alloc before the body starts: the frame goes
+    this->spawned_by(s);
+    return future<T>(adopt, s, current_core());
+  }
+  std::suspend_never initial_suspend() noexcept { return {}; }
 };
 
 }  // namespace core_detail
@@ -201,3 +224,11 @@ inline core_detail::schedule_awaiter schedule(runtime& rt) noexcept {
 }
 
 }  // namespace heddle
+
+// A function declared to return heddle::future<T> may be a coroutine (co_await in its body): it
+// runs on the calling thread up to its first suspension, and its future completes with what it
+// co_returns (or the exception that leaves it). Its chain is rooted as a spawned one's.
+template <class T, class... Args>
+struct std::coroutine_traits<heddle::future<T>, Args...> {
+  using promise_type = heddle::core_detail::future_promise<T>;
+};
