@@ -213,4 +213,20 @@ TEST(LoopbackOptions, NoSessionIsAClearError) {
   EXPECT_THROW(f.get(), off::session_error);
 }
 
+// A coroutine awaiting offloads: each co_await of off::async suspends it until the reply arrives;
+// a remote exception comes out of the co_await.
+heddle::co_task<int> offloads_in_turn() {
+  const int a = co_await off::async(1, heddle::f2f<&scale>(2, std::string("abc")));
+  const int b = co_await off::async(2, heddle::f2f<&scale>(a, std::string("xy")));
+  try {
+    co_await off::async(1, heddle::f2f<&fail_with>(std::string("remote says no")));
+  } catch (const std::exception& e) {
+    if (std::string(e.what()).find("remote says no") == std::string::npos) co_return -1;
+    co_return b;
+  }
+  co_return -2;
+}
+
+TEST_F(LoopbackSession, ACoroutineAwaitsOffloads) { EXPECT_EQ(heddle::spawn(offloads_in_turn()).get(), 12); }
+
 }  // namespace

@@ -2,12 +2,15 @@
 // stream I/O on a pipe, and cancellation at each of those suspension points. While they wait they
 // hold no worker: a runtime of one worker runs many at once.
 #include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -16,6 +19,8 @@
 #include <heddle/heddle.hpp>
 
 #include "test_support.hpp"
+
+extern char** environ;
 
 namespace {
 
@@ -201,6 +206,52 @@ TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOn
     EXPECT_EQ(values + cancelled, n);
     EXPECT_EQ(values, resumed.load());
   }
+}
+
+// A file read with pread (the io_uring engine, or its threads) and a child process's exit, awaited
+// one after the other by one coroutine.
+heddle::co_task<std::string> reads_file_then_waits(int fd, std::size_t size, pid_t child, int* exit_code) {
+  std::string text(size, '\0');
+  std::size_t got = 0;
+  while (got < size) {
+    const std::size_t n = co_await heddle::io::pread(fd, std::as_writable_bytes(std::span(text)).subspan(got), got);
+    if (n == 0) break;
+    got += n;
+  }
+  text.resize(got);
+  *exit_code = co_await heddle::io::wait_process(child);
+  co_return text;
+}
+
+TEST(CoroutineAwait, FileReadsAndChildProcesses) {
+  watchdog dog("CoroutineAwait.FileReadsAndChildProcesses", 60s);
+  heddle::runtime rt(1);
+  char path[] = "/tmp/heddle_co_file_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::unlink(path);
+  std::string content;
+  for (int i = 0; i < 2000; ++i) content += "line " + std::to_string(i) + "\n";
+  ASSERT_EQ(::write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  pid_t child = 0;
+  char arg0[] = "/bin/sh", arg1[] = "-c", arg2[] = "exit 7";
+  char* argv[] = {arg0, arg1, arg2, nullptr};
+  ASSERT_EQ(::posix_spawn(&child, "/bin/sh", nullptr, nullptr, argv, environ), 0);
+  int code = -1;
+  EXPECT_EQ(rt.spawn(reads_file_then_waits(fd, content.size(), child, &code)).get(), content);
+  EXPECT_TRUE(WIFEXITED(code));
+  EXPECT_EQ(WEXITSTATUS(code), 7);  // wait_process gives the wait status
+  ::close(fd);
+}
+
+heddle::co_task<long> sums_when_all(heddle::runtime* rt) {
+  auto [a, b] = co_await heddle::when_all(rt->task([] { return 40L; }), rt->task([] { return 2; }));
+  co_return a + b;
+}
+
+TEST(CoroutineAwait, WhenAllOfTasks) {
+  heddle::runtime rt(2);
+  EXPECT_EQ(rt.spawn(sums_when_all(&rt)).get(), 42);
 }
 
 }  // namespace

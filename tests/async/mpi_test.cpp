@@ -43,6 +43,28 @@ TEST(WaitMpi, AMessageCompletesItsFutureWithItsStatus) {
   EXPECT_EQ(got.get(), 1000 + other());
 }
 
+// A coroutine exchanging rounds of messages with the other rank: each co_await of an MPI request
+// suspends it (no worker held) until the request completes; values checked round by round.
+heddle::co_task<int> exchanges(MPI_Comm c, int rounds) {
+  int good = 0;
+  for (int r = 0; r < rounds; ++r) {
+    std::int64_t in = -1, out = 100 * r + rank();
+    MPI_Request recv, send;
+    MPI_Irecv(&in, 1, MPI_INT64_T, other(), 9, c, &recv);
+    MPI_Isend(&out, 1, MPI_INT64_T, other(), 9, c, &send);
+    const MPI_Status st = co_await heddle::io::wait_mpi(recv);
+    co_await heddle::io::wait_mpi(send);
+    good += st.MPI_SOURCE == other() && in == 100 * r + other();
+  }
+  co_return good;
+}
+
+TEST(WaitMpi, ACoroutineAwaitsRequests) {
+  heddle::runtime rt(1);
+  comm k;
+  EXPECT_EQ(rt.spawn(exchanges(k.c, 50)).get(), 50);
+}
+
 TEST(WaitMpi, ANullRequestIsCompleteAtOnce) {
   heddle::runtime rt(1);
   const MPI_Status st = heddle::io::wait_mpi(rt, MPI_REQUEST_NULL).get();
