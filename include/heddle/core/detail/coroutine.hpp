@@ -38,16 +38,6 @@ struct frame_header {
 inline constexpr std::size_t frame_header_bytes = 16;
 static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 16 bytes (the frame's alignment)");
 
-inline void* allocate_block(std::size_t cls) {
-  if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
-  if (block_cache* c = outside_cache()) return c->allocate(cls);
-  return depot_allocate_one(cls);
-}
-inline void free_block(void* p, std::size_t cls) noexcept {
-  if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
-  if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
-  depot_free_one(cls, p);
-}
 // The block that holds a frame, or frees it: from the header's size.
 inline void free_frame_block(void* block) noexcept {
   const std::size_t cls = size_class_of(static_cast<frame_header*>(block)->bytes + frame_header_bytes);
@@ -83,10 +73,10 @@ inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
   return reinterpret_cast<std::byte*>(h) + at;
 }
 
-// The root of a chain of coroutines that spawn() started: the outermost frame (spawn's own
-// coroutine, which awaits the spawned co_task and completes the future) and what destroys the chain
-// instead of resuming it (a runtime stopping while a coroutine of the chain waits to be resumed).
-// Destroying the outermost frame destroys, through its locals, every frame it awaits.
+// The root of a chain of coroutines that spawn() started (or a coroutine returning a future): the
+// outermost frame (the spawned coroutine's, which completes the future at its end) and what
+// destroys the chain instead of resuming it (a runtime stopping while a coroutine of the chain waits
+// to be resumed). Destroying the outermost frame destroys, through its locals, every frame it awaits.
 // While one of the chain's coroutines waits on a future (co_await of a future), the root is in its
 // home runtime's list of suspended chains, with the state it waits on and the continuation it
 // attached there: a runtime that stops detaches the continuation and destroys the chain, so that no
@@ -118,8 +108,8 @@ concept rooted_promise = requires(const P& p) {
 };
 
 // What every co_task's promise has, whatever its result: the coroutine that awaits it (resumed by
-// symmetric transfer when it finishes: spawn's own coroutine for a spawned one), and the root of its
-// chain.
+// symmetric transfer when it finishes; none for a spawned one, which completes spawn's record
+// instead), and the root of its chain.
 class promise_base {
  public:
   static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }

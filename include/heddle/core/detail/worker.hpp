@@ -84,13 +84,22 @@ inline void spawn_local(worker* w, task_base* t) {
 
 // Task records live in blocks (block_cache.hpp) when they fit one of the size classes: the calling
 // worker's cache, or on threads outside the runtime their own (the depot while they end).
+inline void* allocate_block(std::size_t cls) {
+  if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
+  if (block_cache* c = outside_cache()) return c->allocate(cls);
+  return depot_allocate_one(cls);
+}
+inline void free_block(void* p, std::size_t cls) noexcept {
+  if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
+  if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
+  depot_free_one(cls, p);
+}
+
 template <class T>
 void* allocate_record() {
   constexpr std::size_t cls = size_class_of(sizeof(T));
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
-    if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
-    if (block_cache* c = outside_cache()) return c->allocate(cls);
-    return depot_allocate_one(cls);
+    return allocate_block(cls);
   } else {
     return ::operator new(sizeof(T), std::align_val_t{std::max(alignof(T), block_align)});
   }
@@ -100,9 +109,7 @@ template <class T>
 void deallocate_record(void* p) noexcept {
   constexpr std::size_t cls = size_class_of(sizeof(T));
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
-    if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
-    if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
-    depot_free_one(cls, p);
+    free_block(p, cls);
   } else {
     ::operator delete(p, std::align_val_t{std::max(alignof(T), block_align)});
   }
