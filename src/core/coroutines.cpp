@@ -8,9 +8,11 @@
 
 namespace heddle::core_detail {
 
-void enlist_suspended(runtime_core* core, coroutine_root* r, future_state_base* awaited, continuation* waiter) noexcept {
+void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, continuation* waiter,
+                      bool (*detach)(coroutine_root*) noexcept) noexcept {
   r->awaited = awaited;
   r->waiter = waiter;
+  r->detach = detach;
   core->enlist_suspended(r);
 }
 
@@ -41,8 +43,9 @@ void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
 
 // With the workers gone, the services stopped and the queues drained: every chain still listed
 // waits on a future that nothing completed (a promise kept past the runtime, an operation of another
-// runtime's). Each is detached from its state (the attached continuation taken back: whoever
-// completes the state later finds nobody to resume) and destroyed as a queued chain is: its frames'
+// runtime's). Each is detached from its state (the attached continuation taken back, or a shared
+// state's relay emptied: whoever completes the state later finds nobody to resume) and destroyed as
+// a queued chain is: its frames'
 // locals destroyed, spawn's future failed with task_cancelled. A chain whose state is completing
 // right now cannot be taken back: its completer takes it off the list and queues its resumption,
 // which the drained queues discard (the same destruction); the sweep waits until every such start
@@ -54,8 +57,7 @@ void runtime_core::destroy_suspended() noexcept {
       std::lock_guard lock(suspended_m_);
       coroutine_root* r = suspended_;
       if (!r && resuming_.load(std::memory_order_acquire) == 0) return;
-      auto expected = r ? reinterpret_cast<std::uintptr_t>(r->waiter) : 0;
-      if (r && r->awaited->state.compare_exchange_strong(expected, future_state_base::pending, std::memory_order_acq_rel)) {
+      if (r && r->detach(r)) {
         suspended_ = r->next;
         if (suspended_) suspended_->prev = nullptr;
         r->next = nullptr;

@@ -153,6 +153,46 @@ heddle::co_task<int> awaits_promise(heddle::future<int> f, bool by_reference, st
   co_return v;
 }
 
+// Two coroutines on copies of one shared_future, one by reference and one by value.
+heddle::co_task<int> awaits_shared(heddle::shared_future<int> f, bool by_reference, std::atomic<long>* alive,
+                                   std::atomic<long>* resumed) {
+  frame_guard here(alive);
+  int v = by_reference ? co_await f : co_await heddle::shared_future<int>(f);
+  resumed->fetch_add(1);
+  co_return v;
+}
+
+TEST(CoroutineAwait, ARuntimeThatStopsDestroysCoroutinesSuspendedOnSharedFutures) {
+  watchdog dog("CoroutineAwait.ARuntimeThatStopsDestroysCoroutinesSuspendedOnSharedFutures", 60s);
+  const int n = scaled(500, 100);
+  std::vector<heddle::promise<int>> promises(n);
+  std::vector<heddle::future<int>> fs;
+  std::atomic<long> alive{0}, resumed{0};
+  {
+    heddle::runtime rt(2);
+    for (int i = 0; i < n; ++i) {
+      heddle::shared_future<int> sf = promises[i].get_future().share();
+      fs.push_back(rt.spawn(awaits_shared(sf, true, &alive, &resumed)));
+      fs.push_back(rt.spawn(awaits_shared(sf, false, &alive, &resumed)));
+    }
+    while (alive.load() != 2 * n) std::this_thread::yield();
+  }
+  EXPECT_EQ(alive.load(), 0);  // every frame destroyed with the runtime
+  for (auto& f : fs) EXPECT_THROW(f.get(), heddle::task_cancelled);
+  for (auto& p : promises) p.set_value(1);  // the relays find nobody to resume, and go
+  EXPECT_EQ(resumed.load(), 0);
+  // Completed while the runtime runs: every one resumes with the value.
+  heddle::runtime rt(2);
+  heddle::promise<int> p;
+  heddle::shared_future<int> sf = p.get_future().share();
+  std::vector<heddle::future<int>> live;
+  for (int i = 0; i < 100; ++i) live.push_back(rt.spawn(awaits_shared(sf, i % 2 == 0, &alive, &resumed)));
+  while (alive.load() != 100) std::this_thread::yield();
+  p.set_value(5);
+  for (auto& f : live) EXPECT_EQ(f.get(), 5);
+  EXPECT_EQ(resumed.load(), 100);
+}
+
 TEST(CoroutineAwait, ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothingCompletes) {
   watchdog dog("CoroutineAwait.ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothingCompletes", 60s);
   const int n = scaled(1000, 200);
@@ -179,7 +219,10 @@ TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOn
     std::atomic<long> alive{0}, resumed{0};
     std::atomic<bool> go{false};
     auto rt = std::make_unique<heddle::runtime>(2);
-    for (int i = 0; i < n; ++i) fs.push_back(rt->spawn(awaits_promise(promises[i].get_future(), i % 3 == 0, &alive, &resumed)));
+    for (int i = 0; i < n; ++i) {
+      if (i % 4 == 3) fs.push_back(rt->spawn(awaits_shared(promises[i].get_future().share(), i % 8 == 3, &alive, &resumed)));
+      else fs.push_back(rt->spawn(awaits_promise(promises[i].get_future(), i % 3 == 0, &alive, &resumed)));
+    }
     while (alive.load() != n) std::this_thread::yield();
     // Another thread fulfils the promises while the runtime stops: each coroutine either resumes
     // (its value) or is destroyed (task_cancelled), never both, never neither.

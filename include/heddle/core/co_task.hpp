@@ -35,9 +35,9 @@
 // queues, or is suspended on a future that is still not done once the runtime's workers and engines
 // have stopped (a promise kept past the runtime), has its whole chain destroyed (every frame from
 // the spawned one down, their locals' destructors run) and spawn's future failed with
-// task_cancelled, as for a task that never started. (A coroutine suspended on a shared_future is the
-// exception: its frame stays until the shared state completes.) A suspension on a future costs two
-// holds of a spin lock for this (the runtime's list of suspended chains).
+// task_cancelled, as for a task that never started. A suspension on a future costs two holds of a
+// spin lock for this (the runtime's list of suspended chains); one on a shared_future also a small
+// record (a relay, which the runtime can take back where a shared state's listener cannot be).
 #pragma once
 
 #include <coroutine>

@@ -84,16 +84,28 @@ inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
 struct coroutine_root {
   std::coroutine_handle<> top;
   void (*abandon)(coroutine_root*) noexcept;
-  future_state_base* awaited = nullptr;  // while listed: what the chain waits on
-  continuation* waiter = nullptr;        // ... and what it attached there
+  // While listed: what the chain waits on and what it attached there, and how to take that back
+  // (true if taken: whoever completes what it waits on will not resume it; false if a completion
+  // got there first).
+  void* awaited = nullptr;
+  continuation* waiter = nullptr;
+  bool (*detach)(coroutine_root*) noexcept = nullptr;
   coroutine_root* prev = nullptr;        // the list's links (src/core/coroutines.cpp)
   coroutine_root* next = nullptr;
 };
 
-// Lists `r` as waiting on `awaited` through `waiter`, in `core`'s list: before the continuation is
-// attached, so that its completion always finds it listed. One spin lock's hold.
-HEDDLE_EXPORT void enlist_suspended(runtime_core* core, coroutine_root* r, future_state_base* awaited,
-                                    continuation* waiter) noexcept;
+// Lists `r` as waiting on `awaited` through `waiter` (taken back by `detach`), in `core`'s list:
+// before the continuation is attached, so that its completion always finds it listed. One spin
+// lock's hold.
+HEDDLE_EXPORT void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, continuation* waiter,
+                                    bool (*detach)(coroutine_root*) noexcept) noexcept;
+// `detach` for a continuation attached to a future's state (`awaited`): puts the state back to
+// pending if `waiter` is still what it holds.
+inline bool detach_from_future(coroutine_root* r) noexcept {
+  auto expected = reinterpret_cast<std::uintptr_t>(r->waiter);
+  return static_cast<future_state_base*>(r->awaited)
+      ->state.compare_exchange_strong(expected, future_state_base::pending, std::memory_order_acq_rel);
+}
 // Takes `r` off the list when the state was done already at the attach. One spin lock's hold.
 HEDDLE_EXPORT void delist_suspended(runtime_core* core, coroutine_root* r) noexcept;
 // The awaited state completed: takes `r` off the list and starts `t` (which resumes the chain) by
@@ -297,7 +309,7 @@ class future_awaiter final : private resumer, private continuation {
     prepare(h, &start_);
     start_.home = current_core();
     coroutine_root* r = root();
-    if (r) enlist_suspended(start_.home, r, s_, this);
+    if (r) enlist_suspended(start_.home, r, s_, this, &detach_from_future);
     if (s_->attach(this)) return true;
     if (r) delist_suspended(start_.home, r);  // done meanwhile: go on without suspending
     return false;
@@ -329,7 +341,10 @@ class future_awaiter final : private resumer, private continuation {
 // co_await of a shared_future<T>: listens to the shared state (any number of coroutines and threads
 // at once); resumed as future_awaiter's are. Owned: the awaiter holds a reference of its own (co_await
 // of an rvalue: the value is copied out); else the shared_future awaited keeps the state (an lvalue:
-// a const reference to the value, as get() gives).
+// a const reference to the value, as get() gives). A coroutine heddle started listens through a
+// relay, a small record of its own, because a listener cannot be taken back from the shared state's
+// list: a stopping runtime detaches the relay instead (it then frees itself when the state completes)
+// and destroys the chain.
 template <class T, bool Owned>
 class shared_awaiter final : private resumer, private listener {
  public:
@@ -346,11 +361,19 @@ class shared_awaiter final : private resumer, private listener {
   }
 
   bool await_ready() const noexcept { return s_->is_done(); }
+  // Throws std::bad_alloc if the relay cannot be made (the coroutine goes on with the exception).
   template <class P>
-  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+  bool await_suspend(std::coroutine_handle<P> h) {
     prepare(h, &start_);
     start_.home = current_core();
-    return s_->listen(this);  // false: done meanwhile
+    coroutine_root* r = root();
+    if (!r) return s_->listen(this);  // false: done meanwhile
+    auto* rl = make_record<relay>(this);
+    enlist_suspended(start_.home, r, rl, nullptr, &relay::detach);
+    if (s_->listen(rl)) return true;
+    delist_suspended(start_.home, r);  // done meanwhile: go on without suspending
+    free_record(rl);
+    return false;
   }
   decltype(auto) await_resume() const {
     if constexpr (std::is_void_v<T>) s_->source()->value_ref();
@@ -359,6 +382,21 @@ class shared_awaiter final : private resumer, private listener {
   }
 
  private:
+  // The listener of a listed coroutine: resumes it unless a stopping runtime took it back first.
+  struct relay final : listener {
+    explicit relay(shared_awaiter* a) noexcept : listener(&on_ready), target(a) {}
+    std::atomic<shared_awaiter*> target;
+    static void on_ready(continuation* c) noexcept {
+      auto* rl = static_cast<relay*>(static_cast<listener*>(c));
+      if (shared_awaiter* a = rl->target.exchange(nullptr, std::memory_order_acq_rel))
+        resume_suspended(a->start_.home, a->root(), a->start_, static_cast<resumer*>(a));
+      free_record(rl);
+    }
+    static bool detach(coroutine_root* r) noexcept {
+      return static_cast<relay*>(r->awaited)->target.exchange(nullptr, std::memory_order_acq_rel) != nullptr;
+    }
+  };
+
   static void on_ready(continuation* c) noexcept {
     auto* a = static_cast<shared_awaiter*>(static_cast<listener*>(c));
     a->start_.release(static_cast<resumer*>(a));
