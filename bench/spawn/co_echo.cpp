@@ -1,6 +1,7 @@
 #include "co_echo.hpp"
 
-#include <sys/resource.h>
+#include "fd_limit.hpp"
+
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -58,18 +59,6 @@ struct connection : std::enable_shared_from_this<connection> {
     });
   }
 };
-
-void raise_fd_limit(std::size_t fds) {
-  rlimit l{};
-  getrlimit(RLIMIT_NOFILE, &l);
-  if (l.rlim_cur != RLIM_INFINITY && l.rlim_cur >= fds) return;
-  rlimit want = l;
-  want.rlim_cur = fds;
-  if (l.rlim_max != RLIM_INFINITY && l.rlim_max < fds) want.rlim_max = fds;
-  if (setrlimit(RLIMIT_NOFILE, &want) != 0)
-    throw std::runtime_error("coroutines: the echo benchmark needs " + std::to_string(fds) +
-                             " descriptors and setrlimit(RLIMIT_NOFILE) failed: " + std::strerror(errno));
-}
 
 void write_all(int fd, const std::byte* p, std::size_t n) {
   while (n > 0) {

@@ -114,22 +114,6 @@ void store_delta(run_result& r, const snapshot& before, const snapshot& after) {
   r.slab_bytes = d(after.slabs, before.slabs) * 64 * 1024;
 }
 
-void raise_fd_limit(std::size_t fds) {
-  rlimit l{};
-  getrlimit(RLIMIT_NOFILE, &l);
-  if (l.rlim_cur != RLIM_INFINITY && l.rlim_cur >= fds) return;
-  rlimit want = l;
-  want.rlim_cur = fds;
-  if (l.rlim_max != RLIM_INFINITY && l.rlim_max < fds) want.rlim_max = fds;  // root may raise the hard limit
-  if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
-    const long nr_open = read_long_file("/proc/sys/fs/nr_open");
-    throw std::runtime_error("waits: needs " + std::to_string(fds) + " descriptors; RLIMIT_NOFILE is " +
-                             std::to_string(l.rlim_cur) + " (hard " + std::to_string(l.rlim_max) +
-                             ", fs.nr_open " + std::to_string(nr_open) + ") and setrlimit failed: " +
-                             std::strerror(errno) + " (run as root, or raise `ulimit -n`)");
-  }
-}
-
 std::size_t socketpairs_that_fit(std::size_t wanted) {
   constexpr std::size_t reserve = 64;
   std::size_t open_fds = 0;

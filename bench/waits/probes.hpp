@@ -2,6 +2,8 @@
 // and the child process each run happens in.
 #pragma once
 
+#include "fd_limit.hpp"
+
 #include <pthread.h>
 
 #include <chrono>
@@ -42,8 +44,6 @@ struct snapshot {
 // r.rss_total_bytes with after's RSS.
 void store_delta(run_result& r, const snapshot& before, const snapshot& after);
 
-// Soft (and, where allowed, hard) RLIMIT_NOFILE to at least `fds`; std::runtime_error if it cannot.
-void raise_fd_limit(std::size_t fds);
 // The most socketpairs this process can hold, at most `wanted`: RLIMIT_NOFILE raised as far as it
 // goes (the hard limit binds without CAP_SYS_RESOURCE), less the descriptors already open and a
 // reserve of 64, halved, rounded down to a multiple of 100 (of 10 below 1,000).

@@ -138,16 +138,9 @@ TEST(CoroutineAwait, CancellationReachesTheAwaitedOperation) {
   ::close(p[1]);
 }
 
-// Counts live frames: made in a coroutine's body, destroyed with its frame.
-struct frame_guard {
-  explicit frame_guard(std::atomic<long>* n) : n(n) { n->fetch_add(1); }
-  ~frame_guard() { n->fetch_sub(1); }
-  std::atomic<long>* n;
-};
-
 heddle::co_task<int> awaits_promise(heddle::future<int> f, bool by_reference, std::atomic<long>* alive,
                                     std::atomic<long>* resumed) {
-  frame_guard here(alive);
+  heddle_test::alive_counter here(alive);
   int v = by_reference ? co_await f : co_await std::move(f);
   resumed->fetch_add(1);
   co_return v;
@@ -156,7 +149,7 @@ heddle::co_task<int> awaits_promise(heddle::future<int> f, bool by_reference, st
 // Two coroutines on copies of one shared_future, one by reference and one by value.
 heddle::co_task<int> awaits_shared(heddle::shared_future<int> f, bool by_reference, std::atomic<long>* alive,
                                    std::atomic<long>* resumed) {
-  frame_guard here(alive);
+  heddle_test::alive_counter here(alive);
   int v = by_reference ? co_await f : co_await heddle::shared_future<int>(f);
   resumed->fetch_add(1);
   co_return v;

@@ -22,6 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using heddle_test::scaled;
+using heddle_test::alive_counter;
 using heddle_test::watchdog;
 
 heddle::co_task<int> constant(int v) { co_return v; }
@@ -200,13 +201,6 @@ TEST(Coroutine, AMillionDeepChainUsesNoStack) {
   const long n = calls_are_instrumented ? 2'000 : 1'000'000;
   EXPECT_EQ(rt.spawn(depth(n)).get(), n);
 }
-
-// Frames alive: each coroutine below holds one while its body is in scope.
-struct alive_counter {
-  std::atomic<long>* n;
-  explicit alive_counter(std::atomic<long>* c) : n(c) { n->fetch_add(1); }
-  ~alive_counter() { n->fetch_sub(1); }
-};
 
 heddle::co_task<long> sums_three_tasks(long i, std::atomic<long>* alive) {
   alive_counter here(alive);

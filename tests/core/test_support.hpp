@@ -1,7 +1,8 @@
-// Shared helpers of the core tests: sanitizer-aware sizes and a watchdog that turns a hang into a
-// failure with a message instead of a test that blocks forever.
+// Shared helpers of the core tests: sanitizer-aware sizes, a watchdog that turns a hang into a
+// failure with a message instead of a test that blocks forever, and a counter of live frames.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,6 +15,16 @@
 #include <utility>
 
 namespace heddle_test {
+
+// Counts the objects alive: made in a coroutine's body, it counts live frames (destroyed with its
+// frame, finished or not).
+struct alive_counter {
+  std::atomic<long>* n;
+  explicit alive_counter(std::atomic<long>* c) : n(c) { n->fetch_add(1); }
+  ~alive_counter() { n->fetch_sub(1); }
+  alive_counter(const alive_counter&) = delete;
+  alive_counter& operator=(const alive_counter&) = delete;
+};
 
 // HEDDLE_TEST_SANITIZED comes from tests/core/CMakeLists.txt; the macros cover other builds.
 #if defined(HEDDLE_TEST_SANITIZED) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)

@@ -112,16 +112,9 @@ TEST(CoroutineSchedule, ScheduleMovesACoroutineBetweenRuntimes) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
-// Counts live frames: made in a coroutine's body, destroyed with its frame.
-struct frame_guard {
-  explicit frame_guard(std::atomic<long>* n) : n(n) { n->fetch_add(1); }
-  ~frame_guard() { n->fetch_sub(1); }
-  std::atomic<long>* n;
-};
-
 // Holds no handle of the queue (one in its frame would keep a dropped queue alive).
 heddle::co_task<int> waits_for_queue(heddle::serial_queue* q, std::atomic<long>* alive, std::atomic<int>* ran) {
-  frame_guard here(alive);
+  heddle_test::alive_counter here(alive);
   co_await q->schedule();
   ran->fetch_add(1);
   co_return 1;
