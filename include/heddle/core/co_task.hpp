@@ -59,20 +59,48 @@ class [[nodiscard]] co_task;
 namespace core_detail {
 
 // What a coroutine that may be the outermost of its chain has: the record that its end completes.
+// The outermost coroutine's result goes straight into that record; an awaited one's stays in its
+// promise for the awaiting coroutine to take.
 template <class T>
-class outermost_promise : public promise_base, public result_holder<T> {
+class outermost_base : public promise_base, public result_holder<T> {
  public:
   // Made the outermost coroutine of a chain: `s` is its record and its chain's root.
   void spawned_by(spawn_state<T>* s) noexcept { root_ = s; }
-  // The outermost coroutine's end (final_awaiter): the result into the record, the frame
-  // destroyed, the record completed.
+  void unhandled_exception() noexcept {
+    if (awaiter_) [[likely]] return this->store_error(std::current_exception());
+    record()->set_error(std::current_exception());
+  }
+  // The outermost coroutine's end (final_awaiter): the frame destroyed (its locals' destructors
+  // run before a waiter sees the result), the record completed.
   template <class P>
   std::coroutine_handle<> finish_spawned(std::coroutine_handle<P> h) noexcept {
-    auto* s = static_cast<spawn_state<T>*>(root_);
-    this->hand_to(s);
+    auto* s = record();
     h.destroy();
-    s->complete();
+    core_detail::worker* w = core_detail::current_worker;
+    if (w && w->owned_run == s) s->complete_owned();  // run by the coroutine that awaits it
+    else s->complete();
     return std::noop_coroutine();
+  }
+
+ protected:
+  spawn_state<T>* record() const noexcept { return static_cast<spawn_state<T>*>(root_); }
+};
+
+template <class T>
+class outermost_promise : public outermost_base<T> {
+ public:
+  // A T's constructor that throws leaves the body through unhandled_exception.
+  template <class U>
+  void return_value(U&& v) {
+    if (this->awaiter_) [[likely]] return this->store_value(std::forward<U>(v));
+    this->record()->set_value(std::forward<U>(v));
+  }
+};
+template <>
+class outermost_promise<void> : public outermost_base<void> {
+ public:
+  void return_void() noexcept {
+    if (!awaiter_) record()->set_value();
   }
 };
 
@@ -129,7 +157,7 @@ class [[nodiscard]] co_task {
  private:
   friend class core_detail::co_promise<T>;
   template <class U>
-  friend future<U> spawn_on(core_detail::runtime_core* core, co_task<U> task);
+  friend inline future<U> spawn_on(core_detail::runtime_core* core, co_task<U> task);
 
   explicit co_task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
   void reset() noexcept {
@@ -144,11 +172,18 @@ co_task<T> core_detail::co_promise<T>::get_return_object() noexcept {
   return co_task<T>(std::coroutine_handle<co_promise>::from_promise(*this));
 }
 
+namespace core_detail {
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_empty_co_task() {
+  throw invalid_future("heddle::spawn: an empty co_task (moved from, or spawned already)");
+}
+}  // namespace core_detail
+
 // Starts `task` as a task of `core`: on the calling worker's deque when it is one of core's
-// workers, else injected. Throws invalid_future for an empty task.
+// workers, else injected. Throws invalid_future for an empty task. Inlined: a spawn is a few dozen
+// instructions, and a call would add its own.
 template <class T>
-future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
-  if (!task.valid()) throw invalid_future("heddle::spawn: an empty co_task (moved from, or spawned already)");
+[[gnu::always_inline]] inline future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
+  if (!task.valid()) [[unlikely]] core_detail::throw_empty_co_task();
   auto h = std::exchange(task.h_, nullptr);
   core_detail::spawn_state<T>* s = nullptr;
   try {
@@ -167,7 +202,7 @@ future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
 // frame, in the frame's block where it has room (a frame of up to 368 bytes, for a small T), else from the
 // block caches. Throws invalid_future for an empty task.
 template <class T>
-future<T> spawn(co_task<T> task) {
+[[gnu::always_inline]] inline future<T> spawn(co_task<T> task) {
   core_detail::worker* w = core_detail::current_worker;
   return spawn_on(w ? w->core : core_detail::current_core(), std::move(task));
 }

@@ -10,7 +10,6 @@
 #include <new>
 #include <type_traits>
 #include <utility>
-#include <variant>
 
 #include "heddle/core/detail/block_cache.hpp"
 #include "heddle/core/detail/chain_state.hpp"
@@ -32,7 +31,8 @@ namespace heddle::core_detail {
 struct frame_header {
   static constexpr std::uint32_t expected_magic = 0x6672616d;  // "fram"
   std::uint32_t magic;
-  std::uint32_t holds_record;  // the block's tail holds spawn's record: the frame's end leaves it
+  std::uint16_t size_class;    // the block's (num_size_classes: operator new's), known when it was taken
+  std::uint16_t holds_record;  // the block's tail holds spawn's record: the frame's end leaves it
   std::size_t bytes;           // the frame's size, as operator new was asked
 };
 inline constexpr std::size_t frame_header_bytes = 16;
@@ -40,7 +40,7 @@ static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 1
 
 // The block that holds a frame, or frees it: from the header's size.
 inline void free_frame_block(void* block) noexcept {
-  const std::size_t cls = size_class_of(static_cast<frame_header*>(block)->bytes + frame_header_bytes);
+  const std::size_t cls = static_cast<frame_header*>(block)->size_class;
   if (cls < num_size_classes) [[likely]] return free_block(block, cls);
   ::operator delete(block);
 }
@@ -48,7 +48,7 @@ inline void free_frame_block(void* block) noexcept {
 inline void* allocate_frame(std::size_t bytes) {
   const std::size_t cls = size_class_of(bytes + frame_header_bytes);
   void* block = cls < num_size_classes ? allocate_block(cls) : ::operator new(bytes + frame_header_bytes);
-  ::new (block) frame_header{frame_header::expected_magic, 0, bytes};
+  ::new (block) frame_header{frame_header::expected_magic, static_cast<std::uint16_t>(cls), 0, bytes};
   return static_cast<std::byte*>(block) + frame_header_bytes;
 }
 inline void free_frame(void* frame, std::size_t) noexcept {
@@ -65,7 +65,7 @@ inline void* frame_block_of(void* frame) noexcept { return static_cast<std::byte
 inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
   auto* h = static_cast<frame_header*>(frame_block_of(frame));
   if (h->magic != frame_header::expected_magic) [[unlikely]] return nullptr;
-  const std::size_t used = h->bytes + frame_header_bytes, cls = size_class_of(used);
+  const std::size_t used = h->bytes + frame_header_bytes, cls = h->size_class;
   if (cls >= num_size_classes) return nullptr;
   const std::size_t at = (used + block_align - 1) / block_align * block_align;
   if (at + bytes > class_bytes(cls)) return nullptr;
@@ -82,16 +82,19 @@ inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
 // attached there: a runtime that stops detaches the continuation and destroys the chain, so that no
 // frame outlives the runtime that would have resumed it.
 struct coroutine_root {
+  explicit coroutine_root(void (*abandon_fn)(coroutine_root*) noexcept) noexcept : abandon(abandon_fn) {}
+
   std::coroutine_handle<> top;
   void (*abandon)(coroutine_root*) noexcept;
-  // While listed: what the chain waits on and what it attached there, and how to take that back
-  // (true if taken: whoever completes what it waits on will not resume it; false if a completion
-  // got there first).
-  void* awaited = nullptr;
-  continuation* waiter = nullptr;
-  bool (*detach)(coroutine_root*) noexcept = nullptr;
-  coroutine_root* prev = nullptr;        // the list's links (src/core/coroutines.cpp)
-  coroutine_root* next = nullptr;
+  // Written when listed (enlist_suspended), read only while listed: left uninitialised before, as
+  // a spawn that never suspends never lists its chain. What the chain waits on and what it attached
+  // there, and how to take that back (true if taken: whoever completes what it waits on will not
+  // resume it; false if a completion got there first).
+  void* awaited;
+  continuation* waiter;
+  bool (*detach)(coroutine_root*) noexcept;
+  coroutine_root* prev;  // the list's links (src/core/coroutines.cpp)
+  coroutine_root* next;
 };
 
 // Lists `r` as waiting on `awaited` through `waiter` (taken back by `detach`), in `core`'s list:
@@ -162,41 +165,43 @@ class co_promise;
 template <class T>
 class result_holder {
  public:
-  void unhandled_exception() noexcept { result_.template emplace<2>(std::current_exception()); }
+  result_holder() noexcept {}
+  result_holder(const result_holder&) = delete;
+  ~result_holder() {
+    if (kind_ == result_kind::value) value_.~T();
+    else if (kind_ == result_kind::error) error_.~exception_ptr();
+  }
+  void store_error(std::exception_ptr e) noexcept {
+    ::new (static_cast<void*>(std::addressof(error_))) std::exception_ptr(std::move(e));
+    kind_ = result_kind::error;
+  }
   template <class U>
-  void return_value(U&& v) {
-    result_.template emplace<1>(std::forward<U>(v));
+  void store_value(U&& v) {
+    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<U>(v));
+    kind_ = result_kind::value;
   }
   // The value moved out, or the body's exception rethrown.
   T take() {
-    if (result_.index() == 2) std::rethrow_exception(std::get<2>(std::move(result_)));
-    return std::get<1>(std::move(result_));
-  }
-  // The value (or the exception) moved into a future's state.
-  void hand_to(future_state<T>* s) noexcept {
-    if (result_.index() == 2) return s->set_error(std::get<2>(std::move(result_)));
-    try {
-      s->set_value(std::get<1>(std::move(result_)));
-    } catch (...) {
-      s->set_error(std::current_exception());
-    }
+    if (kind_ == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
+    return std::move(value_);
   }
 
  private:
-  std::variant<std::monostate, T, std::exception_ptr> result_;
+  // A union and its kind, as a future's state holds its result: what std::variant would do, with
+  // no valueless state to check for at each access.
+  union {
+    T value_;
+    std::exception_ptr error_;
+  };
+  result_kind kind_ = result_kind::none;
 };
 
 template <>
 class result_holder<void> {
  public:
-  void unhandled_exception() noexcept { error_ = std::current_exception(); }
-  void return_void() noexcept {}
+  void store_error(std::exception_ptr e) noexcept { error_ = std::move(e); }
   void take() {
     if (error_) std::rethrow_exception(std::move(error_));
-  }
-  void hand_to(future_state<void>* s) noexcept {
-    if (error_) s->set_error(std::move(error_));
-    else s->set_value();
   }
 
  private:
@@ -230,36 +235,46 @@ class task_awaiter {
 class resumer : public task_base {
  public:
   resumer() noexcept : task_base(&vtable) {}
-  // Records where to resume and what to destroy if that never happens; `timing`, if given, records
-  // the latency from completion to resumption.
+  // Records where to resume and what to destroy if that never happens.
   template <class P>
-  void prepare(std::coroutine_handle<P> h, successor_start* timing = nullptr) noexcept {
+  void prepare(std::coroutine_handle<P> h) noexcept {
     h_ = h;
-    timing_ = timing;
     if constexpr (rooted_promise<P>) root_ = h.promise().root();
   }
 
- private:
-  static void execute(task_base* t) noexcept {
-    auto* r = static_cast<resumer*>(t);
-    if (r->timing_) r->timing_->record_latency();
-    r->h_.resume();
-  }
+ protected:
+  explicit resumer(const task_vtable* v) noexcept : task_base(v) {}
+  coroutine_root* root() const noexcept { return root_; }
+  void resume_now() const { h_.resume(); }
   static void discard(task_base* t) noexcept {
     auto* r = static_cast<resumer*>(t);
     if (coroutine_root* root = r->root_) return root->abandon(root);
     r->h_.destroy();
   }
-  static constexpr task_vtable vtable{&execute, &discard};
-
- protected:
-  coroutine_root* root() const noexcept { return root_; }
 
  private:
+  static void execute(task_base* t) noexcept { static_cast<resumer*>(t)->resume_now(); }
+  static constexpr task_vtable vtable{&execute, &discard};
 
   std::coroutine_handle<> h_;
   coroutine_root* root_ = nullptr;
-  successor_start* timing_ = nullptr;
+};
+
+// A resumer started by a completion's strategy (`start`): records the latency from completion to
+// resumption where `start` is timed (heddle::resume).
+class timed_resumer : public resumer {
+ public:
+  timed_resumer(strategy how, bool timed) noexcept : resumer(&vtable), start{nullptr, how, timed} {}
+
+  successor_start start;
+
+ private:
+  static void execute(task_base* t) noexcept {
+    auto* r = static_cast<timed_resumer*>(t);
+    r->start.record_latency();
+    r->resume_now();
+  }
+  static constexpr task_vtable vtable{&execute, &resumer::discard};
 };
 
 // On a worker: runs tasks from the worker's own deque until `s` is done, as forcing a future does
@@ -275,8 +290,13 @@ inline bool run_own_work_until_done(future_state_base* s) noexcept {
       break;
     }
     w->stats.executed.bump();
+    // The awaited record itself: its coroutine's end, if it comes before this returns, completes it
+    // owned (worker::owned_run). Set around the run only, as the coroutine may suspend inside.
+    const void* outer = w->owned_run;
+    if (t == s) w->owned_run = s;
     if (trace::on()) [[unlikely]] trace::run_traced(t, t->vt->execute, trace::how::nested);
     else t->vt->execute(t);
+    w->owned_run = outer;
     if (s->is_done()) return true;
   }
   return s->is_done();
@@ -289,12 +309,10 @@ inline bool run_own_work_until_done(future_state_base* s) noexcept {
 // reference (co_await of an rvalue: the value is moved out and the state released); else the future
 // keeps it (co_await of an lvalue: the value stays in the future).
 template <class T, bool Owned>
-class future_awaiter final : private resumer, private continuation {
+class future_awaiter final {
  public:
-  future_awaiter(future_state<T>* s, strategy how, bool timed) noexcept
-      : continuation{&on_ready}, s_(s), start_{nullptr, how, timed} {}
-  future_awaiter(future_awaiter&& o) noexcept
-      : continuation{&on_ready}, s_(std::exchange(o.s_, nullptr)), start_(o.start_) {}
+  future_awaiter(future_state<T>* s, strategy how, bool timed) noexcept : s_(s), how_(how), timed_(timed) {}
+  future_awaiter(future_awaiter&& o) noexcept : s_(std::exchange(o.s_, nullptr)), how_(o.how_), timed_(o.timed_) {}
   future_awaiter(const future_awaiter&) = delete;
   ~future_awaiter() {
     if constexpr (Owned) {
@@ -306,12 +324,13 @@ class future_awaiter final : private resumer, private continuation {
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) noexcept {
     if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
-    prepare(h, &start_);
-    start_.home = current_core();
-    coroutine_root* r = root();
-    if (r) enlist_suspended(start_.home, r, s_, this, &detach_from_future);
-    if (s_->attach(this)) return true;
-    if (r) delist_suspended(start_.home, r);  // done meanwhile: go on without suspending
+    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, timed_);
+    sp->prepare(h);
+    sp->start.home = current_core();
+    coroutine_root* r = sp->root();
+    if (r) enlist_suspended(sp->start.home, r, s_, sp, &detach_from_future);
+    if (s_->attach(sp)) return true;
+    if (r) delist_suspended(sp->start.home, r);  // done meanwhile: go on without suspending
     return false;
   }
   decltype(auto) await_resume() {
@@ -328,14 +347,26 @@ class future_awaiter final : private resumer, private continuation {
   }
 
  private:
-  static void on_ready(continuation* c) noexcept {
-    auto* a = static_cast<future_awaiter*>(c);
-    if (coroutine_root* r = a->root()) return resume_suspended(a->start_.home, r, a->start_, static_cast<resumer*>(a));
-    a->start_.release(static_cast<resumer*>(a));
-  }
+  // What a suspension needs (the task that resumes the coroutine, the continuation the state calls):
+  // made by await_suspend only when the coroutine does suspend. A future done already, or whose
+  // task this worker ran itself, costs none of it.
+  struct suspension final : timed_resumer, continuation {
+    suspension(strategy how, bool timed) noexcept : timed_resumer(how, timed), continuation{&on_ready} {}
+    using timed_resumer::root;
+
+    static void on_ready(continuation* c) noexcept {
+      auto* sp = static_cast<suspension*>(c);
+      if (coroutine_root* r = sp->root()) return resume_suspended(sp->start.home, r, sp->start, static_cast<resumer*>(sp));
+      sp->start.release(static_cast<resumer*>(sp));
+    }
+  };
 
   future_state<T>* s_;
-  successor_start start_;
+  strategy how_;
+  bool timed_;
+  union {
+    suspension suspension_;  // trivially destructible: nothing to end
+  };
 };
 
 // co_await of a shared_future<T>: listens to the shared state (any number of coroutines and threads
@@ -346,13 +377,14 @@ class future_awaiter final : private resumer, private continuation {
 // list: a stopping runtime detaches the relay instead (it then frees itself when the state completes)
 // and destroys the chain.
 template <class T, bool Owned>
-class shared_awaiter final : private resumer, private listener {
+class shared_awaiter final : private timed_resumer, private listener {
  public:
   shared_awaiter(shared_state<T>* s, strategy how, bool timed) noexcept
-      : listener(&on_ready), s_(s), start_{nullptr, how, timed} {
+      : timed_resumer(how, timed), listener(&on_ready), s_(s) {
     if constexpr (Owned) s_->ref();
   }
-  shared_awaiter(shared_awaiter&& o) noexcept : listener(&on_ready), s_(std::exchange(o.s_, nullptr)), start_(o.start_) {}
+  shared_awaiter(shared_awaiter&& o) noexcept
+      : timed_resumer(o.start.how, o.start.timed), listener(&on_ready), s_(std::exchange(o.s_, nullptr)) {}
   shared_awaiter(const shared_awaiter&) = delete;
   ~shared_awaiter() {
     if constexpr (Owned) {
@@ -364,14 +396,14 @@ class shared_awaiter final : private resumer, private listener {
   // Throws std::bad_alloc if the relay cannot be made (the coroutine goes on with the exception).
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) {
-    prepare(h, &start_);
-    start_.home = current_core();
+    prepare(h);
+    start.home = current_core();
     coroutine_root* r = root();
     if (!r) return s_->listen(this);  // false: done meanwhile
     auto* rl = make_record<relay>(this);
-    enlist_suspended(start_.home, r, rl, nullptr, &relay::detach);
+    enlist_suspended(start.home, r, rl, nullptr, &relay::detach);
     if (s_->listen(rl)) return true;
-    delist_suspended(start_.home, r);  // done meanwhile: go on without suspending
+    delist_suspended(start.home, r);  // done meanwhile: go on without suspending
     free_record(rl);
     return false;
   }
@@ -389,7 +421,7 @@ class shared_awaiter final : private resumer, private listener {
     static void on_ready(continuation* c) noexcept {
       auto* rl = static_cast<relay*>(static_cast<listener*>(c));
       if (shared_awaiter* a = rl->target.exchange(nullptr, std::memory_order_acq_rel))
-        resume_suspended(a->start_.home, a->root(), a->start_, static_cast<resumer*>(a));
+        resume_suspended(a->start.home, a->root(), a->start, static_cast<resumer*>(a));
       free_record(rl);
     }
     static bool detach(coroutine_root* r) noexcept {
@@ -399,11 +431,10 @@ class shared_awaiter final : private resumer, private listener {
 
   static void on_ready(continuation* c) noexcept {
     auto* a = static_cast<shared_awaiter*>(static_cast<listener*>(c));
-    a->start_.release(static_cast<resumer*>(a));
+    a->start.release(static_cast<resumer*>(a));
   }
 
   shared_state<T>* s_;
-  successor_start start_;
 };
 
 // co_await heddle::schedule(rt): the coroutine goes on as a task of `rt`.
@@ -436,7 +467,7 @@ namespace heddle::core_detail {
 template <class T>
 class spawn_state final : public future_state<T>, public coroutine_root {
  public:
-  spawn_state() noexcept : future_state<T>(&vtable), coroutine_root{{}, &abandon_chain} {}
+  spawn_state() noexcept : future_state<T>(&vtable), coroutine_root(&abandon_chain) {}
   // Made for the coroutine `h`: in its frame block's tail where there is room, else a record of its own.
   static spawn_state* make_for(std::coroutine_handle<> h) {
     if (void* tail = frame_tail(h.address(), sizeof(spawn_state))) {

@@ -59,6 +59,10 @@ struct worker {
   std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep without the fence
   alignas(64) std::atomic<std::uint32_t> wake_word{0};  // the futex word this worker parks on
   worker_wake_node waiter;  // attached to a future this worker sleeps on
+  // The record of a spawned coroutine that the coroutine awaiting it popped from this deque and
+  // runs here now (run_own_work_until_done): nobody else can see it, so its end completes it with a
+  // plain store (complete_owned), as a future's owner that runs its own task does.
+  const void* owned_run = nullptr;
   worker_counters stats;
 };
 
