@@ -24,7 +24,8 @@ namespace heddle::core_detail {
 
 // A coroutine's frame comes from the block caches when it fits a size class (512 bytes) with its
 // header, as task records do; larger frames come from operator new. The header (16 bytes before
-// the frame) gives the frame's size, so that spawn can put its record in the block's unused tail
+// the frame) gives the frame's size and its block's size class (taken once, at the allocation,
+// where the size is the compiler's constant), so that spawn can put its record in the block's unused tail
 // (frame_tail): a spawned coroutine then costs one block, as a task does. A block that holds such a
 // record outlives the frame: the record frees it (free_frame_block) once the future lets it go,
 // which is always after the frame's end (the coroutine completes the record as its last act).
@@ -38,7 +39,7 @@ struct frame_header {
 inline constexpr std::size_t frame_header_bytes = 16;
 static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 16 bytes (the frame's alignment)");
 
-// The block that holds a frame, or frees it: from the header's size.
+// Frees the block that holds a frame, by the size class its header keeps.
 inline void free_frame_block(void* block) noexcept {
   const std::size_t cls = static_cast<frame_header*>(block)->size_class;
   if (cls < num_size_classes) [[likely]] return free_block(block, cls);
