@@ -748,9 +748,17 @@ void engine::check_peers_if_due() {
 
 void engine::receiver_loop() {
   const auto spin = options_.receiver_spin;
+  // While callers poll, each nap is longer than the last, up to progress::longest_nap: the end of a
+  // nap is a timer interrupt and a context switch on a core that a polling caller (or, on a full
+  // machine, the peer's poller) is using (progress.hpp).
+  auto nap = progress::first_nap;
+  const auto nap_for_caller = [&] {
+    progress_.nap(nap);
+    nap = std::min(nap * 2, progress::longest_nap);
+  };
   while (!stop_.load(std::memory_order_acquire)) {
     if (!progress_.try_lock()) {
-      progress_.nap(std::chrono::milliseconds(1));
+      nap_for_caller();
       check_peers_if_due();
       continue;
     }
@@ -789,8 +797,12 @@ void engine::receiver_loop() {
     polling_thread = false;
     progress_.unlock();
     if (stop_.load(std::memory_order_acquire)) break;
-    if (yielded) progress_.nap(std::chrono::milliseconds(1));  // a caller polls now: do not take the lock back at once
-    else if (go_to_sleep) transport_->sleep(std::chrono::milliseconds(100));
+    if (yielded) {
+      nap_for_caller();  // a caller polls now: do not take the lock back at once
+    } else {
+      nap = progress::first_nap;
+      if (go_to_sleep) transport_->sleep(std::chrono::milliseconds(100));
+    }
     check_peers_if_due();
   }
 }

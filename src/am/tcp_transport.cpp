@@ -2,7 +2,8 @@
 // socket heddle-run made for it), connects to every node below it and accepts every node above;
 // a connecting node first presents the session's secret, and a connection without it is closed.
 // Sockets are non-blocking with TCP_NODELAY. The polling thread reads whatever has arrived and
-// cuts it into frames; the receiver sleeps in an epoll set (the async layer's epoll_set). A sender
+// cuts it into frames (with one or two peers by a recv on each, with more from the connections an
+// epoll set reports readable); the receiver sleeps in the epoll set (the async layer's epoll_set). A sender
 // writes straight from the caller's memory (a thread that may wait waits for the socket); what the
 // polling thread cannot write now is queued and flushed as the socket drains. A closed connection
 // is a lost peer.
@@ -34,6 +35,10 @@ constexpr char connect_magic[4] = {'H', 'D', 'L', 'T'};
 // Puts and replies with at least this much data are read straight into the memory that waits for
 // them (frame_sink::place): a buffer, a get's destination.
 constexpr std::size_t direct_bytes = std::size_t{16} << 10;
+// Up to this many peers, a poll is a recv on each connection (tcp_transport::poll).
+constexpr unsigned recv_polled_peers = 2;
+// Frames up to this size (header included) are sent as one piece (send_frame).
+constexpr std::size_t small_frame_bytes = 256;
 // A connection's staging area (read_from): what one recv may take.
 constexpr std::size_t staging_bytes = std::size_t{64} << 10;
 
@@ -99,7 +104,8 @@ bool read_all(int fd, void* p, std::size_t n, clock::time_point deadline) {
 
 class tcp_transport final : public transport {
  public:
-  explicit tcp_transport(const session_options& o) : o_(o), epoll_(epoll_data_t{.u32 = o.nodes}) {
+  explicit tcp_transport(const session_options& o)
+      : o_(o), poll_by_recv_(o.nodes <= 1 + recv_polled_peers), epoll_(epoll_data_t{.u32 = o.nodes}) {
     if (o.peers.size() != o.nodes)
       throw session_error("heddle::offload: the tcp backend needs every node's address: " + std::to_string(o.peers.size()) +
                           " given for " + std::to_string(o.nodes) + " nodes (HEDDLE_PEERS, or session_options::peers)");
@@ -145,6 +151,7 @@ class tcp_transport final : public transport {
     for (node_id n = 0; n < o_.nodes; ++n) {
       if (n == o_.node) continue;
       set_nonblocking_nodelay(peers_[n]->fd);
+      if (poll_by_recv_) continue;  // in the epoll set only while the receiver sleeps
       if (!epoll_.add(peers_[n]->fd, EPOLLIN, epoll_data_t{.u32 = n}))
         throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot watch its connection to node " +
                             std::to_string(n) + ": " + std::strerror(errno));
@@ -162,9 +169,11 @@ class tcp_transport final : public transport {
     return send_frame(to, header, payload, {}, wait, {});
   }
 
-  // Reads only the connections the epoll set reports readable: a look at the set's ready list does
-  // not take a socket's lock, which a recv on an empty socket does, against the kernel's delivery of
-  // the very packet the poller waits for (perf: the spin lock's slow path was the top symbol).
+  // With a few peers (poll_by_recv_) a poll is a recv on each connection, and the connections are
+  // in no epoll set meanwhile: every frame sent to a socket that an epoll set watches runs the
+  // set's wake-up callback inside its sender's send, which the round trip pays twice
+  // (docs/benchmarks.md, "Fifth step" of the offload call path). With more, a poll reads only the
+  // connections the epoll set reports readable: one look at the set's ready list, not a recv each.
   bool poll() override {
     bool any = false;
     for (node_id n = 0; n < o_.nodes; ++n) {
@@ -174,6 +183,11 @@ class tcp_transport final : public transport {
       std::unique_lock lock(p.out_m, std::try_to_lock);
       // Bytes written count as traffic (transport::poll): the receiver keeps spinning.
       if (lock) any |= flush(n, p, false);
+    }
+    if (poll_by_recv_) {
+      for (node_id n = 0; n < o_.nodes; ++n)
+        if (n != o_.node && !peers_[n]->closed) any |= read_from(n, *peers_[n]);
+      return any;
     }
     epoll_event evs[16];
     const int ready = epoll_.wait(evs, 0);
@@ -188,12 +202,17 @@ class tcp_transport final : public transport {
   bool pending() const override { return false; }  // the receiver's epoll sees what is left
 
   void sleep(std::chrono::nanoseconds timeout) override {
-    // Sockets with queued output are watched for room as well.
+    // Sockets with queued output are watched for room as well. Recv-polled connections join the
+    // set for the sleep alone (an add reports a connection that is readable already: nothing that
+    // came since the last poll is missed).
     for (node_id n = 0; n < o_.nodes; ++n) {
       if (n == o_.node || peers_[n]->closed) continue;
       const bool out = peers_[n]->has_queue.load(std::memory_order_relaxed);
-      if (out != peers_[n]->watching_out) {
-        epoll_.modify(peers_[n]->fd, out ? (EPOLLIN | EPOLLOUT) : EPOLLIN, epoll_data_t{.u32 = n});
+      const std::uint32_t events = out ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+      if (poll_by_recv_) {
+        epoll_.add(peers_[n]->fd, events, epoll_data_t{.u32 = n});
+      } else if (out != peers_[n]->watching_out) {
+        epoll_.modify(peers_[n]->fd, events, epoll_data_t{.u32 = n});
         peers_[n]->watching_out = out;
       }
     }
@@ -202,6 +221,9 @@ class tcp_transport final : public transport {
     const int n = epoll_.wait(evs, ms);
     for (int i = 0; i < n; ++i)
       if (evs[i].data.u32 == o_.nodes) epoll_.clear_wake();
+    if (poll_by_recv_)
+      for (node_id k = 0; k < o_.nodes; ++k)
+        if (k != o_.node && !peers_[k]->closed) epoll_.remove(peers_[k]->fd);
   }
 
   void interrupt() override { epoll_.wake(); }
@@ -334,10 +356,17 @@ class tcp_transport final : public transport {
       for (std::size_t i = first; i < 3; ++i)
         if (!parts[i].empty()) iov[k++] = {const_cast<std::byte*>(parts[i].data()), parts[i].size()};
       if (k == 0) return;
-      msghdr m{};
-      m.msg_iov = iov;
-      m.msg_iovlen = static_cast<std::size_t>(k);
-      ssize_t w = ::sendmsg(p.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      // One piece goes out by send: sendmsg's message header and iovec, copied in and checked,
+      // make each call dearer (docs/benchmarks.md, "Fifth step" of the offload call path).
+      ssize_t w;
+      if (k == 1) {
+        w = ::send(p.fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+      } else {
+        msghdr m{};
+        m.msg_iov = iov;
+        m.msg_iovlen = static_cast<std::size_t>(k);
+        w = ::sendmsg(p.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      }
       if (w < 0) {
         if (errno == EINTR) continue;
         if (errno != EAGAIN) {
@@ -421,6 +450,14 @@ class tcp_transport final : public transport {
     else if (!lock.try_lock()) return false;
     if (p.closed) throw peer_lost(to, "heddle::offload: the connection to node " + std::to_string(to) + " is closed");
     std::span<const std::byte> parts[3] = {std::as_bytes(std::span(header)), head, tail};
+    // A small frame (a call's arguments, a result) is copied behind its header: one piece, one send.
+    alignas(64) std::byte joined[small_frame_bytes];
+    if (tail.empty() && head.size() <= small_frame_bytes - message_header::size) {
+      std::memcpy(joined, header.data(), message_header::size);
+      if (!head.empty()) std::memcpy(joined + message_header::size, head.data(), head.size());
+      parts[0] = std::span<const std::byte>(joined, message_header::size + head.size());
+      parts[1] = {};
+    }
     if (wait) {
       flush(to, p, true);
       write_parts(to, p, parts, true, tail_owner);
@@ -548,9 +585,12 @@ class tcp_transport final : public transport {
   }
 
   session_options o_;
+  // Few peers: polled by recv, in the epoll set only while the receiver sleeps (poll()).
+  const bool poll_by_recv_;
   frame_sink* sink_ = nullptr;
   std::vector<std::unique_ptr<peer>> peers_;
-  // What the receiver sleeps on (sleep()): every peer's socket once start() connected it, reported
+  // What the receiver sleeps on (sleep()): every peer's socket once start() connected it (while
+  // it sleeps, where poll_by_recv_), reported
   // with the peer's number, and interrupt()'s wake, reported as node number o_.nodes.
   heddle::async_detail::epoll_set epoll_;
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # heddle-run as a user meets it: a bad command line fails with exit status 2 and names what is
 # wrong, before any node starts; a good one starts the nodes with their environment, passes a
-# node's failure on, and --timeout ends a run that does not.
+# node's failure on, --timeout ends a run that does not, and a SIGTERM reaches every node.
 #   tests/tools/heddle_run_cli.sh HEDDLE_RUN
 set -uo pipefail
 bin=${1:?usage: heddle_run_cli.sh HEDDLE_RUN}
@@ -53,5 +53,18 @@ timeout 60 "$bin" -n 2 --timeout 0.5 sleep 30 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [[ $rc -eq 124 ]] || fail "--timeout 0.5: status $rc, expected 124"
 grep -qF "heddle-run: timeout after 0.5 s" "$tmp/err" || fail "--timeout 0.5: $(cat "$tmp/err")"
+
+# SIGTERM to heddle-run goes on to every node (heddle-run waits for it, and for the nodes' ends, in
+# sigtimedwait): the nodes end by it, and heddle-run reports each.
+"$bin" -n 3 sleep 30 >"$tmp/out" 2>"$tmp/err" &
+runner=$!
+sleep 0.5
+kill -TERM "$runner"
+wait "$runner"
+rc=$?
+[[ $rc -eq 143 ]] || fail "SIGTERM: status $rc, expected 143 ($(cat "$tmp/err"))"
+for k in 0 1 2; do
+  grep -qF "heddle-run: node $k was killed by signal 15" "$tmp/err" || fail "SIGTERM: node $k: $(cat "$tmp/err")"
+done
 
 finish "heddle-run CLI"

@@ -31,7 +31,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <heddle/core/detail/trace_merge.hpp>
@@ -40,8 +39,6 @@
 
 namespace {
 
-volatile sig_atomic_t forwarded_signal = 0;
-void on_signal(int sig) { forwarded_signal = sig; }
 
 std::string random_hex(std::size_t bytes) {
   std::random_device rd;
@@ -151,10 +148,14 @@ int main(int argc, char** argv) {
     }
   }
 
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  // heddle-run sleeps until a node ends, a signal comes or the timeout is due (sigtimedwait on the
+  // blocked signals): a launcher that woke every few milliseconds to look would take a core's time
+  // from the nodes it runs, on a machine whose cores they keep busy polling. The nodes get the
+  // signal mask back.
+  sigset_t watched, before;
+  ::sigemptyset(&watched);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM}) ::sigaddset(&watched, sig);
+  ::sigprocmask(SIG_BLOCK, &watched, &before);
 
   std::vector<pid_t> pids(nodes, -1);
   for (unsigned k = 0; k < nodes; ++k) {
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (pid == 0) {
+      ::sigprocmask(SIG_SETMASK, &before, nullptr);
       ::setenv("HEDDLE_BACKEND", backend.c_str(), 1);
       ::setenv("HEDDLE_NODE", std::to_string(k).c_str(), 1);
       ::setenv("HEDDLE_NODES", std::to_string(nodes).c_str(), 1);
@@ -206,18 +208,23 @@ int main(int argc, char** argv) {
         }
       continue;
     }
-    if (forwarded_signal) {
-      for (pid_t p : pids)
-        if (p > 0) ::kill(p, forwarded_signal);
-      forwarded_signal = 0;
+    if (pid < 0 && errno != EINTR) break;  // no child left to wait for
+    timespec wait_for{1, 0};  // a look at the children every second besides SIGCHLD: no end is missed
+    if (timeout > 0 && !timed_out) {
+      const double left = timeout - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (left <= 0) {
+        std::fprintf(stderr, "heddle-run: timeout after %g s: killing the nodes\n", timeout);
+        timed_out = true;
+        for (pid_t p : pids)
+          if (p > 0) ::kill(p, SIGKILL);
+        continue;
+      }
+      if (left < 1) wait_for = {0, static_cast<long>(left * 1e9) + 1};
     }
-    if (timeout > 0 && !timed_out && std::chrono::steady_clock::now() - start > std::chrono::duration<double>(timeout)) {
-      std::fprintf(stderr, "heddle-run: timeout after %g s: killing the nodes\n", timeout);
-      timed_out = true;
+    const int sig = ::sigtimedwait(&watched, nullptr, &wait_for);
+    if (sig == SIGINT || sig == SIGTERM)
       for (pid_t p : pids)
-        if (p > 0) ::kill(p, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (p > 0) ::kill(p, sig);
   }
   remove_leftovers(session);
 
