@@ -10,10 +10,10 @@
 //
 // While a caller polls, the receiver naps (not in the transport, so that senders do not pay for
 // waking it) and looks again after 1 ms, then 2, 4 and 8 ms while callers keep the lock: a nap's
-// end is a timer interrupt and a context switch on a core that a polling thread may be using (on
-// this project's 2-core VM a thread waking every millisecond beside a polled TCP ping-pong made its
-// round trip ~0.6 µs longer). A caller that gives up polling wakes it; what arrives after a
-// caller's last poll waits for the nap's end, 8 ms at most.
+// end is a timer interrupt and a context switch on a core that a polling thread may be using, which
+// a round trip in flight pays (docs/benchmarks.md, the offload call path's fifth step). A caller
+// that gives up polling wakes it; what arrives after a caller's last poll waits for the nap's end,
+// 8 ms at most.
 //
 // - a thread sending a long put (transfers.cpp) asks the receiver to step aside for the whole send,
 //   which outlasts the yield bit (an unlock clears it): meanwhile the receiver, at the end of each
@@ -45,8 +45,10 @@ class progress {
     if (!(word_.load(std::memory_order_relaxed) & yield_asked)) word_.fetch_or(yield_asked, std::memory_order_relaxed);
   }
   bool yield_wanted() const noexcept { return word_.load(std::memory_order_relaxed) & yield_asked; }
-  // The receiver's nap while a caller polls: `timeout` at most, or until wake_receiver().
+  // The receiver's naps while callers poll: the first, and the longest of those that follow it,
+  // each twice the last.
   static constexpr std::chrono::milliseconds first_nap{1}, longest_nap{8};
+  // The receiver's nap while a caller polls: `timeout` at most, or until wake_receiver().
   void nap(std::chrono::nanoseconds timeout) noexcept { heddle::core_detail::futex_wait(nap_, 0, timeout.count()); }
   void wake_receiver() noexcept { heddle::core_detail::futex_wake(nap_, 1); }
   // A long send by a thread of this process begins (and asks the holder to step aside) or ends.

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -38,7 +39,6 @@
 #include "numeric_options.hpp"
 
 namespace {
-
 
 std::string random_hex(std::size_t bytes) {
   std::random_device rd;
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
           if (p > 0) ::kill(p, SIGKILL);
         continue;
       }
-      if (left < 1) wait_for = {0, static_cast<long>(left * 1e9) + 1};
+      if (left < 1) wait_for = {0, std::min(999'999'999L, static_cast<long>(left * 1e9) + 1)};
     }
     const int sig = ::sigtimedwait(&watched, nullptr, &wait_for);
     if (sig == SIGINT || sig == SIGTERM)
