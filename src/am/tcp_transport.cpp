@@ -221,9 +221,10 @@ class tcp_transport final : public transport {
     const int n = epoll_.wait(evs, ms);
     for (int i = 0; i < n; ++i)
       if (evs[i].data.u32 == o_.nodes) epoll_.clear_wake();
+    // Every connection leaves the set, a lost one too (lose() may have run between its add and here).
     if (poll_by_recv_)
       for (node_id k = 0; k < o_.nodes; ++k)
-        if (k != o_.node && !peers_[k]->closed) epoll_.remove(peers_[k]->fd);
+        if (k != o_.node) epoll_.remove(peers_[k]->fd);
   }
 
   void interrupt() override { epoll_.wake(); }
