@@ -56,9 +56,12 @@ grep -qF "heddle-run: timeout after 0.5 s" "$tmp/err" || fail "--timeout 0.5: $(
 
 # SIGTERM to heddle-run goes on to every node (heddle-run waits for it, and for the nodes' ends, in
 # sigtimedwait): the nodes end by it, and heddle-run reports each.
-"$bin" -n 3 sleep 30 >"$tmp/out" 2>"$tmp/err" &
+"$bin" -n 3 sh -c 'touch "$0.$HEDDLE_NODE"; exec sleep 30' "$tmp/up" >"$tmp/out" 2>"$tmp/err" &
 runner=$!
-sleep 0.5
+for _ in $(seq 600); do  # until every node runs (heddle-run watches its signals before it starts them)
+  [[ -e $tmp/up.0 && -e $tmp/up.1 && -e $tmp/up.2 ]] && break
+  sleep 0.05
+done
 kill -TERM "$runner"
 wait "$runner"
 rc=$?
