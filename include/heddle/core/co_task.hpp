@@ -64,22 +64,15 @@ namespace core_detail {
 template <class T>
 class outermost_base : public promise_base, public result_holder<T> {
  public:
+  // The frame, with room behind it for spawn's record where its size class has it (detail/coroutine.hpp).
+  static void* operator new(std::size_t bytes) { return allocate_frame(bytes, sizeof(spawn_state<T>)); }
+  static void operator delete(void* frame) noexcept { free_frame(frame); }
+
   // Made the outermost coroutine of a chain: `s` is its record and its chain's root.
   void spawned_by(spawn_state<T>* s) noexcept { root_ = s; }
   void unhandled_exception() noexcept {
     if (awaiter_) [[likely]] return this->store_error(std::current_exception());
     record()->set_error(std::current_exception());
-  }
-  // The outermost coroutine's end (final_awaiter): the frame destroyed (its locals' destructors
-  // run before a waiter sees the result), the record completed.
-  template <class P>
-  std::coroutine_handle<> finish_spawned(std::coroutine_handle<P> h) noexcept {
-    auto* s = record();
-    h.destroy();
-    core_detail::worker* w = core_detail::current_worker;
-    if (w && w->owned_run == s) s->complete_owned();  // run by the coroutine that awaits it
-    else s->complete();
-    return std::noop_coroutine();
   }
 
  protected:
@@ -126,6 +119,9 @@ class future_promise final : public outermost_promise<T> {
   std::suspend_never initial_suspend() noexcept { return {}; }
 };
 
+template <class T>
+spawn_state<T>* spawn_record(co_task<T>& task);
+
 }  // namespace core_detail
 
 template <class T>
@@ -157,7 +153,7 @@ class [[nodiscard]] co_task {
  private:
   friend class core_detail::co_promise<T>;
   template <class U>
-  friend inline future<U> spawn_on(core_detail::runtime_core* core, co_task<U> task);
+  friend core_detail::spawn_state<U>* core_detail::spawn_record(co_task<U>& task);
 
   explicit co_task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
   void reset() noexcept {
@@ -176,6 +172,23 @@ namespace core_detail {
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_empty_co_task() {
   throw invalid_future("heddle::spawn: an empty co_task (moved from, or spawned already)");
 }
+
+// The record of `task`'s future, which the task gives its frame to. Throws invalid_future for an
+// empty task, bad_alloc (the frame destroyed) where the record cannot be had.
+template <class T>
+[[gnu::always_inline]] inline spawn_state<T>* spawn_record(co_task<T>& task) {
+  if (!task.valid()) [[unlikely]] throw_empty_co_task();
+  auto h = std::exchange(task.h_, nullptr);
+  spawn_state<T>* s = nullptr;
+  try {
+    s = spawn_state<T>::make_for(h);
+  } catch (...) {
+    h.destroy();
+    throw;
+  }
+  h.promise().spawned_by(s);
+  return s;
+}
 }  // namespace core_detail
 
 // Starts `task` as a task of `core`: on the calling worker's deque when it is one of core's
@@ -183,28 +196,22 @@ namespace core_detail {
 // instructions, and a call would add its own.
 template <class T>
 [[gnu::always_inline]] inline future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
-  if (!task.valid()) [[unlikely]] core_detail::throw_empty_co_task();
-  auto h = std::exchange(task.h_, nullptr);
-  core_detail::spawn_state<T>* s = nullptr;
-  try {
-    s = core_detail::spawn_state<T>::make_for(h);
-  } catch (...) {
-    h.destroy();
-    throw;
-  }
-  h.promise().spawned_by(s);
+  core_detail::spawn_state<T>* s = core_detail::spawn_record(task);
   core_detail::schedule(core, s);
   return future<T>(core_detail::adopt, s, core);
 }
 
-// Starts `task` on the calling worker's runtime, or on the current runtime (current_runtime()) from
-// any other thread; the future holds its result or exception. Costs a record beyond the task's
-// frame, in the frame's block where it has room (a frame of up to 368 bytes, for a small T), else from the
-// block caches. Throws invalid_future for an empty task.
+// Starts `task` on the calling worker's runtime (its deque), or on the current runtime
+// (current_runtime()) from any other thread; the future holds its result or exception. Costs a
+// record beyond the task's frame, in the frame's block where it has room (a frame of up to 368
+// bytes, for a small T), else from the block caches. Throws invalid_future for an empty task.
 template <class T>
 [[gnu::always_inline]] inline future<T> spawn(co_task<T> task) {
   core_detail::worker* w = core_detail::current_worker;
-  return spawn_on(w ? w->core : core_detail::current_core(), std::move(task));
+  if (!w) [[unlikely]] return spawn_on(core_detail::current_core(), std::move(task));
+  core_detail::spawn_state<T>* s = core_detail::spawn_record(task);
+  core_detail::spawn_local(w, s);
+  return future<T>(core_detail::adopt, s, w->core);
 }
 
 // The same on `rt`.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -24,54 +25,64 @@ namespace heddle::core_detail {
 
 // A coroutine's frame comes from the block caches when it fits a size class (512 bytes) with its
 // header, as task records do; larger frames come from operator new. The header (16 bytes before
-// the frame) gives the frame's size and its block's size class (taken once, at the allocation,
-// where the size is the compiler's constant), so that spawn can put its record in the block's unused tail
-// (frame_tail): a spawned coroutine then costs one block, as a task does. A block that holds such a
-// record outlives the frame: the record frees it (free_frame_block) once the future lets it go,
-// which is always after the frame's end (the coroutine completes the record as its last act).
+// the frame) keeps the block's size class and where in the block a spawn's record has room (both
+// taken at the allocation, where the frame's size is the compiler's constant): spawn puts its
+// record in the block's unused tail, so that a spawned coroutine costs one block, as a task does.
+// A block that holds such a record outlives the frame: the record frees it (free_frame_block) once
+// the future lets it go. A spawned coroutine's end does not suspend: the frame is destroyed where
+// the body ends (no second entry into the coroutine), and its deallocation completes the record
+// the header names, after every local's destructor has run.
 struct frame_header {
-  static constexpr std::uint32_t expected_magic = 0x6672616d;  // "fram"
-  std::uint32_t magic;
-  std::uint16_t size_class;    // the block's (num_size_classes: operator new's), known when it was taken
-  std::uint16_t holds_record;  // the block's tail holds spawn's record: the frame's end leaves it
-  std::size_t bytes;           // the frame's size, as operator new was asked
+  static constexpr std::uint16_t expected_magic = 0x6672;  // "fr"
+  std::uint16_t magic;
+  std::uint8_t size_class;     // the block's (num_size_classes: operator new's)
+  std::uint8_t holds_record;   // the block's tail holds spawn's record: the frame's end leaves it
+  std::uint32_t record_room;   // the offset in the block where spawn's record fits; 0: it does not
+  future_state_base* completes;  // spawn's record, once the frame's end is to complete it
 };
 inline constexpr std::size_t frame_header_bytes = 16;
 static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 16 bytes (the frame's alignment)");
 
-// Frees the block that holds a frame, by the size class its header keeps.
-inline void free_frame_block(void* block) noexcept {
-  const std::size_t cls = static_cast<frame_header*>(block)->size_class;
-  if (cls < num_size_classes) [[likely]] return free_block(block, cls);
-  ::operator delete(block);
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_foreign_frame() {
+  throw std::logic_error("heddle::spawn: a coroutine frame that heddle did not allocate (its allocation elided)");
 }
 
-inline void* allocate_frame(std::size_t bytes) {
-  const std::size_t cls = size_class_of(bytes + frame_header_bytes);
-  void* block = cls < num_size_classes ? allocate_block(cls) : ::operator new(bytes + frame_header_bytes);
-  ::new (block) frame_header{frame_header::expected_magic, static_cast<std::uint16_t>(cls), 0, bytes};
+inline frame_header* header_of(void* frame) noexcept {
+  return reinterpret_cast<frame_header*>(static_cast<std::byte*>(frame) - frame_header_bytes);
+}
+
+// Frees the block that holds a frame, by the size class its header keeps.
+inline void free_frame_block(frame_header* block) noexcept {
+  const std::size_t cls = block->size_class;
+  if (cls < num_size_classes) [[likely]] return free_block(block, cls);
+  ::operator delete(static_cast<void*>(block));
+}
+
+// A frame of `bytes`, with room behind it for a record of `record_bytes` where the size class has
+// it. Inlined into a coroutine's ramp, where both sizes are constants: the class and the room fold.
+[[gnu::always_inline]] inline void* allocate_frame(std::size_t bytes, std::size_t record_bytes) {
+  const std::size_t used = bytes + frame_header_bytes, cls = size_class_of(used);
+  const std::size_t at = (used + block_align - 1) / block_align * block_align;
+  const bool room = cls < num_size_classes && at + record_bytes <= class_bytes(cls);
+  void* block = cls < num_size_classes ? allocate_block(cls) : ::operator new(used);
+  ::new (block) frame_header{frame_header::expected_magic, static_cast<std::uint8_t>(cls), 0,
+                             static_cast<std::uint32_t>(room ? at : 0), nullptr};
   return static_cast<std::byte*>(block) + frame_header_bytes;
 }
-inline void free_frame(void* frame, std::size_t) noexcept {
-  void* block = static_cast<std::byte*>(frame) - frame_header_bytes;
-  if (static_cast<frame_header*>(block)->holds_record) return;  // the record in its tail frees it
-  free_frame_block(block);
-}
 
-// Room for a record of `bytes` (on its own cache lines) in the unused tail of the block whose frame
-// starts at `frame` (a coroutine handle's address: where GCC and Clang put the frame), marking the
-// block as holding it; nullptr where the block has no such room (or the frame is not one of these).
-// The record frees the block with free_frame_block(frame_block_of(frame)).
-inline void* frame_block_of(void* frame) noexcept { return static_cast<std::byte*>(frame) - frame_header_bytes; }
-inline void* frame_tail(void* frame, std::size_t bytes) noexcept {
-  auto* h = static_cast<frame_header*>(frame_block_of(frame));
-  if (h->magic != frame_header::expected_magic) [[unlikely]] return nullptr;
-  const std::size_t used = h->bytes + frame_header_bytes, cls = h->size_class;
-  if (cls >= num_size_classes) return nullptr;
-  const std::size_t at = (used + block_align - 1) / block_align * block_align;
-  if (at + bytes > class_bytes(cls)) return nullptr;
-  h->holds_record = 1;
-  return reinterpret_cast<std::byte*>(h) + at;
+// The end of a frame: its block freed unless spawn's record lives there, and that record completed
+// if the frame's end is to complete it (a spawned coroutine's body ended); a chain destroyed instead
+// completes its record itself. The flags are read first: a completed record may be freed at once,
+// and its block with it. Owned: the record's awaiter runs it here (worker::owned_run) and nobody
+// else can be attached to it yet, so a plain store completes it.
+inline void free_frame(void* frame) noexcept {
+  frame_header* h = header_of(frame);
+  future_state_base* s = h->completes;
+  if (!h->holds_record) free_frame_block(h);
+  if (!s) return;
+  worker* w = current_worker;
+  if (w && w->owned_run == s) s->complete_owned();
+  else s->complete();
 }
 
 // The root of a chain of coroutines that spawn() started (or a coroutine returning a future): the
@@ -125,29 +136,24 @@ concept rooted_promise = requires(const P& p) {
 
 // What every co_task's promise has, whatever its result: the coroutine that awaits it (resumed by
 // symmetric transfer when it finishes; none for a spawned one, which completes spawn's record
-// instead), and the root of its chain.
+// instead), and the root of its chain. Its frame's allocation is its result's promise's
+// (outermost_base, co_task.hpp), which knows the size of spawn's record.
 class promise_base {
  public:
-  static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
-  static void operator delete(void* p, std::size_t bytes) noexcept { free_frame(p, bytes); }
-
   std::suspend_always initial_suspend() noexcept { return {}; }  // lazy: started by co_await or spawn
 
-  // An awaited co_task: the awaiting coroutine goes on by symmetric transfer. A spawned one (the
-  // outermost of its chain): it hands its result to spawn's record, destroys its own frame (its
-  // parameters' and locals' destructors have run when a waiter sees the result) and completes the
-  // record; the thread goes back to whatever resumed the chain.
+  // An awaited co_task suspends at its end and the awaiting coroutine goes on by symmetric
+  // transfer (it destroys this frame with its co_task). A spawned one (the outermost of its chain)
+  // does not suspend: its frame is destroyed there and then, its parameters' and locals'
+  // destructors run, and the frame's deallocation completes spawn's record (free_frame); the
+  // thread goes back to whatever resumed the chain.
   struct final_awaiter {
-    bool await_ready() noexcept { return false; }
-    template <class P>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
-      P& p = h.promise();
-      if (p.awaiter_) [[likely]] return p.awaiter_;
-      return p.finish_spawned(h);
-    }
-    void await_resume() noexcept {}
+    std::coroutine_handle<> awaiter;
+    bool await_ready() const noexcept { return !awaiter; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<>) const noexcept { return awaiter; }
+    void await_resume() const noexcept {}
   };
-  final_awaiter final_suspend() noexcept { return {}; }
+  final_awaiter final_suspend() noexcept { return {awaiter_}; }
 
   coroutine_root* root() const noexcept { return root_; }
 
@@ -282,7 +288,7 @@ class timed_resumer : public resumer {
 // there (scheduling.hpp), so that a coroutine awaiting a task it spawned itself, not stolen yet,
 // runs it here instead of suspending and being resumed. True if `s` is done. Stops, the task put
 // back, at a task of another isolation region, and when the deque is empty.
-inline bool run_own_work_until_done(future_state_base* s) noexcept {
+[[gnu::always_inline]] inline bool run_own_work_until_done(future_state_base* s) noexcept {
   worker* w = current_worker;
   if (!w) return false;
   while (task_base* t = w->deque.pop()) {
@@ -322,17 +328,12 @@ class future_awaiter final {
   }
 
   bool await_ready() const noexcept { return s_->is_done(); }
+  // Inlined where the coroutine awaits: in fork-join code the awaited task is at the bottom of the
+  // worker's own deque, and running it is the common case; the suspension is out of line.
   template <class P>
-  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+  [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
     if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
-    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, timed_);
-    sp->prepare(h);
-    sp->start.home = current_core();
-    coroutine_root* r = sp->root();
-    if (r) enlist_suspended(sp->start.home, r, s_, sp, &detach_from_future);
-    if (s_->attach(sp)) return true;
-    if (r) delist_suspended(sp->start.home, r);  // done meanwhile: go on without suspending
-    return false;
+    return suspend(h);
   }
   decltype(auto) await_resume() {
     if constexpr (Owned) {
@@ -348,6 +349,18 @@ class future_awaiter final {
   }
 
  private:
+  template <class P>
+  [[gnu::noinline]] bool suspend(std::coroutine_handle<P> h) noexcept {
+    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, timed_);
+    sp->prepare(h);
+    sp->start.home = current_core();
+    coroutine_root* r = sp->root();
+    if (r) enlist_suspended(sp->start.home, r, s_, sp, &detach_from_future);
+    if (s_->attach(sp)) return true;
+    if (r) delist_suspended(sp->start.home, r);  // done meanwhile: go on without suspending
+    return false;
+  }
+
   // What a suspension needs (the task that resumes the coroutine, the continuation the state calls):
   // made by await_suspend only when the coroutine does suspend. A future done already, or whose
   // task this worker ran itself, costs none of it.
@@ -462,23 +475,30 @@ class schedule_awaiter final : private resumer {
 namespace heddle::core_detail {
 
 // The record behind spawn()'s future: a task that starts the spawned coroutine (its first run
-// resumes the frame), then the state that the coroutine completes at its end (final_awaiter). No
+// resumes the frame), then the state that the coroutine's end completes (free_frame). No
 // `run`: a worker waiting on the future pops it and runs it through `execute`, as a record that is
 // no plain task's.
 template <class T>
 class spawn_state final : public future_state<T>, public coroutine_root {
  public:
   spawn_state() noexcept : future_state<T>(&vtable), coroutine_root(&abandon_chain) {}
-  // Made for the coroutine `h`: in its frame block's tail where there is room, else a record of its own.
+  // Made for the coroutine `h`: in its frame block's tail where there is room, else a record of
+  // its own; named in the frame's header as the record that the frame's end completes. Throws
+  // bad_alloc where a record of its own cannot be had, logic_error for a frame that is not one of
+  // heddle's (one whose allocation the compiler elided; not seen for a coroutine that is spawned).
   static spawn_state* make_for(std::coroutine_handle<> h) {
-    if (void* tail = frame_tail(h.address(), sizeof(spawn_state))) {
-      auto* s = ::new (tail) spawn_state();
-      s->frame_block_ = frame_block_of(h.address());
-      s->top = h;
-      return s;
+    frame_header* fh = header_of(h.address());
+    if (fh->magic != frame_header::expected_magic) [[unlikely]] throw_foreign_frame();
+    spawn_state* s;
+    if (fh->record_room) [[likely]] {
+      s = ::new (reinterpret_cast<std::byte*>(fh) + fh->record_room) spawn_state();
+      s->frame_block_ = fh;
+      fh->holds_record = 1;
+    } else {
+      s = make_record<spawn_state>();
     }
-    auto* s = make_record<spawn_state>();
     s->top = h;
+    fh->completes = s;
     return s;
   }
 
@@ -486,25 +506,26 @@ class spawn_state final : public future_state<T>, public coroutine_root {
   static void execute(task_base* t) noexcept { static_cast<spawn_state*>(t)->top.resume(); }
   static void discard(task_base* t) noexcept { abandon_chain(static_cast<spawn_state*>(t)); }
   // The chain is destroyed instead of resumed (its outermost frame, and through its locals every
-  // frame it awaits): the future fails as a discarded task's does.
+  // frame it awaits): the future fails as a discarded task's does, once the frames are gone.
   static void abandon_chain(coroutine_root* r) noexcept {
     auto* s = static_cast<spawn_state*>(r);
+    header_of(s->top.address())->completes = nullptr;
     s->top.destroy();
     s->set_error(shutdown_error());
     s->complete();
   }
-  // After the frame's end (the coroutine completes this record as its last act, or was destroyed
-  // before): the block goes with the record.
+  // After the frame's end (its deallocation completes this record, or the chain was destroyed
+  // first): the block goes with the record.
   static void destroy(future_state_base* b) noexcept {
     auto* s = static_cast<spawn_state*>(b);
-    void* block = s->frame_block_;
+    frame_header* block = s->frame_block_;
     if (!block) return free_record(s);
     s->~spawn_state();
     free_frame_block(block);
   }
   static constexpr future_vtable vtable{{&execute, &discard}, nullptr, &destroy};
 
-  void* frame_block_ = nullptr;  // the frame block this record lives in, if it does
+  frame_header* frame_block_ = nullptr;  // the frame block this record lives in, if it does
 };
 
 }  // namespace heddle::core_detail
