@@ -19,24 +19,27 @@ void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, cont
 void delist_suspended(runtime_core* core, coroutine_root* r) noexcept { core->delist_suspended(r, false); }
 
 void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept {
+  runtime_core::suspended_stripe& st = core->stripe_of(r);  // found before the frame may go
   core->delist_suspended(r, /*resuming=*/true);
   start.release(t);  // the frame that holds `start` may be gone after this (a discarded resumption)
-  core->resumption_started();
+  st.resumption_started();
 }
 
 void runtime_core::enlist_suspended(coroutine_root* r) noexcept {
-  std::lock_guard lock(suspended_m_);
+  suspended_stripe& st = stripe_of(r);
+  std::lock_guard lock(st.m);
   r->prev = nullptr;
-  r->next = suspended_;
-  if (suspended_) suspended_->prev = r;
-  suspended_ = r;
+  r->next = st.head;
+  if (st.head) st.head->prev = r;
+  st.head = r;
 }
 
 void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
-  std::lock_guard lock(suspended_m_);
-  if (resuming) resuming_.fetch_add(1, std::memory_order_relaxed);
+  suspended_stripe& st = stripe_of(r);
+  std::lock_guard lock(st.m);
+  if (resuming) st.resuming.fetch_add(1, std::memory_order_relaxed);
   if (r->prev) r->prev->next = r->next;
-  else suspended_ = r->next;
+  else st.head = r->next;
   if (r->next) r->next->prev = r->prev;
   r->prev = r->next = nullptr;
 }
@@ -45,25 +48,31 @@ void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
 // waits on a future that nothing completed (a promise kept past the runtime, an operation of another
 // runtime's). Each is detached from its state (the attached continuation taken back, or a shared
 // state's relay emptied: whoever completes the state later finds nobody to resume) and destroyed as
-// a queued chain is: its frames'
-// locals destroyed, spawn's future failed with task_cancelled. A chain whose state is completing
-// right now cannot be taken back: its completer takes it off the list and queues its resumption,
-// which the drained queues discard (the same destruction); the sweep waits until every such start
-// is made (resuming_), as the completer still uses this runtime until then.
+// a queued chain is: its frames' locals destroyed, spawn's future failed with task_cancelled. A
+// chain whose state is completing right now cannot be taken back: its completer takes it off its
+// stripe and queues its resumption, which the drained queues discard (the same destruction); the
+// sweep waits until every such start is made (each stripe's `resuming`), as the completer still
+// uses this runtime until then. Destroying a chain may complete futures that chains of any stripe
+// wait on, so the sweep looks at every stripe again after each one.
 void runtime_core::destroy_suspended() noexcept {
+  const std::size_t stripes = std::size_t{1} << (64 - stripe_shift_);
   for (;;) {
+    bool quiet = true;
     coroutine_root* detached = nullptr;
-    {
-      std::lock_guard lock(suspended_m_);
-      coroutine_root* r = suspended_;
-      if (!r && resuming_.load(std::memory_order_acquire) == 0) return;
+    for (std::size_t i = 0; i < stripes && !detached; ++i) {
+      suspended_stripe& st = suspended_[i];
+      std::lock_guard lock(st.m);
+      coroutine_root* r = st.head;
+      if (!r && st.resuming.load(std::memory_order_acquire) == 0) continue;
+      quiet = false;
       if (r && r->detach(r)) {
-        suspended_ = r->next;
-        if (suspended_) suspended_->prev = nullptr;
+        st.head = r->next;
+        if (st.head) st.head->prev = nullptr;
         r->next = nullptr;
         detached = r;
       }
     }
+    if (quiet) return;
     if (detached) detached->abandon(detached);  // may complete futures other listed chains wait on
     else ::sched_yield();
   }

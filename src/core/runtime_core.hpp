@@ -106,10 +106,14 @@ class runtime_core {
 
   // The chains of coroutines waiting on a future with this runtime as their home (coroutine.hpp,
   // src/core/coroutines.cpp): listed while suspended, destroyed by the destructor if still there.
+  // The list is striped: a chain's stripe follows from its root's address, so that suspensions and
+  // resumptions on many cores take different locks and cache lines (one lock would serialise every
+  // suspension of the runtime). Each call holds one stripe's spin lock.
+  struct suspended_stripe;
+  suspended_stripe& stripe_of(const coroutine_root* r) noexcept;
   void enlist_suspended(coroutine_root* r) noexcept;
-  // `resuming`: the chain's resumption is about to be started; resumption_started() once it is.
+  // `resuming`: the chain's resumption is about to be started; `st`.resumption_started() once it is.
   void delist_suspended(coroutine_root* r, bool resuming) noexcept;
-  void resumption_started() noexcept { resuming_.fetch_sub(1, std::memory_order_release); }
 
  private:
   void worker_main(worker* w);
@@ -148,9 +152,23 @@ class runtime_core {
   std::unique_ptr<latency_set[]> worker_latency_;
   latency_set other_latency_;
   latency_histogram timer_lateness_;
-  spin_lock suspended_m_;
-  coroutine_root* suspended_ = nullptr;  // a doubly linked list, under suspended_m_
-  std::atomic<int> resuming_{0};         // resumptions taken off the list and not yet started
+  unsigned stripe_shift_;                          // 64 - log2(the number of stripes)
+  std::unique_ptr<suspended_stripe[]> suspended_;  // a power of two of them, at least twice the workers
 };
+
+// One stripe of a runtime's suspended chains, on a cache line of its own.
+struct alignas(64) runtime_core::suspended_stripe {
+  spin_lock m;
+  coroutine_root* head = nullptr;  // a doubly linked list, under m
+  std::atomic<int> resuming{0};    // resumptions taken off this stripe and not yet started
+  void resumption_started() noexcept { resuming.fetch_sub(1, std::memory_order_release); }
+};
+
+inline runtime_core::suspended_stripe& runtime_core::stripe_of(const coroutine_root* r) noexcept {
+  // Fibonacci hashing of the address: roots sit in blocks of one size class, whose low bits are all
+  // alike.
+  const auto a = reinterpret_cast<std::uintptr_t>(r);
+  return suspended_[static_cast<std::size_t>((a * 0x9E3779B97F4A7C15ull) >> stripe_shift_)];
+}
 
 }  // namespace heddle::core_detail

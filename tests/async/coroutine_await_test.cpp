@@ -244,6 +244,48 @@ TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOn
   }
 }
 
+// A runtime of 8 workers (more than this machine's cores: they preempt each other) whose
+// coroutines suspend and resume side by side, listed on every stripe of the runtime's list of
+// suspended chains, while 4 threads complete what they wait on in an order of their own; then a
+// second batch that nothing completes, destroyed with the runtime. Each coroutine of the first batch
+// resumes once with its own value, each of the second is destroyed once.
+TEST(CoroutineAwait, ManyWorkersSuspendAndResumeSideBySide) {
+  watchdog dog("CoroutineAwait.ManyWorkersSuspendAndResumeSideBySide", 120s);
+  const int n = scaled(8000, 1000), fulfillers = 4, never = scaled(500, 100);
+  std::vector<heddle::promise<int>> promises(n), unkept(never);
+  std::vector<heddle::future<int>> fs, abandoned;
+  std::atomic<long> alive{0}, resumed{0}, alive_unkept{0}, resumed_unkept{0};
+  {
+    heddle::runtime rt(8);
+    std::atomic<int> spawned{0};
+    std::vector<std::thread> threads;
+    for (int k = 0; k < fulfillers; ++k)
+      threads.emplace_back([&, k] {
+        // Thread k completes promises k, k + 4, ... from the last down, each once its coroutine
+        // was spawned: some before their coroutine suspends, most after.
+        for (int i = n - 1 - k; i >= 0; i -= fulfillers) {
+          while (spawned.load(std::memory_order_acquire) <= i) std::this_thread::yield();
+          promises[i].set_value(i);
+        }
+      });
+    fs.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      fs.push_back(rt.spawn(awaits_promise(promises[i].get_future(), i % 2 == 0, &alive, &resumed)));
+      spawned.store(i + 1, std::memory_order_release);
+    }
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < n; ++i) EXPECT_EQ(fs[i].get(), i);
+    EXPECT_EQ(resumed.load(), n);
+    for (int i = 0; i < never; ++i)
+      abandoned.push_back(rt.spawn(awaits_promise(unkept[i].get_future(), i % 2 == 1, &alive_unkept, &resumed_unkept)));
+    while (alive_unkept.load() != never) std::this_thread::yield();
+  }
+  EXPECT_EQ(alive.load(), 0);
+  EXPECT_EQ(alive_unkept.load(), 0);  // destroyed with the runtime
+  for (auto& f : abandoned) EXPECT_THROW(f.get(), heddle::task_cancelled);
+  EXPECT_EQ(resumed_unkept.load(), 0);
+}
+
 // A file read with pread (the io_uring engine, or its threads) and a child process's exit, awaited
 // one after the other by one coroutine.
 heddle::co_task<std::string> reads_file_then_waits(int fd, std::size_t size, pid_t child, int* exit_code) {

@@ -36,8 +36,9 @@
 // have stopped (a promise kept past the runtime), has its whole chain destroyed (every frame from
 // the spawned one down, their locals' destructors run) and spawn's future failed with
 // task_cancelled, as for a task that never started. A suspension on a future costs two holds of a
-// spin lock for this (the runtime's list of suspended chains); one on a shared_future also a small
-// record (a relay, which the runtime can take back where a shared state's listener cannot be).
+// spin lock for this (one stripe of the runtime's list of suspended chains, chosen by the chain's
+// address, so that suspensions on different cores seldom share one); one on a shared_future also a
+// small record (a relay, which the runtime can take back where a shared state's listener cannot be).
 #pragma once
 
 #include <coroutine>
