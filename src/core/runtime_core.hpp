@@ -112,7 +112,8 @@ class runtime_core {
   struct suspended_stripe;
   suspended_stripe& stripe_of(const coroutine_root* r) noexcept;
   void enlist_suspended(coroutine_root* r) noexcept;
-  // `resuming`: the chain's resumption is about to be started; `st`.resumption_started() once it is.
+  // `resuming`: the chain's resumption is about to be started; its stripe's resumption_started()
+  // once it is.
   void delist_suspended(coroutine_root* r, bool resuming) noexcept;
 
  private:
