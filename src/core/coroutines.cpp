@@ -16,12 +16,11 @@ void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, cont
   core->enlist_suspended(r);
 }
 
-void delist_suspended(runtime_core* core, coroutine_root* r) noexcept { core->delist_suspended(r, false); }
+void delist_suspended(runtime_core* core, coroutine_root* r) noexcept { (void)core->delist_suspended(r, false); }
 
 void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept {
-  runtime_core::suspended_stripe& st = core->stripe_of(r);  // found before the frame may go
-  core->delist_suspended(r, /*resuming=*/true);
-  start.release(t);  // the frame that holds `start` may be gone after this (a discarded resumption)
+  runtime_core::suspended_stripe& st = core->delist_suspended(r, /*resuming=*/true);
+  start.release(t);  // the frame that holds `start` (and `r`) may be gone after this (a discarded resumption)
   st.resumption_started();
 }
 
@@ -34,7 +33,7 @@ void runtime_core::enlist_suspended(coroutine_root* r) noexcept {
   st.head = r;
 }
 
-void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
+runtime_core::suspended_stripe& runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
   suspended_stripe& st = stripe_of(r);
   std::lock_guard lock(st.m);
   if (resuming) st.resuming.fetch_add(1, std::memory_order_relaxed);
@@ -42,6 +41,7 @@ void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
   else st.head = r->next;
   if (r->next) r->next->prev = r->prev;
   r->prev = r->next = nullptr;
+  return st;
 }
 
 // With the workers gone, the services stopped and the queues drained: every chain still listed
@@ -55,11 +55,10 @@ void runtime_core::delist_suspended(coroutine_root* r, bool resuming) noexcept {
 // uses this runtime until then. Destroying a chain may complete futures that chains of any stripe
 // wait on, so the sweep looks at every stripe again after each one.
 void runtime_core::destroy_suspended() noexcept {
-  const std::size_t stripes = std::size_t{1} << (64 - stripe_shift_);
   for (;;) {
     bool quiet = true;
     coroutine_root* detached = nullptr;
-    for (std::size_t i = 0; i < stripes && !detached; ++i) {
+    for (std::size_t i = 0; i < stripes() && !detached; ++i) {
       suspended_stripe& st = suspended_[i];
       std::lock_guard lock(st.m);
       coroutine_root* r = st.head;

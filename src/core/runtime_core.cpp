@@ -62,7 +62,7 @@ runtime_core::runtime_core(const runtime_options& options, runtime* owner)
       lot_(options.threads),
       worker_latency_(new latency_set[options.threads]),
       stripe_shift_(64 - static_cast<unsigned>(std::countr_zero(std::bit_ceil(2 * std::max(1u, options.threads))))),
-      suspended_(new suspended_stripe[std::size_t{1} << (64 - stripe_shift_)]) {
+      suspended_(new suspended_stripe[stripes()]) {
   workers_.reserve(options.threads);
   for (unsigned i = 0; i < options.threads; ++i) {
     auto w = std::make_unique<worker>();

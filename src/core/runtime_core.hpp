@@ -112,9 +112,9 @@ class runtime_core {
   struct suspended_stripe;
   suspended_stripe& stripe_of(const coroutine_root* r) noexcept;
   void enlist_suspended(coroutine_root* r) noexcept;
-  // `resuming`: the chain's resumption is about to be started; its stripe's resumption_started()
-  // once it is.
-  void delist_suspended(coroutine_root* r, bool resuming) noexcept;
+  // `resuming`: the chain's resumption is about to be started; the stripe returned counts it until
+  // its resumption_started() once it is.
+  suspended_stripe& delist_suspended(coroutine_root* r, bool resuming) noexcept;
 
  private:
   void worker_main(worker* w);
@@ -153,6 +153,8 @@ class runtime_core {
   std::unique_ptr<latency_set[]> worker_latency_;
   latency_set other_latency_;
   latency_histogram timer_lateness_;
+  std::size_t stripes() const noexcept { return std::size_t{1} << (64 - stripe_shift_); }
+
   unsigned stripe_shift_;                          // 64 - log2(the number of stripes)
   std::unique_ptr<suspended_stripe[]> suspended_;  // a power of two of them, at least twice the workers
 };

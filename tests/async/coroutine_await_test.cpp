@@ -261,9 +261,9 @@ TEST(CoroutineAwait, ManyWorkersSuspendAndResumeSideBySide) {
     std::vector<std::thread> threads;
     for (int k = 0; k < fulfillers; ++k)
       threads.emplace_back([&, k] {
-        // Thread k completes promises k, k + 4, ... from the last down, each once its coroutine
-        // was spawned: some before their coroutine suspends, most after.
-        for (int i = n - 1 - k; i >= 0; i -= fulfillers) {
+        // Thread k completes promises k, k + 4, ... as soon as each one's coroutine is spawned,
+        // while the spawning goes on: some before their coroutine suspends, most after.
+        for (int i = k; i < n; i += fulfillers) {
           while (spawned.load(std::memory_order_acquire) <= i) std::this_thread::yield();
           promises[i].set_value(i);
         }
