@@ -14,7 +14,6 @@
 
 #include <climits>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <initializer_list>
 #include <list>
@@ -42,7 +41,7 @@ constexpr int tail_tag = 2;  // the rest of the sender's last out-of-line frame
 // receiver; and they arrive in receives posted ahead (frame_slots of them), which MPI fills as the
 // message comes in: no probe, no copy out of MPI's queue of unexpected messages.
 constexpr std::size_t eager_bytes = 1024;
-constexpr int frame_slots = 4;
+constexpr int frame_slots = 4;  // a power of two (posted_ring)
 // A frame message up to this size is copied out of its receive slot, which is posted again when the
 // transport next finds nothing to receive.
 constexpr std::size_t small_frame_bytes = 256;
@@ -438,10 +437,25 @@ class mpi_transport final : public transport {
   bool we_initialized_ = false;
   node_id self_ = 0;
   frame_sink* sink_ = nullptr;
-  std::mutex m_;                // every MPI call
+  // Every MPI call. A spin lock: each hold is one or two MPI calls, and the polling thread takes it
+  // for every look at the wire, where a mutex's lock and unlock cost more than the look's own code.
+  heddle::core_detail::spin_lock m_;
   std::list<outgoing> sends_;   // non-blocking sends not yet complete
   slot slots_[frame_slots];
-  std::deque<int> posted_;  // slots_ posted, in the order they were (under m_)
+  // The slots posted, in the order they were (under m_): a ring of frame_slots (a power of two), as no slot is posted
+  // twice.
+  struct posted_ring {
+    int at[frame_slots] = {};
+    unsigned head = 0, count = 0;
+    bool empty() const noexcept { return count == 0; }
+    int size() const noexcept { return static_cast<int>(count); }
+    int front() const noexcept { return at[head % frame_slots]; }
+    void pop_front() noexcept {
+      ++head;
+      --count;
+    }
+    void push_back(int index) noexcept { at[(head + count++) % frame_slots] = index; }
+  } posted_;
   int unposted_[frame_slots] = {};  // slots small frames left, to post again (under m_)
   int unposted_count_ = 0;
   std::unique_ptr<std::byte[]> in_;  // an out-of-line frame's payload being delivered (polling thread)

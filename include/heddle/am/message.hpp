@@ -98,27 +98,15 @@ struct message_header {
   }
 
   // Checks and decodes a header; `max_payload` is the backend's limit. decode_error says what is
-  // wrong (the transport adds which peer sent it).
+  // wrong (the transport adds which peer sent it). Every frame of every backend passes here: the
+  // checks are a handful of compares on the four words, inlined where the frame arrives; what went
+  // wrong is worked out and reported out of line (reject), only for a frame that fails them.
   static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
-    if (in.size() < size)
-      throw decode_error("truncated message header: " + std::to_string(in.size()) + " of " + std::to_string(size) + " bytes");
+    if (in.size() < size) [[unlikely]] reject_truncated(in.size());
     words w;
     std::memcpy(w.data(), in.data(), size);
-    message_header h = unpack(w);
-    const auto k = static_cast<std::uint16_t>(w[0] >> 48);
-    if ((w[0] & 0xffff'ffff'ffff) != fixed_bits) [[unlikely]] {
-      const auto magic = static_cast<std::uint32_t>(w[0]);
-      if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
-      throw decode_error("message version " + std::to_string(static_cast<std::uint16_t>(w[0] >> 32)) + ", this process speaks " +
-                         std::to_string(version_value));
-    }
-    if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
-    if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
-    if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
-    if (h.payload_bytes > max_payload)
-      throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
-                         std::to_string(max_payload));
-    return h;
+    if (!acceptable(w, max_payload)) [[unlikely]] reject(w[0], w[1], w[3], max_payload);  // in registers
+    return unpack(w);
   }
 
   // Decodes a frame that arrived in one piece with its payload (an mpi message): the header as
@@ -128,16 +116,46 @@ struct message_header {
   static message_header decode_frame(std::span<const std::byte> in, std::uint64_t max_payload) {
     const message_header h = decode(in, max_payload);
     const std::size_t arrived = in.size() - size;
-    if ((h.flags & message_out_of_line) ? h.payload_bytes < arrived : h.payload_bytes != arrived)
-      throw decode_error(std::string(h.flags & message_out_of_line ? "an out-of-line frame" : "a frame") + " whose header says " +
-                         std::to_string(h.payload_bytes) + " bytes of payload, with " + std::to_string(arrived) +
-                         " bytes after its header");
+    if ((h.flags & message_out_of_line) ? h.payload_bytes < arrived : h.payload_bytes != arrived) [[unlikely]]
+      reject_length(h.flags & message_out_of_line, h.payload_bytes, arrived);
     return h;
   }
 
  private:
   static_assert(std::endian::native == std::endian::little, "the wire's words are the host's: little-endian hosts only");
   static constexpr std::uint64_t fixed_bits = magic_value | std::uint64_t{version_value} << 32;
+  // decode's checks on the wire's words: magic and version, a known kind, strategy and flags, a
+  // payload within the limit (reject names the first that fails, in this order).
+  static constexpr bool acceptable(const words& w, std::uint64_t max_payload) noexcept {
+    const auto k = static_cast<std::uint16_t>(w[0] >> 48);
+    return (w[0] & 0xffff'ffff'ffff) == fixed_bits && k >= 1 && k <= message_kind_count &&
+           static_cast<std::uint8_t>(w[1] >> 32) < strategy_count &&
+           (static_cast<std::uint8_t>(w[1] >> 40) & ~message_flags_known) == 0 && w[3] <= max_payload;
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void reject_truncated(std::size_t bytes) {
+    throw decode_error("truncated message header: " + std::to_string(bytes) + " of " + std::to_string(size) + " bytes");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void reject(std::uint64_t w0, std::uint64_t w1, std::uint64_t w3,
+                                                            std::uint64_t max_payload) {
+    const message_header h = unpack({w0, w1, 0, w3});
+    const auto k = static_cast<std::uint16_t>(w0 >> 48);
+    if ((w0 & 0xffff'ffff'ffff) != fixed_bits) {
+      const auto magic = static_cast<std::uint32_t>(w0);
+      if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
+      throw decode_error("message version " + std::to_string(static_cast<std::uint16_t>(w0 >> 32)) + ", this process speaks " +
+                         std::to_string(version_value));
+    }
+    if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
+    if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
+    if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
+    throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
+                       std::to_string(max_payload));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void reject_length(bool out_of_line, std::uint64_t payload_bytes, std::size_t arrived) {
+    throw decode_error(std::string(out_of_line ? "an out-of-line frame" : "a frame") + " whose header says " +
+                       std::to_string(payload_bytes) + " bytes of payload, with " + std::to_string(arrived) +
+                       " bytes after its header");
+  }
   static std::string hex(std::uint32_t v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", v);
