@@ -374,7 +374,11 @@ int main(int argc, char** argv) {
     app.add_option("--max-bytes", max_bytes);
     bool only_all_nodes = false;
     app.add_flag("--only-all-nodes", only_all_nodes, "measure the calls and transfers to all nodes only");
-    app.parse(argc, argv);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);  // --help, or what is wrong with the command line
+    }
     if (only_all_nodes) max_bytes = 1024;  // no two-node transfers are measured
 
     std::vector<series> out;
