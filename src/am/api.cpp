@@ -14,30 +14,29 @@ node_id num_nodes() { return detail::current_engine().nodes(); }
 
 namespace detail {
 
-namespace {
-// The open session's engine; without one, nullptr, `p` failed with the session_error.
-engine* engine_or_fail(pending_call* p) noexcept {
+// `p` failed with the session_error that there is no session.
+void fail_without_session(pending_call* p) noexcept {
   std::exception_ptr failure;
   try {
-    return &current_engine();
+    throw_no_session();
   } catch (...) {
     failure = std::current_exception();
   }
   // Failed outside the catch block: a waiter must never share an exception still being handled here.
   p->fail(std::move(failure));
+}
+
+namespace {
+// The open session's engine; without one, nullptr, `p` failed with the session_error.
+engine* engine_or_fail(pending_call* p) noexcept {
+  if (engine* e = the_engine.load(std::memory_order_acquire)) [[likely]] return e;
+  fail_without_session(p);
   return nullptr;
 }
 }  // namespace
 
 void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
   if (engine* e = engine_or_fail(p)) e->call(current_node_of(*e), to, handler, how, args.data(), p);
-}
-
-void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
-                   heddle::core_detail::future_state_base* s) {
-  engine* e = engine_or_fail(p);
-  if (!e) return;
-  e->call_and_poll(current_node_of(*e), to, handler, how, args.data(), p, s);
 }
 
 void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {

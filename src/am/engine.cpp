@@ -23,10 +23,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 using heddle::core_detail::spin_pause;
 
-// Set while a handler runs: the node it runs on (loopback nodes share a process).
-thread_local node_id handler_node = 0;
-thread_local bool in_handler = false;
-
 struct handler_scope {
   node_id saved_node;
   bool saved_in;
@@ -64,7 +60,8 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 
 }  // namespace
 
-node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
+HEDDLE_FAST_TLS_DEFINITION(node_id, handler_node);
+HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
@@ -849,14 +846,15 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
 }
 
-// sync's way from the call to its wait, flattened as call is: the send and the start of the wait
-// (poll_until's and poll_within's checks) in one body; the poll loop itself (poll_for_a_while)
-// stays a function of its own.
-[[gnu::flatten]] void engine::call_and_poll(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
-                                            std::span<const std::byte> args, pending_call* p,
-                                            const heddle::core_detail::future_state_base* s) {
-  call(from, to, handler, how, args, p);
-  if (!s->is_done()) poll_until(s);  // at once back on a worker or the polling thread
+// sync's way from the call to its wait (calls.hpp), flattened as call is: the look for the session,
+// the send and the start of the wait (poll_until's and poll_within's checks) in the one function
+// the caller's template calls; the poll loop itself (poll_for_a_while) stays a function of its own.
+[[gnu::flatten]] void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
+                                    heddle::core_detail::future_state_base* s) {
+  engine* e = the_engine.load(std::memory_order_acquire);
+  if (!e) [[unlikely]] return fail_without_session(p);
+  e->call(current_node_of(*e), to, handler, how, args.data(), p);
+  if (!s->is_done()) e->poll_until(s);  // at once back on a worker or the polling thread
 }
 
 // ---- the open session -----------------------------------------------------------------------------

@@ -22,6 +22,7 @@
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/detail/tree.hpp"
 #include "heddle/am/session.hpp"
+#include "heddle/core/export.hpp"
 #include "pending_table.hpp"
 #include "progress.hpp"
 #include "transport.hpp"
@@ -57,10 +58,6 @@ class engine final : public frame_sink {
                std::span<const std::byte> tail, pending_call* p);
   // A thread waiting for `s` (not a worker) polls the transport for a while (drive_reply).
   void poll_until(const heddle::core_detail::future_state_base* s);
-  // sync's call path: call, then poll_until(s) unless the reply came already (`s` is `p`'s state),
-  // in one body.
-  void call_and_poll(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
-                     pending_call* p, const heddle::core_detail::future_state_base* s);
   // Data transfers between local memory and a buffer anywhere (put/get frames, or the transport's
   // direct path; transfers.cpp). Throw std::out_of_range, with nothing sent, when `bytes` exceeds
   // the buffer.
@@ -233,14 +230,22 @@ class engine final : public frame_sink {
   bool finished_ = false;
 };
 
-// The engine of the open session; session_error if there is none.
+// The open session's engine, or nullptr (session.cpp): read by the call path without a call.
+extern std::atomic<engine*> the_engine;
+// The engine of the open session; session_error if there is none (throw_no_session).
 engine& current_engine();
+[[noreturn, gnu::cold]] void throw_no_session();
+// Fails `p` with the session_error that no session is open (api.cpp).
+[[gnu::cold]] void fail_without_session(pending_call* p) noexcept;
 // The same, or nullptr, counted as in use until release_engine (so that the session waits for it
 // before it deletes the engine).
 engine* acquire_engine() noexcept;
 void release_engine() noexcept;
-// The node the calling thread acts for: the node whose handler it runs (loopback nodes share a
-// process), else the engine's own.
-node_id current_node_of(const engine& e) noexcept;
+// Set while a handler runs (engine.cpp, handler_scope): the node it runs on (loopback nodes share a
+// process).
+HEDDLE_FAST_TLS(node_id, handler_node);
+HEDDLE_FAST_TLS(bool, in_handler);
+// The node the calling thread acts for: the node whose handler it runs, else the engine's own.
+inline node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
 
 }  // namespace heddle::offload::detail

@@ -14,9 +14,11 @@
 
 namespace heddle::offload {
 
+std::atomic<detail::engine*> detail::the_engine{nullptr};
+
 namespace {
 
-std::atomic<detail::engine*> the_engine{nullptr};
+using detail::the_engine;
 std::atomic<int> engine_users{0};  // threads inside drive_reply
 
 std::uint64_t parse_number(std::string_view text, const std::string& where, std::uint64_t max) {
@@ -151,10 +153,10 @@ session::~session() {
 int session::serve() { return detail::current_engine().serve_until_node0_leaves() ? 0 : 1; }
 
 namespace detail {
+void throw_no_session() { throw session_error("heddle::offload: no session is open (construct a heddle::offload::session first)"); }
 engine& current_engine() {
   engine* e = the_engine.load(std::memory_order_acquire);
-  if (!e) [[unlikely]]
-    throw session_error("heddle::offload: no session is open (construct a heddle::offload::session first)");
+  if (!e) [[unlikely]] throw_no_session();
   return *e;
 }
 engine* acquire_engine() noexcept {

@@ -211,6 +211,13 @@ TEST(LoopbackOptions, NoSessionIsAClearError) {
   EXPECT_THROW(off::this_node(), off::session_error);
   heddle::future<int> f = off::async(0, heddle::f2f<&scale>(1, std::string("x")));
   EXPECT_THROW(f.get(), off::session_error);
+  // sync's own path (the call and its wait in one function) fails the same way, saying why.
+  try {
+    off::sync(0, heddle::f2f<&scale>(1, std::string("x")));
+    ADD_FAILURE() << "sync without a session returned";
+  } catch (const off::session_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no session is open"), std::string::npos) << e.what();
+  }
 }
 
 // A coroutine awaiting offloads: each co_await of off::async suspends it until the reply arrives;
