@@ -493,8 +493,21 @@ void engine::fail_pending(node_id node, const std::function<std::exception_ptr()
 // (run_inline, call_handler, send_reply) are inlined here: the frame crosses one function from the
 // transport to the handler, and one more from the handler's result to the transport.
 void engine::deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
-  if (heddle::core_detail::trace::on()) [[unlikely]] return deliver_traced(from, to, h, payload);
+  const bool traced = heddle::core_detail::trace::on();
+  // A reply (every frame a caller receives) first, apart from the switch: its completion is the
+  // last call, so this path saves no registers on the way in and out (callgrind: ~20 instructions
+  // fewer a reply).
+  if (h.kind == message_kind::reply_value && !traced) return complete_reply(from, h, payload);
+  if (traced) [[unlikely]] return deliver_traced(from, to, h, payload);
   deliver_untraced(from, to, h, payload);
+}
+
+inline void engine::complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload) {
+  pending_call* p = pending_.take(h.call_id, from);
+  if (!p) return;
+  // A placed reply lies in the caller's memory already: complete() sees it there.
+  if (h.flags & message_placed) payload = std::span(p->destination(h.payload_bytes), h.payload_bytes);
+  p->complete(payload);
 }
 
 void engine::deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
@@ -529,12 +542,7 @@ inline void engine::deliver_untraced(node_id from, node_id to, const message_hea
     case message_kind::object_release:
       return object_frame(from, to, h, payload);
     case message_kind::reply_value:
-      if (pending_call* p = pending_.take(h.call_id, from)) {
-        // A placed reply lies in the caller's memory already: complete() sees it there.
-        if (h.flags & message_placed) payload = std::span(p->destination(h.payload_bytes), h.payload_bytes);
-        p->complete(payload);
-      }
-      return;
+      return complete_reply(from, h, payload);
     case message_kind::reply_error:
       if (pending_call* p = pending_.take(h.call_id, from)) {
         std::string text;

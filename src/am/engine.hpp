@@ -115,11 +115,11 @@ class engine final : public frame_sink {
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
   // Throws peer_lost or session_error when `to` cannot be reached. send_frame is defined inline in
   // engine.cpp (the call path's common case); other files call send_general, which does the same.
-  void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
+  [[gnu::always_inline]] void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
   static inline const std::shared_ptr<void> no_owner{};
-  void send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+  [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                     std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   // Out of line: the flattened call path (call, call_and_poll) would otherwise inline it, and
   // through it the whole receive path, which leads back here (a frame for this process).
@@ -134,6 +134,8 @@ class engine final : public frame_sink {
   // Inlined into deliver (the call path) and deliver_traced.
   [[gnu::always_inline]] void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  // A reply_value frame: the call it answers completed (or nothing, if it is not waiting here).
+  void complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);
