@@ -495,8 +495,8 @@ void engine::fail_pending(node_id node, const std::function<std::exception_ptr()
 void engine::deliver(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   const bool traced = heddle::core_detail::trace::on();
   // A reply (every frame a caller receives) first, apart from the switch: its completion is the
-  // last call, so this path saves no registers on the way in and out (callgrind: ~20 instructions
-  // fewer a reply).
+  // last call, so this path saves no registers on the way in and out (callgrind: 81 instructions a
+  // reply, 87 through the switch).
   if (h.kind == message_kind::reply_value && !traced) return complete_reply(from, h, payload);
   if (traced) [[unlikely]] return deliver_traced(from, to, h, payload);
   deliver_untraced(from, to, h, payload);

@@ -114,7 +114,9 @@ class engine final : public frame_sink {
 
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
   // Throws peer_lost or session_error when `to` cannot be reached. send_frame is defined inline in
-  // engine.cpp (the call path's common case); other files call send_general, which does the same.
+  // engine.cpp (the call path's common case) and always inlined (in deliver, whose other cases are
+  // large, the inliner's budget left the reply's send out of line); other files call send_general,
+  // which does the same.
   [[gnu::always_inline]] void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.

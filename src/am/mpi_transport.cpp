@@ -442,8 +442,8 @@ class mpi_transport final : public transport {
   heddle::core_detail::spin_lock m_;
   std::list<outgoing> sends_;   // non-blocking sends not yet complete
   slot slots_[frame_slots];
-  // The slots posted, in the order they were (under m_): a ring of frame_slots (a power of two), as no slot is posted
-  // twice.
+  // The slots posted, in the order they were (under m_): a ring of frame_slots, as no slot is
+  // posted twice.
   struct posted_ring {
     int at[frame_slots] = {};
     unsigned head = 0, count = 0;
