@@ -66,13 +66,16 @@ HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
 // unknown node, tracing, a frame for this process) takes send_general. send_to_peer is the same
-// after the look at the peer, for a caller that has just made it (request_frame).
-inline void engine::send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                                 std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+// after the look at the peer, for a caller that has just made it (request_frame). `packed` is `h`'s
+// words, packed by the caller as soon as it made `h`: there a call's or a reply's fields are
+// constants and registers, which after an atomic operation the compiler reads back from `h`'s
+// memory (the rare paths' calls take its address).
+inline void engine::send_to_peer(node_id from, node_id to, const message_header& h, const message_header::words& packed,
+                                 std::span<const std::byte> head, std::span<const std::byte> tail,
+                                 const std::shared_ptr<void>& tail_owner) {
   if (!heddle::core_detail::trace::on() && (to != self() || !has_receiver_)) [[likely]] {
-    // One piece (a call's arguments, a result): the header packed here, where a call's or a
-    // reply's constant fields fold into the words.
-    if (tail.empty() ? transport_->send_packed(from, to, h.pack(), head, /*wait=*/!polling_thread)
+    // One piece (a call's arguments, a result): the packed header.
+    if (tail.empty() ? transport_->send_packed(from, to, packed, head, /*wait=*/!polling_thread)
                      : transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) [[likely]]
       return;
     return send_later(from, to, h, head, tail);
@@ -82,8 +85,9 @@ inline void engine::send_to_peer(node_id from, node_id to, const message_header&
 
 inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                                std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+  const message_header::words packed = h.pack();
   if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire)) [[likely]]
-    return send_to_peer(from, to, h, head, tail, tail_owner);
+    return send_to_peer(from, to, h, packed, head, tail, tail_owner);
   send_general(from, to, h, head, tail, tail_owner);
 }
 
@@ -421,6 +425,7 @@ void engine::request(node_id from, node_id to, message_kind kind, std::span<cons
 
 void engine::request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                            std::span<const std::byte> tail, pending_call* p) {
+  const message_header::words packed = h.pack();  // before the atomic operations below
   if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
     return fail_unreachable(to, p);
   pending_.insert(h.call_id, to, p);
@@ -432,7 +437,7 @@ void engine::request_frame(node_id from, node_id to, const message_header& h, st
   }
   std::exception_ptr failure;
   try {
-    send_to_peer(from, to, h, head, tail, no_owner);  // the peer was looked at just now
+    send_to_peer(from, to, h, packed, head, tail, no_owner);  // the peer was looked at just now
     return;
   } catch (...) {
     failure = std::current_exception();

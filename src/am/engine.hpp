@@ -121,8 +121,9 @@ class engine final : public frame_sink {
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
   static inline const std::shared_ptr<void> no_owner{};
-  [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                    std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header& h, const message_header::words& packed,
+                                           std::span<const std::byte> head, std::span<const std::byte> tail,
+                                           const std::shared_ptr<void>& tail_owner);
   // Out of line: the flattened call path (call, call_and_poll) would otherwise inline it, and
   // through it the whole receive path, which leads back here (a frame for this process).
   [[gnu::noinline]] void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
