@@ -26,15 +26,6 @@ void fail_without_session(pending_call* p) noexcept {
   p->fail(std::move(failure));
 }
 
-namespace {
-// The open session's engine; without one, nullptr, `p` failed with the session_error.
-engine* engine_or_fail(pending_call* p) noexcept {
-  if (engine* e = the_engine.load(std::memory_order_acquire)) [[likely]] return e;
-  fail_without_session(p);
-  return nullptr;
-}
-}  // namespace
-
 void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p) {
   if (engine* e = engine_or_fail(p)) e->call(current_node_of(*e), to, handler, how, args.data(), p);
 }

@@ -864,8 +864,8 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
 // the caller's template calls; the poll loop itself (poll_for_a_while) stays a function of its own.
 [[gnu::flatten]] void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
                                     heddle::core_detail::future_state_base* s) {
-  engine* e = the_engine.load(std::memory_order_acquire);
-  if (!e) [[unlikely]] return fail_without_session(p);
+  engine* e = engine_or_fail(p);
+  if (!e) [[unlikely]] return;
   e->call(current_node_of(*e), to, handler, how, args.data(), p);
   if (!s->is_done()) e->poll_until(s);  // at once back on a worker or the polling thread
 }

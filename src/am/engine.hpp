@@ -242,6 +242,12 @@ engine& current_engine();
 [[noreturn, gnu::cold]] void throw_no_session();
 // Fails `p` with the session_error that no session is open (api.cpp).
 [[gnu::cold]] void fail_without_session(pending_call* p) noexcept;
+// The open session's engine for a call whose state is `p`; without one, nullptr, `p` failed.
+inline engine* engine_or_fail(pending_call* p) noexcept {
+  if (engine* e = the_engine.load(std::memory_order_acquire)) [[likely]] return e;
+  fail_without_session(p);
+  return nullptr;
+}
 // The same, or nullptr, counted as in use until release_engine (so that the session waits for it
 // before it deletes the engine).
 engine* acquire_engine() noexcept;
