@@ -16,6 +16,28 @@ void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, cont
   core->enlist_suspended(r);
 }
 
+bool run_own_work_traced(worker* w, future_state_base* s) noexcept {
+  while (task_base* t = w->deque.pop()) {
+    if (t != s && t->isolation != w->isolation.load(std::memory_order_relaxed)) {
+      w->deque.push(t);
+      break;
+    }
+    w->stats.executed.bump();
+    const void* outer = w->owned_run;
+    if (t == s) w->owned_run = s;
+    trace::run_traced(t, t->vt->execute, trace::how::nested);
+    w->owned_run = outer;
+    if (s->is_done()) return true;
+  }
+  return s->is_done();
+}
+
+void free_frame_block_outside(frame_header* block) noexcept {
+  const std::size_t cls = block->size_class;
+  if (cls < num_size_classes) return free_block(block, cls);
+  ::operator delete(static_cast<void*>(block));
+}
+
 void delist_suspended(runtime_core* core, coroutine_root* r) noexcept { (void)core->delist_suspended(r, false); }
 
 void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept {

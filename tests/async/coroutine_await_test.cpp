@@ -203,6 +203,61 @@ TEST(CoroutineAwait, ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothin
   EXPECT_EQ(resumed.load(), 0);
 }
 
+// A value that counts its instances: a future's state that is never let go keeps its value, and the
+// count then stays above zero.
+struct counted {
+  std::atomic<long>* n;
+  explicit counted(std::atomic<long>* c) : n(c) { n->fetch_add(1); }
+  counted(const counted& o) : n(o.n) { n->fetch_add(1); }
+  ~counted() { n->fetch_sub(1); }
+};
+
+heddle::co_task<int> awaits_counted(heddle::future<counted> f, bool by_reference, std::atomic<long>* alive) {
+  heddle_test::alive_counter here(alive);
+  if (by_reference) (void)co_await f;
+  else (void)co_await std::move(f);
+  co_return 1;
+}
+
+// The futures that destroyed coroutines were waiting on are let go with them, whether the runtime
+// took the coroutine back from the future (nothing completed it) or discarded its resumption (the
+// future completed while the runtime stopped): once the promises are gone too, no state keeps its
+// value.
+TEST(CoroutineAwait, DestroyedCoroutinesLetGoOfTheFuturesTheyAwaited) {
+  watchdog dog("CoroutineAwait.DestroyedCoroutinesLetGoOfTheFuturesTheyAwaited", 120s);
+  const int rounds = scaled(10, 3), n = scaled(400, 100);
+  for (int round = 0; round < rounds; ++round) {
+    std::atomic<long> alive{0}, values{0};
+    {
+      std::vector<heddle::promise<counted>> promises(n);
+      std::vector<heddle::future<int>> fs;
+      std::atomic<bool> go{false};
+      auto rt = std::make_unique<heddle::runtime>(2);
+      for (int i = 0; i < n; ++i) fs.push_back(rt->spawn(awaits_counted(promises[i].get_future(), i % 3 == 0, &alive)));
+      while (alive.load() != n) std::this_thread::yield();
+      // Odd rounds fulfil half the promises while the runtime stops (some resumptions discarded,
+      // some run), even rounds none until it is gone (every chain taken back and destroyed).
+      std::thread fulfiller([&] {
+        while (!go.load()) std::this_thread::yield();
+        if (round % 2)
+          for (int i = 0; i < n; i += 2) promises[i].set_value(counted(&values));
+      });
+      go = true;
+      rt.reset();
+      fulfiller.join();
+      EXPECT_EQ(alive.load(), 0);
+      for (int i = 0; i < n; ++i) {
+        try {
+          (void)fs[i].get();
+        } catch (const heddle::task_cancelled&) {
+        }
+        if (round % 2 == 0 || i % 2) promises[i].set_value(counted(&values));
+      }
+    }  // the promises go: every state is freed, and its value with it
+    EXPECT_EQ(values.load(), 0) << "round " << round << ": a state some coroutine awaited was never let go";
+  }
+}
+
 TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOnce) {
   watchdog dog("CoroutineAwait.CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOnce", 120s);
   const int rounds = scaled(20, 5), n = scaled(400, 100);

@@ -77,7 +77,13 @@ class outermost_base : public promise_base, public result_holder<T> {
   }
 
  protected:
-  spawn_state<T>* record() const noexcept { return static_cast<spawn_state<T>*>(root_); }
+  // Called only where the coroutine is the outermost (no awaiter), whose root is its record: the
+  // compiler is told it is not null, so that the conversion to the record (a second base) costs no
+  // check.
+  spawn_state<T>* record() const noexcept {
+    if (!root_) __builtin_unreachable();
+    return static_cast<spawn_state<T>*>(root_);
+  }
 };
 
 template <class T>

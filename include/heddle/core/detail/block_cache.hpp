@@ -97,7 +97,11 @@ class block_cache {
   void deallocate(void* p, std::size_t cls) noexcept {
     block_list& l = loaded_[cls];
     if (l.count < magazine_blocks) [[likely]] {
-      l.head = new (p) free_block{l.head, nullptr, 0};
+      // Only the link: a magazine's count and next magazine are its head's, written by the depot
+      // when it takes the magazine (depot_give), not at each free.
+      auto* b = ::new (p) free_block;
+      b->next = l.head;
+      l.head = b;
       ++l.count;
       poison_free_block(p, cls);
       return;

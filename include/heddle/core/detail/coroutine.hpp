@@ -51,11 +51,14 @@ inline frame_header* header_of(void* frame) noexcept {
   return reinterpret_cast<frame_header*>(static_cast<std::byte*>(frame) - frame_header_bytes);
 }
 
-// Frees the block that holds a frame, by the size class its header keeps.
+// Frees the block that holds a frame, by the size class its header keeps: on a worker, into its
+// cache with no call (the block caches' own slow paths are tail calls); else out of line.
+HEDDLE_EXPORT void free_frame_block_outside(frame_header* block) noexcept;
 inline void free_frame_block(frame_header* block) noexcept {
   const std::size_t cls = block->size_class;
-  if (cls < num_size_classes) [[likely]] return free_block(block, cls);
-  ::operator delete(static_cast<void*>(block));
+  worker* w = current_worker;
+  if (cls < num_size_classes && w) [[likely]] return w->cache.deallocate(block, cls);
+  free_frame_block_outside(block);
 }
 
 // A frame of `bytes`, with room behind it for a record of `record_bytes` where the size class has
@@ -271,39 +274,50 @@ class resumer : public task_base {
 // resumption where `start` is timed (heddle::resume).
 class timed_resumer : public resumer {
  public:
-  timed_resumer(strategy how, bool timed) noexcept : resumer(&vtable), start{nullptr, how, timed} {}
+  timed_resumer(strategy how, bool timed) noexcept : timed_resumer(&vtable, how, timed) {}
 
   successor_start start;
 
- private:
+ protected:
+  timed_resumer(const task_vtable* v, strategy how, bool timed) noexcept : resumer(v), start{nullptr, how, timed} {}
   static void execute(task_base* t) noexcept {
     auto* r = static_cast<timed_resumer*>(t);
     r->start.record_latency();
     r->resume_now();
   }
+
+ private:
   static constexpr task_vtable vtable{&execute, &resumer::discard};
 };
 
 // On a worker: runs tasks from the worker's own deque until `s` is done, as forcing a future does
 // there (scheduling.hpp), so that a coroutine awaiting a task it spawned itself, not stolen yet,
-// runs it here instead of suspending and being resumed. True if `s` is done. Stops, the task put
-// back, at a task of another isolation region, and when the deque is empty.
+// runs it here instead of suspending and being resumed. True if `s` is done. The awaited record
+// itself runs in the awaiter's isolation (as force runs it); any other task is put back, and the
+// loop stops, at a task of another isolation region. Stops when the deque is empty. Traced, the
+// runs go through run_own_work_traced (out of line), decided once on entry, as force does.
+HEDDLE_EXPORT bool run_own_work_traced(worker* w, future_state_base* s) noexcept;
 [[gnu::always_inline]] inline bool run_own_work_until_done(future_state_base* s) noexcept {
   worker* w = current_worker;
   if (!w) return false;
+  if (trace::on()) [[unlikely]] return run_own_work_traced(w, s);
   while (task_base* t = w->deque.pop()) {
-    if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]] {
-      w->deque.push(t);
-      break;
+    if (t == s) {
+      // Its coroutine's end, if it comes before this returns, completes it owned
+      // (worker::owned_run). Set around the run only, as the coroutine may suspend inside.
+      w->stats.executed.bump();
+      const void* outer = w->owned_run;
+      w->owned_run = s;
+      t->vt->execute(t);
+      w->owned_run = outer;
+    } else {
+      if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]] {
+        w->deque.push(t);
+        break;
+      }
+      w->stats.executed.bump();
+      t->vt->execute(t);
     }
-    w->stats.executed.bump();
-    // The awaited record itself: its coroutine's end, if it comes before this returns, completes it
-    // owned (worker::owned_run). Set around the run only, as the coroutine may suspend inside.
-    const void* outer = w->owned_run;
-    if (t == s) w->owned_run = s;
-    if (trace::on()) [[unlikely]] trace::run_traced(t, t->vt->execute, trace::how::nested);
-    else t->vt->execute(t);
-    w->owned_run = outer;
     if (s->is_done()) return true;
   }
   return s->is_done();
@@ -314,18 +328,16 @@ class timed_resumer : public resumer {
 // one of that runtime's workers: its deque; anywhere else: default_strategy) or, through
 // heddle::resume, by the strategy given, its latency recorded. Owned: the awaiter holds the state's
 // reference (co_await of an rvalue: the value is moved out and the state released); else the future
-// keeps it (co_await of an lvalue: the value stays in the future).
+// keeps it (co_await of an lvalue: the value stays in the future). The awaiter has no destructor
+// (a check of the state at every await's end, in every frame): await_resume releases an owned
+// state, and a coroutine destroyed while it waits here (its runtime stopping) has it released by
+// what destroys it (the suspension's discard, or the detach of its listed chain).
 template <class T, bool Owned>
 class future_awaiter final {
  public:
   future_awaiter(future_state<T>* s, strategy how, bool timed) noexcept : s_(s), how_(how), timed_(timed) {}
-  future_awaiter(future_awaiter&& o) noexcept : s_(std::exchange(o.s_, nullptr)), how_(o.how_), timed_(o.timed_) {}
+  future_awaiter(future_awaiter&& o) noexcept : s_(o.s_), how_(o.how_), timed_(o.timed_) {}
   future_awaiter(const future_awaiter&) = delete;
-  ~future_awaiter() {
-    if constexpr (Owned) {
-      if (s_) s_->release();
-    }
-  }
 
   bool await_ready() const noexcept { return s_->is_done(); }
   // Inlined where the coroutine awaits: in fork-join code the awaited task is at the bottom of the
@@ -338,8 +350,8 @@ class future_awaiter final {
   decltype(auto) await_resume() {
     if constexpr (Owned) {
       struct released {
-        future_state<T>*& s;
-        ~released() { std::exchange(s, nullptr)->release(); }
+        future_state<T>* s;
+        ~released() { s->release(); }
       } guard{s_};
       if constexpr (std::is_void_v<T>) s_->value_ref();
       else return T(std::move(s_->value_ref()));
@@ -351,11 +363,11 @@ class future_awaiter final {
  private:
   template <class P>
   [[gnu::noinline]] bool suspend(std::coroutine_handle<P> h) noexcept {
-    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, timed_);
+    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, timed_, s_);
     sp->prepare(h);
     sp->start.home = current_core();
     coroutine_root* r = sp->root();
-    if (r) enlist_suspended(sp->start.home, r, s_, sp, &detach_from_future);
+    if (r) enlist_suspended(sp->start.home, r, s_, sp, &suspension::detach);
     if (s_->attach(sp)) return true;
     if (r) delist_suspended(sp->start.home, r);  // done meanwhile: go on without suspending
     return false;
@@ -364,8 +376,11 @@ class future_awaiter final {
   // What a suspension needs (the task that resumes the coroutine, the continuation the state calls):
   // made by await_suspend only when the coroutine does suspend. A future done already, or whose
   // task this worker ran itself, costs none of it.
-  struct suspension final : timed_resumer, continuation {
-    suspension(strategy how, bool timed) noexcept : timed_resumer(how, timed), continuation{&on_ready} {}
+  // The continuation first: its alignment's padding would otherwise follow the resumer, and the
+  // state's pointer would make the awaiter (and every frame with one) 16 bytes larger.
+  struct suspension final : continuation, timed_resumer {
+    suspension(strategy how, bool timed, future_state<T>* s) noexcept
+        : continuation{&on_ready}, timed_resumer(&vtable, how, timed), awaited(s) {}
     using timed_resumer::root;
 
     static void on_ready(continuation* c) noexcept {
@@ -373,6 +388,22 @@ class future_awaiter final {
       if (coroutine_root* r = sp->root()) return resume_suspended(sp->start.home, r, sp->start, static_cast<resumer*>(sp));
       sp->start.release(static_cast<resumer*>(sp));
     }
+    // The resumption discarded by a stopping runtime: the coroutine never takes the value, and its
+    // frames go (resumer::discard); an owned state is let go first.
+    static void discard(task_base* t) noexcept {
+      if constexpr (Owned) static_cast<suspension*>(static_cast<resumer*>(t))->awaited->release();
+      resumer::discard(t);
+    }
+    // The listed chain taken back from the state by a stopping runtime, which destroys it next: an
+    // owned state is let go (its completer, if it ever comes, frees it).
+    static bool detach(coroutine_root* r) noexcept {
+      if (!detach_from_future(r)) return false;
+      if constexpr (Owned) static_cast<future_state_base*>(r->awaited)->release();
+      return true;
+    }
+    static constexpr task_vtable vtable{&timed_resumer::execute, &discard};
+
+    future_state<T>* awaited;
   };
 
   future_state<T>* s_;
@@ -518,6 +549,18 @@ class spawn_state final : public future_state<T>, public coroutine_root {
   // first): the block goes with the record.
   static void destroy(future_state_base* b) noexcept {
     auto* s = static_cast<spawn_state*>(b);
+    frame_header* block = s->frame_block_;
+    if constexpr (std::is_trivially_destructible_v<T>) {
+      // Only an exception to release, or a record of its own: both out of line, so that this path
+      // saves no registers.
+      if (s->kind == result_kind::error || !block) [[unlikely]] return destroy_slowly(s);
+    } else {
+      if (!block) return free_record(s);
+      s->~spawn_state();
+    }
+    free_frame_block(block);
+  }
+  [[gnu::noinline]] static void destroy_slowly(spawn_state* s) noexcept {
     frame_header* block = s->frame_block_;
     if (!block) return free_record(s);
     s->~spawn_state();
