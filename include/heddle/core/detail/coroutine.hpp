@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <exception>
 #include <new>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -32,20 +31,18 @@ namespace heddle::core_detail {
 // the future lets it go. A spawned coroutine's end does not suspend: the frame is destroyed where
 // the body ends (no second entry into the coroutine), and its deallocation completes the record
 // the header names, after every local's destructor has run.
+// Every frame spawn can be given has one: a frame whose allocation the compiler elided (clang's
+// heap elision, for a coroutine awaited in place) never reaches spawn, as spawn's record takes its
+// handle out of the awaiting coroutine's reach, which rules the elision out.
 struct frame_header {
-  static constexpr std::uint16_t expected_magic = 0x6672;  // "fr"
-  std::uint16_t magic;
   std::uint8_t size_class;     // the block's (num_size_classes: operator new's)
   std::uint8_t holds_record;   // the block's tail holds spawn's record: the frame's end leaves it
+  std::uint16_t unused;        // zero: the first word is then one constant, stored at once
   std::uint32_t record_room;   // the offset in the block where spawn's record fits; 0: it does not
   future_state_base* completes;  // spawn's record, once the frame's end is to complete it
 };
 inline constexpr std::size_t frame_header_bytes = 16;
 static_assert(sizeof(frame_header) == frame_header_bytes, "a frame's header is 16 bytes (the frame's alignment)");
-
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_foreign_frame() {
-  throw std::logic_error("heddle::spawn: a coroutine frame that heddle did not allocate (its allocation elided)");
-}
 
 inline frame_header* header_of(void* frame) noexcept {
   return reinterpret_cast<frame_header*>(static_cast<std::byte*>(frame) - frame_header_bytes);
@@ -68,8 +65,7 @@ inline void free_frame_block(frame_header* block) noexcept {
   const std::size_t at = (used + block_align - 1) / block_align * block_align;
   const bool room = cls < num_size_classes && at + record_bytes <= class_bytes(cls);
   void* block = cls < num_size_classes ? allocate_block(cls) : ::operator new(used);
-  ::new (block) frame_header{frame_header::expected_magic, static_cast<std::uint8_t>(cls), 0,
-                             static_cast<std::uint32_t>(room ? at : 0), nullptr};
+  ::new (block) frame_header{static_cast<std::uint8_t>(cls), 0, 0, static_cast<std::uint32_t>(room ? at : 0), nullptr};
   return static_cast<std::byte*>(block) + frame_header_bytes;
 }
 
@@ -515,11 +511,9 @@ class spawn_state final : public future_state<T>, public coroutine_root {
   spawn_state() noexcept : future_state<T>(&vtable), coroutine_root(&abandon_chain) {}
   // Made for the coroutine `h`: in its frame block's tail where there is room, else a record of
   // its own; named in the frame's header as the record that the frame's end completes. Throws
-  // bad_alloc where a record of its own cannot be had, logic_error for a frame that is not one of
-  // heddle's (one whose allocation the compiler elided; not seen for a coroutine that is spawned).
+  // bad_alloc where a record of its own cannot be had.
   static spawn_state* make_for(std::coroutine_handle<> h) {
     frame_header* fh = header_of(h.address());
-    if (fh->magic != frame_header::expected_magic) [[unlikely]] throw_foreign_frame();
     spawn_state* s;
     if (fh->record_room) [[likely]] {
       s = ::new (reinterpret_cast<std::byte*>(fh) + fh->record_room) spawn_state();
