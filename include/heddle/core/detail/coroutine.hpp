@@ -543,16 +543,12 @@ class spawn_state final : public future_state<T>, public coroutine_root {
   // first): the block goes with the record.
   static void destroy(future_state_base* b) noexcept {
     auto* s = static_cast<spawn_state*>(b);
-    frame_header* block = s->frame_block_;
-    if constexpr (std::is_trivially_destructible_v<T>) {
-      // Only an exception to release, or a record of its own: both out of line, so that this path
-      // saves no registers.
-      if (s->kind == result_kind::error || !block) [[unlikely]] return destroy_slowly(s);
-    } else {
-      if (!block) return free_record(s);
-      s->~spawn_state();
-    }
-    free_frame_block(block);
+    // A value with nothing to destroy, in the frame's block: the common case, inline, with no
+    // registers saved. A value to destroy, an exception to release, or a record of its own: out of
+    // line.
+    if (!std::is_trivially_destructible_v<T> || s->kind == result_kind::error || !s->frame_block_) [[unlikely]]
+      return destroy_slowly(s);
+    free_frame_block(s->frame_block_);
   }
   [[gnu::noinline]] static void destroy_slowly(spawn_state* s) noexcept {
     frame_header* block = s->frame_block_;
