@@ -16,21 +16,7 @@ void enlist_suspended(runtime_core* core, coroutine_root* r, void* awaited, cont
   core->enlist_suspended(r);
 }
 
-bool run_own_work_traced(worker* w, future_state_base* s) noexcept {
-  while (task_base* t = w->deque.pop()) {
-    if (t != s && t->isolation != w->isolation.load(std::memory_order_relaxed)) {
-      w->deque.push(t);
-      break;
-    }
-    w->stats.executed.bump();
-    const void* outer = w->owned_run;
-    if (t == s) w->owned_run = s;
-    trace::run_traced(t, t->vt->execute, trace::how::nested);
-    w->owned_run = outer;
-    if (s->is_done()) return true;
-  }
-  return s->is_done();
-}
+bool run_own_work_traced(worker* w, future_state_base* s) noexcept { return run_own_work<true>(w, s); }
 
 void free_frame_block_outside(frame_header* block) noexcept {
   const std::size_t cls = block->size_class;

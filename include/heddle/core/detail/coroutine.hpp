@@ -290,33 +290,41 @@ class timed_resumer : public resumer {
 // there (scheduling.hpp), so that a coroutine awaiting a task it spawned itself, not stolen yet,
 // runs it here instead of suspending and being resumed. True if `s` is done. The awaited record
 // itself runs in the awaiter's isolation (as force runs it); any other task is put back, and the
-// loop stops, at a task of another isolation region. Stops when the deque is empty. Traced, the
-// runs go through run_own_work_traced (out of line), decided once on entry, as force does.
-HEDDLE_EXPORT bool run_own_work_traced(worker* w, future_state_base* s) noexcept;
-[[gnu::always_inline]] inline bool run_own_work_until_done(future_state_base* s) noexcept {
-  worker* w = current_worker;
-  if (!w) return false;
-  if (trace::on()) [[unlikely]] return run_own_work_traced(w, s);
+// loop stops, at a task of another isolation region. Stops when the deque is empty. Traced, each
+// run is recorded: run_own_work_until_done decides once, on entry, as force does, and the traced
+// loop is out of line (run_own_work_traced, src/core/coroutines.cpp).
+template <bool Traced>
+[[gnu::always_inline]] inline bool run_own_work(worker* w, future_state_base* s) noexcept {
+  auto run = [w](task_base* t) {
+    w->stats.executed.bump();
+    if constexpr (Traced) trace::run_traced(t, t->vt->execute, trace::how::nested);
+    else t->vt->execute(t);
+  };
   while (task_base* t = w->deque.pop()) {
     if (t == s) {
       // Its coroutine's end, if it comes before this returns, completes it owned
       // (worker::owned_run). Set around the run only, as the coroutine may suspend inside.
-      w->stats.executed.bump();
       const void* outer = w->owned_run;
       w->owned_run = s;
-      t->vt->execute(t);
+      run(t);
       w->owned_run = outer;
     } else {
       if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]] {
         w->deque.push(t);
         break;
       }
-      w->stats.executed.bump();
-      t->vt->execute(t);
+      run(t);
     }
     if (s->is_done()) return true;
   }
   return s->is_done();
+}
+HEDDLE_EXPORT bool run_own_work_traced(worker* w, future_state_base* s) noexcept;
+[[gnu::always_inline]] inline bool run_own_work_until_done(future_state_base* s) noexcept {
+  worker* w = current_worker;
+  if (!w) return false;
+  if (trace::on()) [[unlikely]] return run_own_work_traced(w, s);
+  return run_own_work<false>(w, s);
 }
 
 // co_await of a future<T>: attaches to the future's state; once it is done the coroutine resumes on
