@@ -89,8 +89,10 @@ struct custom_error : std::runtime_error {
 template <std::size_t Bytes>
 heddle::co_task<std::string> framed(heddle::runtime* rt, int v, std::atomic<long>* alive, std::atomic<long>* started,
                                     bool fail) {
-  started->fetch_add(1);
+  // Counted alive before it counts as started: a waiter that sees every coroutine started and none
+  // alive (check_frames_of) then knows that none will touch either counter again.
   alive_counter here(alive);
+  started->fetch_add(1);
   std::array<unsigned char, Bytes> pad{};
   pad[static_cast<std::size_t>(v) % Bytes] = static_cast<unsigned char>(v);
   const int w = co_await rt->task([v] { return v; });
