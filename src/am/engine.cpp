@@ -412,13 +412,13 @@ void engine::send_later(node_id from, node_id to, const message_header& h, std::
 [[gnu::flatten]] void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
                                    std::span<const std::byte> args, pending_call* p) {
   const message_header h{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
-                         .call_id = next_call_.fetch_add(1, std::memory_order_relaxed), .payload_bytes = args.size()};
+                         .call_id = new_call_id(), .payload_bytes = args.size()};
   request_frame(from, to, h, args, {}, p);
 }
 
 void engine::request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p) {
-  const message_header h{.kind = kind, .call_id = next_call_.fetch_add(1, std::memory_order_relaxed),
+  const message_header h{.kind = kind, .call_id = new_call_id(),
                          .payload_bytes = head.size() + tail.size()};
   request_frame(from, to, h, head, tail, p);
 }

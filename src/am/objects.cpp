@@ -49,7 +49,7 @@ std::uint64_t engine::adopt_object(void* object, void (*destroy)(void*)) {
 void engine::object_call(node_id from, node_id to, std::uint64_t id, std::uint32_t handler, std::span<const std::byte> args,
                          pending_call* p) {
   const message_header h{.kind = message_kind::object_call, .handler = handler,
-                         .call_id = next_call_.fetch_add(1, std::memory_order_relaxed), .payload_bytes = sizeof id + args.size()};
+                         .call_id = new_call_id(), .payload_bytes = sizeof id + args.size()};
   request_frame(from, to, h, std::as_bytes(std::span(&id, 1)), args, p);
 }
 

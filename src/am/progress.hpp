@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "heddle/core/detail/futex.hpp"
+#include "heddle/core/export.hpp"
 
 namespace heddle::offload::detail {
 
@@ -65,7 +66,9 @@ class progress {
   std::atomic<int> long_sends_{0};                  // changes once per long send: shares nap_'s line
 };
 
-// True on the thread that holds a progress lock: it must not block in a send.
-inline thread_local bool polling_thread = false;
+// True on the thread that holds a progress lock: it must not block in a send. Initial-exec (as
+// heddle's other thread-locals in its libraries): read on every send, it costs no __tls_get_addr
+// call in the shared build.
+inline constinit thread_local bool polling_thread HEDDLE_DETAIL_TLS_MODEL = false;
 
 }  // namespace heddle::offload::detail

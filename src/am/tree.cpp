@@ -134,7 +134,7 @@ void engine::tree_fan_out(node_id self, node_id origin, const tree_range& range,
     std::byte head[tree_range::bytes];
     half.encode(head);
     const message_header out{.kind = message_kind::tree_call, .strategy = h.strategy, .handler = h.handler,
-                             .call_id = next_call_.fetch_add(1, std::memory_order_relaxed),
+                             .call_id = new_call_id(),
                              .payload_bytes = tree_range::bytes + args.size()};
     // A child that cannot be reached fails its tree_child at once, which adds the subtree's entries.
     request_frame(self, child, out, head, args, new tree_child(g, origin, nodes(), half));
