@@ -235,6 +235,7 @@ class shm_transport final : public transport {
     heddle::core_detail::spin_lock m;     // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
+    bool short_lap_due = true;  // this lap may still turn back at short_lap_cells (short_lap_pad)
     std::int64_t pid = 0;
     int pidfd = -1;
     bool exited = false;
@@ -262,7 +263,9 @@ class shm_transport final : public transport {
     const ring_view& ring = p.ring;
     std::uint64_t pos = p.write_pos;
     const std::uint64_t at = ring.index(pos);
-    const std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
+    std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
+    if (at < short_lap_cells) p.short_lap_due = true;  // a lap has begun
+    else if (p.short_lap_due && pad == 0) [[unlikely]] pad = short_lap_pad(p, pos, cells);
     try {
       if (!space_for(p, to, pos + pad + cells, wait)) {
         p.m.unlock();
@@ -292,6 +295,22 @@ class shm_transport final : public transport {
       shared_futex_wake(p.ctl->doorbell, 1);
     }
     return true;
+  }
+
+  // A lap of the ring ends early, at its first record past short_lap_cells, when the receiver has
+  // taken the lap's first records (their cells are free again): a padding record to the ring's end
+  // turns the writer back to the first cell. Frames one at a time (a round trip's) then cycle through 4 KiB of cells, lines that
+  // both cores keep in their caches, instead of through the whole ring (1 MiB by default): a ring
+  // walked beyond a core's L2 cache costs a cache miss on each side of each frame (on the Intel VM
+  // an 8 MiB ring, beyond its 2 MiB L2, added ~450 ns to a round trip; docs/benchmarks.md). Costs one
+  // look at the receiver's position a lap, which a receiver that keeps up has just written; a
+  // receiver behind (a burst of frames) keeps the whole ring for this lap.
+  static constexpr std::uint64_t short_lap_cells = 64;
+  [[gnu::noinline]] std::uint64_t short_lap_pad(peer_out& p, std::uint64_t pos, std::uint64_t cells) {
+    p.short_lap_due = false;  // one look a lap
+    p.seen_tail = p.ring.control().tail.load(std::memory_order_acquire);
+    const std::uint64_t pad = p.ring.cells() - p.ring.index(pos);
+    return pos + pad + cells - p.seen_tail <= p.ring.cells() ? pad : 0;
   }
 
   // Waits until the ring has room up to `end`; false at once if !wait. The common case (room as

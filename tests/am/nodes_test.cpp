@@ -153,6 +153,36 @@ TEST(Nodes, SixtyFourMiBArgumentAndResult) {
   EXPECT_EQ(off::sync(1, heddle::f2f<&pattern>(n)), v);
 }
 
+// The shm ring turns back to its first cell early while its receiver keeps up, and uses the whole
+// ring while it does not (shm_transport.cpp, short_lap_pad): round trips one at a time and bursts
+// that fill the ring, with frames from one cell to dozens, both ways, in a changing order; every
+// result checked. Also run with a 16 KiB ring (am_nodes_shm_small_ring), where laps are short.
+TEST(Nodes, FramesOneAtATimeAndInBurstsOfEverySize) {
+  std::uint64_t seed = 12345;
+  const auto next_size = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % 3000;  // up to 48 cells of the ring
+  };
+  for (int round = 0; round < 150; ++round) {
+    const off::node_id n = 1 + static_cast<off::node_id>(round) % (off::num_nodes() - 1);
+    if (round % 3 == 0) {
+      std::vector<heddle::future<std::uint64_t>> fs;
+      std::vector<std::uint64_t> expect;
+      for (int i = 0; i < 200; ++i) {
+        const std::vector<std::uint8_t> v = pattern(next_size());
+        expect.push_back(checksum(v));
+        fs.push_back(off::async(n, heddle::f2f<&checksum>(v), heddle::strategy::short_task));
+      }
+      for (std::size_t i = 0; i < fs.size(); ++i) ASSERT_EQ(fs[i].get(), expect[i]) << "round " << round << ", call " << i;
+    } else {
+      const std::uint64_t bytes = next_size();
+      ASSERT_EQ(off::sync(n, heddle::f2f<&pattern>(bytes), heddle::strategy::short_task), pattern(bytes)) << "round " << round;
+      const std::vector<std::uint8_t> v = pattern(next_size());
+      ASSERT_EQ(off::sync(n, heddle::f2f<&checksum>(v), heddle::strategy::short_task), checksum(v)) << "round " << round;
+    }
+  }
+}
+
 TEST(Nodes, TenThousandConcurrentAsyncs) {
   std::vector<heddle::future<int>> fs;
   fs.reserve(10000);
