@@ -23,17 +23,29 @@ namespace {
 using clock = std::chrono::steady_clock;
 using heddle::core_detail::spin_pause;
 
-struct handler_scope {
-  node_id saved_node;
-  bool saved_in;
-  explicit handler_scope(node_id n) noexcept : saved_node(handler_node), saved_in(in_handler) {
+// Only loopback's nodes share a process (`shared`): elsewhere the node a handler runs on is this
+// process's, which current_node_of gives without a scope.
+class handler_scope {
+ public:
+  handler_scope(node_id n, bool shared) noexcept : shared_(shared) {
+    if (!shared_) return;
+    saved_node_ = handler_node;
+    saved_in_ = in_handler;
     handler_node = n;
     in_handler = true;
   }
   ~handler_scope() {
-    handler_node = saved_node;
-    in_handler = saved_in;
+    if (!shared_) return;
+    handler_node = saved_node_;
+    in_handler = saved_in_;
   }
+  handler_scope(const handler_scope&) = delete;
+  handler_scope& operator=(const handler_scope&) = delete;
+
+ private:
+  bool shared_;
+  node_id saved_node_ = 0;
+  bool saved_in_ = false;
 };
 
 // What a node says first to every peer: who it is, and the registry it was built with.
@@ -105,7 +117,7 @@ inline void engine::send_reply(node_id from, node_id to, std::uint64_t call_id, 
 
 inline void engine::call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
                                  tree_gather* g) {
-  handler_scope scope(to);
+  handler_scope scope(to, !has_receiver_);
   writer result;  // a small result stays on this stack
   try {
     if (h.handler >= handler_count_) [[unlikely]]
@@ -471,7 +483,7 @@ placement engine::place(node_id from, node_id to, const message_header& h, std::
   }
   // A put: its bytes go straight into the buffer. A bad buffer or range is no placement: the frame
   // then arrives whole and serve_put reports what is wrong.
-  handler_scope scope(to);
+  handler_scope scope(to, !has_receiver_);
   try {
     placement where;
     where.data = local_span(read_prefix<std::uint64_t>(prefix, 0), read_prefix<std::uint64_t>(prefix, 8),
@@ -692,7 +704,7 @@ std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint6
 void engine::serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   // A placed put's bytes lie in the buffer already: place() checked the buffer and the range.
   if (!(h.flags & message_placed)) {
-    handler_scope scope(to);
+    handler_scope scope(to, !has_receiver_);
     try {
       const auto id = read_prefix<std::uint64_t>(payload, 0);
       const auto offset = read_prefix<std::uint64_t>(payload, 8);
@@ -707,7 +719,7 @@ void engine::serve_put(node_id from, node_id to, const message_header& h, std::s
 }
 
 void engine::serve_get(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
-  handler_scope scope(to);
+  handler_scope scope(to, !has_receiver_);
   std::span<const std::byte> data;
   std::shared_ptr<void> owner;
   try {

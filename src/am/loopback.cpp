@@ -21,6 +21,11 @@ class loopback_transport final : public transport {
     }
     return true;
   }
+  bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
+                   bool) override {
+    sink_->deliver(from, to, message_header::unpack(header), payload);
+    return true;
+  }
   bool poll() override { return false; }
   bool pending() const override { return false; }
   void sleep(std::chrono::nanoseconds) override {}

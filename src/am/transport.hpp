@@ -76,12 +76,11 @@ class transport {
 
   // The call path's send (engine.cpp, send_frame): a frame with its payload in one piece and its
   // header packed by the sender (message_header::pack, where the constant fields of a call or a
-  // reply fold away). Otherwise as send. A backend without a shorter way for such a frame sends it
-  // as any other.
+  // reply fold away). Otherwise as send. Pure, with no default: the compiler would otherwise guess
+  // at the call site that it is the default (a compare and the default's body inlined beside the
+  // call, on the call path of every backend).
   virtual bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
-                           bool wait) {
-    return send(from, to, message_header::unpack(header), payload, {}, wait);
-  }
+                           bool wait) = 0;
 
   // Delivers what has arrived to the sink; true if anything did, or if a send of the polling
   // thread's completed (traffic either way: the receiver keeps spinning). Holder of the progress
