@@ -137,8 +137,15 @@ class engine final : public frame_sink {
   // Inlined into deliver (the call path) and deliver_traced.
   [[gnu::always_inline]] void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   void deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  // deliver's way for every frame but an untraced reply; out of line, so that a reply's way saves
+  // no registers.
+  [[gnu::noinline]] void deliver_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // A reply_value frame: the call it answers completed (or nothing, if it is not waiting here).
   void complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload);
+  // complete_reply's rare ways: a call in the pending table's overflow map (`p` null), a reply
+  // placed in the caller's memory (pending_call::destination).
+  [[gnu::noinline]] void complete_reply_slowly(node_id from, const message_header& h, std::span<const std::byte> payload,
+                                               pending_call* p);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);

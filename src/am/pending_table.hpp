@@ -45,22 +45,22 @@ class pending_table {
   // The call with this id to `from`, now the caller's; nullptr if there is none (a reply to a call
   // that already failed, an id a peer made up, or a reply from another node than the one called).
   pending_call* take(std::uint64_t id, node_id from) {
+    if (pending_call* p = take_from_slot(id, from)) [[likely]] return p;
+    return take_from_overflow(id, from);
+  }
+  // take's two halves, for a caller that keeps the first inline and calls the second out of line.
+  pending_call* take_from_slot(std::uint64_t id, node_id from) {
     slot& s = slots_[id % slot_count];
     std::uint64_t current = s.id.load(std::memory_order_acquire);
-    if (current == id) [[likely]] {
-      if (s.node.load(std::memory_order_relaxed) != from) return nullptr;
-      pending_call* p = s.call.load(std::memory_order_relaxed);
-      // Read before the slot is freed (then it may be claimed again); kept only if this frees it.
-      return s.id.compare_exchange_strong(current, 0, std::memory_order_acq_rel, std::memory_order_relaxed) ? p : nullptr;
-    }
+    if (current != id || s.node.load(std::memory_order_relaxed) != from) return nullptr;
+    pending_call* p = s.call.load(std::memory_order_relaxed);
+    // Read before the slot is freed (then it may be claimed again); kept only if this frees it.
+    return s.id.compare_exchange_strong(current, 0, std::memory_order_acq_rel, std::memory_order_relaxed) ? p : nullptr;
+  }
+  // (An id in its slot is never in the overflow map: this finds nothing for it.)
+  pending_call* take_from_overflow(std::uint64_t id, node_id from) {
     if (overflow_count_.load(std::memory_order_acquire) == 0) return nullptr;
-    std::lock_guard g(overflow_m_);
-    auto it = overflow_.find(id);
-    if (it == overflow_.end() || it->second.node != from) return nullptr;
-    pending_call* p = it->second.call;
-    overflow_.erase(it);
-    overflow_count_.fetch_sub(1, std::memory_order_relaxed);
-    return p;
+    return take_from_overflow_map(id, from);
   }
 
   // The call with this id to `node`, left in the table; nullptr if there is none.
@@ -109,6 +109,17 @@ class pending_table {
     node_id node;
     pending_call* call;
   };
+  // Out of line: inlined, its lock would make take's callers save registers.
+  [[gnu::noinline]] pending_call* take_from_overflow_map(std::uint64_t id, node_id from) {
+    std::lock_guard g(overflow_m_);
+    auto it = overflow_.find(id);
+    if (it == overflow_.end() || it->second.node != from) return nullptr;
+    pending_call* p = it->second.call;
+    overflow_.erase(it);
+    overflow_count_.fetch_sub(1, std::memory_order_relaxed);
+    return p;
+  }
+
   slot slots_[slot_count];
   std::mutex overflow_m_;
   std::unordered_map<std::uint64_t, entry> overflow_;

@@ -1,6 +1,7 @@
 // What a tcp node does with a peer that misbehaves on the wire: a connection with the wrong secret
 // is refused and logged, a frame that does not decode or that the connection's end cuts short
-// drops the peer (every call waiting on it fails, naming it) instead of being acted on; a frame
+// drops the peer (every call waiting on it fails, naming it) instead of being acted on; a reply
+// that does not decode as its call's result fails that call (decode_error); a frame
 // that arrives a byte at a time is put back together, and frames that arrive together (large ones
 // among them) are cut apart. The peer here is a forked process
 // speaking the protocol by hand.
@@ -26,6 +27,7 @@ int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
 // Registered here, answered by the fake node 1: it sends the call's payload back as the reply,
 // which is what echo's reply is (a call's payload is its arguments' encoding, here one string).
 std::string echo(std::string s) { return s; }
+void nothing() {}
 
 int listen_any(int& port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -275,6 +277,47 @@ TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
   }
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(err, "");  // node 1's goodbye came: the session ended without a complaint
+  EXPECT_EQ(exit_status(child), 0);
+}
+
+// Node 1 answers two calls of a void function with replies of 5 bytes, which a void result is not.
+[[noreturn]] void fake_node1_bytes_for_void(int port, std::uint64_t hash, std::uint64_t count) {
+  const int fd = join_as_node1(port, hash, count, false, 3);
+  std::byte call[64];
+  const std::byte extra[5]{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}, std::byte{5}};
+  for (int i = 0; i < 2; ++i) {
+    const off::message_header h = get_call(fd, call, sizeof call, 4);
+    if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = sizeof extra}, extra, false))
+      ::_exit(5);
+  }
+  std::byte header[off::message_header::size];
+  if (!get_all(fd, header, sizeof header) || off::message_header::decode(header, 0).kind != off::message_kind::goodbye)
+    ::_exit(6);
+  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, false)) ::_exit(7);
+  char c;
+  (void)!::read(fd, &c, 1);
+  ::_exit(0);
+}
+
+// A void call's reply is empty, which its completion checks on its short way (pending_result): a
+// reply with bytes in it fails the call with decode_error, through sync and through a future.
+TEST(TcpWire, ReplyWithBytesToAVoidCallFailsIt) {
+  const auto [listener, port, child] = start_fake_node1(fake_node1_bytes_for_void);
+  ASSERT_GE(listener, 0);
+  ASSERT_GE(child, 0);
+  const auto expect_left_over = [](auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "a void call whose reply held 5 bytes returned";
+    } catch (const off::decode_error& e) {
+      EXPECT_NE(std::string(e.what()).find("5 bytes left over after the call result"), std::string::npos) << e.what();
+    }
+  };
+  {
+    off::session s(node0_options(listener, port));
+    expect_left_over([] { off::sync(1, heddle::f2f<&nothing>(), heddle::strategy::short_task); });
+    expect_left_over([] { off::async(1, heddle::f2f<&nothing>()).get(); });
+  }
   EXPECT_EQ(exit_status(child), 0);
 }
 

@@ -101,6 +101,21 @@ class pending_result final : public pending_reply<R, pending_result<R, Owned>, O
     else return std::move(this->value_ref());
   }
   void complete(std::span<const std::byte> reply) noexcept override {
+    if constexpr (std::is_void_v<R>) {
+      // A void result is no bytes: stored and published without the decoder's frame around it,
+      // which a reply with bytes in it (a corrupt one) takes to fail the future.
+      if (reply.empty()) [[likely]] {
+        this->set_value();
+        return this->publish();
+      }
+      return decode_out_of_line(reply);
+    }
+    decode(reply);
+  }
+
+ private:
+  [[gnu::noinline]] void decode_out_of_line(std::span<const std::byte> reply) noexcept { decode(reply); }
+  void decode(std::span<const std::byte> reply) noexcept {
     this->settle([&] {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
