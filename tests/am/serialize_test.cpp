@@ -60,6 +60,18 @@ TEST(Serialize, BuiltInTypesRoundTrip) {
   EXPECT_EQ(round_trip(std::vector<std::string>{"a", "", "ccc"}), (std::vector<std::string>{"a", "", "ccc"}));
   EXPECT_EQ(round_trip(std::array<std::string, 2>{"x", "y"}), (std::array<std::string, 2>{"x", "y"}));
   EXPECT_EQ(round_trip(std::array<int, 3>{4, 5, 6}), (std::array<int, 3>{4, 5, 6}));
+  // An array's encoding is its elements' alone: none for an empty one (which is a byte large).
+  {
+    writer w;
+    write(w, std::array<int, 3>{4, 5, 6});
+    EXPECT_EQ(w.data().size(), 3 * sizeof(int));
+    writer empty;
+    write(empty, std::array<std::uint8_t, 0>{});
+    write(empty, std::array<std::string, 0>{});
+    EXPECT_EQ(empty.data().size(), 0u);
+  }
+  EXPECT_EQ(round_trip(std::array<std::uint8_t, 0>{}), (std::array<std::uint8_t, 0>{}));
+  EXPECT_EQ(round_trip(std::array<std::string, 0>{}), (std::array<std::string, 0>{}));
   EXPECT_EQ(round_trip(std::pair<std::string, int>{"k", 7}), (std::pair<std::string, int>{"k", 7}));
   EXPECT_EQ(round_trip(std::tuple<int, std::string, double>{1, "two", 3.0}),
             (std::tuple<int, std::string, double>{1, "two", 3.0}));

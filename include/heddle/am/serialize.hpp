@@ -228,17 +228,23 @@ struct serializer<std::vector<T, A>> {
 
 template <class T, std::size_t N>
 struct serializer<std::array<T, N>> {
+  // N * sizeof(T), not sizeof a: an empty array is one byte large, and its data() may be null.
   static void write(writer& w, const std::array<T, N>& a) {
-    if constexpr (bitwise_v<T>) {
-      w.bytes(a.data(), sizeof a);
+    if constexpr (N == 0) {
+      (void)w, (void)a;
+    } else if constexpr (bitwise_v<T>) {
+      w.bytes(a.data(), N * sizeof(T));
     } else {
       for (const T& x : a) offload::write(w, x);
     }
   }
   static std::array<T, N> read(reader& r) {
-    if constexpr (bitwise_v<T> && std::is_default_constructible_v<T>) {
+    if constexpr (N == 0) {
+      (void)r;
+      return {};
+    } else if constexpr (bitwise_v<T> && std::is_default_constructible_v<T>) {
       std::array<T, N> a;
-      r.bytes(a.data(), sizeof a);
+      r.bytes(a.data(), N * sizeof(T));
       return a;
     } else {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
