@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -151,6 +153,30 @@ TEST(Nodes, SixtyFourMiBArgumentAndResult) {
   const std::uint64_t expect = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
   EXPECT_EQ(off::sync(1, heddle::f2f<&checksum>(v)), expect);
   EXPECT_EQ(off::sync(1, heddle::f2f<&pattern>(n)), v);
+}
+
+// N bytes in and out (std::array's encoding is its bytes): a frame's payload of exactly N bytes.
+template <std::size_t N>
+std::array<std::uint8_t, N> reversed(std::array<std::uint8_t, N> a) {
+  std::reverse(a.begin(), a.end());
+  return a;
+}
+template <std::size_t N>
+void expect_reversed_of(off::node_id n, heddle::strategy how) {
+  std::array<std::uint8_t, N> a;
+  for (std::size_t i = 0; i < N; ++i) a[i] = static_cast<std::uint8_t>(0x80 + 7 * i + N);
+  std::array<std::uint8_t, N> r = a;
+  std::reverse(r.begin(), r.end());
+  EXPECT_EQ(off::sync(n, heddle::f2f<&reversed<N>>(a), how), r) << N << " bytes";
+  EXPECT_EQ(off::async(n, heddle::f2f<&reversed<N>>(a), how).get(), r) << N << " bytes";
+}
+
+// Payloads of 0 to 24 bytes each way, one of every size: the shm backend writes those of up to 16
+// bytes, one cell's, on a path of its own (shm_transport::send_packed, copy_small).
+TEST(Nodes, PayloadsOfEverySizeUpToACellAndBeyond) {
+  for (off::node_id n = 1; n < off::num_nodes(); ++n)
+    for (heddle::strategy how : {heddle::strategy::short_task, heddle::strategy::express})
+      [&]<std::size_t... N>(std::index_sequence<N...>) { (expect_reversed_of<N>(n, how), ...); }(std::make_index_sequence<25>());
 }
 
 // The shm ring turns back to its first cell early while its receiver keeps up, and uses the whole
