@@ -78,29 +78,30 @@ HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
 // unknown node, tracing, a frame for this process) takes send_general. send_to_peer is the same
-// after the look at the peer, for a caller that has just made it (request_frame). `packed` is `h`'s
-// words, packed by the caller as soon as it made `h`: there a call's or a reply's fields are
-// constants and registers, which after an atomic operation the compiler reads back from `h`'s
-// memory (the rare paths' calls take its address).
-inline void engine::send_to_peer(node_id from, node_id to, const message_header& h, const message_header::words& packed,
-                                 std::span<const std::byte> head, std::span<const std::byte> tail,
-                                 const std::shared_ptr<void>& tail_owner) {
+// after the look at the peer, for a caller that has just made it (request_frame). It takes the
+// header as its packed words only, which the common case hands on as they are: the fields of a
+// call or a reply are constants and registers there, and no header is kept in memory for the rare
+// ways (which unpack one; a header whose address they took had to be stored, and read back after
+// the atomic operations).
+inline void engine::send_to_peer(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
+                                 std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   if (!heddle::core_detail::trace::on() && (to != self() || !has_receiver_)) [[likely]] {
     // One piece (a call's arguments, a result): the packed header.
     if (tail.empty() ? transport_->send_packed(from, to, packed, head, /*wait=*/!polling_thread)
-                     : transport_->send(from, to, h, head, tail, /*wait=*/!polling_thread, tail_owner)) [[likely]]
+                     : transport_->send(from, to, message_header::unpack(packed), head, tail, /*wait=*/!polling_thread,
+                                        tail_owner)) [[likely]]
       return;
-    return send_later(from, to, h, head, tail);
+    return send_later(from, to, message_header::unpack(packed), head, tail);
   }
-  send_general(from, to, h, head, tail, tail_owner);
+  send_general(from, to, message_header::unpack(packed), head, tail, tail_owner);
 }
 
 inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                                std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   const message_header::words packed = h.pack();
   if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire)) [[likely]]
-    return send_to_peer(from, to, h, packed, head, tail, tail_owner);
-  send_general(from, to, h, head, tail, tail_owner);
+    return send_to_peer(from, to, packed, head, tail, tail_owner);
+  send_general(from, to, message_header::unpack(packed), head, tail, tail_owner);
 }
 
 // The bodies of run_call and reply, inlined into deliver's short path (and wrapped by those two
@@ -423,39 +424,40 @@ void engine::send_later(node_id from, node_id to, const message_header& h, std::
 // entries and exits or the header passed through memory (callgrind: 52 fewer instructions a call).
 [[gnu::flatten]] void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
                                    std::span<const std::byte> args, pending_call* p) {
-  const message_header h{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
-                         .call_id = new_call_id(), .payload_bytes = args.size()};
-  request_frame(from, to, h, args, {}, p);
+  request_frame(from, to,
+                message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+                               .call_id = new_call_id(), .payload_bytes = args.size()}
+                    .pack(),
+                args, {}, p);
 }
 
 void engine::request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p) {
-  const message_header h{.kind = kind, .call_id = new_call_id(),
-                         .payload_bytes = head.size() + tail.size()};
-  request_frame(from, to, h, head, tail, p);
+  request_frame(from, to, message_header{.kind = kind, .call_id = new_call_id(), .payload_bytes = head.size() + tail.size()}.pack(),
+                head, tail, p);
 }
 
-void engine::request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+void engine::request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
                            std::span<const std::byte> tail, pending_call* p) {
-  const message_header::words packed = h.pack();  // before the atomic operations below
+  const std::uint64_t id = message_header::call_id_of(packed);
   if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
     return fail_unreachable(to, p);
-  pending_.insert(h.call_id, to, p);
+  pending_.insert(id, to, p);
   // A peer lost between the look and the insertion may have failed its pending calls before this
   // one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
   if (peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
-    if (pending_call* q = pending_.take(h.call_id, to)) fail_unreachable(to, q);
+    if (pending_call* q = pending_.take(id, to)) fail_unreachable(to, q);
     return;
   }
   std::exception_ptr failure;
   try {
-    send_to_peer(from, to, h, packed, head, tail, no_owner);  // the peer was looked at just now
+    send_to_peer(from, to, packed, head, tail, no_owner);  // the peer was looked at just now
     return;
   } catch (...) {
     failure = std::current_exception();
   }
   // Failed outside the catch block: a waiter must never share an exception still being handled here.
-  if (pending_call* q = pending_.take(h.call_id, to)) q->fail(std::move(failure));
+  if (pending_call* q = pending_.take(id, to)) q->fail(std::move(failure));
 }
 
 void engine::fail_unreachable(node_id to, pending_call* p) {

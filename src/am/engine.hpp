@@ -121,7 +121,7 @@ class engine final : public frame_sink {
                   std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
   static inline const std::shared_ptr<void> no_owner{};
-  [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header& h, const message_header::words& packed,
+  [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header::words& packed,
                                            std::span<const std::byte> head, std::span<const std::byte> tail,
                                            const std::shared_ptr<void>& tail_owner);
   // Out of line: the flattened call path (call, call_and_poll) would otherwise inline it, and
@@ -149,7 +149,8 @@ class engine final : public frame_sink {
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);
-  void request_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
+  // A frame that carries a pending call (its header packed): the table's slot, the frame sent.
+  void request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
   // Runs a call's handler and replies to it (or, for a tree call, hands the result to `g`).
   void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);

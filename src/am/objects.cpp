@@ -50,7 +50,7 @@ void engine::object_call(node_id from, node_id to, std::uint64_t id, std::uint32
                          pending_call* p) {
   const message_header h{.kind = message_kind::object_call, .handler = handler,
                          .call_id = new_call_id(), .payload_bytes = sizeof id + args.size()};
-  request_frame(from, to, h, std::as_bytes(std::span(&id, 1)), args, p);
+  request_frame(from, to, h.pack(), std::as_bytes(std::span(&id, 1)), args, p);
 }
 
 void engine::release_object(node_id from, node_id to, std::uint64_t id) {

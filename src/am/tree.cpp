@@ -137,7 +137,7 @@ void engine::tree_fan_out(node_id self, node_id origin, const tree_range& range,
                              .call_id = new_call_id(),
                              .payload_bytes = tree_range::bytes + args.size()};
     // A child that cannot be reached fails its tree_child at once, which adds the subtree's entries.
-    request_frame(self, child, out, head, args, new tree_child(g, origin, nodes(), half));
+    request_frame(self, child, out.pack(), head, args, new tree_child(g, origin, nodes(), half));
   }
 }
 

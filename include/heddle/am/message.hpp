@@ -83,6 +83,7 @@ struct message_header {
     const words w = pack();
     std::memcpy(out, w.data(), size);
   }
+  static constexpr std::uint64_t call_id_of(const words& w) noexcept { return w[2]; }
   // The header pack() made, unchecked: for words this process packed (a transport's short path),
   // never for words from the wire (decode).
   static constexpr message_header unpack(const words& w) noexcept {
