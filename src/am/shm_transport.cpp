@@ -347,11 +347,12 @@ class shm_transport final : public transport {
 
   // A lap of the ring ends early, at its first record past short_lap_cells, when the receiver has
   // taken the lap's first records (their cells are free again): a padding record to the ring's end
-  // turns the writer back to the first cell. Frames one at a time (a round trip's) then cycle through 4 KiB of cells, lines that
-  // both cores keep in their caches, instead of through the whole ring (1 MiB by default): a ring
-  // walked beyond a core's L2 cache costs a cache miss on each side of each frame (on the Intel VM
-  // an 8 MiB ring, beyond its 2 MiB L2, added ~450 ns to a round trip; docs/benchmarks.md). Costs one
-  // look at the receiver's position a lap, which a receiver that keeps up has just written; a
+  // turns the writer back to the first cell. Frames one at a time (a round trip's) then cycle
+  // through 4 KiB of cells, lines that both cores keep in their caches, instead of through the
+  // whole ring (1 MiB by default): a ring walked beyond a core's L2 cache costs a cache miss on
+  // each side of each frame (on the Intel VM, whose L2 is 2 MiB a core, a round trip took 539 ns
+  // more than the raw one with an 8 MiB ring, against 63 with 1 MiB; docs/benchmarks.md). Costs
+  // one look at the receiver's position a lap, which a receiver that keeps up has just written; a
   // receiver behind (a burst of frames) keeps the whole ring for this lap.
   static constexpr std::uint64_t short_lap_cells = 64;
   [[gnu::noinline]] std::uint64_t short_lap_pad(peer_out& p, std::uint64_t pos, std::uint64_t cells) {
