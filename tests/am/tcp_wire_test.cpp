@@ -123,6 +123,18 @@ off::message_header get_call(int fd, std::byte* payload, std::size_t room, int s
   return h;
 }
 
+// Node 1's end: takes node 0's goodbye (its session ends), says goodbye (a byte at a time if
+// asked), waits until node 0 closes the connection, and exits 0 (6 or 7 if a step fails).
+[[noreturn]] void goodbye_then_exit(int fd, bool byte_by_byte) {
+  std::byte header[off::message_header::size];
+  if (!get_all(fd, header, sizeof header) || off::message_header::decode(header, 0).kind != off::message_kind::goodbye)
+    ::_exit(6);
+  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, byte_by_byte)) ::_exit(7);
+  char c;
+  (void)!::read(fd, &c, 1);
+  ::_exit(0);
+}
+
 off::session_options node0_options(int listener, int port) {
   off::session_options o;
   o.transport = off::backend::tcp;
@@ -254,14 +266,7 @@ TEST(TcpWire, PartOfAHeaderThenEndOfFileLosesThePeer) {
   const off::message_header h = get_call(fd, call, sizeof call, 4);
   if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = h.payload_bytes}, call, true))
     ::_exit(5);
-  std::byte header[off::message_header::size];
-  if (!get_all(fd, header, sizeof header) ||
-      off::message_header::decode(header, 0).kind != off::message_kind::goodbye)  // node 0's session ends
-    ::_exit(6);
-  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, true)) ::_exit(7);
-  char c;
-  (void)!::read(fd, &c, 1);  // until node 0 closes the connection
-  ::_exit(0);
+  goodbye_then_exit(fd, true);
 }
 
 TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
@@ -290,13 +295,7 @@ TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
     if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = sizeof extra}, extra, false))
       ::_exit(5);
   }
-  std::byte header[off::message_header::size];
-  if (!get_all(fd, header, sizeof header) || off::message_header::decode(header, 0).kind != off::message_kind::goodbye)
-    ::_exit(6);
-  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, false)) ::_exit(7);
-  char c;
-  (void)!::read(fd, &c, 1);
-  ::_exit(0);
+  goodbye_then_exit(fd, false);
 }
 
 // A void call's reply is empty, which its completion checks on its short way (pending_result): a
@@ -342,13 +341,7 @@ constexpr int coalesced_calls = 12;
     at += r.payload_bytes;
   }
   if (!put_all(fd, out, at)) ::_exit(5);
-  std::byte header[off::message_header::size];
-  if (!get_all(fd, header, sizeof header) || off::message_header::decode(header, 0).kind != off::message_kind::goodbye)
-    ::_exit(6);
-  if (!put_frame(fd, {.kind = off::message_kind::goodbye}, nullptr, false)) ::_exit(7);
-  char c;
-  (void)!::read(fd, &c, 1);
-  ::_exit(0);
+  goodbye_then_exit(fd, false);
 }
 
 TEST(TcpWire, FramesThatArriveTogetherAreCutApart) {
