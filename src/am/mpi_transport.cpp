@@ -24,6 +24,7 @@
 
 #include "heddle/async/detail/mpi_support.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
+#include "small_copy.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
@@ -181,7 +182,9 @@ class mpi_transport final : public transport {
         // A small frame leaves its slot at once; the slot is posted again when nothing arrives,
         // or at once when fewer than half the slots are still posted.
         if (count >= 0 && static_cast<std::size_t>(count) <= sizeof small) {
-          std::memcpy(small, slots_[index].bytes, static_cast<std::size_t>(count));
+          // Up to a line's bytes as one fixed copy (the slot holds eager_bytes): no call of memcpy.
+          if (count <= 64) [[likely]] std::memcpy(small, slots_[index].bytes, 64);
+          else std::memcpy(small, slots_[index].bytes, static_cast<std::size_t>(count));
           unposted_[unposted_count_++] = index;
           if (posted_.size() < frame_slots / 2) repost_unposted();
           index = -1;
@@ -251,8 +254,12 @@ class mpi_transport final : public transport {
                   std::span<const std::byte> tail, bool wait) {
     std::byte frame[eager_bytes];
     std::memcpy(frame, header.data(), message_header::size);
-    if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
-    if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
+    if (tail.empty() && head.size() <= copy_small_bytes) [[likely]] {  // a call's few bytes, a result
+      copy_small(frame + message_header::size, head);
+    } else {
+      if (!head.empty()) std::memcpy(frame + message_header::size, head.data(), head.size());
+      if (!tail.empty()) std::memcpy(frame + message_header::size + head.size(), tail.data(), tail.size());
+    }
     const std::size_t frame_bytes = message_header::size + head.size() + tail.size();
     std::unique_lock lock(m_, std::defer_lock);
     if (wait) lock.lock();

@@ -19,6 +19,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
+#include "small_copy.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
@@ -262,23 +263,7 @@ class shm_transport final : public transport {
   }
 
   static constexpr std::size_t one_cell_payload = ring_cell::bytes - ring_cell::prefix - message_header::size;
-  // Copies up to one_cell_payload bytes with moves of fixed sizes (overlapping where the size is
-  // not one of them), not a call of memcpy.
-  static void copy_small(std::byte* to, std::span<const std::byte> from) noexcept {
-    const std::size_t n = from.size();
-    const std::byte* f = from.data();
-    if (n >= 8) {
-      std::memcpy(to, f, 8);
-      std::memcpy(to + n - 8, f + n - 8, 8);
-    } else if (n >= 4) {
-      std::memcpy(to, f, 4);
-      std::memcpy(to + n - 4, f + n - 4, 4);
-    } else if (n) {
-      to[0] = f[0];
-      to[n / 2] = f[n / 2];
-      to[n - 1] = f[n - 1];
-    }
-  }
+  static_assert(one_cell_payload <= copy_small_bytes, "a one-cell frame's payload is copied by copy_small");
 
   [[gnu::noinline]] bool send_packed_slowly(node_id from, node_id to, const message_header::words& header,
                                             std::span<const std::byte> payload, bool wait) {
