@@ -171,8 +171,9 @@ void expect_reversed_of(off::node_id n, heddle::strategy how) {
   EXPECT_EQ(off::async(n, heddle::f2f<&reversed<N>>(a), how).get(), r) << N << " bytes";
 }
 
-// Payloads of 0 to 24 bytes each way, one of every size: the shm backend writes those of up to 16
-// bytes, one cell's, on a path of its own (shm_transport::send_packed, copy_small).
+// Payloads of 0 to 24 bytes each way, one of every size: those of up to 16 bytes are copied by
+// fixed-size moves (small_copy.hpp), on shm on a path of their own (one cell), on mpi into the
+// eager frame.
 TEST(Nodes, PayloadsOfEverySizeUpToACellAndBeyond) {
   for (off::node_id n = 1; n < off::num_nodes(); ++n)
     for (heddle::strategy how : {heddle::strategy::short_task, heddle::strategy::express})
