@@ -22,9 +22,8 @@ class loopback_transport final : public transport {
     return true;
   }
   bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
-                   bool) override {
-    sink_->deliver(from, to, message_header::unpack(header), payload);
-    return true;
+                   bool wait) override {
+    return send(from, to, message_header::unpack(header), payload, {}, wait, {});
   }
   bool poll() override { return false; }
   bool pending() const override { return false; }

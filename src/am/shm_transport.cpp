@@ -158,7 +158,6 @@ class shm_transport final : public transport {
     if (payload.size() <= one_cell_payload && p.m.try_lock()) [[likely]] {
       const std::uint64_t pos = p.write_pos;
       if (p.ring.index(pos) < short_lap_cells && pos + 1 - p.seen_tail <= p.ring.cells()) [[likely]] {
-        p.short_lap_due = true;  // (write_record's bookkeeping for a record this early in a lap)
         std::byte* c = p.ring.cell(pos);
         std::memcpy(c + ring_cell::prefix, header.data(), message_header::size);
         copy_small(c + ring_cell::prefix + message_header::size, payload);
@@ -247,7 +246,7 @@ class shm_transport final : public transport {
     heddle::core_detail::spin_lock m;     // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
-    bool short_lap_due = true;  // this lap may still turn back at short_lap_cells (short_lap_pad)
+    std::uint64_t looked_in_lap = ~std::uint64_t{0};  // the start of the last lap short_lap_pad looked in
     std::int64_t pid = 0;
     int pidfd = -1;
     bool exited = false;
@@ -308,8 +307,8 @@ class shm_transport final : public transport {
     std::uint64_t pos = p.write_pos;
     const std::uint64_t at = ring.index(pos);
     std::uint64_t pad = at + cells > ring.cells() ? ring.cells() - at : 0;
-    if (at < short_lap_cells) p.short_lap_due = true;  // a lap has begun
-    else if (p.short_lap_due && pad == 0) [[unlikely]] pad = short_lap_pad(p, pos, cells);
+    if (at >= short_lap_cells && pad == 0 && pos - at != p.looked_in_lap) [[unlikely]]
+      pad = short_lap_pad(p, pos, cells);  // once a lap, past its first cells
     try {
       if (!space_for(p, to, pos + pad + cells, wait)) {
         p.m.unlock();
@@ -341,9 +340,9 @@ class shm_transport final : public transport {
   // receiver behind (a burst of frames) keeps the whole ring for this lap.
   static constexpr std::uint64_t short_lap_cells = 64;
   [[gnu::noinline]] std::uint64_t short_lap_pad(peer_out& p, std::uint64_t pos, std::uint64_t cells) {
-    p.short_lap_due = false;  // one look a lap
-    p.seen_tail = p.ring.control().tail.load(std::memory_order_acquire);
     const std::uint64_t pad = p.ring.cells() - p.ring.index(pos);
+    p.looked_in_lap = pos - p.ring.index(pos);  // one look a lap
+    p.seen_tail = p.ring.control().tail.load(std::memory_order_acquire);
     return pos + pad + cells - p.seen_tail <= p.ring.cells() ? pad : 0;
   }
 
