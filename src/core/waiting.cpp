@@ -238,15 +238,42 @@ void block_until_ready(future_state_base* s) {
   node.sleep();
 }
 
+namespace {
+
+// A group whose wait_async is armed (bit 0 set on entry: one wait at a time) is waited for until
+// the armed wait has let it go (its record clears the bit once it took the group's status), the
+// state then zero. Nothing will wake this waiter (the group's one waiter slot is the record's), so
+// it helps on a worker, each help ending when its spin is spent, and spins elsewhere.
+void wait_for_armed_async(std::atomic<std::uint64_t>& state, worker* w) {
+  if (w) {
+    struct drained final : wait_target {
+      explicit drained(std::atomic<std::uint64_t>& st) : state(st) {}
+      bool done() const noexcept override { return state.load(std::memory_order_acquire) == 0; }
+      bool arm(worker*) noexcept override { return false; }
+      std::atomic<std::uint64_t>& state;
+    } target(state);
+    for (unsigned n = 1; !target.done(); ++n) {
+      help(w, target);
+      spin_pause(n);
+    }
+    return;
+  }
+  for (unsigned n = 1; state.load(std::memory_order_acquire) != 0; ++n) spin_pause(n);
+}
+
+}  // namespace
+
 // A group's waiter sets bit 0 of the state once it sleeps; from then on the finisher of the last
 // task wakes it through the node and the waiter must not return before that (the finisher still
 // reads the group). Without the bit, no finisher touches the group after its decrement.
 void group_wait(task_group& g) {
   auto& state = g.state_;
-  if (state.load(std::memory_order_acquire) == 0) return;
+  const std::uint64_t at_entry = state.load(std::memory_order_acquire);
+  if (at_entry == 0) return;
   worker* w = current_worker;
   trace::scoped_span traced(w ? trace::kind::wait : trace::kind::block, nullptr, 0, 0,
                             static_cast<std::uint16_t>(trace::wait_on::group));
+  if (at_entry & 1) return wait_for_armed_async(state, w);
   sleeping_waiter node(w);
   g.waiter_.store(&node, std::memory_order_release);
   auto arm_group = [&]() noexcept {

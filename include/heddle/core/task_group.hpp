@@ -13,6 +13,7 @@
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/export.hpp"
+#include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
 
 namespace heddle {
@@ -28,6 +29,7 @@ HEDDLE_EXPORT void group_wait(task_group& g);
 HEDDLE_EXPORT bool runs_on_caller(const task_group& g) noexcept;
 template <class F>
 class group_task;
+class group_wait_state;
 }  // namespace core_detail
 
 class HEDDLE_EXPORT task_group {
@@ -52,6 +54,20 @@ class HEDDLE_EXPORT task_group {
   // are reset.
   task_group_status wait();
 
+  // wait() without blocking: the future completes once every task of the group has finished (the
+  // moment the count of unfinished tasks first reaches zero), with wait()'s status or failed with
+  // the first exception a task threw, and the group reset as wait() leaves it. Whoever awaits the
+  // future holds no thread meanwhile: `co_await g.wait_async()` in a coroutine, `then`, when_all.
+  // The future belongs to the group's runtime (its successors run there) and is ready at once when
+  // no task is unfinished. Costs one record (a block) and, once armed, the last task's finisher
+  // calls the future's successor. Tasks may still be run meanwhile. One wait_async at a time: a
+  // second while one is pending throws std::logic_error. The group's destructor, or
+  // a wait(), while a wait_async is pending waits for the tasks and until the pending wait has taken
+  // the group's status and error (its future completes right after), helping on a worker and
+  // spinning elsewhere (nothing wakes such a waiter); that wait() then returns complete. Throws
+  // std::bad_alloc if the record cannot be had.
+  future<task_group_status> wait_async();
+
   // Tasks that have not started are skipped; running ones can poll is_cancelling() or a token, and
   // operations started with token() are cancelled. The flag stays set until wait() returns
   // (task_group_status::cancelled) or rethrows.
@@ -65,6 +81,7 @@ class HEDDLE_EXPORT task_group {
   template <class F>
   friend class core_detail::group_task;
   friend void core_detail::group_wait(task_group&);
+  friend class core_detail::group_wait_state;
   friend bool core_detail::runs_on_caller(const task_group&) noexcept;
 
   void finish_one() noexcept {
@@ -75,13 +92,16 @@ class HEDDLE_EXPORT task_group {
       w->ready(w);
     }
   }
+  // The status a wait returns once the count reached zero, the first exception (if a task threw)
+  // moved into `error`; the cancellation and error reset for the group's next use.
+  task_group_status reset_after_wait(std::exception_ptr& error) noexcept;
   void record_error(std::exception_ptr e) noexcept {
     if (!failed_.exchange(true, std::memory_order_acq_rel)) error_ = std::move(e);
     cancel();
   }
 
   core_detail::runtime_core* core_;
-  std::atomic<std::uint64_t> state_{0};  // 2 × unfinished tasks, plus 1 while a waiter sleeps
+  std::atomic<std::uint64_t> state_{0};  // 2 × unfinished tasks, plus 1 while a waiter sleeps or a wait_async is armed
   std::atomic<core_detail::continuation*> waiter_{nullptr};
   mutable core_detail::cancel_state cancel_;
   std::atomic<bool> failed_{false};
