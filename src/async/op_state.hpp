@@ -47,15 +47,13 @@ class op_state : public core_detail::future_state<T> {
   op_state(const core_detail::future_vtable* vt, const char* what) noexcept : core_detail::future_state<T>(vt) {
     if (what) trace.start(what);
   }
-  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
 };
 
 // The vtable of a concrete operation record Op (derived from op_state).
 template <class Op>
 struct op_vtable {
   static void destroy(core_detail::future_state_base* b) noexcept { core_detail::free_record(static_cast<Op*>(b)); }
-  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
-  static constexpr core_detail::future_vtable table{{&never_queued, &never_queued}, nullptr, &destroy};
+  static constexpr core_detail::future_vtable table{core_detail::not_a_task, nullptr, &destroy};
 };
 
 // Cancellations that took an operation from an engine and are still completing it (and starting

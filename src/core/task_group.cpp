@@ -30,9 +30,8 @@ class group_wait_state final : public future_state<task_group_status>, public co
     g->state_.fetch_and(~std::uint64_t{1}, std::memory_order_acq_rel);  // the group may go now
     s->complete();
   }
-  static void never_queued(task_base*) noexcept { std::terminate(); }
   static void destroy(future_state_base* b) noexcept { free_record(static_cast<group_wait_state*>(b)); }
-  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+  static constexpr future_vtable vtable{not_a_task, nullptr, &destroy};
 
   task_group* group_;
 };

@@ -44,11 +44,10 @@ class manual_promise {
  private:
   struct state final : heddle::core_detail::future_state<T> {
     state() noexcept : heddle::core_detail::future_state<T>(&vtable) {}
-    [[noreturn]] static void never_queued(heddle::core_detail::task_base*) noexcept { std::terminate(); }
     static void destroy(heddle::core_detail::future_state_base* b) noexcept {
       heddle::core_detail::free_record(static_cast<state*>(b));
     }
-    static constexpr heddle::core_detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+    static constexpr heddle::core_detail::future_vtable vtable{heddle::core_detail::not_a_task, nullptr, &destroy};
   };
 
   void publish() {

@@ -33,11 +33,10 @@ class promise_state final : public core_detail::future_state<T> {
   promise_state() noexcept : core_detail::future_state<T>(&vtable) {}
 
  private:
-  static void never_queued(core_detail::task_base*) noexcept { std::terminate(); }
   static void destroy(core_detail::future_state_base* b) noexcept {
     core_detail::free_record(static_cast<promise_state*>(b));
   }
-  static constexpr core_detail::future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+  static constexpr core_detail::future_vtable vtable{core_detail::not_a_task, nullptr, &destroy};
 };
 
 }  // namespace async_detail

@@ -73,14 +73,13 @@ class reply_state : public heddle::core_detail::future_state<R> {
   }
 
  private:
-  static void never_queued(heddle::core_detail::task_base*) noexcept { std::terminate(); }
   static void destroy(heddle::core_detail::future_state_base* b) noexcept {
     // Only a future's release or an abandoned completion destroys a state: never one on a stack.
     if constexpr (!Owned) std::terminate();
     else heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
   }
   static constexpr heddle::core_detail::future_vtable vtable{
-      {&never_queued, &never_queued}, nullptr, &destroy, &drive_reply};
+      heddle::core_detail::not_a_task, nullptr, &destroy, &drive_reply};
 };
 
 // A call waiting for its reply that is also its future's state.

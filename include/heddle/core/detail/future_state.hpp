@@ -33,6 +33,11 @@ struct future_vtable : task_vtable {
   void (*drive)(future_state_base*) noexcept = nullptr;
 };
 
+// The task half of the table for a state that is never queued nor run as a task (a promise's, a
+// ready future's, a reply's, a group's wait): reaching it is a bug.
+[[noreturn]] inline void never_queued(task_base*) noexcept { std::terminate(); }
+inline constexpr task_vtable not_a_task{&never_queued, &never_queued};
+
 enum class result_kind : std::uint8_t { none, value, error };
 
 class HEDDLE_EXPORT future_state_base : public task_base {

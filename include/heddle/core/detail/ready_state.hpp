@@ -35,9 +35,8 @@ class ready_state final : public future_state<T> {
   }
 
  private:
-  [[noreturn]] static void never_queued(task_base*) noexcept { std::terminate(); }
   static void destroy(future_state_base* b) noexcept { free_record(static_cast<ready_state*>(b)); }
-  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &destroy};
+  static constexpr future_vtable vtable{not_a_task, nullptr, &destroy};
 };
 
 }  // namespace heddle::core_detail

@@ -126,9 +126,8 @@ class shared_waiter final : public future_state<void>, public listener {
     future_state_base* src = static_cast<shared_waiter*>(b)->source_;
     if (auto d = src->fvt()->drive) d(src);
   }
-  [[noreturn]] static void never_queued(task_base*) noexcept { std::terminate(); }
   [[noreturn]] static void never_freed(future_state_base*) noexcept { std::terminate(); }
-  static constexpr future_vtable vtable{{&never_queued, &never_queued}, nullptr, &never_freed, &drive};
+  static constexpr future_vtable vtable{not_a_task, nullptr, &never_freed, &drive};
 
   future_state_base* source_;
 };
