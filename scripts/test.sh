@@ -7,9 +7,9 @@
 #   clang    build-clang/  clang++ 14 build with UBSan, shared libraries, of the core and its tests + ctest
 #
 # Every phase runs even when an earlier one failed. At the end: the time of each phase, the tests
-# that did not run (skipped, each with its phase), then one line `N passed, N failed, N skipped`
-# (summed over the ctest runs; a build that fails counts as one failure), and a non-zero exit status
-# if anything failed.
+# that did not run (skipped) and those that failed, each with its phase, then one line
+# `N passed, N failed, N skipped` (summed over the ctest runs; a build that fails counts as one
+# failure), and a non-zero exit status if anything failed.
 #
 # Usage: scripts/test.sh [PHASE...]        (default: release tsan asan clang)
 # Settings (environment): HEDDLE_CTEST_JOBS (ctest -j, default 2), HEDDLE_CTEST_ARGS (more ctest
@@ -46,6 +46,7 @@ total_failed=0
 total_skipped=0
 table=()
 skipped_list=()
+failed_list=()
 start_all=$SECONDS
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
@@ -82,6 +83,11 @@ for phase in "${phases[@]}"; do
       sed -nE 's/^\s+[0-9]+ - (.*)$/\1/p')
     skipped=${#skipped_here[@]}
     for t in "${skipped_here[@]}"; do skipped_list+=("$phase: $t"); done
+    # Under "The following tests FAILED:", a line "12 - Name (Failed)" each: named again in the
+    # summary, the part of a long CI log that a reader (or a log's tail) sees.
+    mapfile -t failed_here < <(sed -n '/^The following tests FAILED:/,/^$/p' "$log" |
+      sed -nE 's/^\s+[0-9]+ - (.*)$/\1/p')
+    for t in "${failed_here[@]}"; do failed_list+=("$phase: $t"); done
     passed=$((out_of - failed - skipped))
     result="$passed passed, $failed failed, $skipped skipped (of $out_of)"
     if [[ $ctest_rc -ne 0 && $failed -eq 0 ]]; then
@@ -108,6 +114,10 @@ echo "total time $(fmt_time $((SECONDS - start_all)))"
 if [[ ${#skipped_list[@]} -gt 0 ]]; then
   echo "did not run (the reason is in each phase's ctest.log):"
   printf '  %s\n' "${skipped_list[@]}"
+fi
+if [[ ${#failed_list[@]} -gt 0 ]]; then
+  echo "failed (the output is in each phase's ctest.log):"
+  printf '  %s\n' "${failed_list[@]}"
 fi
 echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 [[ $total_failed -eq 0 ]]
