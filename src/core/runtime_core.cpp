@@ -68,6 +68,7 @@ runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     auto w = std::make_unique<worker>();
     w->core = this;
     w->sleepers = &lot_.sleepers;
+    w->express_waiting = express_.size_word();
     w->index = i;
     w->owner = owner;
     w->waiter.owner = w.get();

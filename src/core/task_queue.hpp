@@ -34,6 +34,9 @@ class task_queue {
   }
 
   bool maybe_nonempty() const noexcept { return size_.load(std::memory_order_relaxed) != 0; }
+  // The count maybe_nonempty reads, for code inlined into programs that looks at it through a
+  // worker (worker::express_waiting) without seeing this class.
+  const std::atomic<std::size_t>* size_word() const noexcept { return &size_; }
 
  private:
   std::mutex m_;

@@ -343,11 +343,22 @@ class future_awaiter final {
   future_awaiter(future_awaiter&& o) noexcept : s_(o.s_), how_(o.how_), timed_(o.timed_) {}
   future_awaiter(const future_awaiter&) = delete;
 
-  bool await_ready() const noexcept { return s_->is_done(); }
+  // A future done already: the coroutine goes on at once, unless tasks wait in the express lane of
+  // the worker it runs on (completions from engines and other threads); then it yields to them
+  // (await_suspend). A `then` successor of a done future waits its turn on the deque likewise: a
+  // coroutine whose awaits keep completing at once (reads and writes that never block) would
+  // otherwise hold the worker and leave those completions waiting, and start its next operation
+  // before the others' completions had run (in the echo server, a read that finds nothing yet).
+  bool await_ready() const noexcept {
+    if (!s_->is_done()) return false;
+    worker* w = current_worker;
+    return !w || !express_waiting(w);
+  }
   // Inlined where the coroutine awaits: in fork-join code the awaited task is at the bottom of the
   // worker's own deque, and running it is the common case; the suspension is out of line.
   template <class P>
   [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    if (s_->is_done()) [[unlikely]] return yield_to_express(h);
     if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
     return suspend(h);
   }
@@ -375,6 +386,19 @@ class future_awaiter final {
     if (s_->attach(sp)) return true;
     if (r) delist_suspended(sp->start.home, r);  // done meanwhile: go on without suspending
     return false;
+  }
+
+  // The coroutine goes on as a task of its worker's own deque, after the express lane's tasks (the
+  // worker's loop takes those first); not when that lane is empty by now, or off a worker.
+  template <class P>
+  [[gnu::noinline]] bool yield_to_express(std::coroutine_handle<P> h) noexcept {
+    worker* w = current_worker;
+    if (!w || !express_waiting(w)) return false;
+    suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, /*timed=*/false, s_);
+    sp->prepare(h);
+    sp->start.home = w->core;
+    spawn_local(w, static_cast<resumer*>(sp));
+    return true;
   }
 
   // What a suspension needs (the task that resumes the coroutine, the continuation the state calls):

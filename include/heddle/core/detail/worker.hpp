@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <new>
 
@@ -46,6 +47,9 @@ struct worker {
   block_cache cache;
   runtime_core* core = nullptr;
   const std::atomic<std::uint32_t>* sleepers = nullptr;  // how many workers of `core` are parked
+  // How many tasks wait in `core`'s express lane (completions from engines and other threads): a
+  // coroutine past a co_await of a future that is done already yields to them (coroutine.hpp).
+  const std::atomic<std::size_t>* express_waiting = nullptr;
   // The isolation region (heddle::isolate) this worker is in: that of the task it runs, or the one
   // it entered. Written by this worker only; read by waiters of other workers (relaxed) to pick
   // victims that are likely to hold tasks of their region (src/core/waiting.cpp).
@@ -71,6 +75,12 @@ struct worker {
 HEDDLE_FAST_TLS(worker*, current_worker);
 
 HEDDLE_EXPORT void wake_one_sleeper(runtime_core* core) noexcept;
+
+// Whether tasks wait in the express lane of `w`'s runtime (one relaxed load; racy by design: a look,
+// not a promise).
+inline bool express_waiting(const worker* w) noexcept {
+  return w->express_waiting->load(std::memory_order_relaxed) != 0;
+}
 
 // Pushes a ready task onto the calling worker's own deque; wakes a parked worker if there is one.
 // The sleeper check is a plain load after a compiler barrier: the light side of the asymmetric
