@@ -223,23 +223,24 @@ TEST(Coroutine, ResumesOnItsOwnRuntimeByTheStrategyGiven) {
     EXPECT_TRUE(home.spawn(resumes_at_home(&home, &other, how, true)).get()) << static_cast<int>(how);
 }
 
-// A co_await of a future that is done already goes on at once, as no task; with a completion
-// waiting in the express lane of the worker's runtime (a `then` successor of a promise fulfilled by
-// another thread), the coroutine yields to it first and goes on as a task of its worker. One worker:
-// without the yield, the completion could not run before the coroutine went on.
+// A co_await of a future (or a shared_future) done already goes on at once, as no task; with a
+// completion waiting in the express lane of the worker's runtime (a `then` successor of a promise
+// fulfilled by another thread), the coroutine yields to it first and goes on as a task of its
+// worker. One worker: without the yield, the completion could not run before the coroutine went on.
 struct yield_seen {
   bool completion_ran_first = false;
   std::uint64_t tasks_run_meanwhile = 0;
   int value = 0;
 };
-heddle::co_task<yield_seen> awaits_a_done_future(heddle::runtime* rt, bool completion_waiting) {
+heddle::co_task<yield_seen> awaits_a_done_future(heddle::runtime* rt, bool completion_waiting, bool shared) {
   std::atomic<bool> completion_ran{false};
   heddle_test::manual_promise<int> p;
   heddle::future<void> completion = p.get_future().then([&completion_ran](int) { completion_ran = true; });
   if (completion_waiting) std::thread([&p] { p.set_value(1); }).join();  // queued in the express lane
   const std::uint64_t before = rt->stats().executed;
+  heddle::shared_future<int> done_shared = heddle::make_ready_future(7).share();
   yield_seen seen;
-  seen.value = co_await heddle::make_ready_future(7);
+  seen.value = shared ? co_await done_shared : co_await heddle::make_ready_future(7);
   seen.completion_ran_first = completion_ran.load();
   seen.tasks_run_meanwhile = rt->stats().executed - before;
   if (!completion_waiting) p.set_value(1);
@@ -249,14 +250,16 @@ heddle::co_task<yield_seen> awaits_a_done_future(heddle::runtime* rt, bool compl
 
 TEST(Coroutine, ADoneFutureGoesOnAtOnceUnlessCompletionsWait) {
   heddle::runtime rt(1);
-  const yield_seen alone = rt.spawn(awaits_a_done_future(&rt, false)).get();
-  EXPECT_EQ(alone.value, 7);
-  EXPECT_FALSE(alone.completion_ran_first);
-  EXPECT_EQ(alone.tasks_run_meanwhile, 0u);  // went on in the same task
-  const yield_seen behind = rt.spawn(awaits_a_done_future(&rt, true)).get();
-  EXPECT_EQ(behind.value, 7);
-  EXPECT_TRUE(behind.completion_ran_first);
-  EXPECT_GE(behind.tasks_run_meanwhile, 2u);  // the completion, then the coroutine's going on
+  for (bool shared : {false, true}) {
+    const yield_seen alone = rt.spawn(awaits_a_done_future(&rt, false, shared)).get();
+    EXPECT_EQ(alone.value, 7) << shared;
+    EXPECT_FALSE(alone.completion_ran_first) << shared;
+    EXPECT_EQ(alone.tasks_run_meanwhile, 0u) << shared;  // went on in the same task
+    const yield_seen behind = rt.spawn(awaits_a_done_future(&rt, true, shared)).get();
+    EXPECT_EQ(behind.value, 7) << shared;
+    EXPECT_TRUE(behind.completion_ran_first) << shared;
+    EXPECT_GE(behind.tasks_run_meanwhile, 2u) << shared;  // the completion, then the coroutine's going on
+  }
 }
 
 heddle::co_task<int> hops(heddle::runtime* a, heddle::runtime* b) {

@@ -26,11 +26,11 @@
 // completion-to-resumption latency in the runtime's stats. `co_await std::move(f)` moves the value
 // out and releases the future; `co_await f` leaves it in the future and yields a reference.
 // `co_await heddle::schedule(rt)` goes on as a task of `rt` (returns at once on one of its workers).
-// A future done already costs no suspension: the coroutine goes on at once, unless tasks wait in
-// the express lane of the worker it runs on (completions from engines and other threads, which
-// that lane promises to start within a task); then it yields to them and goes on as a task of its
-// worker's deque, as a `then` successor of a done future does. A loop of reads and writes that
-// never block thus holds its worker for one step at a time, not for the whole loop.
+// A future (or shared_future) done already costs no suspension: the coroutine goes on at once,
+// unless tasks wait in the express lane of the worker it runs on (completions from engines and
+// other threads, which that lane promises to start within a task); then it yields to them and goes
+// on as a task of its worker's deque, as a `then` successor of a done future does. A loop of reads
+// and writes that never block thus holds its worker for one step at a time, not for the whole loop.
 //
 // Exceptions leave a coroutine through whatever awaits it: co_await rethrows the awaited task's or
 // future's exception unchanged; spawn's future holds it.

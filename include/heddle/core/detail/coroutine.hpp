@@ -327,6 +327,13 @@ HEDDLE_EXPORT bool run_own_work_traced(worker* w, future_state_base* s) noexcept
   return run_own_work<false>(w, s);
 }
 
+// A coroutine past a co_await of something done already yields when tasks wait in the express lane
+// of the worker it runs on (future_awaiter's comment says why): that worker, or nullptr to go on.
+inline worker* worker_to_yield_on() noexcept {
+  worker* w = current_worker;
+  return w && express_waiting(w) ? w : nullptr;
+}
+
 // co_await of a future<T>: attaches to the future's state; once it is done the coroutine resumes on
 // the runtime it was running on when it suspended (`home`), by the plain successor rule (completed by
 // one of that runtime's workers: its deque; anywhere else: default_strategy) or, through
@@ -349,11 +356,7 @@ class future_awaiter final {
   // coroutine whose awaits keep completing at once (reads and writes that never block) would
   // otherwise hold the worker and leave those completions waiting, and start its next operation
   // before the others' completions had run (in the echo server, a read that finds nothing yet).
-  bool await_ready() const noexcept {
-    if (!s_->is_done()) return false;
-    worker* w = current_worker;
-    return !w || !express_waiting(w);
-  }
+  bool await_ready() const noexcept { return s_->is_done() && !worker_to_yield_on(); }
   // Inlined where the coroutine awaits: in fork-join code the awaited task is at the bottom of the
   // worker's own deque, and running it is the common case; the suspension is out of line.
   template <class P>
@@ -392,8 +395,8 @@ class future_awaiter final {
   // worker's loop takes those first); not when that lane is empty by now, or off a worker.
   template <class P>
   [[gnu::noinline]] bool yield_to_express(std::coroutine_handle<P> h) noexcept {
-    worker* w = current_worker;
-    if (!w || !express_waiting(w)) return false;
+    worker* w = worker_to_yield_on();
+    if (!w) return false;
     suspension* sp = ::new (static_cast<void*>(&suspension_)) suspension(how_, /*timed=*/false, s_);
     sp->prepare(h);
     sp->start.home = w->core;
@@ -465,10 +468,12 @@ class shared_awaiter final : private timed_resumer, private listener {
     }
   }
 
-  bool await_ready() const noexcept { return s_->is_done(); }
+  // Done already: goes on at once, or yields to the express lane's tasks, as future_awaiter does.
+  bool await_ready() const noexcept { return s_->is_done() && !worker_to_yield_on(); }
   // Throws std::bad_alloc if the relay cannot be made (the coroutine goes on with the exception).
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) {
+    if (s_->is_done()) [[unlikely]] return yield_to_express(h);
     prepare(h);
     start.home = current_core();
     coroutine_root* r = root();
@@ -487,6 +492,18 @@ class shared_awaiter final : private timed_resumer, private listener {
   }
 
  private:
+  // As future_awaiter's: a task of the worker's deque, its latency not recorded (nothing awaited).
+  template <class P>
+  [[gnu::noinline]] bool yield_to_express(std::coroutine_handle<P> h) noexcept {
+    worker* w = worker_to_yield_on();
+    if (!w) return false;
+    prepare(h);
+    start.timed = false;
+    start.home = w->core;
+    spawn_local(w, static_cast<resumer*>(this));
+    return true;
+  }
+
   // The listener of a listed coroutine: resumes it unless a stopping runtime took it back first.
   struct relay final : listener {
     explicit relay(shared_awaiter* a) noexcept : listener(&on_ready), target(a) {}
