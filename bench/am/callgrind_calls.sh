@@ -8,7 +8,9 @@
 #   target: the call's delivery, from the transport's hand-off to the reply sent.
 # What the transport spends finding a frame in its ring, socket or MPI queue is not in either
 # figure (it is the same look, frame or not); the functions below the figures show where it goes.
-#   [KEEP=1] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express]
+# DUMP_INSTR=yes counts each instruction apart (callgrind's --dump-instr), for a look at a
+# function's executed instructions beside objdump's listing.
+#   [KEEP=1] [DUMP_INSTR=yes] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express]
 set -euo pipefail
 build=${1:?usage: callgrind_calls.sh BUILD_DIR [CALLS] [BACKEND] [empty|int|express]}
 calls=${2:-2000}
@@ -18,7 +20,7 @@ out=$(mktemp -d)
 # KEEP=1 keeps the profiles (their folder is printed) for callgrind_annotate.
 if [ -n "${KEEP:-}" ]; then echo "profiles: $out"; else trap 'rm -rf "$out"' EXIT; fi
 prog="$build/bin/heddle-bench-am-calls"
-vg=(valgrind --tool=callgrind --dump-instr=no)
+vg=(valgrind --tool=callgrind --dump-instr=${DUMP_INSTR:-no})
 node_var=HEDDLE_NODE
 [ "$backend" = mpi ] && node_var=OMPI_COMM_WORLD_RANK
 vg+=("--callgrind-out-file=$out/cg.%q{$node_var}")

@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <thread>
 
 #include "heddle/async/detail/epoll_set.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
 #include "transports.hpp"
 
 namespace heddle::offload::detail {
@@ -43,6 +45,15 @@ constexpr std::size_t small_frame_bytes = 256;
 constexpr std::size_t staging_bytes = std::size_t{64} << 10;
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// The sends and receives of a connection's frames, as plain system calls: the C library's send and
+// recv are cancellation points, whose bookkeeping (some 30 instructions a call, on the call path's
+// two sends and two receives) heddle's threads never need. Same results and errno as send and recv
+// with these flags.
+ssize_t send_now(int fd, const void* p, std::size_t n) {
+  return ::syscall(SYS_sendto, fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT, nullptr, 0);
+}
+ssize_t recv_now(int fd, void* p, std::size_t n) { return ::syscall(SYS_recvfrom, fd, p, n, MSG_DONTWAIT, nullptr, nullptr); }
 
 std::pair<std::string, std::string> host_port(const std::string& address) {
   const auto colon = address.rfind(':');
@@ -163,9 +174,39 @@ class tcp_transport final : public transport {
     const message_header::words w = h.pack();
     return send_frame(to, w, head, tail, wait, tail_owner);
   }
-  // The engine packed the header: its words go out as they are.
+  // The engine packed the header: its words go out as they are. A small frame (every call with
+  // small arguments, every small reply) to a connection with nothing queued goes out here, header
+  // and payload joined, in one send with the lock held: no parts to gather, no queue to flush.
+  // What the socket does not take at once, any other frame, and a closed connection take
+  // send_frame's way.
   bool send_packed(node_id, node_id to, const message_header::words& header, std::span<const std::byte> payload,
                    bool wait) override {
+    peer& p = *peers_[to];
+    if (payload.size() <= small_frame_bytes - message_header::size && p.out_m.try_lock()) [[likely]] {
+      if (!p.has_queue.load(std::memory_order_relaxed) && !p.closed.load(std::memory_order_relaxed)) [[likely]] {
+        alignas(64) std::byte joined[small_frame_bytes];
+        std::memcpy(joined, header.data(), message_header::size);
+        if (!payload.empty()) std::memcpy(joined + message_header::size, payload.data(), payload.size());
+        const std::size_t bytes = message_header::size + payload.size();
+        const ssize_t w = send_now(p.fd, joined, bytes);
+        if (w == static_cast<ssize_t>(bytes)) [[likely]] {
+          p.out_m.unlock();
+          return true;
+        }
+        // The rest (all of it after an error, which write_parts meets again and reports) as
+        // send_frame writes it: waited for, or queued.
+        std::span<const std::byte> parts[3] = {std::span<const std::byte>(joined, bytes).subspan(w > 0 ? static_cast<std::size_t>(w) : 0), {}, {}};
+        try {
+          write_parts(to, p, parts, wait, {});
+        } catch (...) {
+          p.out_m.unlock();
+          throw;
+        }
+        p.out_m.unlock();
+        return true;
+      }
+      p.out_m.unlock();
+    }
     return send_frame(to, header, payload, {}, wait, {});
   }
 
@@ -232,7 +273,8 @@ class tcp_transport final : public transport {
  private:
   struct peer {
     int fd = -1;
-    std::mutex out_m;                   // senders to this peer, one at a time
+    // Senders to this peer, one at a time; a sender that may wait for the socket waits holding it.
+    heddle::core_detail::parking_mutex out_m;
     // What the polling thread could not write yet: copies, or a buffer's bytes where they lie
     // (with what keeps them alive).
     struct chunk {
@@ -361,7 +403,7 @@ class tcp_transport final : public transport {
       // make each call dearer (docs/benchmarks.md, "Fifth step" of the offload call path).
       ssize_t w;
       if (k == 1) {
-        w = ::send(p.fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        w = send_now(p.fd, iov[0].iov_base, iov[0].iov_len);
       } else {
         msghdr m{};
         m.msg_iov = iov;
@@ -410,7 +452,7 @@ class tcp_transport final : public transport {
     bool wrote = false;
     while (!p.queue.empty()) {
       const std::span<const std::byte> front = p.queue.front().bytes;
-      const ssize_t w = ::send(p.fd, front.data() + p.queue_offset, front.size() - p.queue_offset, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t w = send_now(p.fd, front.data() + p.queue_offset, front.size() - p.queue_offset);
       if (w > 0) {
         wrote = true;
         p.queue_offset += static_cast<std::size_t>(w);
@@ -483,6 +525,31 @@ class tcp_transport final : public transport {
     bool any = false;
     bool drained = false;  // the last recv left the socket empty
     for (int recvs = 0;;) {
+      // A whole frame in the staging area, not one to place: delivered from where it lies (the
+      // common case, a call or a reply that one recv took whole).
+      if (p.header_have == 0 && p.staged_end - p.staged_begin >= message_header::size) {
+        const std::byte* at = p.staged.get() + p.staged_begin;
+        const std::size_t staged = p.staged_end - p.staged_begin - message_header::size;
+        message_header h;
+        try {
+          h = message_header::decode(std::span<const std::byte>(at, message_header::size), o_.max_message_bytes);
+        } catch (const decode_error& e) {
+          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+          return any;
+        }
+        if (h.payload_bytes <= staged && h.payload_bytes < direct_bytes) [[likely]] {
+          p.staged_begin += message_header::size + h.payload_bytes;
+          try {
+            sink_->deliver(n, o_.node, h, std::span<const std::byte>(at + message_header::size, h.payload_bytes));
+          } catch (const decode_error& e) {
+            lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+            return true;
+          }
+          any = true;
+          if (p.closed.load(std::memory_order_relaxed)) return true;
+          continue;
+        }
+      }
       std::byte* dst;
       std::size_t want;
       if (p.header_have < message_header::size) {
@@ -505,7 +572,7 @@ class tcp_transport final : public transport {
         if ((drained && p.header_have == 0) || recvs++ == 64) return any;
         const bool direct = want >= staging_bytes;
         if (!direct && !p.staged) p.staged.reset(new std::byte[staging_bytes]);
-        const ssize_t r = ::recv(p.fd, direct ? dst : p.staged.get(), direct ? want : staging_bytes, MSG_DONTWAIT);
+        const ssize_t r = recv_now(p.fd, direct ? dst : p.staged.get(), direct ? want : staging_bytes);
         if (r <= 0) {
           if (r < 0 && (errno == EAGAIN || errno == EINTR)) return any;
           lose(n, p, (r == 0 ? std::string("it closed its connection") : errno_text("recv")) + cut_short(p));

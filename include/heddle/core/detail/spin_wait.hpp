@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 
 #include "heddle/core/detail/futex.hpp"
 
@@ -91,6 +92,41 @@ class spin_lock {
 
  private:
   std::atomic<bool> locked_{false};
+};
+
+// A lock whose holder may block (in a system call that waits for a socket, say): one compare-and-
+// swap to take it and one exchange to let it go, inline, no call of the C library's mutex (whose
+// lock and unlock cost some 60 instructions between them); a taker that finds it held spins for
+// spin::outsider_budget, then sleeps on a futex until the holder lets go. The word: 0 free, 1 held,
+// 2 held with a sleeper that the unlock wakes (the classic futex mutex).
+class parking_mutex {
+ public:
+  bool try_lock() noexcept {
+    std::uint32_t free = 0;
+    return word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed);
+  }
+  void lock() noexcept {
+    if (try_lock()) [[likely]]
+      return;
+    lock_slowly();
+  }
+  void unlock() noexcept {
+    if (word_.exchange(0, std::memory_order_release) == 2) [[unlikely]]
+      futex_wake(word_, 1);
+  }
+
+ private:
+  [[gnu::noinline]] void lock_slowly() noexcept {
+    spin_then_park spinner(spin::outsider_budget);
+    do {
+      if (word_.load(std::memory_order_relaxed) == 0 && try_lock()) return;
+    } while (spinner.keep_spinning());
+    // Marked as having a sleeper before each sleep; whoever takes it this way keeps the mark (an
+    // unlock then wakes one more sleeper than needed, at worst: it looks and sleeps again).
+    while (word_.exchange(2, std::memory_order_acquire) != 0) futex_wait(word_, 2);
+  }
+
+  std::atomic<std::uint32_t> word_{0};
 };
 
 }  // namespace heddle::core_detail
