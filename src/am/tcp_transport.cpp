@@ -174,39 +174,9 @@ class tcp_transport final : public transport {
     const message_header::words w = h.pack();
     return send_frame(to, w, head, tail, wait, tail_owner);
   }
-  // The engine packed the header: its words go out as they are. A small frame (every call with
-  // small arguments, every small reply) to a connection with nothing queued goes out here, header
-  // and payload joined, in one send with the lock held: no parts to gather, no queue to flush.
-  // What the socket does not take at once, any other frame, and a closed connection take
-  // send_frame's way.
+  // The engine packed the header: its words go out as they are.
   bool send_packed(node_id, node_id to, const message_header::words& header, std::span<const std::byte> payload,
                    bool wait) override {
-    peer& p = *peers_[to];
-    if (payload.size() <= small_frame_bytes - message_header::size && p.out_m.try_lock()) [[likely]] {
-      if (!p.has_queue.load(std::memory_order_relaxed) && !p.closed.load(std::memory_order_relaxed)) [[likely]] {
-        alignas(64) std::byte joined[small_frame_bytes];
-        std::memcpy(joined, header.data(), message_header::size);
-        if (!payload.empty()) std::memcpy(joined + message_header::size, payload.data(), payload.size());
-        const std::size_t bytes = message_header::size + payload.size();
-        const ssize_t w = send_now(p.fd, joined, bytes);
-        if (w == static_cast<ssize_t>(bytes)) [[likely]] {
-          p.out_m.unlock();
-          return true;
-        }
-        // The rest (all of it after an error, which write_parts meets again and reports) as
-        // send_frame writes it: waited for, or queued.
-        std::span<const std::byte> parts[3] = {std::span<const std::byte>(joined, bytes).subspan(w > 0 ? static_cast<std::size_t>(w) : 0), {}, {}};
-        try {
-          write_parts(to, p, parts, wait, {});
-        } catch (...) {
-          p.out_m.unlock();
-          throw;
-        }
-        p.out_m.unlock();
-        return true;
-      }
-      p.out_m.unlock();
-    }
     return send_frame(to, header, payload, {}, wait, {});
   }
 
@@ -501,6 +471,15 @@ class tcp_transport final : public transport {
       parts[0] = std::span<const std::byte>(joined, message_header::size + head.size());
       parts[1] = {};
     }
+    // One piece to a connection with nothing queued (every small call and reply): one send. What the
+    // socket does not take at once (all of it after an error, which write_parts meets again and
+    // reports) goes on below.
+    if (parts[1].empty() && parts[2].empty() && !p.has_queue.load(std::memory_order_relaxed)) [[likely]] {
+      const ssize_t w = send_now(p.fd, parts[0].data(), parts[0].size());
+      if (w == static_cast<ssize_t>(parts[0].size())) [[likely]]
+        return true;
+      if (w > 0) parts[0] = parts[0].subspan(static_cast<std::size_t>(w));
+    }
     if (wait) {
       flush(to, p, true);
       write_parts(to, p, parts, true, tail_owner);
@@ -531,20 +510,10 @@ class tcp_transport final : public transport {
         const std::byte* at = p.staged.get() + p.staged_begin;
         const std::size_t staged = p.staged_end - p.staged_begin - message_header::size;
         message_header h;
-        try {
-          h = message_header::decode(std::span<const std::byte>(at, message_header::size), o_.max_message_bytes);
-        } catch (const decode_error& e) {
-          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
-          return any;
-        }
+        if (!decode_or_lose(n, p, at, h)) return any;
         if (h.payload_bytes <= staged && h.payload_bytes < direct_bytes) [[likely]] {
           p.staged_begin += message_header::size + h.payload_bytes;
-          try {
-            sink_->deliver(n, o_.node, h, std::span<const std::byte>(at + message_header::size, h.payload_bytes));
-          } catch (const decode_error& e) {
-            lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
-            return true;
-          }
+          if (!deliver_or_lose(n, p, h, std::span<const std::byte>(at + message_header::size, h.payload_bytes))) return true;
           any = true;
           if (p.closed.load(std::memory_order_relaxed)) return true;
           continue;
@@ -589,12 +558,7 @@ class tcp_transport final : public transport {
       if (p.header_have < message_header::size) {
         p.header_have += got;
         if (p.header_have < message_header::size) continue;
-        try {
-          p.h = message_header::decode(std::span<const std::byte>(p.header, message_header::size), o_.max_message_bytes);
-        } catch (const decode_error& e) {
-          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
-          return any;
-        }
+        if (!decode_or_lose(n, p, p.header, p.h)) return any;
         p.payload_size = p.h.payload_bytes;
         p.payload_have = 0;
         const std::size_t prefix = placement_prefix(p.h.kind);
@@ -617,12 +581,7 @@ class tcp_transport final : public transport {
           h.flags |= message_placed;
           payload = payload.first(p.prefix);
         }
-        try {
-          sink_->deliver(n, o_.node, h, payload);
-        } catch (const decode_error& e) {
-          lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
-          return true;
-        }
+        if (!deliver_or_lose(n, p, h, payload)) return true;
         any = true;
         p.placed = {};
         if (p.payload_capacity > (std::size_t{256} << 20)) {  // keep up to 256 MiB for the next large frame
@@ -631,6 +590,27 @@ class tcp_transport final : public transport {
         }
         if (p.closed.load(std::memory_order_relaxed)) return true;
       }
+    }
+  }
+
+  // A frame's header decoded, or the peer lost for sending a corrupt one (false).
+  bool decode_or_lose(node_id n, peer& p, const std::byte* header, message_header& h) {
+    try {
+      h = message_header::decode(std::span<const std::byte>(header, message_header::size), o_.max_message_bytes);
+      return true;
+    } catch (const decode_error& e) {
+      lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+      return false;
+    }
+  }
+  // A whole frame handed to the sink, or the peer lost for a payload the sink cannot decode (false).
+  bool deliver_or_lose(node_id n, peer& p, const message_header& h, std::span<const std::byte> payload) {
+    try {
+      sink_->deliver(n, o_.node, h, payload);
+      return true;
+    } catch (const decode_error& e) {
+      lose(n, p, std::string("it sent a corrupt frame (") + e.what() + ")");
+      return false;
     }
   }
 
