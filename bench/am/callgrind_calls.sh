@@ -10,9 +10,9 @@
 # figure (it is the same look, frame or not); the functions below the figures show where it goes.
 # DUMP_INSTR=yes counts each instruction apart (callgrind's --dump-instr), for a look at a
 # function's executed instructions beside objdump's listing.
-#   [KEEP=1] [DUMP_INSTR=yes] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express]
+#   [KEEP=1] [DUMP_INSTR=yes] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express|broadcast]
 set -euo pipefail
-build=${1:?usage: callgrind_calls.sh BUILD_DIR [CALLS] [BACKEND] [empty|int|express]}
+build=${1:?usage: callgrind_calls.sh BUILD_DIR [CALLS] [BACKEND] [empty|int|express|broadcast]}
 calls=${2:-2000}
 backend=${3:-shm}
 variant=${4:-empty}

@@ -1,13 +1,15 @@
 // heddle-bench-am-calls: the instructions of one small offload, for callgrind. Node 0 makes N empty
-// short_task calls to node 1 and waits for each (offload::sync), between a "measure" call that
+// short_task calls to node 1 and waits for each (offload::sync; with `broadcast`, N broadcasts of a
+// function returning the node's number, each waited for with get()), between a "measure" call that
 // zeroes node 1's counters and a "done" call that dumps them, so that both sides' profiles hold the
 // N calls and not the session's start and end. bench/am/callgrind_calls.sh runs it under callgrind
 // and prints the instructions per call of each side's functions.
-//   heddle-run -n 2 --backend shm valgrind --tool=callgrind heddle-bench-am-calls N [express]
+//   heddle-run -n 2 --backend shm valgrind --tool=callgrind heddle-bench-am-calls N [express|int|broadcast]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 #include <heddle/am.hpp>
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -23,11 +25,18 @@ namespace off = heddle::offload;
 
 void empty() {}
 int add_one(int v) { return v + 1; }
+off::node_id here() { return off::this_node(); }
 void measure() { CALLGRIND_ZERO_STATS; }
 void done() { CALLGRIND_DUMP_STATS_AT("calls"); }
 
 // One call and its wait, apart: the profile's per-call figure starts here (callgrind_calls.sh).
-[[gnu::noinline]] long one_call(long i, bool with_int, heddle::strategy how) {
+[[gnu::noinline]] long one_call(long i, bool with_int, bool broadcast, heddle::strategy how) {
+  if (broadcast) {  // 0 when every other node answered, in node order
+    const std::vector<off::node_id> v = off::broadcast(heddle::f2f<&here>(), how).get();
+    long wrong = static_cast<long>(v.size()) - (off::num_nodes() - 1);
+    for (std::size_t k = 0; k < v.size(); ++k) wrong += v[k] != k + 1;
+    return wrong;
+  }
   if (with_int) return off::sync(1, heddle::f2f<&add_one>(static_cast<int>(i)), how);
   off::sync(1, heddle::f2f<&empty>(), how);
   return 0;
@@ -42,17 +51,18 @@ int main(int argc, char** argv) {
     const long n = argc > 1 ? std::atol(argv[1]) : 10000;
     const bool express = argc > 2 && std::strcmp(argv[2], "express") == 0;
     const bool with_int = argc > 2 && std::strcmp(argv[2], "int") == 0;
+    const bool broadcast = argc > 2 && std::strcmp(argv[2], "broadcast") == 0;
     const heddle::strategy how = express ? heddle::strategy::express : heddle::strategy::short_task;
     for (int i = 0; i < 1000; ++i) off::sync(1, heddle::f2f<&empty>(), how);  // warm: caches, code, records
     off::sync(1, heddle::f2f<&measure>(), heddle::strategy::short_task);
     CALLGRIND_ZERO_STATS;
     long sum = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (long i = 0; i < n; ++i) sum += one_call(i, with_int, how);
+    for (long i = 0; i < n; ++i) sum += one_call(i, with_int, broadcast, how);
     const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - t0;
     CALLGRIND_DUMP_STATS_AT("calls");
     off::sync(1, heddle::f2f<&done>(), heddle::strategy::short_task);
-    if (with_int && sum != n * (n + 1) / 2) {
+    if ((with_int && sum != n * (n + 1) / 2) || (broadcast && sum != 0)) {
       std::fprintf(stderr, "heddle-bench-am-calls: wrong results (sum %ld)\n", sum);
       return 1;
     }

@@ -1,12 +1,17 @@
 // Calls to every node along a tree (offload::broadcast, for_each_node): the frames and the ranks are
 // heddle/am/detail/tree.hpp's. Each node of the tree, the origin included, keeps a tree_gather
 // until its own result (not the origin's) and its subtrees' replies are in; a subtree whose first
-// node is lost answers for all of its nodes with the loss.
+// node is lost answers for all of its nodes with the loss. The gathers and the subtrees' calls are
+// records of the runtime's block caches (core/detail/block_cache.hpp), and the entries of a small
+// tree stay in their writers' own bytes: a broadcast to a few nodes calls malloc for its result
+// vector only.
 #include <mutex>
 #include <vector>
 
 #include "engine.hpp"
 #include "heddle/core/detail/exception_text.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
+#include "heddle/core/detail/worker.hpp"
 
 namespace heddle::offload::detail {
 
@@ -20,11 +25,20 @@ class engine::tree_gather {
     e_.task_begun();  // the session's end waits for the reply this owes
   }
 
-  // A subtree's entries, or this node's own; the last of them finishes the gather, which is then gone.
+  // A subtree's entries; the last part to come in finishes the gather, which is then gone.
   void add(std::span<const std::byte> entries) {
     {
       std::lock_guard lock(m_);
-      entries_.insert(entries_.end(), entries.begin(), entries.end());
+      entries_.bytes(entries.data(), entries.size());
+      if (--waiting_ > 0) return;
+    }
+    finish();
+  }
+  // This node's own entry, written in place; the same.
+  void add_entry(node_id node, tree_outcome outcome, std::span<const std::byte> bytes) {
+    {
+      std::lock_guard lock(m_);
+      append_tree_entry(entries_, node, outcome, bytes);
       if (--waiting_ > 0) return;
     }
     finish();
@@ -33,20 +47,25 @@ class engine::tree_gather {
  private:
   void finish() noexcept {
     if (root_) complete_root();
-    else e_.reply(self_, parent_, parent_call_, message_kind::reply_value, entries_);
+    else e_.reply(self_, parent_, parent_call_, message_kind::reply_value, entries_.data());
     e_.task_ended();
-    delete this;
+    heddle::core_detail::free_record(this);
   }
 
   // The results in node order for pending_tree, or the first failure in node order.
   void complete_root() noexcept {
     std::exception_ptr failure;
-    std::vector<std::byte> ordered;
+    writer ordered;  // the count, then the results
     try {
-      const std::vector<tree_entry> by_node = decode_tree_entries(entries_, origin_, e_.nodes());
-      const std::uint64_t count = e_.nodes() - 1;
-      ordered.resize(sizeof count);
-      std::memcpy(ordered.data(), &count, sizeof count);
+      // By node: on this stack in a session of up to 16 nodes.
+      tree_entry on_stack[16];
+      std::vector<tree_entry> on_heap;
+      const std::size_t nodes = e_.nodes();
+      if (nodes > std::size(on_stack)) on_heap.resize(nodes);
+      const std::span<tree_entry> by_node = on_heap.empty() ? std::span<tree_entry>(on_stack, nodes) : std::span<tree_entry>(on_heap);
+      decode_tree_entries(entries_.data(), origin_, by_node);
+      const std::uint64_t count = nodes - 1;
+      ordered.bytes(&count, sizeof count);
       for (node_id n = 0; n < by_node.size(); ++n) {
         if (n == origin_) continue;
         const tree_entry& entry = by_node[n];
@@ -55,14 +74,14 @@ class engine::tree_gather {
           if (entry.outcome == tree_outcome::lost) throw peer_lost(n, text);
           throw remote_error(n, text);
         }
-        ordered.insert(ordered.end(), entry.bytes.begin(), entry.bytes.end());
+        ordered.bytes(entry.bytes.data(), entry.bytes.size());
       }
     } catch (...) {
       failure = std::current_exception();
     }
     // Completed outside the catch block: the waiter must not share an exception still being handled.
     if (failure) return root_->fail(std::move(failure));
-    root_->complete(ordered);
+    root_->complete(ordered.data());
   }
 
   engine& e_;
@@ -70,8 +89,8 @@ class engine::tree_gather {
   pending_call* const root_;
   const node_id parent_;
   const std::uint64_t parent_call_;
-  std::mutex m_;
-  std::vector<std::byte> entries_;
+  heddle::core_detail::spin_lock m_;  // held for a copy of entries
+  writer entries_;
   int waiting_;
 };
 
@@ -86,7 +105,7 @@ class tree_child final : public pending_call {
 
   void complete(std::span<const std::byte> reply) noexcept override {
     g_->add(reply);
-    delete this;
+    heddle::core_detail::free_record(this);
   }
   void fail(std::exception_ptr e) noexcept override {
     bool lost = false;
@@ -100,14 +119,14 @@ class tree_child final : public pending_call {
     const node_id head = node_of(range_.first);
     const std::string below = "heddle::offload: the broadcast did not reach node ";
     const std::string why = ": node " + std::to_string(head) + ", which was to pass it on, failed: " + text;
-    std::vector<std::byte> entries;
+    writer entries;
     for (std::uint32_t r = range_.first; r < range_.first + range_.count; ++r) {
       const node_id n = node_of(r);
       const std::string t = n == head ? text : below + std::to_string(n) + why;
       append_tree_entry(entries, n, lost ? tree_outcome::lost : tree_outcome::threw, std::as_bytes(std::span(t)));
     }
-    g_->add(entries);
-    delete this;
+    g_->add(entries.data());
+    heddle::core_detail::free_record(this);
   }
 
  private:
@@ -137,7 +156,7 @@ void engine::tree_fan_out(node_id self, node_id origin, const tree_range& range,
                              .call_id = new_call_id(),
                              .payload_bytes = tree_range::bytes + args.size()};
     // A child that cannot be reached fails its tree_child at once, which adds the subtree's entries.
-    request_frame(self, child, out.pack(), head, args, new tree_child(g, origin, nodes(), half));
+    request_frame(self, child, out.pack(), head, args, heddle::core_detail::make_record<tree_child>(g, origin, nodes(), half));
   }
 }
 
@@ -150,7 +169,7 @@ void engine::tree_call(node_id from, std::uint32_t handler, heddle::strategy how
     return p->complete(std::as_bytes(std::span(&none, 1)));
   }
   const message_header h{.kind = message_kind::tree_call, .strategy = static_cast<std::uint8_t>(how), .handler = handler};
-  tree_fan_out(from, from, all, h, args, new tree_gather(*this, from, from, expected, p, 0, 0));
+  tree_fan_out(from, from, all, h, args, heddle::core_detail::make_record<tree_gather>(*this, from, from, expected, p, 0, 0));
 }
 
 // Passes the call on before running it: the nodes below start as soon as possible.
@@ -158,15 +177,13 @@ void engine::tree_call_from(node_id from, node_id to, const message_header& h, s
   const tree_range range = tree_range::decode(payload, nodes());  // decode_error: a corrupt frame
   const node_id origin = static_cast<node_id>((to + nodes() - range.first % nodes()) % nodes());
   const std::span<const std::byte> args = payload.subspan(tree_range::bytes);
-  auto* g = new tree_gather(*this, to, origin, halves_to_send(range) + 1, nullptr, from, h.call_id);
+  auto* g = heddle::core_detail::make_record<tree_gather>(*this, to, origin, halves_to_send(range) + 1, nullptr, from, h.call_id);
   tree_fan_out(to, origin, range, h, args, g);
   start_handler(origin, to, h, args, g);
 }
 
 void engine::tree_result(tree_gather* g, node_id node, bool threw, std::span<const std::byte> bytes) {
-  std::vector<std::byte> entry;
-  append_tree_entry(entry, node, threw ? tree_outcome::threw : tree_outcome::value, bytes);
-  g->add(entry);
+  g->add_entry(node, threw ? tree_outcome::threw : tree_outcome::value, bytes);
 }
 
 }  // namespace heddle::offload::detail

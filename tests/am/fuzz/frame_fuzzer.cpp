@@ -83,7 +83,7 @@ std::vector<std::byte> object_frame(const Call& call, std::uint64_t id) {
 // The replies of a whole tree from node 0 (nodes 1 to 7), as the origin gathers them: a string from
 // most, a throw from node 4, node 5 lost.
 std::vector<std::byte> tree_reply() {
-  std::vector<std::byte> entries;
+  off::writer entries;
   const std::string threw = "it threw", lost = "it was lost";
   for (std::uint32_t n : {3, 1, 2, 7, 4, 6, 5}) {
     off::writer v;
@@ -95,7 +95,7 @@ std::vector<std::byte> tree_reply() {
   const off::message_header h{.kind = off::message_kind::reply_value, .call_id = 9, .payload_bytes = entries.size()};
   std::vector<std::byte> out(off::message_header::size);
   h.encode(out.data());
-  out.insert(out.end(), entries.begin(), entries.end());
+  out.insert(out.end(), entries.data().begin(), entries.data().end());
   return out;
 }
 
@@ -149,7 +149,10 @@ void run_frame(const off::message_header& h, std::span<const std::byte> payload)
     off::writer result;
     fn(r, result);
   }
-  if (h.kind == off::message_kind::reply_value) (void)off::detail::decode_tree_entries(payload, 0, nodes);
+  if (h.kind == off::message_kind::reply_value) {
+    std::vector<off::detail::tree_entry> by_node(nodes);
+    off::detail::decode_tree_entries(payload, 0, by_node);
+  }
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 #include <cstring>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
@@ -56,16 +55,15 @@ struct tree_range {
 
 enum class tree_outcome : std::uint8_t { value = 0, threw = 1, lost = 2 };
 
-// Appends one entry to `out`.
-inline void append_tree_entry(std::vector<std::byte>& out, std::uint32_t node, tree_outcome outcome,
-                              std::span<const std::byte> bytes) {
-  const std::size_t at = out.size();
+// Appends one entry to `out` (a writer: up to 64 bytes of entries stay in it, off the heap).
+inline void append_tree_entry(writer& out, std::uint32_t node, tree_outcome outcome, std::span<const std::byte> bytes) {
+  std::byte head[13];
   const std::uint64_t n = bytes.size();
-  out.resize(at + 13 + bytes.size());
-  std::memcpy(out.data() + at, &node, 4);
-  out[at + 4] = static_cast<std::byte>(outcome);
-  std::memcpy(out.data() + at + 5, &n, 8);
-  if (n) std::memcpy(out.data() + at + 13, bytes.data(), bytes.size());
+  std::memcpy(head, &node, 4);
+  head[4] = static_cast<std::byte>(outcome);
+  std::memcpy(head + 5, &n, 8);
+  out.bytes(head, sizeof head);
+  out.bytes(bytes.data(), bytes.size());
 }
 
 struct tree_entry {
@@ -74,10 +72,11 @@ struct tree_entry {
   bool present = false;
 };
 
-// The entries of a whole tree's replies, by node: exactly one for every node but `origin`, else
-// decode_error (what is wrong, and where).
-inline std::vector<tree_entry> decode_tree_entries(std::span<const std::byte> in, std::uint32_t origin, std::uint32_t nodes) {
-  std::vector<tree_entry> by_node(nodes);
+// The entries of a whole tree's replies, by node, into `by_node` (one element per node of the
+// session, all absent; the caller's memory, so that a small session's origin needs no heap): exactly
+// one for every node but `origin`, else decode_error (what is wrong, and where).
+inline void decode_tree_entries(std::span<const std::byte> in, std::uint32_t origin, std::span<tree_entry> by_node) {
+  const auto nodes = static_cast<std::uint32_t>(by_node.size());
   std::size_t at = 0, seen = 0;
   while (at < in.size()) {
     if (in.size() - at < 13) throw decode_error("heddle::offload: a broadcast reply cut short at byte " + std::to_string(at));
@@ -101,7 +100,6 @@ inline std::vector<tree_entry> decode_tree_entries(std::span<const std::byte> in
   if (seen != nodes - 1)
     throw decode_error("heddle::offload: a broadcast reply with " + std::to_string(seen) + " entries for " +
                        std::to_string(nodes - 1) + " nodes");
-  return by_node;
 }
 
 }  // namespace heddle::offload::detail
