@@ -89,7 +89,7 @@ class engine::tree_gather {
   pending_call* const root_;
   const node_id parent_;
   const std::uint64_t parent_call_;
-  heddle::core_detail::spin_lock m_;  // held for a copy of entries
+  heddle::core_detail::parking_mutex m_;  // held for a copy of entries (a large one: takers sleep)
   writer entries_;
   int waiting_;
 };
