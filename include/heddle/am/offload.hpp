@@ -70,7 +70,10 @@ typename Call::result_type sync(node_id node, const Call& call, strategy how = s
 // reaches the caller through about log2(N) of them. Fails, once every node has answered or been
 // found lost, with the first failure in node order: remote_error naming the node where the function
 // threw, peer_lost naming a node that was lost (and the nodes below it in the tree, which the call
-// may not have reached, fail with it).
+// may not have reached, fail with it). Costs, besides the frames: one heap allocation on this node,
+// the result vector, and none on the others, while the session has at most 16 nodes and the entries
+// a node gathers (13 bytes and a result's encoding for each node below it) fit in 64 bytes; the
+// tree's records come from the runtime's block caches.
 template <class Call>
 future<std::vector<typename Call::result_type>> broadcast(const Call& call, strategy how = strategy::express) {
   using R = typename Call::result_type;
