@@ -42,7 +42,7 @@ for node in 0 1; do
   callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null | grep -E '^ *[0-9,]+ ' | sed 's/ (\s*[0-9.]*%)//' > "$f.txt"
 done
 c="$out/cg.0.1.txt" t="$out/cg.1.1.txt"
-one=$(incl "$c" 'one_call\(') poll=$(incl "$c" 'poll_for_a_while') reply=$(incl "$c" 'engine::deliver\(')
+one=$(incl "$c" '(one_call|one_broadcast)\(') poll=$(incl "$c" 'poll_for_a_while') reply=$(incl "$c" 'engine::deliver\(')
 target=$(incl "$t" 'engine::deliver\(')
 awk -v n="$calls" -v one="$one" -v poll="${poll:-0}" -v reply="${reply:-0}" -v target="$target" 'BEGIN {
   printf "caller %6.0f  (the call and its wait %.0f, the reply delivered %.0f)\n", (one - poll + reply) / n, (one - poll) / n, reply / n
