@@ -5,6 +5,7 @@
 // records of the runtime's block caches (core/detail/block_cache.hpp), and the entries of a small
 // tree stay in their writers' own bytes: a broadcast to a few nodes calls malloc for its result
 // vector only.
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -25,26 +26,25 @@ class engine::tree_gather {
     e_.task_begun();  // the session's end waits for the reply this owes
   }
 
-  // A subtree's entries; the last part to come in finishes the gather, which is then gone.
+  // A subtree's entries, or this node's own (written in place); the last part to come in finishes
+  // the gather, which is then gone.
   void add(std::span<const std::byte> entries) {
-    {
-      std::lock_guard lock(m_);
-      entries_.bytes(entries.data(), entries.size());
-      if (--waiting_ > 0) return;
-    }
-    finish();
+    add_part([&] { entries_.bytes(entries.data(), entries.size()); });
   }
-  // This node's own entry, written in place; the same.
   void add_entry(node_id node, tree_outcome outcome, std::span<const std::byte> bytes) {
-    {
-      std::lock_guard lock(m_);
-      append_tree_entry(entries_, node, outcome, bytes);
-      if (--waiting_ > 0) return;
-    }
-    finish();
+    add_part([&] { append_tree_entry(entries_, node, outcome, bytes); });
   }
 
  private:
+  template <class Append>
+  void add_part(Append&& append) {
+    {
+      std::lock_guard lock(m_);
+      append();
+      if (--waiting_ > 0) return;
+    }
+    finish();
+  }
   void finish() noexcept {
     if (root_) complete_root();
     else e_.reply(self_, parent_, parent_call_, message_kind::reply_value, entries_.data());
@@ -61,8 +61,8 @@ class engine::tree_gather {
       tree_entry on_stack[16];
       std::vector<tree_entry> on_heap;
       const std::size_t nodes = e_.nodes();
-      if (nodes > std::size(on_stack)) on_heap.resize(nodes);
-      const std::span<tree_entry> by_node = on_heap.empty() ? std::span<tree_entry>(on_stack, nodes) : std::span<tree_entry>(on_heap);
+      std::span<tree_entry> by_node(on_stack, std::min(nodes, std::size(on_stack)));
+      if (nodes > std::size(on_stack)) by_node = on_heap = std::vector<tree_entry>(nodes);
       decode_tree_entries(entries_.data(), origin_, by_node);
       const std::uint64_t count = nodes - 1;
       ordered.bytes(&count, sizeof count);

@@ -57,12 +57,9 @@ enum class tree_outcome : std::uint8_t { value = 0, threw = 1, lost = 2 };
 
 // Appends one entry to `out` (a writer: up to 64 bytes of entries stay in it, off the heap).
 inline void append_tree_entry(writer& out, std::uint32_t node, tree_outcome outcome, std::span<const std::byte> bytes) {
-  std::byte head[13];
-  const std::uint64_t n = bytes.size();
-  std::memcpy(head, &node, 4);
-  head[4] = static_cast<std::byte>(outcome);
-  std::memcpy(head + 5, &n, 8);
-  out.bytes(head, sizeof head);
+  write(out, node);
+  write(out, outcome);
+  write(out, std::uint64_t{bytes.size()});
   out.bytes(bytes.data(), bytes.size());
 }
 
