@@ -480,7 +480,7 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
 placement engine::place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) {
   if (prefix.size() != placement_prefix(h.kind)) return {};
   if (h.kind == message_kind::reply_value) {
-    pending_call* p = pending_.find(h.call_id, from);
+    pending_call* p = polling_thread && direct_.id == h.call_id && direct_.to == from ? direct_.call : pending_.find(h.call_id, from);
     return {p ? p->destination(h.payload_bytes) : nullptr, {}};
   }
   // A put: its bytes go straight into the buffer. A bad buffer or range is no placement: the frame
@@ -525,7 +525,12 @@ void engine::deliver_frame(node_id from, node_id to, const message_header& h, st
 }
 
 // Inline, every call a tail call: the slot's take, the completion.
+// The direct call first: its caller polls, and this is it.
 inline void engine::complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload) {
+  if (pending_call* d = take_direct(h.call_id, from); d && !(h.flags & message_placed)) [[likely]]
+    return d->complete_here(payload);
+  else if (d) [[unlikely]]
+    return complete_reply_slowly(from, h, payload, d);
   pending_call* p = pending_.take_from_slot(h.call_id, from);
   if (!p || (h.flags & message_placed)) [[unlikely]] return complete_reply_slowly(from, h, payload, p);
   p->complete(payload);
@@ -573,7 +578,7 @@ inline void engine::deliver_untraced(node_id from, node_id to, const message_hea
     case message_kind::reply_value:
       return complete_reply(from, h, payload);
     case message_kind::reply_error:
-      if (pending_call* p = pending_.take(h.call_id, from)) {
+      if (pending_call* p = take_call(h.call_id, from)) {
         std::string text;
         try {
           reader r(payload);
@@ -850,6 +855,8 @@ void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, c
     if ((n & 63) == 0) {
       if (past(deadline, patience)) return;
       check_peers_if_due();
+      // A direct call's peer lost: nothing else fails the call (end_direct_wait does).
+      if (direct_.id != 0 && peers_[direct_.to].lost.load(std::memory_order_acquire)) return;
     }
     spin_pause(n);
   }
@@ -883,15 +890,78 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
   if (!s->is_done()) progress_.wake_receiver();  // the receiver takes over while this thread sleeps
 }
 
+// sync's call. A thread that may poll for its reply (not a worker, not the polling thread already)
+// and finds the progress lock free takes it before the send and keeps it until the reply: the call
+// waits as direct_, which only this thread reads, instead of in the pending table. Elsewhere (a
+// worker, a handler run inline, the lock taken, the loopback backend, a call to this node): the
+// call as async's, then the wait as a future's (poll_until).
+inline void engine::call_and_wait(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                                  std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
+  if (has_receiver_ && !heddle::core_detail::current_worker && !polling_thread && to != self() && progress_.try_lock()) [[likely]]
+    return call_directly(from, to, handler, how, args, p, s);
+  call(from, to, handler, how, args, p);
+  if (!s->is_done()) poll_until(s);  // at once back on a worker or the polling thread
+}
+
+// The progress lock held: polling_thread from here on, so that the send never waits for room (a
+// frame the peer cannot take goes out from a task, as the receiver thread's do).
+inline void engine::call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                                  std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
+  polling_thread = true;
+  const message_header::words packed =
+      message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+                     .call_id = new_call_id(), .payload_bytes = args.size()}
+          .pack();
+  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
+    polling_thread = false;
+    progress_.unlock();
+    return fail_unreachable(to, p);
+  }
+  direct_ = {message_header::call_id_of(packed), to, p};
+  std::exception_ptr failure;
+  try {
+    send_to_peer(from, to, packed, args, {}, no_owner);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure) [[unlikely]] {
+    direct_.id = 0;
+    polling_thread = false;
+    progress_.unlock();
+    return p->fail(std::move(failure));  // outside the catch block, as request_frame's
+  }
+  clock::time_point deadline{};  // set at the first look at the clock
+  if (!s->is_done()) poll_for_a_while(s, deadline, options_.caller_spin);
+  if (direct_.id != 0) [[unlikely]] return end_direct_wait();
+  polling_thread = false;
+  progress_.unlock();
+}
+
+void engine::end_direct_wait() {
+  const direct_call d = direct_;
+  direct_.id = 0;
+  const bool lost = peers_[d.to].lost.load(std::memory_order_acquire);
+  if (!lost) pending_.insert(d.id, d.to, d.call);
+  polling_thread = false;
+  progress_.unlock();
+  if (lost) return fail_unreachable(d.to, d.call);
+  // A peer lost between the look and the insertion: this look, or else the next sweep, fails the
+  // call (as request_frame's).
+  if (peers_[d.to].lost.load(std::memory_order_acquire)) {
+    if (pending_call* q = pending_.take(d.id, d.to)) fail_unreachable(d.to, q);
+    return;
+  }
+  progress_.wake_receiver();  // the receiver polls for the reply while this thread sleeps
+}
+
 // sync's way from the call to its wait (calls.hpp), flattened as call is: the look for the session,
-// the send and the start of the wait (poll_until's and poll_within's checks) in the one function
-// the caller's template calls; the poll loop itself (poll_for_a_while) stays a function of its own.
+// the send and the start of the wait in the one function the caller's template calls; the poll
+// loop itself (poll_for_a_while) stays a function of its own.
 [[gnu::flatten]] void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
                                     heddle::core_detail::future_state_base* s) {
   engine* e = engine_or_fail(p);
   if (!e) [[unlikely]] return;
-  e->call(current_node_of(*e), to, handler, how, args.data(), p);
-  if (!s->is_done()) e->poll_until(s);  // at once back on a worker or the polling thread
+  e->call_and_wait(current_node_of(*e), to, handler, how, args.data(), p, s);
 }
 
 // ---- the open session -----------------------------------------------------------------------------

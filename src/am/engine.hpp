@@ -49,6 +49,12 @@ class engine final : public frame_sink {
   // The offload API's entry points.
   void call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
             pending_call* p);
+  // sync's call (call_and_poll): `s` is `p`'s state, on the caller's stack. On a thread that may
+  // poll, it returns once the reply has come or the caller's patience (options.caller_spin) is
+  // over; elsewhere once the call is sent.
+  [[gnu::always_inline]] void call_and_wait(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                                            std::span<const std::byte> args, pending_call* p,
+                                            heddle::core_detail::future_state_base* s);
   void post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args);
   // offload::broadcast and for_each_node: `handler` on every node but `from`, along the tree of
   // heddle/am/detail/tree.hpp (tree.cpp); `p` completes with the results in node order.
@@ -142,6 +148,26 @@ class engine final : public frame_sink {
   [[gnu::noinline]] void deliver_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // A reply_value frame: the call it answers completed (or nothing, if it is not waiting here).
   void complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload);
+  // The direct call answered by call `id` from `from`, now the taker's; nullptr if there is none.
+  // Only the polling thread may have one: others never look at direct_.
+  pending_call* take_direct(std::uint64_t id, node_id from) noexcept {
+    if (!polling_thread || direct_.id != id || direct_.to != from) return nullptr;
+    direct_.id = 0;
+    return direct_.call;
+  }
+  // The call waiting for the reply `id` from `from`, now the taker's: the direct call, or the
+  // pending table's; nullptr if there is none.
+  pending_call* take_call(std::uint64_t id, node_id from) {
+    if (pending_call* p = take_direct(id, from)) return p;
+    return pending_.take(id, from);
+  }
+  // call_and_wait's way with the progress lock taken: the call sent as direct_, then polled for.
+  void call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
+                     pending_call* p, heddle::core_detail::future_state_base* s);
+  // A direct call whose caller stops polling (its patience over, or its peer lost): failed, or
+  // moved into the pending table for the receiver thread to complete. The progress lock is held
+  // and given back here.
+  [[gnu::noinline]] void end_direct_wait();
   // complete_reply's rare ways: a call in the pending table's overflow map (`p` null), a reply
   // placed in the caller's memory (pending_call::destination).
   [[gnu::noinline]] void complete_reply_slowly(node_id from, const message_header& h, std::span<const std::byte> payload,
@@ -221,6 +247,16 @@ class engine final : public frame_sink {
   std::int64_t reply_probe_ns_ = 0, reply_remote_ns_ = 0;
 
   pending_table pending_;
+  // A sync call whose caller took the progress lock before sending it and keeps it until the
+  // reply (call_directly): it waits here instead of the pending table, and only its caller, the
+  // one polling thread, looks here (take_direct). Its reply costs no atomic operation: no table's
+  // slot claimed and freed, no exchange to publish it (pending_call::complete_here). id 0: none.
+  // Under progress_.
+  struct direct_call {
+    std::uint64_t id = 0;
+    node_id to = 0;
+    pending_call* call = nullptr;
+  } direct_;
 
   std::mutex objects_m_;
   std::map<std::pair<node_id, std::uint64_t>, std::shared_ptr<object_entry>> objects_;

@@ -526,6 +526,20 @@ TEST(PeerDeath, CallsFailWithinASecond) {
   heddle::future<void> waiting = off::async(victim, heddle::f2f<&nap>(60000));
   heddle::future<void> everyone = off::for_each_node(heddle::f2f<&nap_on>(victim, 60000));
   heddle::future<void> method = object.call<&account::nap>(60000);
+  // A sync from a thread of its own, which polls for its reply itself (the direct call,
+  // engine::call_directly) for the caller's patience, then leaves it to the receiver thread:
+  // nodes_failures.sh runs this test with a patience of 200 µs (the call waits in the pending
+  // table when the victim dies) and of 5 s (its caller sees the loss itself).
+  std::exception_ptr sync_failure;
+  bool sync_returned = false;
+  std::thread sync_caller([&] {
+    try {
+      off::sync(victim, heddle::f2f<&nap>(60000));
+      sync_returned = true;
+    } catch (...) {
+      sync_failure = std::current_exception();
+    }
+  });
   std::this_thread::sleep_for(100ms);
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -544,6 +558,16 @@ TEST(PeerDeath, CallsFailWithinASecond) {
     EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
   }
   EXPECT_THROW(method.get(), off::peer_lost) << "a method call on a killed node's object";
+  sync_caller.join();
+  EXPECT_FALSE(sync_returned) << "a sync to a killed node returned";
+  try {
+    if (sync_failure) std::rethrow_exception(sync_failure);
+  } catch (const off::peer_lost& e) {
+    EXPECT_EQ(e.node(), victim);
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(victim)), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "a sync to a killed node failed with something else than peer_lost: " << e.what();
+  }
   const std::vector<std::uint32_t> local(2000, 1);
   try {  // so do transfers, though shm still has the dead node's memory mapped
     off::scatter(local.data(), buffers, 1000).get();
@@ -570,7 +594,10 @@ int main(int argc, char** argv) {
       heddle::offload::detail::registry::instance().add("an extra handler", [](heddle::offload::reader&, heddle::offload::writer&) {});
   }
   try {
-    heddle::offload::session s(argc, argv);
+    heddle::offload::session_options o = heddle::offload::options_from(argc, argv);
+    // HEDDLE_TEST_CALLER_SPIN_MS: how long a thread waiting in sync polls (PeerDeath's sync).
+    if (const char* ms = std::getenv("HEDDLE_TEST_CALLER_SPIN_MS"); ms && *ms) o.caller_spin = std::chrono::milliseconds(std::atoi(ms));
+    heddle::offload::session s(o);
     if (heddle::offload::this_node() != 0) return s.serve();
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();

@@ -22,6 +22,10 @@ namespace heddle::offload::detail {
 class HEDDLE_EXPORT pending_call {
  public:
   virtual void complete(std::span<const std::byte> reply) noexcept = 0;
+  // complete, called by the thread that will wait for the call, while it polls for the reply
+  // (sync's direct call, engine.cpp): nobody waits on the state yet, so publishing it needs no
+  // atomic exchange.
+  virtual void complete_here(std::span<const std::byte> reply) noexcept { complete(reply); }
   virtual void fail(std::exception_ptr e) noexcept = 0;
   // Memory where a reply of `bytes` bytes may be received directly (a get's destination), or nullptr.
   virtual std::byte* destination(std::uint64_t /*bytes*/) noexcept { return nullptr; }
@@ -51,15 +55,20 @@ class reply_state : public heddle::core_detail::future_state<R> {
   }
 
  protected:
-  // Completes the future with what is stored. The record may be gone when this returns.
-  void publish() noexcept { heddle::core_detail::future_state_base::complete(); }
+  // Completes the future with what is stored. The record may be gone when this returns. Here: on
+  // the thread that alone can wait on the state, before it does (pending_call::complete_here).
+  template <bool Here = false>
+  void publish() noexcept {
+    if constexpr (Here) heddle::core_detail::future_state_base::complete_owned();
+    else heddle::core_detail::future_state_base::complete();
+  }
   // Stores the failure and publishes.
   void publish_failure(std::exception_ptr e) noexcept {
     this->set_error(std::move(e));
     publish();
   }
   // Runs `decode`, which stores the value, then publishes; what it throws fails the future instead.
-  template <class F>
+  template <bool Here = false, class F>
   void settle(F&& decode) noexcept {
     std::exception_ptr failure;
     try {
@@ -69,7 +78,7 @@ class reply_state : public heddle::core_detail::future_state<R> {
     }
     // Published outside the catch block: the waiter must not share an exception still being handled.
     if (failure) return publish_failure(std::move(failure));
-    publish();
+    publish<Here>();
   }
 
  private:
@@ -99,23 +108,28 @@ class pending_result final : public pending_reply<R, pending_result<R, Owned>, O
     if constexpr (std::is_void_v<R>) this->value_ref();
     else return std::move(this->value_ref());
   }
-  void complete(std::span<const std::byte> reply) noexcept override {
+  void complete(std::span<const std::byte> reply) noexcept override { complete_as<false>(reply); }
+  void complete_here(std::span<const std::byte> reply) noexcept override { complete_as<true>(reply); }
+
+ private:
+  template <bool Here>
+  void complete_as(std::span<const std::byte> reply) noexcept {
     if constexpr (std::is_void_v<R>) {
       // A void result is no bytes: stored and published without the decoder's frame around it,
       // which a reply with bytes in it (a corrupt one) takes to fail the future.
       if (reply.empty()) [[likely]] {
         this->set_value();
-        return this->publish();
+        return this->template publish<Here>();
       }
-      return decode_out_of_line(reply);
+      return decode_out_of_line<Here>(reply);
     }
-    decode(reply);
+    decode<Here>(reply);
   }
-
- private:
-  [[gnu::noinline]] void decode_out_of_line(std::span<const std::byte> reply) noexcept { decode(reply); }
+  template <bool Here>
+  [[gnu::noinline]] void decode_out_of_line(std::span<const std::byte> reply) noexcept { decode<Here>(reply); }
+  template <bool Here>
   void decode(std::span<const std::byte> reply) noexcept {
-    this->settle([&] {
+    this->template settle<Here>([&] {
       reader r(reply);
       if constexpr (std::is_void_v<R>) {
         r.expect_end("call result");
