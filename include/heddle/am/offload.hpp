@@ -52,7 +52,11 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
 }
 
 // Runs `call` on `node` and waits for its result (rethrowing its failure), as async(...).get()
-// does, with the call's state on this stack rather than in a record that a future releases.
+// does, with the call's state on this stack rather than in a record that a future releases. A
+// thread that is not a worker, when no other thread polls the transport, polls for the reply
+// itself from before the send on (the direct call, docs/am.md): no pending-table slot, and a
+// plain store to publish the result; it hands the wait to the session's receiver thread after
+// session_options::caller_spin and then sleeps on the state.
 template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
   writer args;
