@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <heddle/am.hpp>
@@ -218,6 +219,31 @@ TEST(Nodes, TenThousandConcurrentAsyncs) {
     fs.push_back(off::async(n, heddle::f2f<&scale>(i, std::string("ab"))));
   }
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(fs[i].get(), 2 * i) << i;
+}
+
+// sync from several threads at once: one at a time polls for its own reply (the direct call,
+// engine::call_directly), the others' calls wait in the pending table and are completed by
+// whichever thread polls; express and short_task calls alternate.
+TEST(Nodes, ConcurrentSyncsFromSeveralThreads) {
+  constexpr int threads = 4, calls = 500;
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < threads; ++t)
+    callers.emplace_back([t, &wrong, &failed] {
+      const std::string s(static_cast<std::size_t>(t) + 1, 'x');
+      for (int i = 0; i < calls; ++i) {
+        const off::node_id n = 1 + static_cast<off::node_id>(i + t) % (off::num_nodes() - 1);
+        const auto how = i % 2 ? heddle::strategy::short_task : heddle::strategy::express;
+        try {
+          if (off::sync(n, heddle::f2f<&scale>(i, s), how) != i * (t + 1)) wrong.fetch_add(1);
+        } catch (const std::exception& e) {
+          if (failed.fetch_add(1) == 0) std::fprintf(stderr, "thread %d, call %d: %s\n", t, i, e.what());
+        }
+      }
+    });
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0) << "results that were not the call's";
+  EXPECT_EQ(failed.load(), 0) << "calls that threw";
 }
 
 TEST(Nodes, NestedOffloadsAroundTheNodes) {
