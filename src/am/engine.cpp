@@ -480,7 +480,7 @@ void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strat
 placement engine::place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) {
   if (prefix.size() != placement_prefix(h.kind)) return {};
   if (h.kind == message_kind::reply_value) {
-    pending_call* p = polling_thread && direct_.id == h.call_id && direct_.to == from ? direct_.call : pending_.find(h.call_id, from);
+    pending_call* p = find_call(h.call_id, from);
     return {p ? p->destination(h.payload_bytes) : nullptr, {}};
   }
   // A put: its bytes go straight into the buffer. A bad buffer or range is no placement: the frame
@@ -524,8 +524,8 @@ void engine::deliver_frame(node_id from, node_id to, const message_header& h, st
   deliver_untraced(from, to, h, payload);
 }
 
-// Inline, every call a tail call: the slot's take, the completion.
-// The direct call first: its caller polls, and this is it.
+// Inline, every call a tail call: the direct call's take (its caller polls: this thread), else the
+// slot's; the completion.
 inline void engine::complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload) {
   if (pending_call* d = take_direct(h.call_id, from); d && !(h.flags & message_placed)) [[likely]]
     return d->complete_here(payload);

@@ -161,6 +161,11 @@ class engine final : public frame_sink {
     if (pending_call* p = take_direct(id, from)) return p;
     return pending_.take(id, from);
   }
+  // The same call, left where it waits.
+  pending_call* find_call(std::uint64_t id, node_id from) {
+    if (polling_thread && direct_.id == id && direct_.to == from) return direct_.call;
+    return pending_.find(id, from);
+  }
   // call_and_wait's way with the progress lock taken: the call sent as direct_, then polled for.
   void call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
                      pending_call* p, heddle::core_detail::future_state_base* s);
