@@ -17,7 +17,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 namespace {
