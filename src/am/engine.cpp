@@ -418,17 +418,28 @@ void engine::send_later(node_id from, node_id to, const message_header& h, std::
   });
 }
 
+inline message_header::words engine::call_header(std::uint32_t handler, heddle::strategy how, std::size_t arg_bytes) noexcept {
+  return message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+                        .call_id = new_call_id(), .payload_bytes = arg_bytes}
+      .pack();
+}
+
+// A peer lost between the caller's look and the insertion may have failed its pending calls before
+// this one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
+inline bool engine::wait_in_table(std::uint64_t id, node_id to, pending_call* p) {
+  pending_.insert(id, to, p);
+  if (!peers_[to].lost.load(std::memory_order_acquire)) [[likely]] return true;
+  if (pending_call* q = pending_.take(id, to)) fail_unreachable(to, q);
+  return false;
+}
+
 // The short path of every call: one look at the peer, the call into the pending table, the frame
 // to the transport. A failure to send fails the call's future, never the caller. Flattened: the
 // layers below (request_frame, send_frame, the table's insertion) in one body, without their
 // entries and exits or the header passed through memory (callgrind: 52 fewer instructions a call).
 [[gnu::flatten]] void engine::call(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
                                    std::span<const std::byte> args, pending_call* p) {
-  request_frame(from, to,
-                message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
-                               .call_id = new_call_id(), .payload_bytes = args.size()}
-                    .pack(),
-                args, {}, p);
+  request_frame(from, to, call_header(handler, how, args.size()), args, {}, p);
 }
 
 void engine::request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
@@ -442,13 +453,7 @@ void engine::request_frame(node_id from, node_id to, const message_header::words
   const std::uint64_t id = message_header::call_id_of(packed);
   if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
     return fail_unreachable(to, p);
-  pending_.insert(id, to, p);
-  // A peer lost between the look and the insertion may have failed its pending calls before this
-  // one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
-  if (peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
-    if (pending_call* q = pending_.take(id, to)) fail_unreachable(to, q);
-    return;
-  }
+  if (!wait_in_table(id, to, p)) [[unlikely]] return;
   std::exception_ptr failure;
   try {
     send_to_peer(from, to, packed, head, tail, no_owner);  // the peer was looked at just now
@@ -527,10 +532,10 @@ void engine::deliver_frame(node_id from, node_id to, const message_header& h, st
 // Inline, every call a tail call: the direct call's take (its caller polls: this thread), else the
 // slot's; the completion.
 inline void engine::complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload) {
-  if (pending_call* d = take_direct(h.call_id, from); d && !(h.flags & message_placed)) [[likely]]
+  if (pending_call* d = take_direct(h.call_id, from)) [[likely]] {
+    if (h.flags & message_placed) [[unlikely]] return complete_reply_slowly(from, h, payload, d);
     return d->complete_here(payload);
-  else if (d) [[unlikely]]
-    return complete_reply_slowly(from, h, payload, d);
+  }
   pending_call* p = pending_.take_from_slot(h.call_id, from);
   if (!p || (h.flags & message_placed)) [[unlikely]] return complete_reply_slowly(from, h, payload, p);
   p->complete(payload);
@@ -908,10 +913,7 @@ inline void engine::call_and_wait(node_id from, node_id to, std::uint32_t handle
 inline void engine::call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
                                   std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
   polling_thread = true;
-  const message_header::words packed =
-      message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
-                     .call_id = new_call_id(), .payload_bytes = args.size()}
-          .pack();
+  const message_header::words packed = call_header(handler, how, args.size());
   if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
     polling_thread = false;
     progress_.unlock();
@@ -937,21 +939,14 @@ inline void engine::call_directly(node_id from, node_id to, std::uint32_t handle
   progress_.unlock();
 }
 
+// Into the table before the lock is given back: the next poller may find the reply at once.
 void engine::end_direct_wait() {
   const direct_call d = direct_;
   direct_.id = 0;
-  const bool lost = peers_[d.to].lost.load(std::memory_order_acquire);
-  if (!lost) pending_.insert(d.id, d.to, d.call);
+  const bool waits = wait_in_table(d.id, d.to, d.call);  // or failed: its peer was lost
   polling_thread = false;
   progress_.unlock();
-  if (lost) return fail_unreachable(d.to, d.call);
-  // A peer lost between the look and the insertion: this look, or else the next sweep, fails the
-  // call (as request_frame's).
-  if (peers_[d.to].lost.load(std::memory_order_acquire)) {
-    if (pending_call* q = pending_.take(d.id, d.to)) fail_unreachable(d.to, q);
-    return;
-  }
-  progress_.wake_receiver();  // the receiver polls for the reply while this thread sleeps
+  if (waits) progress_.wake_receiver();  // the receiver polls for the reply while this thread sleeps
 }
 
 // sync's way from the call to its wait (calls.hpp), flattened as call is: the look for the session,

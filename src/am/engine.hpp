@@ -151,9 +151,12 @@ class engine final : public frame_sink {
   // The direct call answered by call `id` from `from`, now the taker's; nullptr if there is none.
   // Only the polling thread may have one: others never look at direct_.
   pending_call* take_direct(std::uint64_t id, node_id from) noexcept {
-    if (!polling_thread || direct_.id != id || direct_.to != from) return nullptr;
+    if (!is_direct(id, from)) return nullptr;
     direct_.id = 0;
     return direct_.call;
+  }
+  bool is_direct(std::uint64_t id, node_id from) const noexcept {
+    return polling_thread && direct_.id == id && direct_.to == from;
   }
   // The call waiting for the reply `id` from `from`, now the taker's: the direct call, or the
   // pending table's; nullptr if there is none.
@@ -163,7 +166,7 @@ class engine final : public frame_sink {
   }
   // The same call, left where it waits.
   pending_call* find_call(std::uint64_t id, node_id from) {
-    if (polling_thread && direct_.id == id && direct_.to == from) return direct_.call;
+    if (is_direct(id, from)) return direct_.call;
     return pending_.find(id, from);
   }
   // call_and_wait's way with the progress lock taken: the call sent as direct_, then polled for.
@@ -180,6 +183,10 @@ class engine final : public frame_sink {
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);
+  // A call's header, packed, with a new call id.
+  static message_header::words call_header(std::uint32_t handler, heddle::strategy how, std::size_t arg_bytes) noexcept;
+  // Call `id` to `to` into the pending table; false, the call failed, if the peer is lost by then.
+  bool wait_in_table(std::uint64_t id, node_id to, pending_call* p);
   // A frame that carries a pending call (its header packed): the table's slot, the frame sent.
   void request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
