@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Configures (CMake + Ninja) and builds one flavour of heddle in its own folder.
 #
-#   scripts/build.sh release   build/        Release, everything (tests, examples, bench, tools)
-#   scripts/build.sh tsan      build-tsan/   ThreadSanitizer, core + tests (no peers, no examples)
-#   scripts/build.sh asan      build-asan/   AddressSanitizer, core + tests; the reduced build: without
-#                                            liburing, MPI, FastJet and HDF5, as on a machine lacking them
-#   scripts/build.sh clang     build-clang/  clang++ 14 with libstdc++ 12, Release + UBSan, core + tests;
-#                                            the shared build (-DBUILD_SHARED_LIBS=ON), with the plugin tests
+#   scripts/build.sh release   build/        g++ 12, Release, static libraries, everything: the tests,
+#                                            oneTBB, OpenMP and MPI included, the benchmarks' checks,
+#                                            the examples, the tools, the install test
+#   scripts/build.sh tsan      build-tsan/   g++ 12, ThreadSanitizer (-O2), shared libraries: the
+#                                            library, its tests and the plugin tests (no oneTBB, OpenMP
+#                                            or Open MPI, whose Debian builds are not instrumented)
+#   scripts/build.sh asan      build-asan/   clang 14 with libstdc++ 12, AddressSanitizer and
+#                                            UndefinedBehaviorSanitizer together (-O1), shared libraries
+#                                            with the plugin tests; the reduced build: without liburing,
+#                                            MPI, FastJet and HDF5, as on a machine lacking them
 #   scripts/build.sh demo      build-demo/   Release, shared: heddle-fw, the layers under it and the
 #                                            reconstruction job's plugin only (make demo)
 #
+# The suite's flavours are unity builds (CMAKE_UNITY_BUILD: a target's files compiled in batches,
+# their headers' code once a batch); HEDDLE_CMAKE_ARGS=-DCMAKE_UNITY_BUILD=OFF builds file by file.
 # `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
 # in HEDDLE_CMAKE_ARGS; the build's parallelism in HEDDLE_BUILD_JOBS (default: Ninja's own).
 set -euo pipefail
@@ -21,16 +27,17 @@ if [[ ${1:-} == --dir ]]; then
   print_dir=1
   shift
 fi
-flavour=${1:?usage: scripts/build.sh [--dir] release|tsan|asan|clang|demo}
+flavour=${1:?usage: scripts/build.sh [--dir] release|tsan|asan|demo}
 
-common=(-G Ninja -DHEDDLE_BUILD_TESTS=ON)
+common=(-G Ninja -DHEDDLE_BUILD_TESTS=ON -DCMAKE_UNITY_BUILD=ON "-DHEDDLE_TEST_FLAVOUR=$flavour")
 targets=()
+want_cxx=
 case "$flavour" in
   demo)
     # A first run builds only what it runs: no tests, peers, examples, nor the am layer. Shared,
     # because the job's modules are a plugin heddle-fw opens (examples/hep).
     dir=build-demo
-    common=(-G Ninja)
+    common=(-G Ninja -DCMAKE_UNITY_BUILD=ON)
     args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_TESTS=OFF -DHEDDLE_BUILD_BENCH=OFF
           -DHEDDLE_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=ON -DHEDDLE_BUILD_HEP=ON)
     targets=(--target heddle-fw heddle_hep)
@@ -39,34 +46,30 @@ case "$flavour" in
     dir=build
     args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_BENCH=ON -DHEDDLE_BUILD_EXAMPLES=ON)
     ;;
-  tsan | asan)
-    dir=build-$flavour
-    sanitizer=thread
-    [[ $flavour == asan ]] && sanitizer=address
-    # RelWithDebInfo (-O2) keeps the TSan stress tests quick. ASan at -O1: its compiles are the
-    # slowest of the suite (-O1 takes 25% less compile time) and its tests are short.
-    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DHEDDLE_SANITIZE=$sanitizer"
+  tsan)
+    # RelWithDebInfo (-O2) keeps the stress tests quick under ThreadSanitizer. Shared: the plugin
+    # tests, heddle-fw running the reconstruction job from its plugin among them, run under it.
+    dir=build-tsan
+    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEDDLE_SANITIZE=thread -DBUILD_SHARED_LIBS=ON
           -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
-    # ASan's build is also the reduced one: files through I/O threads, no heddle::mpi, no am MPI
-    # backend (Open MPI's tests stay out of it anyway, not being instrumented), no hep modules (the
-    # job's plain C++ parts and their tests stay).
-    [[ $flavour == asan ]] && args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DHEDDLE_WITH_LIBURING=OFF -DHEDDLE_WITH_MPI=OFF
-                                     -DHEDDLE_WITH_FASTJET=OFF -DHEDDLE_WITH_HDF5=OFF)
     ;;
-  clang)
-    dir=build-clang
-    clangxx=$(command -v clang++-14 || command -v clang++ || true)
-    [[ -n $clangxx ]] || { echo "build.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
-    # UBSan rides on the second compiler's build rather than on ASan's: it mixes with any library
-    # (so the oneTBB and Open MPI tests run here too), and the two instrumentations together made
-    # ASan's compiles a third slower. It is also the shared build: versioned libraries with hidden
-    # symbols, a test program and a dlopen()ed plugin on them (tests/plugin), and UBSan's vptr check
-    # sees any polymorphic type whose type_info a library failed to export.
-    args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$clangxx" -DHEDDLE_SANITIZE=undefined
-          -DBUILD_SHARED_LIBS=ON -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
+  asan)
+    # The second compiler carries AddressSanitizer and UndefinedBehaviorSanitizer, which are made to
+    # share a build. -O1: the instrumented compiles are the suite's slowest, and its tests are short.
+    # Shared: versioned libraries with hidden symbols, a test program and a dlopen()ed plugin on
+    # them (tests/plugin), and UBSan's vptr check sees any polymorphic type whose type_info a
+    # library failed to export. The reduced build: files through I/O threads, no heddle::mpi, no am
+    # MPI backend (Open MPI is not instrumented anyway), no hep modules (the job's plain C++ parts
+    # and their tests stay).
+    dir=build-asan
+    want_cxx=$(command -v clang++-14 || command -v clang++ || true)
+    [[ -n $want_cxx ]] || { echo "build.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
+    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_CXX_COMPILER=$want_cxx"
+          -DHEDDLE_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=ON -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF
+          -DHEDDLE_WITH_LIBURING=OFF -DHEDDLE_WITH_MPI=OFF -DHEDDLE_WITH_FASTJET=OFF -DHEDDLE_WITH_HDF5=OFF)
     ;;
   *)
-    echo "build.sh: unknown flavour '$flavour' (release, tsan, asan, clang or demo)" >&2
+    echo "build.sh: unknown flavour '$flavour' (release, tsan, asan or demo)" >&2
     exit 2
     ;;
 esac
@@ -84,8 +87,6 @@ cache=$dir/CMakeCache.txt
 if [[ -f $cache ]]; then
   gen=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache")
   cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$cache")
-  want_cxx=
-  [[ $flavour == clang ]] && want_cxx=$clangxx
   if [[ $gen != Ninja ]] || { [[ -n $want_cxx ]] && [[ $cxx != "$want_cxx" ]]; } ||
      { [[ -z $want_cxx ]] && [[ $cxx == *clang* ]]; }; then
     echo "build.sh: $dir was configured with '$gen' / '$cxx': configuring it afresh" >&2

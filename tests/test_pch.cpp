@@ -1,2 +1,2 @@
 // The owner of the test programs' precompiled header (tests/CMakeLists.txt, heddle_test_pch): the
-// header is made from this target's flags and reused by every heddle_gtest program.
+// header is made from this target's flags and reused by every heddle_test_program.
