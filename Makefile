@@ -6,9 +6,12 @@
 #   make demo      the demo's packages, a shared build of heddle-fw and the reconstruction job's plugin
 #                  alone (build-demo/), then the job (examples/hep/reco.json) threaded and
 #                  single-threaded, its files compared and its histograms drawn (results/hep/)
-#   make test      deps + every phase: Release, ThreadSanitizer, AddressSanitizer, clang 14 + UBSan;
-#                  ends with the line "N passed, N failed, N skipped"
-#   make test-release | test-tsan | test-asan | test-clang    one phase only
+#   make test      deps + every phase: release (g++, everything), tsan (g++, ThreadSanitizer, shared),
+#                  asan (clang 14, AddressSanitizer + UBSan, shared, reduced); ends with the line
+#                  "N passed, N failed, N skipped"
+#   make test-release | test-tsan | test-asan    one phase only
+#   make stress    deps, then the stress, race and multi-process tests repeated until they fail or
+#                  pass N times (N=20), in the release and tsan builds (scripts/stress.sh)
 #   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)
 #   make fuzz      deps, then libFuzzer on the active-message frame decoder (scripts/fuzz.sh)
 #   make install   cmake --install build --prefix $(PREFIX)   (PREFIX=/usr/local)
@@ -28,10 +31,10 @@ BUILD_DIR := build
 BIN := $(BUILD_DIR)/bin
 RESULTS := results
 
-.PHONY: deps build demo test test-release test-tsan test-asan test-clang bench fuzz install clean help
+.PHONY: deps build demo test test-release test-tsan test-asan stress bench fuzz install clean help
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
@@ -48,8 +51,12 @@ demo:
 test: deps
 	@scripts/test.sh
 
-test-release test-tsan test-asan test-clang: deps
+test-release test-tsan test-asan: deps
 	@scripts/test.sh $(@:test-%=%)
+
+N ?= 20
+stress: deps
+	@scripts/stress.sh $(N)
 
 bench: build
 	@test -x $(BIN)/heddle-bench || { echo "make bench: $(BIN)/heddle-bench was not built (tools/, bench/)" >&2; exit 1; }
@@ -63,4 +70,4 @@ install: build
 	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf build build-tsan build-asan build-clang build-demo build-fuzz $(RESULTS)
+	rm -rf build build-tsan build-asan build-demo build-fuzz $(RESULTS)

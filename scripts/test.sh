@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# The whole test suite, one phase per build flavour, each in its own folder:
+# The whole test suite, one phase per build flavour (scripts/build.sh), each in its own folder:
 #
-#   release  build/        Release build + ctest (includes the install test)
-#   tsan     build-tsan/   ThreadSanitizer build + ctest
-#   asan     build-asan/   AddressSanitizer build, without liburing, MPI, FastJet and HDF5 (the reduced build) + ctest
-#   clang    build-clang/  clang++ 14 build with UBSan, shared libraries, of the core and its tests + ctest
+#   release  build/       g++ 12, Release, static: every test, oneTBB and MPI included, the benchmarks'
+#                         checks, the examples, the install test
+#   tsan     build-tsan/  g++ 12, ThreadSanitizer, shared: every test but oneTBB's and MPI's, the plugin
+#                         tests among them
+#   asan     build-asan/  clang 14, AddressSanitizer + UndefinedBehaviorSanitizer, shared, reduced (no
+#                         liburing, MPI, FastJet, HDF5): every test that build has, the plugin tests
 #
-# Every phase runs even when an earlier one failed. At the end: the time of each phase, the tests
-# that did not run (skipped) and those that failed, each with its phase, then one line
-# `N passed, N failed, N skipped` (summed over the ctest runs; a build that fails counts as one
-# failure), and a non-zero exit status if anything failed.
+# Every phase runs even when an earlier one failed. ctest runs with both cores busy (-j2; a test
+# that needs both, the multi-process ones, says so with PROCESSORS 2) and writes a JUnit report
+# (FOLDER/ctest-junit.xml), from which the counts are read (scripts/junit_summary.py). At the end:
+# each phase's build and test time, the slowest tests, the tests that did not run (skipped) and
+# those that failed, each with its phase, then one line `N passed, N failed, N skipped` (summed over
+# the phases; a build that fails counts as one failure), and a non-zero exit status if anything
+# failed.
 #
-# Usage: scripts/test.sh [PHASE...]        (default: release tsan asan clang)
+# Usage: scripts/test.sh [PHASE...]        (default: release tsan asan)
 # Settings (environment): HEDDLE_CTEST_JOBS (ctest -j, default 2), HEDDLE_CTEST_ARGS (more ctest
 # arguments, e.g. "-R Future"), HEDDLE_BUILD_JOBS, HEDDLE_CMAKE_ARGS (see scripts/build.sh), and
 # TSAN_OPTIONS / ASAN_OPTIONS / UBSAN_OPTIONS, appended to the defaults below (later ones win).
@@ -21,11 +26,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 
 phases=("$@")
-[[ ${#phases[@]} -gt 0 ]] || phases=(release tsan asan clang)
+[[ ${#phases[@]} -gt 0 ]] || phases=(release tsan asan)
 for p in "${phases[@]}"; do
   case "$p" in
-    release | tsan | asan | clang) ;;
-    *) echo "test.sh: unknown phase '$p' (release, tsan, asan or clang)" >&2; exit 2 ;;
+    release | tsan | asan) ;;
+    *) echo "test.sh: unknown phase '$p' (release, tsan or asan)" >&2; exit 2 ;;
   esac
 done
 
@@ -47,6 +52,7 @@ total_skipped=0
 table=()
 skipped_list=()
 failed_list=()
+slowest_list=()
 start_all=$SECONDS
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
@@ -68,28 +74,23 @@ for phase in "${phases[@]}"; do
   echo
   echo "=================== $phase: ctest -j$ctest_jobs in $dir ==================="
   log=$dir/ctest.log
+  junit=$dir/ctest-junit.xml
+  rm -f "$junit"
   # shellcheck disable=SC2086  # HEDDLE_CTEST_ARGS is a list of words on purpose
-  (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$ctest_jobs" ${HEDDLE_CTEST_ARGS:-}) 2>&1 | tee "$log"
+  (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$ctest_jobs" --output-junit ctest-junit.xml \
+     ${HEDDLE_CTEST_ARGS:-}) 2>&1 | tee "$log"
   ctest_rc=${PIPESTATUS[0]}
   t2=$SECONDS
 
-  # "100% tests passed, 0 tests failed out of 130"; skipped tests are listed under
-  # "The following tests did not run:" and count as neither passed nor failed here.
-  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
-  if [[ -n $line ]]; then
-    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$line")
-    out_of=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
-    mapfile -t skipped_here < <(sed -n '/^The following tests did not run:/,/^$/p' "$log" |
-      sed -nE 's/^\s+[0-9]+ - (.*)$/\1/p')
-    skipped=${#skipped_here[@]}
-    for t in "${skipped_here[@]}"; do skipped_list+=("$phase: $t"); done
-    # Under "The following tests FAILED:", a line "12 - Name (Failed)" each: named again in the
-    # summary, the part of a long CI log that a reader (or a log's tail) sees.
-    mapfile -t failed_here < <(sed -n '/^The following tests FAILED:/,/^$/p' "$log" |
-      sed -nE 's/^\s+[0-9]+ - (.*)$/\1/p')
-    for t in "${failed_here[@]}"; do failed_list+=("$phase: $t"); done
-    passed=$((out_of - failed - skipped))
-    result="$passed passed, $failed failed, $skipped skipped (of $out_of)"
+  if summary=$(scripts/junit_summary.py "$junit" "$phase" --slowest 5); then
+    read -r _ passed failed skipped < <(grep '^counts ' <<<"$summary")
+    mapfile -t lines < <(sed -n 's/^failed //p' <<<"$summary")
+    failed_list+=("${lines[@]}")
+    mapfile -t lines < <(sed -n 's/^skipped //p' <<<"$summary")
+    skipped_list+=("${lines[@]}")
+    mapfile -t lines < <(sed -n "s/^slow /$phase: /p" <<<"$summary")
+    slowest_list+=("${lines[@]}")
+    result="$passed passed, $failed failed, $skipped skipped"
     if [[ $ctest_rc -ne 0 && $failed -eq 0 ]]; then
       failed=1
       result="$result; ctest exited with $ctest_rc (counted as 1 failure)"
@@ -98,7 +99,7 @@ for phase in "${phases[@]}"; do
     passed=0
     failed=1
     skipped=0
-    result="ctest gave no summary (exit status $ctest_rc; counted as 1 failure)"
+    result="ctest wrote no JUnit report (exit status $ctest_rc; counted as 1 failure)"
   fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
@@ -111,8 +112,12 @@ echo
 echo "=================== summary ==================="
 printf '%s\n' "${table[@]}"
 echo "total time $(fmt_time $((SECONDS - start_all)))"
+if [[ ${#slowest_list[@]} -gt 0 ]]; then
+  echo "slowest tests (seconds):"
+  printf '  %s\n' "${slowest_list[@]}"
+fi
 if [[ ${#skipped_list[@]} -gt 0 ]]; then
-  echo "did not run (the reason is in each phase's ctest.log):"
+  echo "skipped (the reason is in each phase's ctest.log):"
   printf '  %s\n' "${skipped_list[@]}"
 fi
 if [[ ${#failed_list[@]} -gt 0 ]]; then

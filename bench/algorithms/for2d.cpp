@@ -19,6 +19,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace for2d_experiment {
 namespace {
 
 constexpr int row_grain = 4, col_grain = 256;
@@ -116,5 +117,6 @@ void run(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"for2d", 10, &run}};
 
 }  // namespace
+}  // namespace for2d_experiment
 
 }  // namespace heddle::bench::algorithms

@@ -26,6 +26,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace per_worker_experiment {
 namespace {
 
 constexpr std::size_t bins = 256;
@@ -157,5 +158,6 @@ void run(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"per_worker", 70, &run}};
 
 }  // namespace
+}  // namespace per_worker_experiment
 
 }  // namespace heddle::bench::algorithms

@@ -29,6 +29,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace pipeline_experiment {
 namespace {
 
 constexpr std::size_t chunk_bytes = 32 * 1024;
@@ -371,5 +372,6 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"pipeline", 60, &run_pipeline}};
 
 }  // namespace
+}  // namespace pipeline_experiment
 
 }  // namespace heddle::bench::algorithms

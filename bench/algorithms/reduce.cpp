@@ -23,6 +23,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace reduce_experiment {
 namespace {
 
 inline double point(std::size_t i, std::size_t n) {
@@ -168,5 +169,6 @@ void run(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"reduce", 20, &run}};
 
 }  // namespace
+}  // namespace reduce_experiment
 
 }  // namespace heddle::bench::algorithms

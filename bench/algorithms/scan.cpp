@@ -21,6 +21,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace scan_experiment {
 namespace {
 
 void run(const options& opt, nlohmann::json& report) {
@@ -81,5 +82,6 @@ void run(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"scan", 30, &run}};
 
 }  // namespace
+}  // namespace scan_experiment
 
 }  // namespace heddle::bench::algorithms

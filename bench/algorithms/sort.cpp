@@ -23,6 +23,7 @@
 
 namespace heddle::bench::algorithms {
 
+namespace sort_experiment {
 namespace {
 
 template <class T>
@@ -97,5 +98,6 @@ void run_sort(const options& opt, nlohmann::json& report) {
 const experiment_registration reg{{"sort", 50, &run_sort}};
 
 }  // namespace
+}  // namespace sort_experiment
 
 }  // namespace heddle::bench::algorithms

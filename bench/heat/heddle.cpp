@@ -4,6 +4,7 @@
 
 namespace heddle::bench::heat {
 
+namespace heddle_impl {
 namespace {
 
 // Cilk's spawn / call / sync. The upper half is the task and the lower half runs here, so that one
@@ -21,10 +22,11 @@ void divide(const problem& p, double* next, const double* cur, int lb, int ub, d
 }
 
 }  // namespace
+}  // namespace heddle_impl
 
 double* heat_heddle(const problem& p, double* u0, double* u1) {
   return time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
-    divide(p, next, cur, 0, p.nx, decay);
+    heddle_impl::divide(p, next, cur, 0, p.nx, decay);
   });
 }
 

@@ -2,6 +2,7 @@
 
 namespace heddle::bench::heat {
 
+namespace omp_impl {
 namespace {
 
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
@@ -17,6 +18,7 @@ void divide(const problem& p, double* next, const double* cur, int lb, int ub, d
 }
 
 }  // namespace
+}  // namespace omp_impl
 
 double* heat_omp(const problem& p, double* u0, double* u1, unsigned threads) {
   double* result = nullptr;
@@ -24,7 +26,7 @@ double* heat_omp(const problem& p, double* u0, double* u1, unsigned threads) {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
   result = time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
-    divide(p, next, cur, 0, p.nx, decay);
+    omp_impl::divide(p, next, cur, 0, p.nx, decay);
   });
   return result;
 }

@@ -2,6 +2,7 @@
 
 namespace heddle::bench::heat {
 
+namespace serial_impl {
 namespace {
 
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
@@ -15,10 +16,11 @@ void divide(const problem& p, double* next, const double* cur, int lb, int ub, d
 }
 
 }  // namespace
+}  // namespace serial_impl
 
 double* heat_serial(const problem& p, double* u0, double* u1) {
   return time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
-    divide(p, next, cur, 0, p.nx, decay);
+    serial_impl::divide(p, next, cur, 0, p.nx, decay);
   });
 }
 

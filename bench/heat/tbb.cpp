@@ -4,6 +4,7 @@
 
 namespace heddle::bench::heat {
 
+namespace tbb_impl {
 namespace {
 
 void divide(const problem& p, double* next, const double* cur, int lb, int ub, double decay) {
@@ -19,10 +20,11 @@ void divide(const problem& p, double* next, const double* cur, int lb, int ub, d
 }
 
 }  // namespace
+}  // namespace tbb_impl
 
 double* heat_tbb(const problem& p, double* u0, double* u1) {
   return time_steps(p, u0, u1, [&](double* next, const double* cur, double decay) {
-    divide(p, next, cur, 0, p.nx, decay);
+    tbb_impl::divide(p, next, cur, 0, p.nx, decay);
   });
 }
 

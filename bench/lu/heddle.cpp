@@ -4,6 +4,7 @@
 
 namespace heddle::bench::lu {
 
+namespace heddle_impl {
 namespace {
 
 // Where Cilk spawns a group of calls, the first call runs here and the others are tasks, pushed
@@ -52,14 +53,15 @@ void upper_solve(blocks M, blocks U) {
 }
 
 }  // namespace
+}  // namespace heddle_impl
 
 void lu_heddle(blocks M) {
   if (M.nb == 1) return block_lu(M.p);
   lu_heddle(M.q(0, 0));
-  auto below = heddle::task(upper_solve, M.q(1, 0), M.q(0, 0));
-  lower_solve(M.q(0, 1), M.q(0, 0));
+  auto below = heddle::task(heddle_impl::upper_solve, M.q(1, 0), M.q(0, 0));
+  heddle_impl::lower_solve(M.q(0, 1), M.q(0, 0));
   *below;
-  schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
+  heddle_impl::schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
   lu_heddle(M.q(1, 1));
 }
 

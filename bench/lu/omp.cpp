@@ -2,6 +2,7 @@
 
 namespace heddle::bench::lu {
 
+namespace omp_impl {
 namespace {
 
 void schur(blocks M, blocks V, blocks W) {
@@ -62,11 +63,12 @@ void factor(blocks M) {
 }
 
 }  // namespace
+}  // namespace omp_impl
 
 void lu_omp(blocks M, unsigned threads) {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-  factor(M);
+  omp_impl::factor(M);
 }
 
 }  // namespace heddle::bench::lu

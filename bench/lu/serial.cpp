@@ -2,6 +2,7 @@
 
 namespace heddle::bench::lu {
 
+namespace serial_impl {
 namespace {
 
 // M −= V·W: two rounds of four quadrant products (those of a round write different quadrants).
@@ -47,13 +48,14 @@ void upper_solve(blocks M, blocks U) {
 }
 
 }  // namespace
+}  // namespace serial_impl
 
 void lu_serial(blocks M) {
   if (M.nb == 1) return block_lu(M.p);
   lu_serial(M.q(0, 0));
-  lower_solve(M.q(0, 1), M.q(0, 0));
-  upper_solve(M.q(1, 0), M.q(0, 0));
-  schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
+  serial_impl::lower_solve(M.q(0, 1), M.q(0, 0));
+  serial_impl::upper_solve(M.q(1, 0), M.q(0, 0));
+  serial_impl::schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
   lu_serial(M.q(1, 1));
 }
 

@@ -4,6 +4,7 @@
 
 namespace heddle::bench::lu {
 
+namespace tbb_impl {
 namespace {
 
 void schur(blocks M, blocks V, blocks W) {
@@ -50,15 +51,16 @@ void upper_solve(blocks M, blocks U) {
 }
 
 }  // namespace
+}  // namespace tbb_impl
 
 void lu_tbb(blocks M) {
   if (M.nb == 1) return block_lu(M.p);
   lu_tbb(M.q(0, 0));
   tbb::task_group g;
-  g.run([=] { upper_solve(M.q(1, 0), M.q(0, 0)); });
-  lower_solve(M.q(0, 1), M.q(0, 0));
+  g.run([=] { tbb_impl::upper_solve(M.q(1, 0), M.q(0, 0)); });
+  tbb_impl::lower_solve(M.q(0, 1), M.q(0, 0));
   g.wait();
-  schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
+  tbb_impl::schur(M.q(1, 1), M.q(1, 0), M.q(0, 1));
   lu_tbb(M.q(1, 1));
 }
 

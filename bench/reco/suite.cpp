@@ -27,6 +27,7 @@
 
 namespace heddle::bench::reco {
 
+namespace suite_impl {  // keeps the using-directive below out of the files after this one in a unity build
 namespace {
 
 using namespace heddle::fw;
@@ -261,5 +262,6 @@ void run(const options& opt, nlohmann::json& report) {
 const registration reg{{"reco", 90, "the hep reconstruction job: shape, framework overhead, threads against processes", &run}};
 
 }  // namespace
+}  // namespace suite_impl
 
 }  // namespace heddle::bench::reco

@@ -4,6 +4,7 @@
 
 namespace heddle::bench::stats {
 
+namespace heddle_impl {
 namespace {
 
 void tree(workload& w, std::size_t i) {
@@ -24,10 +25,11 @@ void loop(workload& w) {
 }
 
 }  // namespace
+}  // namespace heddle_impl
 
 void run_heddle(heddle::runtime& rt, workload& w) {
-  if (w.form == shape::loop) rt.task([&w] { loop(w); }).get();
-  else rt.task([&w] { tree(w, 0); }).get();
+  if (w.form == shape::loop) rt.task([&w] { heddle_impl::loop(w); }).get();
+  else rt.task([&w] { heddle_impl::tree(w, 0); }).get();
 }
 
 }  // namespace heddle::bench::stats

@@ -2,6 +2,7 @@
 
 namespace heddle::bench::stats {
 
+namespace omp_impl {
 namespace {
 
 void tree(workload& w, std::size_t i) {
@@ -29,13 +30,14 @@ void loop(workload& w) {
 }
 
 }  // namespace
+}  // namespace omp_impl
 
 void run_omp(unsigned threads, workload& w) {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
   {
-    if (w.form == shape::loop) loop(w);
-    else tree(w, 0);
+    if (w.form == shape::loop) omp_impl::loop(w);
+    else omp_impl::tree(w, 0);
   }
 }
 

@@ -4,6 +4,7 @@
 
 namespace heddle::bench::stats {
 
+namespace tbb_impl {
 namespace {
 
 void tree(workload& w, std::size_t i) {
@@ -24,11 +25,12 @@ void loop(workload& w) {
 }
 
 }  // namespace
+}  // namespace tbb_impl
 
 void run_tbb(tbb::task_arena& arena, workload& w) {
   arena.execute([&w] {
-    if (w.form == shape::loop) loop(w);
-    else tree(w, 0);
+    if (w.form == shape::loop) tbb_impl::loop(w);
+    else tbb_impl::tree(w, 0);
   });
 }
 

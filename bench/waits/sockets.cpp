@@ -25,7 +25,7 @@ namespace heddle::bench::waits {
 
 namespace {
 
-constexpr std::size_t chunk = 256;  // reads per start task
+constexpr std::size_t reads_per_task = 256;  // reads per start task
 
 // The byte written to pair i: neighbours differ, so a byte read by the wrong operation shows.
 std::byte byte_of(std::size_t i) { return std::byte((i * 131 + 7) & 0xff); }
@@ -109,9 +109,9 @@ run_result sockets_heddle(const socket_params& p) {
   const auto t0 = clock::now();
   auto root = rt.task([&] {
     std::vector<heddle::future<void>> starters;
-    starters.reserve(p.n / chunk + 1);
-    for (std::size_t lo = 0; lo < p.n; lo += chunk) {
-      const std::size_t hi = std::min<std::size_t>(p.n, lo + chunk);
+    starters.reserve(p.n / reads_per_task + 1);
+    for (std::size_t lo = 0; lo < p.n; lo += reads_per_task) {
+      const std::size_t hi = std::min<std::size_t>(p.n, lo + reads_per_task);
       starters.push_back(heddle::task([&, lo, hi] {
         for (std::size_t i = lo; i < hi; ++i)
           futs[i] = heddle::io::read(rt, s.read_end[i], std::span<std::byte>(&buf[i], 1))

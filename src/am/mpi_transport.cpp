@@ -45,7 +45,7 @@ constexpr std::size_t eager_bytes = 1024;
 constexpr int frame_slots = 4;  // a power of two (posted_ring)
 // A frame message up to this size is copied out of its receive slot, which is posted again when the
 // transport next finds nothing to receive.
-constexpr std::size_t small_frame_bytes = 256;
+constexpr std::size_t copied_frame_bytes = 256;
 
 class mpi_transport final : public transport {
  public:
@@ -158,7 +158,7 @@ class mpi_transport final : public transport {
     for (int batch = 0; batch < 16; ++batch) {
       int done = 0, count = 0, index = 0;
       MPI_Status st;
-      alignas(16) std::byte small[small_frame_bytes];
+      alignas(16) std::byte small[copied_frame_bytes];
       {
         std::lock_guard lock(m_);
         // A completed send counts as traffic: the peer that took it is busy with this node and

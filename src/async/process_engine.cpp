@@ -25,7 +25,7 @@ namespace {
 
 int open_pidfd(pid_t pid) noexcept { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
-std::exception_ptr errno_error(int err, const char* what) {
+std::exception_ptr wait_process_error(int err, const char* what) {
   return std::make_exception_ptr(std::system_error(err, std::generic_category(), what));
 }
 
@@ -50,7 +50,7 @@ struct process_op final : op_state<int> {
       const int err = errno;
       if (err == EINTR) return try_reap();
       close(pidfd);
-      fail(errno_error(err, "heddle::io::wait_process: waitid"));
+      fail(wait_process_error(err, "heddle::io::wait_process: waitid"));
       return true;
     }
     if (info.si_pid == 0) return false;  // still running
@@ -69,7 +69,7 @@ class process_engine final : public core_detail::runtime_service {
 
   core_detail::future_state<int>* start(pid_t pid) {
     const int pidfd = open_pidfd(pid);
-    if (pidfd < 0) return failed<int>(errno_error(errno, "heddle::io::wait_process: pidfd_open"));
+    if (pidfd < 0) return failed<int>(wait_process_error(errno, "heddle::io::wait_process: pidfd_open"));
     auto* op = core_detail::make_record<process_op>(pidfd);
     if (op->try_reap()) return op;  // already exited (or not our child)
     std::unique_lock lock(m_);
@@ -83,7 +83,7 @@ class process_engine final : public core_detail::runtime_service {
       const int err = errno;
       lock.unlock();
       close(pidfd);
-      op->fail(errno_error(err, "heddle::io::wait_process: epoll_ctl"));
+      op->fail(wait_process_error(err, "heddle::io::wait_process: epoll_ctl"));
       return op;
     }
     pending_.insert(op);
@@ -151,7 +151,7 @@ class process_engine final : public core_detail::runtime_service {
 }  // namespace
 
 heddle::core_detail::future_state<int>* wait_process(heddle::core_detail::runtime_core* core, pid_t pid) {
-  if (pid <= 0) return failed<int>(errno_error(EINVAL, "heddle::io::wait_process: pid must be positive"));
+  if (pid <= 0) return failed<int>(wait_process_error(EINVAL, "heddle::io::wait_process: pid must be positive"));
   try {
     return engine_of<process_engine>(core).start(pid);
   } catch (const task_cancelled&) {

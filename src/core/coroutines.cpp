@@ -20,7 +20,7 @@ bool run_own_work_traced(worker* w, future_state_base* s) noexcept { return run_
 
 void free_frame_block_outside(frame_header* block) noexcept {
   const std::size_t cls = block->size_class;
-  if (cls < num_size_classes) return free_block(block, cls);
+  if (cls < num_size_classes) return deallocate_block(block, cls);
   ::operator delete(static_cast<void*>(block));
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+namespace loopback_test {
 namespace {
 
 namespace off = heddle::offload;
@@ -237,3 +238,5 @@ heddle::co_task<int> offloads_in_turn() {
 TEST_F(LoopbackSession, ACoroutineAwaitsOffloads) { EXPECT_EQ(heddle::spawn(offloads_in_turn()).get(), 12); }
 
 }  // namespace
+
+}  // namespace loopback_test

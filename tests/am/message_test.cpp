@@ -1,6 +1,7 @@
 // The message frame: what is encoded decodes the same, and every malformed header, or frame whose
 // payload disagrees with its header, is rejected with a message that says what is wrong.
 #include <gtest/gtest.h>
+#include <reproduce.hpp>
 
 #include <array>
 #include <heddle/am/message.hpp>
@@ -102,7 +103,7 @@ TEST(Message, FramesOfTheWrongLengthAreRejected) {
 }
 
 TEST(Message, RandomHeadersNeverCrash) {
-  std::mt19937 rng(11);
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(heddle_test::seed("frames", 11)));
   std::uniform_int_distribution<int> byte(0, 255);
   int accepted = 0;
   for (int i = 0; i < 100000; ++i) {

@@ -3,6 +3,7 @@
 // HEDDLE_TEST_EXTRA_HANDLER=K makes node K register one more handler than the others, for the
 // registry-mismatch test (tests/am/nodes_failures.sh).
 #include <gtest/gtest.h>
+#include <reproduce.hpp>
 #include <signal.h>
 #include <unistd.h>
 
@@ -186,7 +187,7 @@ TEST(Nodes, PayloadsOfEverySizeUpToACellAndBeyond) {
 // that fill the ring, with frames from one cell to dozens, both ways, in a changing order; every
 // result checked. Also run with a 16 KiB ring (am_nodes_shm_small_ring), where laps are short.
 TEST(Nodes, FramesOneAtATimeAndInBurstsOfEverySize) {
-  std::uint64_t seed = 12345;
+  std::uint64_t seed = heddle_test::seed("frame_sizes", 12345);
   const auto next_size = [&] {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     return (seed >> 33) % 3000;  // up to 48 cells of the ring
@@ -626,6 +627,15 @@ int main(int argc, char** argv) {
     heddle::offload::session s(o);
     if (heddle::offload::this_node() != 0) return s.serve();
     ::testing::InitGoogleTest(&argc, argv);
+    // The rerun command: heddle-run starts shm and tcp sessions; loopback runs in one process.
+    const std::string backend = heddle::offload::to_string(o.transport);
+    const std::string nodes = std::to_string(o.nodes);
+    std::string launcher;
+    if (backend == "shm" || backend == "tcp") launcher = "heddle-run -n " + nodes + " --backend " + backend;
+    if (backend == "mpi") launcher = "mpirun -np " + nodes;
+    std::string program = argv[0];
+    if (backend == "loopback") program += " --heddle-backend=loopback --heddle-nodes=" + nodes;
+    heddle_test::install_reproduce_listener(program.c_str(), launcher, "backend " + backend + ", " + nodes + " nodes");
     return RUN_ALL_TESTS();
   } catch (const std::exception& e) {  // a session that cannot start
     std::fprintf(stderr, "am_nodes_test: %s\n", e.what());

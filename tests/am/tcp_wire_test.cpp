@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+namespace tcp_wire_test {
 namespace {
 
 namespace off = heddle::offload;
@@ -369,3 +370,5 @@ TEST(TcpWire, FramesThatArriveTogetherAreCutApart) {
 }
 
 }  // namespace
+
+}  // namespace tcp_wire_test

@@ -43,6 +43,7 @@
 
 #include "async_test_support.hpp"
 
+namespace echo_server_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -798,3 +799,5 @@ TEST(EchoServer, WaitingOperationsHoldNoWorker) {
 }
 
 }  // namespace
+
+}  // namespace echo_server_test

@@ -1,6 +1,7 @@
 // io::wait_mpi: MPI requests as futures, under `mpirun -np 2` (both ranks run every test, each
 // against the other). Values are checked on arrival, in continuations that run on heddle's workers.
 #include <gtest/gtest.h>
+#include <reproduce.hpp>
 #include <mpi.h>
 
 #include <atomic>
@@ -22,6 +23,11 @@ int rank() {
   return r;
 }
 int other() { return 1 - rank(); }
+int ranks() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
 
 // Each test talks on its own duplicate: a test's stray message never reaches the next.
 struct comm {
@@ -214,6 +220,8 @@ int main(int argc, char** argv) {
   // Only rank 0 prints: two gtest reports would interleave.
   if (rank() != 0) delete ::testing::UnitTest::GetInstance()->listeners().Release(
       ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  else
+    heddle_test::install_reproduce_listener(argv[0], "mpirun -np " + std::to_string(ranks()));
   const int rc = RUN_ALL_TESTS();
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

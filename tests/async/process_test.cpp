@@ -30,6 +30,7 @@
 
 extern char** environ;
 
+namespace process_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -515,3 +516,5 @@ TEST(Process, ChildrenExitingWhileTheRuntimeStops) {
 }
 
 }  // namespace
+
+}  // namespace process_test

@@ -38,6 +38,7 @@
 
 #include "async_test_support.hpp"
 
+namespace stream_io_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -1452,3 +1453,5 @@ TEST(StreamIo, CancelAndDataRacingWithRuntimeDestruction) {
 }
 
 }  // namespace
+
+}  // namespace stream_io_test

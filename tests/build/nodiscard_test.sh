@@ -8,33 +8,58 @@ inc=${2:?usage: nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
 gen=${3:?usage: nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heddle-nodiscard.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0 checks=0
+failures=0
 
 # compiles WHAT 'statements': the statements inside a function must compile without a warning.
 # warns WHAT 'statements': they must draw the unused-result warning.
+# Every check is a function of one file, its statements on one line, and the file is compiled once:
+# each diagnostic names its line, and so its check.
+checks=()
+kinds=()
+bodies=()
 check() {
-  local expect=$1 what=$2 body=$3
-  checks=$((checks + 1))
-  cat >"$tmp/t.cpp" <<CPP
+  kinds+=("$1")
+  checks+=("$2")
+  bodies+=("$3")
+}
+run_checks() {
+  local file=$tmp/t.cpp i line
+  local -A line_of=()
+  cat >"$file" <<CPP
 #include <heddle/heddle.hpp>
 #include <heddle/am.hpp>
 #include <chrono>
 using namespace std::chrono_literals;
-void f(heddle::runtime& rt, heddle::serial_queue& q, heddle::task_group& g) {
-  (void)rt; (void)q; (void)g;
-  $body
-}
 CPP
-  "$cxx" -std=c++20 -fsyntax-only -Werror=unused-result -I"$inc" -I"$gen" "$tmp/t.cpp" >"$tmp/out" 2>&1
-  local rc=$?
-  if [[ $expect == warns ]]; then
-    if [[ $rc -eq 0 ]] || ! grep -q "nodiscard" "$tmp/out"; then
-      echo "FAIL: $what: no nodiscard warning" >&2
-      head -5 "$tmp/out" >&2
+  line=$(wc -l <"$file")
+  for i in "${!checks[@]}"; do
+    printf 'void check_%d(heddle::runtime& rt, heddle::serial_queue& q, heddle::task_group& g) {\n  (void)rt; (void)q; (void)g; %s\n}\n' \
+      "$i" "${bodies[$i]}" >>"$file"
+    line_of[$i]=$((line + 2))
+    line=$((line + 3))
+  done
+  "$cxx" -std=c++20 -fsyntax-only -Werror=unused-result -I"$inc" -I"$gen" "$file" >"$tmp/out" 2>&1
+  # Diagnostics of the file itself: "t.cpp:LINE:COLUMN: error: ..." (notes are not counted).
+  grep -E "^$file:[0-9]+:[0-9]+: (error|warning):" "$tmp/out" >"$tmp/diagnostics"
+  local accounted=0
+  for i in "${!checks[@]}"; do
+    local here
+    here=$(grep -E "^$file:${line_of[$i]}:" "$tmp/diagnostics")
+    accounted=$((accounted + $(grep -c . <<<"$here")))
+    if [[ ${kinds[$i]} == warns ]]; then
+      if ! grep -q nodiscard <<<"$here"; then
+        echo "FAIL: ${checks[$i]}: no nodiscard warning" >&2
+        failures=$((failures + 1))
+      fi
+    elif [[ -n $here ]]; then
+      echo "FAIL: ${checks[$i]}: does not compile cleanly: $(head -3 <<<"$here")" >&2
       failures=$((failures + 1))
     fi
-  elif [[ $rc -ne 0 ]]; then
-    echo "FAIL: $what: does not compile cleanly: $(head -5 "$tmp/out")" >&2
+  done
+  # Anything else (an error in a header, a diagnostic on no check's line) fails the test.
+  if [[ $(grep -c . "$tmp/diagnostics") -ne $accounted ]] || grep -qE '^[^ ]+:[0-9]+:[0-9]+: (fatal )?error:' <(grep -v "^$file:" "$tmp/out"); then
+    echo "FAIL: the checks' file has diagnostics outside the checks:" >&2
+    head -20 "$tmp/out" >&2
     failures=$((failures + 1))
   fi
 }
@@ -56,5 +81,6 @@ check warns "a dropped exceptional future" 'heddle::make_exceptional_future<int>
 check compiles "(void) on a timer" '(void)heddle::sleep_for(rt, 1ms);'
 check compiles "a kept future" 'auto f = heddle::sleep_for(rt, 1ms); f.get();'
 
-echo "$((checks - failures)) passed, $failures failed"
+run_checks
+echo "$((${#checks[@]} - failures)) passed, $failures failed"
 [[ $failures -eq 0 ]]

@@ -17,6 +17,7 @@
 
 #include "test_support.hpp"
 
+namespace continuation_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -338,3 +339,5 @@ TEST(WhenAll, DroppedUnread) {
 }
 
 }  // namespace
+
+}  // namespace continuation_test

@@ -21,6 +21,7 @@
 #include "manual_promise.hpp"
 #include "test_support.hpp"
 
+namespace coroutine_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -417,3 +418,5 @@ TEST(Coroutine, AFunctionReturningAFutureMayBeACoroutine) {
 }
 
 }  // namespace
+
+}  // namespace coroutine_test

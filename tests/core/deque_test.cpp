@@ -18,6 +18,7 @@
 
 #include "test_support.hpp"
 
+namespace deque_test {
 namespace {
 
 using heddle::core_detail::task_base;
@@ -184,3 +185,5 @@ TEST(WorkStealingDeque, OwnerAloneIsLifo) {
 }
 
 }  // namespace
+
+}  // namespace deque_test

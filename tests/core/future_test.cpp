@@ -17,6 +17,7 @@
 
 #include "test_support.hpp"
 
+namespace future_test {
 namespace {
 
 using heddle_test::serial_fib;
@@ -366,3 +367,5 @@ TEST(ExceptionText, WhatWithOrWithoutTheTypeAndWhatIsNoStdException) {
   EXPECT_EQ(heddle::core_detail::exception_text(i), "int (not a std::exception)");
   EXPECT_EQ(heddle::core_detail::exception_text(i, /*with_type=*/true), "int (not a std::exception)");
 }
+
+}  // namespace future_test

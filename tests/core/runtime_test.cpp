@@ -24,6 +24,7 @@
 #include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
 
+namespace runtime_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -574,3 +575,5 @@ TEST(RuntimeNesting, WhenAllAndThenAcrossRuntimes) {
 }
 
 }  // namespace
+
+}  // namespace runtime_test

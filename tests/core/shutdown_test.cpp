@@ -18,6 +18,7 @@
 #include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
 
+namespace shutdown_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -226,3 +227,5 @@ TEST(Shutdown, SubmissionsAfterShutdownBeganAreCancelledOrRun) {
 }
 
 }  // namespace
+
+}  // namespace shutdown_test

@@ -15,6 +15,7 @@
 
 #include "test_support.hpp"
 
+namespace task_group_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -415,3 +416,5 @@ TEST(Cancellation, TasksPollASourceFromAnotherThread) {
 }
 
 }  // namespace
+
+}  // namespace task_group_test

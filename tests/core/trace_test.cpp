@@ -15,6 +15,7 @@
 #include "test_support.hpp"
 #include "trace_reader.hpp"
 
+namespace trace_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -254,3 +255,5 @@ TEST(Trace, HeddleTraceInTheEnvironmentRecordsTheWholeProgram) {
 }
 
 }  // namespace
+
+}  // namespace trace_test

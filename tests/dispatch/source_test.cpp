@@ -28,6 +28,7 @@
 
 #include "dispatch_test_support.hpp"
 
+namespace source_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -942,3 +943,5 @@ TEST(IoReadiness, ShutdownCancelsPendingWaits) {
 }
 
 }  // namespace
+
+}  // namespace source_test

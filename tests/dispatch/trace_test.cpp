@@ -16,6 +16,7 @@
 #include "test_support.hpp"
 #include "trace_reader.hpp"
 
+namespace trace_test {
 namespace {
 
 using heddle_test::trace_file;
@@ -104,3 +105,5 @@ TEST(DispatchTrace, SamplingMustBeAPowerOfTwo) {
 }
 
 }  // namespace
+
+}  // namespace trace_test

@@ -5,6 +5,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace analysis_test {
 namespace {
 
 using namespace heddle::fw;
@@ -147,3 +148,5 @@ TEST(DependencyBound, TheHighPileupConfiguration) {
 }
 
 }  // namespace
+
+}  // namespace analysis_test

@@ -6,6 +6,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace config_test {
 namespace {
 
 using namespace heddle::fw;
@@ -291,3 +292,5 @@ TEST(ConfigOverrides, TheFileDeclaresItsCommandLineOptions) {
 }
 
 }  // namespace
+
+}  // namespace config_test

@@ -20,6 +20,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace lumi_test {
 namespace {
 
 namespace fw = heddle::fw;
@@ -756,3 +757,5 @@ TEST(Lumi, ConfigurationKeys) {
 }
 
 }  // namespace
+
+}  // namespace lumi_test

@@ -30,6 +30,8 @@
 
 #include "test_plugins.hpp"
 
+namespace plugin_loader_test {
+
 namespace fw = heddle::fw;
 namespace fs = std::filesystem;
 using fw_test_plugins::analyzer_type;
@@ -363,3 +365,5 @@ TEST_F(fw_plugin_loader, TheProgramsOwnTypesComeFirst) {
 }
 
 }  // namespace
+
+}  // namespace plugin_loader_test

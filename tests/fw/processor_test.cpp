@@ -7,6 +7,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace processor_test {
 namespace {
 
 using namespace heddle::fw;
@@ -123,3 +124,5 @@ TEST(Processor, TheExceptionExamplesStopWithTheModuleAndTheEvent) {
 }
 
 }  // namespace
+
+}  // namespace processor_test

@@ -18,6 +18,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace run_products_test {
 namespace {
 
 namespace fw = heddle::fw;
@@ -469,3 +470,5 @@ TEST(RunProducts, AnExceptionInEndRunStopsTheJobNamingModuleAndRun) {
 }
 
 }  // namespace
+
+}  // namespace run_products_test

@@ -3,6 +3,7 @@
 // configurations (built-in modules of std::int64_t products) and from typed C++ modules of every
 // kind (global, stream, one:: on shared resources; ExternalWork; products of four types).
 #include <gtest/gtest.h>
+#include <reproduce.hpp>
 
 #include <heddle/async/timer.hpp>
 #include <heddle/fw.hpp>
@@ -15,6 +16,7 @@
 
 #include "fw_test_support.hpp"
 
+namespace stress_test {
 namespace {
 
 using namespace heddle::fw;
@@ -53,7 +55,7 @@ std::string random_config(std::mt19937& rng, int n) {
 
 TEST(FrameworkStress, RandomProcessesGiveTheReferenceChecksum) {
   heddle_test::watchdog dog("framework stress", std::chrono::seconds(600));
-  std::mt19937 rng(20261123);
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(heddle_test::seed("random_configs", 20261123)));
   const int graphs = heddle_test::scaled(12, 4);
   for (int g = 0; g < graphs; ++g) {
     const std::string text = random_config(rng, 12 + g * 4);
@@ -326,7 +328,7 @@ random_process random_graph(std::mt19937& rng, int n) {
 
 TEST(FrameworkStress, RandomTypedModulesOfEveryKindGiveTheReferenceChecksum) {
   heddle_test::watchdog dog("random kinds", std::chrono::seconds(600));
-  std::mt19937 rng(20261126);
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(heddle_test::seed("random_graphs", 20261126)));
   const int graphs = heddle_test::scaled(6, 3);
   const std::uint64_t events = 40;
   for (int gi = 0; gi < graphs; ++gi) {
@@ -355,3 +357,5 @@ TEST(FrameworkStress, RandomTypedModulesOfEveryKindGiveTheReferenceChecksum) {
 }
 
 }  // namespace
+
+}  // namespace stress_test

@@ -2,6 +2,7 @@
 // order, each block's events sorted, with the jet rows numbered on; a block that ends early waits
 // for those begun before it. A stress test with checked results (run under ThreadSanitizer too).
 #include <gtest/gtest.h>
+#include <reproduce.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -69,7 +70,7 @@ TEST(EventOrder, ConcurrentAddsInAnyOrder) {
   for (std::uint32_t b = 1; b <= blocks; ++b) order.begin_block(1, b);
   std::vector<std::uint64_t> all(blocks * per_block);
   for (std::uint64_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::shuffle(all.begin(), all.end(), std::mt19937_64(7));
+  std::shuffle(all.begin(), all.end(), std::mt19937_64(heddle_test::seed("order", 7)));
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)

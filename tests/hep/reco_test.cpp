@@ -345,3 +345,5 @@ TEST(RecoJob, BadInputIsNamed) {
 }
 
 }  // namespace
+
+#undef HEP_NEEDS_DATA

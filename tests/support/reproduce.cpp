@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -93,7 +94,8 @@ std::string workers() {
 
 class reproduce_listener : public ::testing::EmptyTestEventListener {
  public:
-  explicit reproduce_listener(std::string program) : program_(std::move(program)) {}
+  reproduce_listener(std::string program, std::string launcher, std::string setting)
+      : program_(std::move(program)), launcher_(std::move(launcher)), setting_(std::move(setting)) {}
 
   void OnTestStart(const ::testing::TestInfo&) override {
     std::lock_guard lock(current().m);
@@ -105,11 +107,13 @@ class reproduce_listener : public ::testing::EmptyTestEventListener {
     if (!info.result()->Failed()) return;
     std::string command;
     for (const std::string& v : heddle_environment()) command += v + " ";
+    if (!launcher_.empty()) command += launcher_ + " ";
     command += program_ + " --gtest_filter=" + info.test_suite_name() + "." + info.name();
     const auto* unit = ::testing::UnitTest::GetInstance();
     if (GTEST_FLAG_GET(shuffle)) command += " --gtest_shuffle --gtest_random_seed=" + std::to_string(unit->random_seed());
     std::printf("[ REPRODUCE ] %s\n", command.c_str());
     std::printf("[ REPRODUCE ] build: %s; workers: %s\n", build_description().c_str(), workers().c_str());
+    if (!setting_.empty()) std::printf("[ REPRODUCE ] setting: %s\n", setting_.c_str());
     std::lock_guard lock(current().m);
     if (!current().seeds.empty()) {
       std::string line;
@@ -126,6 +130,8 @@ class reproduce_listener : public ::testing::EmptyTestEventListener {
 
  private:
   std::string program_;
+  std::string launcher_;
+  std::string setting_;
 };
 
 }  // namespace
@@ -142,8 +148,10 @@ std::uint64_t seed(const char* name, std::uint64_t fixed) {
                    static_cast<unsigned long long>(fixed));
     }
   }
+  const std::string entry = std::string(name) + "=" + std::to_string(s);
   std::lock_guard lock(current().m);
-  current().seeds.push_back(std::string(name) + "=" + std::to_string(s));
+  auto& seeds = current().seeds;
+  if (std::find(seeds.begin(), seeds.end(), entry) == seeds.end()) seeds.push_back(entry);
   return s;
 }
 
@@ -152,8 +160,9 @@ void context(const std::string& key, const std::string& value) {
   current().context.push_back(key + "=" + value);
 }
 
-void install_reproduce_listener(const char* argv0) {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new reproduce_listener(argv0 ? argv0 : "the test program"));
+void install_reproduce_listener(const char* argv0, const std::string& launcher, const std::string& setting) {
+  ::testing::UnitTest::GetInstance()->listeners().Append(
+      new reproduce_listener(argv0 ? argv0 : "the test program", launcher, setting));
 }
 
 }  // namespace heddle_test

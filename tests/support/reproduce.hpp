@@ -28,7 +28,9 @@ std::uint64_t seed(const char* name, std::uint64_t fixed);
 void context(const std::string& key, const std::string& value);
 
 // For programs with a main of their own (an MPI rank, a node of a session): installs the listener
-// that test_main.cpp installs. Call after ::testing::InitGoogleTest.
-void install_reproduce_listener(const char* argv0);
+// that test_main.cpp installs. Call after ::testing::InitGoogleTest. `launcher` is what the rerun
+// command starts the program with ("mpirun -np 2", "heddle-run -n 3 --backend shm"), if anything;
+// `setting` is said with every failure of the program (the backend and node count, say).
+void install_reproduce_listener(const char* argv0, const std::string& launcher = "", const std::string& setting = "");
 
 }  // namespace heddle_test

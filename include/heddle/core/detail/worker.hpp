@@ -103,7 +103,7 @@ inline void* allocate_block(std::size_t cls) {
   if (block_cache* c = outside_cache()) return c->allocate(cls);
   return depot_allocate_one(cls);
 }
-inline void free_block(void* p, std::size_t cls) noexcept {
+inline void deallocate_block(void* p, std::size_t cls) noexcept {
   if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
   if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
   depot_free_one(cls, p);
@@ -123,7 +123,7 @@ template <class T>
 void deallocate_record(void* p) noexcept {
   constexpr std::size_t cls = size_class_of(sizeof(T));
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
-    free_block(p, cls);
+    deallocate_block(p, cls);
   } else {
     ::operator delete(p, std::align_val_t{std::max(alignof(T), block_align)});
   }
