@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <heddle/heddle.hpp>
+#include <heddle/core/detail/sanitizers.hpp>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,14 +27,14 @@ struct alive_counter {
   alive_counter& operator=(const alive_counter&) = delete;
 };
 
-// HEDDLE_TEST_SANITIZED comes from tests/core/CMakeLists.txt; the macros cover other builds.
-#if defined(HEDDLE_TEST_SANITIZED) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+// HEDDLE_TEST_SANITIZED comes from tests/CMakeLists.txt; the macros cover other builds.
+#if defined(HEDDLE_TEST_SANITIZED) || HEDDLE_DETAIL_TSAN || HEDDLE_DETAIL_ASAN
 inline constexpr bool sanitized = true;
 #else
 inline constexpr bool sanitized = false;
 #endif
 
-#if defined(__SANITIZE_THREAD__)
+#if HEDDLE_DETAIL_TSAN
 inline constexpr bool thread_sanitizer = true;
 #else
 inline constexpr bool thread_sanitizer = false;

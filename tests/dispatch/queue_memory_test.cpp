@@ -13,7 +13,9 @@
 #include <heddle/dispatch.hpp>
 #include <heddle/heddle.hpp>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "heddle/core/detail/sanitizers.hpp"
+
+#if HEDDLE_DETAIL_ASAN || HEDDLE_DETAIL_TSAN
 // The sanitizer runtimes' allocator statistics (sanitizer/allocator_interface.h, which GCC does
 // not install).
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
@@ -31,7 +33,7 @@ using heddle_test::watchdog;
 // Bytes of heap in use now: glibc's view in a plain build (chunk headers and rounding included),
 // the sanitizer allocator's (the requested sizes) in a sanitizer build, where malloc is not glibc's.
 std::size_t heap_in_use() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if HEDDLE_DETAIL_ASAN || HEDDLE_DETAIL_TSAN
   return __sanitizer_get_current_allocated_bytes();
 #else
   const struct mallinfo2 m = ::mallinfo2();

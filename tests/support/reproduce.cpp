@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <heddle/core/detail/sanitizers.hpp>
 #include <heddle/core/runtime.hpp>
 #include <mutex>
 #include <string>
@@ -20,21 +21,6 @@ namespace heddle_test {
 namespace {
 
 // The build the program was compiled in (tests/CMakeLists.txt: HEDDLE_TEST_FLAVOUR).
-#if defined(__SANITIZE_THREAD__)
-#define HEDDLE_TEST_TSAN 1
-#elif defined(__has_feature)
-#define HEDDLE_TEST_TSAN __has_feature(thread_sanitizer)
-#else
-#define HEDDLE_TEST_TSAN 0
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define HEDDLE_TEST_ASAN 1
-#elif defined(__has_feature)
-#define HEDDLE_TEST_ASAN __has_feature(address_sanitizer)
-#else
-#define HEDDLE_TEST_ASAN 0
-#endif
-
 #ifndef HEDDLE_TEST_FLAVOUR
 #define HEDDLE_TEST_FLAVOUR "unnamed"
 #endif
@@ -43,13 +29,14 @@ std::string build_description() {
   std::string s = HEDDLE_TEST_FLAVOUR;
 #if defined(__clang__)
   s += " (clang " __clang_version__;
+  while (s.back() == ' ') s.pop_back();  // __clang_version__ ends in a space
 #else
   s += " (g++ " __VERSION__;
 #endif
-#if HEDDLE_TEST_TSAN
+#if HEDDLE_DETAIL_TSAN
   s += ", ThreadSanitizer";
 #endif
-#if HEDDLE_TEST_ASAN
+#if HEDDLE_DETAIL_ASAN
   s += ", AddressSanitizer";
 #endif
 #if defined(HEDDLE_TEST_UBSAN)

@@ -19,7 +19,8 @@
 #include <new>
 #include <utility>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "heddle/core/detail/sanitizers.hpp"
+#if HEDDLE_DETAIL_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -60,12 +61,12 @@ HEDDLE_EXPORT std::size_t depot_slabs() noexcept;  // slabs carved so far, all c
 // A freed block keeps its first bytes for the free list; AddressSanitizer builds poison the rest, so
 // a use after free of a task record is still reported.
 inline void poison_free_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_t cls) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if HEDDLE_DETAIL_ASAN
   ASAN_POISON_MEMORY_REGION(static_cast<char*>(p) + sizeof(free_block), class_bytes(cls) - sizeof(free_block));
 #endif
 }
 inline void unpoison_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_t cls) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if HEDDLE_DETAIL_ASAN
   ASAN_UNPOISON_MEMORY_REGION(p, class_bytes(cls));
 #endif
 }
