@@ -40,11 +40,15 @@ for phase in "${phases[@]}"; do
     printf '%s\t%s\t%s\n' "$phase" "(the build)" "FAILED" >>"$table"
     continue
   fi
-  for selection in "-R $stress_regex -LE multiprocess" "-L multiprocess"; do
-    echo "=================== $phase: ctest $selection --repeat until-fail:$repeat ==================="
-    log=$dir/stress.log
-    # shellcheck disable=SC2086  # the selection is a list of words
-    (cd "$dir" && ctest -j 2 --repeat "until-fail:$repeat" $selection) 2>&1 | tee "$log"
+  for selection in stress multiprocess; do
+    if [[ $selection == stress ]]; then
+      select=(-R "$stress_regex" -LE multiprocess)
+    else
+      select=(-L multiprocess)
+    fi
+    echo "=================== $phase: ctest ${select[*]} --repeat until-fail:$repeat ==================="
+    log=$dir/stress-$selection.log
+    (cd "$dir" && ctest -j 2 --repeat "until-fail:$repeat" "${select[@]}") 2>&1 | tee "$log"
     # "Test  #12: Name ....   Passed  1.2 sec" once per repeat: count the passes per test, and
     # note a failure (its repeats end there).
     awk -v phase="$phase" -v n="$repeat" '
