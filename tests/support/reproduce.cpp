@@ -12,6 +12,7 @@
 #include <heddle/core/runtime.hpp>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -52,7 +53,6 @@ std::string build_description() {
 struct record {
   std::mutex m;
   std::vector<std::string> seeds;
-  std::vector<std::string> context;
 };
 
 record& current() {
@@ -87,7 +87,6 @@ class reproduce_listener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo&) override {
     std::lock_guard lock(current().m);
     current().seeds.clear();
-    current().context.clear();
   }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
@@ -106,11 +105,6 @@ class reproduce_listener : public ::testing::EmptyTestEventListener {
       std::string line;
       for (const std::string& s : current().seeds) line += " " + s;
       std::printf("[ REPRODUCE ] seeds:%s (HEDDLE_TEST_SEED=N reruns every seed as N)\n", line.c_str());
-    }
-    if (!current().context.empty()) {
-      std::string line;
-      for (const std::string& s : current().context) line += " " + s;
-      std::printf("[ REPRODUCE ] context:%s\n", line.c_str());
     }
     std::fflush(stdout);
   }
@@ -140,11 +134,6 @@ std::uint64_t seed(const char* name, std::uint64_t fixed) {
   auto& seeds = current().seeds;
   if (std::find(seeds.begin(), seeds.end(), entry) == seeds.end()) seeds.push_back(entry);
   return s;
-}
-
-void context(const std::string& key, const std::string& value) {
-  std::lock_guard lock(current().m);
-  current().context.push_back(key + "=" + value);
 }
 
 void install_reproduce_listener(const char* argv0, const std::string& launcher, const std::string& setting) {
