@@ -27,8 +27,9 @@ phases=("$@")
 
 stress_regex='Stress|Rac(e|es|ing)[A-Z]|Concurrent|LostWakeups|FromManyThreads|ForeignThreads|Thieves'
 
-# The same sanitizer settings as the suite (scripts/test.sh).
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+# The same sanitizer settings as the suite.
+# shellcheck source=scripts/sanitizer_options.sh
+source scripts/sanitizer_options.sh
 
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
