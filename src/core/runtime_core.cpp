@@ -73,7 +73,9 @@ runtime_core::runtime_core(const runtime_options& options, runtime* owner)
     w->owner = owner;
     w->waiter.owner = w.get();
     w->waiter.ready = [](continuation* c) noexcept {
-      parking_lot::wake(static_cast<worker_wake_node*>(c)->owner);
+      auto* node = static_cast<worker_wake_node*>(c);
+      parking_lot::wake(node->owner);
+      node->attached.fetch_sub(1, std::memory_order_release);  // the last touch (~runtime_core)
     };
     workers_.push_back(std::move(w));
   }
@@ -132,6 +134,10 @@ runtime_core::~runtime_core() {
   // A resumption the sweep waited for may have been queued just after the first drain (inject saw
   // drained_ unset): discarded here.
   drain_discarding();
+  // Every wait of a worker ended with its future done, but the completer, on a thread this runtime
+  // does not own, may still be inside the wake (worker_wake_node): the workers are freed after it.
+  for (auto& w : workers_)
+    for (unsigned n = 1; w->waiter.attached.load(std::memory_order_acquire) != 0; ++n) spin_pause(n);
 }
 
 // With the workers gone: the engines cancel what is pending (successors then land in the queues

@@ -178,7 +178,15 @@ struct future_target final : wait_target {
   worker* thief() const noexcept override { return s->thief.load(std::memory_order_relaxed); }
   // Only records that run as tasks have a run function; promises, operations and the like do not.
   bool awaits_tasks() const noexcept override { return s->fvt()->run != nullptr; }
-  bool arm(worker* w) noexcept override { return s->attach_waiter(&w->waiter); }
+  bool arm(worker* w) noexcept override {
+    worker_wake_node* node = &w->waiter;
+    // Attached by an earlier round of this wait: its completer wakes it once, and counts it once.
+    if (s->state.load(std::memory_order_acquire) == reinterpret_cast<std::uintptr_t>(node)) return true;
+    node->attached.fetch_add(1, std::memory_order_relaxed);
+    if (s->attach_waiter(node)) return true;
+    node->attached.fetch_sub(1, std::memory_order_relaxed);  // done already: no completer will wake it
+    return false;
+  }
   const task_base* awaited() const noexcept override { return s->fvt()->run ? s : nullptr; }
   future_state_base* s;
 };
@@ -190,22 +198,36 @@ void spin_briefly(Done&& done) {
   }
 }
 
-// A thread outside the runtime sleeping on one completion. ready() reads what it needs before it
-// sets `signalled`: the waiter (and this node, on its stack) may be gone right after.
+// One waiter sleeping on one completion: a thread outside the runtime, or a worker (`helper`) that
+// helps while it waits. ready() reads what it needs before it publishes: the waiter (and this node,
+// on its stack) may be gone right after. A thread's wake is a futex wake on the word's address, which
+// touches no memory. A worker's wake writes to the worker, which its runtime frees once the waiter
+// has returned: so `signalled` goes to `waking` first (the waiter may stop helping) and to `woken`
+// once the wake is done, and the waiter returns only then (settle()).
 struct sleeping_waiter : continuation {
+  static constexpr std::uint32_t waiting = 0, waking = 1, woken = 2;
   explicit sleeping_waiter(worker* w) : helper(w) { ready = &on_ready; }
   static void on_ready(continuation* c) noexcept {
     auto* self = static_cast<sleeping_waiter*>(c);
-    worker* w = self->helper;
-    self->signalled.store(1, std::memory_order_release);
-    if (w) parking_lot::wake(w);
-    else futex_wake(self->signalled, 1);
+    if (worker* w = self->helper) {
+      self->signalled.store(waking, std::memory_order_release);
+      parking_lot::wake(w);
+      self->signalled.store(woken, std::memory_order_release);
+    } else {
+      self->signalled.store(woken, std::memory_order_release);
+      futex_wake(self->signalled, 1);
+    }
   }
+  bool signalled_yet() const noexcept { return signalled.load(std::memory_order_acquire) != waiting; }
   void sleep() noexcept {
-    while (signalled.load(std::memory_order_acquire) == 0) futex_wait(signalled, 0);
+    while (signalled.load(std::memory_order_acquire) == waiting) futex_wait(signalled, waiting);
+  }
+  // A few instructions and one system call away once the waiter has seen `waking`.
+  void settle() const noexcept {
+    for (unsigned n = 1; signalled.load(std::memory_order_acquire) != woken; ++n) spin_pause(n);
   }
   worker* helper;  // a worker that helps while it waits, or nullptr
-  std::atomic<std::uint32_t> signalled{0};
+  std::atomic<std::uint32_t> signalled{waiting};
 };
 
 }  // namespace
@@ -288,8 +310,7 @@ void group_wait(task_group& g) {
       group_target(std::atomic<std::uint64_t>& st, sleeping_waiter& n, bool& a, decltype(arm_group)& f)
           : state(st), node(n), armed(a), arm_fn(f) {}
       bool done() const noexcept override {
-        return armed ? node.signalled.load(std::memory_order_acquire) != 0
-                     : state.load(std::memory_order_acquire) == 0;
+        return armed ? node.signalled_yet() : state.load(std::memory_order_acquire) == 0;
       }
       bool arm(worker*) noexcept override {
         if (armed) return true;
@@ -302,6 +323,7 @@ void group_wait(task_group& g) {
       decltype(arm_group)& arm_fn;
     } target(state, node, armed, arm_group);
     help(w, target);
+    if (armed) node.settle();
   } else {
     spin_briefly([&] { return state.load(std::memory_order_acquire) == 0; });
     armed = arm_group();

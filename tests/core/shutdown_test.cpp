@@ -15,6 +15,7 @@
 
 #include <heddle/heddle.hpp>
 
+#include "manual_promise.hpp"
 #include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
 
@@ -223,6 +224,72 @@ TEST(Shutdown, SubmissionsAfterShutdownBeganAreCancelledOrRun) {
     EXPECT_NO_THROW(ok = *spawner);
     EXPECT_GE(ok, 0);
     EXPECT_LE(ok, 2000);
+  }
+}
+
+// A worker that sleeps on a future or a group is woken by whoever completes it, and that can be a
+// thread the worker's runtime does not own (a promise's fulfiller, a worker of another runtime).
+// A waiter that is awake sees the completion as soon as it is published, may return, and its
+// runtime may be destroyed while the completer is still inside the wake: the runtime must outlive
+// that wake (it frees the worker the wake writes to). Each round lets the waiting worker attach
+// itself and park, wakes it with other work (so that it is spinning, attached, when the completion
+// comes), completes from outside and destroys the runtime at once. ThreadSanitizer reports a wake
+// that is not ordered before the free, AddressSanitizer one that comes after it.
+std::uint64_t parks_of(const heddle::runtime& rt) { return rt.stats().parks; }
+
+// Waits until rt's one worker has parked since `before` (it is attached to what it waits for), then
+// gives it a task and waits until that ran: the worker is back in its wait, spinning.
+void park_then_nudge(heddle::runtime& rt, std::uint64_t before) {
+  while (parks_of(rt) == before) std::this_thread::yield();
+  std::atomic<bool> ran{false};
+  auto nudge = rt.task([&] { ran.store(true, std::memory_order_release); });
+  while (!ran.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+TEST(Shutdown, WakesFromForeignThreadsRaceTheRuntimesEnd) {
+  watchdog dog("Shutdown.WakesFromForeignThreadsRaceTheRuntimesEnd", 120s);
+  constexpr std::uint64_t unset = ~std::uint64_t{0};
+  const int rounds = scaled(400, 100);
+  for (int round = 0; round < rounds; ++round) {
+    heddle_test::manual_promise<int> p;
+    auto f = p.get_future();
+    std::atomic<std::uint64_t> parks_before{unset};
+    auto rt = std::make_unique<heddle::runtime>(1);
+    auto waited = rt->task([&] {
+      parks_before.store(parks_of(*rt), std::memory_order_release);
+      return f.get() + 1;
+    });
+    std::thread fulfiller([&] {
+      std::uint64_t before;
+      while ((before = parks_before.load(std::memory_order_acquire)) == unset) std::this_thread::yield();
+      park_then_nudge(*rt, before);
+      p.set_value(round);
+    });
+    ASSERT_EQ(*waited, round + 1);
+    rt.reset();
+    fulfiller.join();
+  }
+}
+
+TEST(Shutdown, GroupWakesFromAnotherRuntimeRaceTheRuntimesEnd) {
+  watchdog dog("Shutdown.GroupWakesFromAnotherRuntimeRaceTheRuntimesEnd", 120s);
+  heddle::runtime finisher(1);
+  const int rounds = scaled(400, 100);
+  for (int round = 0; round < rounds; ++round) {
+    auto rt = std::make_unique<heddle::runtime>(1);
+    std::atomic<int> ran{0};
+    auto waited = rt->task([&] {
+      heddle::task_group g(finisher);  // its task runs on the other runtime, which finishes the group
+      const std::uint64_t before = parks_of(*rt);
+      g.run([&, before] {
+        park_then_nudge(*rt, before);
+        ran.fetch_add(1, std::memory_order_relaxed);
+      });
+      return g.wait();
+    });
+    ASSERT_EQ(*waited, heddle::task_group_status::complete);
+    rt.reset();
+    EXPECT_EQ(ran.load(), 1);
   }
 }
 

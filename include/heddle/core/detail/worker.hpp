@@ -38,8 +38,13 @@ struct worker_counters {
 struct worker;
 
 // The continuation a waiting worker attaches to a future: completion wakes the worker.
+// `attached` counts the futures it is attached to whose completers have not finished the wake yet
+// (nested waits attach it to several). A completer can be a thread the runtime does not own, still
+// inside the wake after the waiter saw the completion and returned: the runtime frees its workers
+// only once every count is back to zero (~runtime_core).
 struct worker_wake_node : continuation {
   worker* owner = nullptr;
+  std::atomic<std::uint32_t> attached{0};
 };
 
 struct worker {
