@@ -6,7 +6,7 @@
 #   make demo      the demo's packages, a shared build of heddle-fw and the reconstruction job's plugin
 #                  alone (build-demo/), then the job (examples/hep/reco.json) threaded and
 #                  single-threaded, its files compared and its histograms drawn (results/hep/)
-#   make test      deps + every phase: release (g++, everything), tsan (g++, ThreadSanitizer),
+#   make test      deps + every phase: release (g++, everything), tsan (g++, ThreadSanitizer, shared),
 #                  asan (clang 14, AddressSanitizer + UBSan, shared, reduced); ends with the line
 #                  "N passed, N failed, N skipped"
 #   make test-release | test-tsan | test-asan    one phase only

@@ -3,7 +3,8 @@
 #
 #   release  build/       g++ 12, Release, static: every test, oneTBB and MPI included, the benchmarks'
 #                         checks, the examples, the install test
-#   tsan     build-tsan/  g++ 12, ThreadSanitizer, static: every test but oneTBB's and MPI's
+#   tsan     build-tsan/  g++ 12, ThreadSanitizer, shared: every test but oneTBB's and MPI's, the plugin
+#                         tests among them
 #   asan     build-asan/  clang 14, AddressSanitizer + UndefinedBehaviorSanitizer, shared, reduced (no
 #                         liburing, MPI, FastJet, HDF5): every test that build has, the plugin tests
 #
