@@ -51,8 +51,9 @@ case "$flavour" in
   tsan)
     # RelWithDebInfo (-O2) keeps the stress tests quick under ThreadSanitizer; the test programs
     # themselves at -O1 (tests/CMakeLists.txt: HEDDLE_TEST_CXX_FLAGS): at -O0 the sort tests' own
-    # std::sort ran twice as long. Shared: the plugin
-    # tests, heddle-fw running the reconstruction job from its plugin among them, run under it.
+    # std::sort ran twice as long. Shared: the plugin tests, heddle-fw running the reconstruction
+    # job from its plugin among them, run under it (they found a worker woken from another
+    # runtime after its own was destroyed: Shutdown.*RaceTheRuntimesEnd).
     dir=build-tsan
     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEDDLE_SANITIZE=thread -DBUILD_SHARED_LIBS=ON -DHEDDLE_TEST_CXX_FLAGS=-O1
           -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
