@@ -112,9 +112,9 @@ TEST_F(LoopbackSession, MissingNodeIsAnError) {
 }
 
 TEST_F(LoopbackSession, LargePayload) {
-  // 64 MiB; 16 MiB under a sanitizer, as in nodes_test (its copies dominate there; the same paths).
+  // 64 MiB; 4 MiB under a sanitizer, as in nodes_test (its copies dominate there; the same paths).
 #if defined(HEDDLE_TEST_SANITIZED)
-  std::vector<std::uint8_t> v(16u << 20);
+  std::vector<std::uint8_t> v(4u << 20);
 #else
   std::vector<std::uint8_t> v(64u << 20);
 #endif
