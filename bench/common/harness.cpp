@@ -48,18 +48,20 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps) {
   return rs;
 }
 
-interval median_ratio_interval(const result& a, const result& b) {
+estimate median_with_interval(std::vector<double> per_round) {
+  if (per_round.empty()) throw std::logic_error("heddle-bench: an estimate of no rounds");
   constexpr int resamples = 10000;
   std::mt19937_64 rng(20261125);
-  std::vector<double> ra(a.samples.size()), rb(b.samples.size()), ratios(resamples);
-  for (double& ratio : ratios) {
-    for (double& x : ra) x = a.samples[rng() % a.samples.size()];
-    for (double& x : rb) x = b.samples[rng() % b.samples.size()];
-    ratio = median_of(ra) / median_of(rb);
+  const std::size_t n = per_round.size();
+  std::vector<double> draw(n), medians(resamples);
+  for (double& m : medians) {
+    for (double& x : draw) x = per_round[rng() % n];
+    m = median_of(draw);
   }
-  std::sort(ratios.begin(), ratios.end());
+  std::sort(medians.begin(), medians.end());
   // Nearest rank: the 250th and the 9,750th of 10,000.
-  return {ratios[resamples * 25 / 1000 - 1], ratios[resamples * 975 / 1000 - 1]};
+  const double lo = medians[resamples * 25 / 1000 - 1], hi = medians[resamples * 975 / 1000 - 1];
+  return {median_of(per_round), lo, hi, static_cast<int>(n)};
 }
 
 unsigned headline_threads(const std::vector<unsigned>& threads) {

@@ -66,15 +66,40 @@ std::vector<result> run_interleaved(std::vector<variant>& variants, int reps);
 const result& find(const std::vector<result>& rs, const std::string& name, unsigned threads,
                    const std::string& config = {});
 
-// A 95 % confidence interval of median(a) / median(b), by the percentile bootstrap: each variant's
-// samples are resampled with replacement (as many as it has), the ratio of the two medians taken,
-// 10,000 times, and the 2.5th and 97.5th percentiles of those ratios returned. The generator has a
-// fixed seed, so the same samples give the same interval on every run of the program. With few
-// runs the interval is wide: a margin smaller than the runs' own spread is not shown by them.
-struct interval {
-  double lo = 0, hi = 0;
+// A figure and its 95 % confidence interval. A figure that compares two variants is computed per
+// round, from the two samples that round measured (both in the same round of run_interleaved, in
+// its shuffled order), and `value` is the median over the rounds; the interval is the percentile
+// bootstrap of that median: the rounds resampled with replacement (as many as there are), the
+// median taken, 10,000 times, the 2.5th and 97.5th percentiles kept. The generator has a fixed
+// seed, so the same rounds give the same interval on every run of the program. With few rounds the
+// interval is wide: a margin smaller than the rounds' own spread is not shown by them. A figure
+// measured once (bytes a queue, a count) has no interval: `lo` and `hi` equal `value`, and
+// `rounds` is 0. One round (--check) has no interval either, and shows nothing.
+struct estimate {
+  double value = 0, lo = 0, hi = 0;
+  int rounds = 0;  // 0: measured once, exactly; else the rounds the median is taken over
+  bool has_interval() const { return rounds > 1; }
+  static estimate exact(double v) { return {v, v, v, 0}; }
 };
-interval median_ratio_interval(const result& a, const result& b);
+
+// The median of `per_round` with its bootstrap interval (above). std::logic_error when empty.
+estimate median_with_interval(std::vector<double> per_round);
+
+// f(a.samples[i], b.samples[i]) for every round i, as an estimate. a and b must come from the same
+// run_interleaved call (the same number of rounds); std::logic_error otherwise.
+template <class F>
+estimate paired(const result& a, const result& b, F f) {
+  if (a.samples.size() != b.samples.size() || a.samples.empty())
+    throw std::logic_error("heddle-bench: " + a.name + " and " + b.name + " were not measured in the same rounds");
+  std::vector<double> per_round(a.samples.size());
+  for (std::size_t i = 0; i < per_round.size(); ++i) per_round[i] = f(a.samples[i], b.samples[i]);
+  return median_with_interval(std::move(per_round));
+}
+
+// a's time over b's, round by round: below 1, a is faster.
+inline estimate paired_ratio(const result& a, const result& b) {
+  return paired(a, b, [](double x, double y) { return x / y; });
+}
 
 // Wall time of f() in seconds; check(value) throws if the value is wrong. The check runs outside
 // the timed region.

@@ -1,29 +1,28 @@
 #include "report.hpp"
 
+#include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <thread>
+
+#include "provenance.hpp"
 
 namespace heddle::bench {
 
-nlohmann::json new_report() {
-  return {{"machine", machine_json()}, {"suites", nlohmann::json::object()}, {"ratios", nlohmann::json::object()}};
+std::string target::text() const {
+  char b[48];
+  std::snprintf(b, sizeof b, "%s %g", dir == direction::at_most ? "<=" : ">=", bound);
+  return b;
 }
 
-nlohmann::json machine_json() {
-  std::string model = "unknown";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      model = line.substr(line.find(':') + 1);
-      model.erase(0, model.find_first_not_of(" \t"));
-      break;
-    }
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"cores", std::thread::hardware_concurrency()}, {"cpu", model}, {"date", date}};
+std::string verdict(const estimate& e, const target& t) {
+  if (e.rounds == 1) return "not shown";
+  const bool at_most = t.dir == target::direction::at_most;
+  const bool all_in = at_most ? e.hi <= t.bound : e.lo >= t.bound;
+  const bool all_out = at_most ? e.lo > t.bound : e.hi < t.bound;
+  return all_in ? "met" : all_out ? "missed" : "not shown";
+}
+
+nlohmann::json new_report() {
+  return {{"provenance", provenance_json()}, {"suites", nlohmann::json::object()}, {"ratios", nlohmann::json::object()}};
 }
 
 void add_suite(nlohmann::json& report, const std::string& suite, const std::vector<result>& rs, nlohmann::json extra) {
@@ -42,9 +41,27 @@ void add_suite(nlohmann::json& report, const std::string& suite, const std::vect
   report["suites"][suite] = std::move(extra);
 }
 
-void add_ratio(nlohmann::json& report, const std::string& name, double value, const std::string& meaning) {
-  report["ratios"][name] = value;
-  std::printf("%s = %.3f   (%s)\n", name.c_str(), value, meaning.c_str());
+void add_figure(nlohmann::json& report, const std::string& name, const estimate& e, const std::string& meaning,
+                std::optional<target> t) {
+  // JSON has no NaN or infinity: a figure the runs cannot form (an overhead over a zero difference)
+  // is written as null, and has no verdict.
+  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  nlohmann::json f{{"value", number(e.value)}, {"meaning", meaning}};
+  if (e.rounds > 0) f["rounds"] = e.rounds;
+  if (e.has_interval()) f["lo"] = number(e.lo), f["hi"] = number(e.hi);
+  std::string line = name + " = ";
+  char b[96];
+  std::snprintf(b, sizeof b, "%.3f", e.value);
+  line += b;
+  if (e.has_interval()) std::snprintf(b, sizeof b, " (%.3f-%.3f)", e.lo, e.hi), line += b;
+  if (t) {
+    f["target"] = t->text();
+    const bool formed = std::isfinite(e.value) && std::isfinite(e.lo) && std::isfinite(e.hi);
+    f["verdict"] = formed ? verdict(e, *t) : "not shown";
+    line += "   target " + t->text() + ": " + f["verdict"].get<std::string>();
+  }
+  report["ratios"][name] = std::move(f);
+  std::printf("%s   (%s)\n", line.c_str(), meaning.c_str());
 }
 
 }  // namespace heddle::bench

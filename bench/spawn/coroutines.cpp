@@ -41,12 +41,6 @@ constexpr int echo_connections = 1000;
 // every one gets the same number, interleaved as before.
 constexpr int reps_factor = 3;
 
-std::string interval_text(const interval& i) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f-%.2f", i.lo, i.hi);
-  return text;
-}
-
 void run(const options& opt, nlohmann::json& report) {
   const int n = opt.pick(18, 27, 30, 32);
   const long expected = fib_value(n);
@@ -70,7 +64,8 @@ void run(const options& opt, nlohmann::json& report) {
               suspended, suspended_threads, sf.frame_bytes, sf.suspended_bytes, sf.beyond_frame_bytes, sf.completions_per_s / 1e6);
   add_ratio(report, "co_bytes_per_suspended", sf.beyond_frame_bytes,
             "bytes per coroutine suspended on a timer beyond its frame (resident memory; " + std::to_string(suspended) +
-                " at once; target <= 256)");
+                " at once)",
+            at_most(256));
   add_ratio(report, "co_suspended_completions_per_s", sf.completions_per_s,
             "coroutines resumed and finished per second, " + std::to_string(suspended) + " timers due at once");
 
@@ -103,25 +98,25 @@ void run(const options& opt, nlohmann::json& report) {
               "coroutines / callbacks (95 %% interval) |\n"
               "|---:|---:|---:|---:|---:|\n");
   for (unsigned t : threads) {
-    const double co = find(rs, co_name, t).median(), fut = find(rs, futures_name, t).median(),
-                 tbb = find(rs, tbb_name, t).median(), co_inline = find(rs, co_inline_name, t).median();
-    const result &echo_co_r = find(rs, echo_co_name, t), &echo_cb_r = find(rs, echo_cb_name, t);
-    const double echo_co = echo_co_r.median(), echo_cb = echo_cb_r.median();
-    const interval echo_ci = median_ratio_interval(echo_cb_r, echo_co_r);
-    const interval co_ci = median_ratio_interval(find(rs, co_name, t), find(rs, futures_name, t));
-    std::printf("| %u | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f (%.2f–%.2f) |\n", t, co / fut, co_ci.lo, co_ci.hi, co / tbb, co_inline / fut,
-                echo_cb / echo_co, echo_ci.lo, echo_ci.hi);
+    const result &co = find(rs, co_name, t), &fut = find(rs, futures_name, t), &tbb = find(rs, tbb_name, t),
+                 &co_inline = find(rs, co_inline_name, t);
+    const result &echo_co = find(rs, echo_co_name, t), &echo_cb = find(rs, echo_cb_name, t);
+    // Throughput: the callbacks' time over the coroutines' in the same round; above 1, coroutines serve faster.
+    const estimate echo = paired_ratio(echo_cb, echo_co), co_fut = paired_ratio(co, fut), co_tbb = paired_ratio(co, tbb),
+                   inl = paired_ratio(co_inline, fut);
+    std::printf("| %u | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f (%.2f–%.2f) |\n", t, co_fut.value, co_fut.lo, co_fut.hi,
+                co_tbb.value, inl.value, echo.value, echo.lo, echo.hi);
     const auto ts = std::to_string(t);
     const std::string count = ts + " thread" + (t == 1 ? "" : "s");
-    add_ratio(report, "co_fib_" + ts + "t_vs_futures", co / fut,
-              "fib as coroutines (both children spawned and awaited) / heddle futures, medians, " + count + "; 95 % interval " +
-                  interval_text(co_ci));
-    add_ratio(report, "co_fib_" + ts + "t_vs_tbb", co / tbb, "fib as coroutines / oneTBB task_group, medians, " + count);
-    add_ratio(report, "co_fib_inline_" + ts + "t_vs_futures", co_inline / fut,
-              "fib as coroutines, one child awaited in place / heddle futures, medians, " + count);
-    add_ratio(report, "co_echo_" + ts + "t_vs_callbacks", echo_cb / echo_co,
-              "echo server throughput, " + std::to_string(echo_connections) +
-                  " connections: coroutines / then callbacks (callbacks' median time / coroutines'), " + count);
+    add_figure(report, "co_fib_" + ts + "t_vs_futures", co_fut,
+               "fib as coroutines (both children spawned and awaited) / heddle futures, per round, " + count, at_most(1.5));
+    add_figure(report, "co_fib_" + ts + "t_vs_tbb", co_tbb, "fib as coroutines / oneTBB task_group, per round, " + count);
+    add_figure(report, "co_fib_inline_" + ts + "t_vs_futures", inl,
+               "fib as coroutines, one child awaited in place / heddle futures, per round, " + count);
+    add_figure(report, "co_echo_throughput_" + ts + "t_vs_callbacks", echo,
+               "echo server throughput, " + std::to_string(echo_connections) +
+                   " connections: coroutines / then callbacks (callbacks' time / coroutines', per round), " + count,
+               at_least(0.95));
   }
   std::printf("\n");
   add_suite(report, "coroutines", rs,

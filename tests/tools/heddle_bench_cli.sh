@@ -40,13 +40,23 @@ else
   "$python" - "$tmp/r.json" <<'PY' || fail "the JSON report is not as documented"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["machine"]["cores"] >= 1, r["machine"]
+p = r["provenance"]
+assert p["cores"] >= 1 and p["machine"].endswith(f"-{p['cores']}c"), p
+for key in ("commit", "dirty", "compiler", "flags", "build_type", "cpu", "kernel", "date", "command", "scale"):
+    assert key in p, key
+assert set(p["versions"]) == {"onetbb", "openmpi", "fastjet", "hdf5"} and p["versions"]["onetbb"], p["versions"]
+assert p["scale"] == "--check" and p["command"].startswith("heddle-bench spawn --check"), p
 rows = r["suites"]["spawn"]["rows"]
 assert {row["variant"] for row in rows} >= {"serial", "heddle", "oneTBB task_group"}, rows
 for row in rows:
     assert row["min"] <= row["median"] <= row["max"] and len(row["samples"]) == 1, row
 for name in ("fib_1t_vs_tbb", "fib_2t_vs_tbb", "spawn_ns_1t"):
-    assert isinstance(r["ratios"][name], float), name
+    f = r["ratios"][name]
+    assert isinstance(f["value"], float) and f["meaning"], (name, f)
+# One round (--check): a figure compared round by round has no interval yet, and a target's
+# verdict cannot be "met" on no spread.
+f = r["ratios"]["fib_2t_vs_tbb"]
+assert "lo" not in f and f["rounds"] == 1 and f["target"] == "<= 1" and f["verdict"] == "not shown", f
 PY
   [[ -s $tmp/plots/spawn.csv ]] || fail "no spawn.csv"
   [[ -s $tmp/plots/spawn.png ]] || fail "no spawn.png"
@@ -69,6 +79,37 @@ for dist in ("exp", "pareto"):
                 for t in ("", "1t_", "2t_"):
                     assert f"stats_{dist}_{shape}_{mean}_{t}overhead_vs_{peer}" in r, (dist, shape, mean, t, peer)
 PY
+fi
+
+# summary DIR: the recorded results as the docs' table; a missing folder, an empty one, a file that
+# is not a recorded result: each named, exit status 1. --record with --check: usage error.
+expect_usage_error "summary without a folder" "which folder" summary
+expect_usage_error "--record with --check" "nothing to record" spawn --check --record "$tmp/rec"
+expect_failure() {
+  local what=$1 message=$2
+  shift 2
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq 1 ]] || fail "$what: exit status $rc, expected 1"
+  grep -q -- "$message" "$tmp/err" || fail "$what: stderr lacks '$message': $(cat "$tmp/err")"
+}
+expect_failure "summary of a missing folder" "$tmp/none is not a folder" summary "$tmp/none"
+mkdir -p "$tmp/empty" "$tmp/bad"
+expect_failure "summary of an empty folder" "no recorded results" summary "$tmp/empty"
+echo '{"suites": {}}' >"$tmp/bad/x.json"
+expect_failure "summary of a report without provenance" "$tmp/bad/x.json: not a recorded result" summary "$tmp/bad"
+# A recorded report (the --check one, given a target's verdict by hand) becomes one row per target.
+mkdir -p "$tmp/rec"
+"$python" - "$tmp/r.json" "$tmp/rec/spawn.test-2c.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["ratios"]["fib_2t_vs_tbb"].update(value=0.5, lo=0.4, hi=0.6, verdict="met")
+json.dump(r, open(sys.argv[2], "w"))
+PY
+if ! "$bin" summary "$tmp/rec" >"$tmp/sum" 2>"$tmp/err"; then
+  fail "summary of a recorded report failed: $(cat "$tmp/err")"
+else
+  grep -q '^| spawn | `fib_2t_vs_tbb` | 0.500 (0.400–0.600) | <= 1 | met | ' "$tmp/sum" || fail "summary row: $(cat "$tmp/sum")"
 fi
 
 # --trace FILE: a bad path fails before any run; a good one gets a trace of the runs' tasks.

@@ -1,0 +1,77 @@
+#include "summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace heddle::bench {
+
+namespace {
+
+std::string number(const nlohmann::json& v) {
+  if (!v.is_number()) return "n/a";
+  const double x = v.get<double>();
+  char b[32];
+  // Three significant figures, and no exponent below a million: ratios near 1, ns, bytes alike.
+  const double a = x < 0 ? -x : x;
+  if (a >= 100) std::snprintf(b, sizeof b, "%.0f", x);
+  else if (a >= 10) std::snprintf(b, sizeof b, "%.1f", x);
+  else if (a >= 1) std::snprintf(b, sizeof b, "%.2f", x);
+  else std::snprintf(b, sizeof b, "%.3f", x);
+  return b;
+}
+
+std::string figure_cell(const nlohmann::json& f) {
+  std::string s = number(f.at("value"));
+  if (f.contains("lo") && f.contains("hi")) s += " (" + number(f["lo"]) + "–" + number(f["hi"]) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string summary_table(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("summary: " + dir.string() + " is not a folder of recorded results");
+  std::vector<std::filesystem::path> files;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error("summary: no recorded results (*.json) in " + dir.string());
+
+  std::string out =
+      "| suite | figure | value (95 % interval) | target | verdict | machine | date | commit |\n"
+      "|---|---|---:|---|---|---|---|---|\n";
+  for (auto& path : files) {
+    nlohmann::json r;
+    try {
+      std::ifstream in(path);
+      if (!in) throw std::runtime_error("cannot be read");
+      r = nlohmann::json::parse(in);
+      const auto& p = r.at("provenance");
+      std::string suites;
+      for (auto& [name, _] : r.at("suites").items()) suites += (suites.empty() ? "" : ", ") + name;
+      std::string commit = p.at("commit").get<std::string>().substr(0, 7);
+      if (p.at("dirty").is_boolean() && p["dirty"].get<bool>()) commit += " (dirty)";
+      const std::string date = p.at("date").get<std::string>().substr(0, 10);
+      for (auto& [name, f] : r.at("ratios").items()) {
+        if (!f.is_object()) throw std::runtime_error("ratio " + name + " is not an object (an old report?)");
+        if (!f.contains("target")) continue;
+        out += "| " + suites + " | `" + name + "` | " + figure_cell(f) + " | " + f.at("target").get<std::string>() + " | " +
+               (f.at("verdict") == "missed" ? "**missed**" : f.at("verdict").get<std::string>()) + " | " +
+               p.at("machine").get<std::string>() + " | " + date + " | " + commit + " |\n";
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("summary: " + path.string() + ": not a recorded result: " + e.what());
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("summary: " + path.string() + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace heddle::bench
