@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,24 +77,25 @@ inline std::vector<result> run_peers(const options& opt, const std::vector<unsig
 }
 
 // <name>_vs_tbb (and _vs_omp when OpenMP ran) at headline_threads(), and <name>_<t>t_vs_tbb / _vs_omp
-// at each thread count: heddle's median time over the peer's.
+// at each thread count: heddle's time over the peer's, round by round (estimate), the headline pair
+// held to `headline_target` (each peer's figure alike).
 inline void add_peer_ratios(nlohmann::json& report, const std::vector<result>& rs, const peer_program& p,
-                            const std::string& name, const std::vector<unsigned>& threads) {
+                            const std::string& name, const std::vector<unsigned>& threads,
+                            std::optional<target> headline_target = std::nullopt) {
   const unsigned head = headline_threads(threads);
-  auto ratio = [&](const std::string& peer, unsigned t) {
-    return find(rs, p.heddle_name, t).median() / find(rs, peer, t).median();
-  };
+  auto ratio = [&](const std::string& peer, unsigned t) { return paired_ratio(find(rs, p.heddle_name, t), find(rs, peer, t)); };
   auto plural = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
-  add_ratio(report, name + "_vs_tbb", ratio(p.tbb_name, head),
-            "heddle / " + p.tbb_name + ", medians, " + plural(head) + " (most without oversubscription)");
+  add_figure(report, name + "_vs_tbb", ratio(p.tbb_name, head),
+             "heddle / " + p.tbb_name + ", per round, " + plural(head) + " (most without oversubscription)", headline_target);
   if (!p.omp_name.empty())
-    add_ratio(report, name + "_vs_omp", ratio(p.omp_name, head),
-              "heddle / " + p.omp_name + ", medians, " + plural(head) + " (most without oversubscription)");
+    add_figure(report, name + "_vs_omp", ratio(p.omp_name, head),
+               "heddle / " + p.omp_name + ", per round, " + plural(head) + " (most without oversubscription)",
+               headline_target);
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t) + "t";
-    add_ratio(report, name + "_" + ts + "_vs_tbb", ratio(p.tbb_name, t), "heddle / " + p.tbb_name + ", " + plural(t));
+    add_figure(report, name + "_" + ts + "_vs_tbb", ratio(p.tbb_name, t), "heddle / " + p.tbb_name + ", per round, " + plural(t));
     if (!p.omp_name.empty())
-      add_ratio(report, name + "_" + ts + "_vs_omp", ratio(p.omp_name, t), "heddle / " + p.omp_name + ", " + plural(t));
+      add_figure(report, name + "_" + ts + "_vs_omp", ratio(p.omp_name, t), "heddle / " + p.omp_name + ", per round, " + plural(t));
   }
 }
 
