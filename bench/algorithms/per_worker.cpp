@@ -137,20 +137,22 @@ void run(const options& opt, nlohmann::json& report) {
   std::printf("%s\n", markdown_table(rs, tbb_name).c_str());
 
   const unsigned head = headline_threads(threads);
-  auto ratio = [&](const char* peer, unsigned t) { return find(rs, heddle_name, t).median() / find(rs, peer, t).median(); };
+  auto ratio = [&](const char* peer, unsigned t) { return paired_ratio(find(rs, heddle_name, t), find(rs, peer, t)); };
   auto plural = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
-  add_ratio(report, "per_worker_vs_tbb", ratio(tbb_name, head),
-            "heddle per_worker / oneTBB enumerable_thread_specific, medians, " + plural(head) +
-                " (most without oversubscription)");
-  add_ratio(report, "per_worker_vs_omp", ratio(omp_name, head),
-            "heddle per_worker / OpenMP per-thread histograms, medians, " + plural(head) +
-                " (most without oversubscription)");
+  add_figure(report, "per_worker_vs_tbb", ratio(tbb_name, head),
+             "heddle per_worker / oneTBB enumerable_thread_specific, per round, " + plural(head) +
+                 " (most without oversubscription)",
+             at_most(1.0));
+  add_figure(report, "per_worker_vs_omp", ratio(omp_name, head),
+             "heddle per_worker / OpenMP per-thread histograms, per round, " + plural(head) +
+                 " (most without oversubscription)",
+             at_most(1.0));
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t) + "t";
-    add_ratio(report, "per_worker_" + ts + "_vs_tbb", ratio(tbb_name, t),
-              "heddle per_worker / oneTBB enumerable_thread_specific, " + plural(t));
-    add_ratio(report, "per_worker_" + ts + "_vs_omp", ratio(omp_name, t),
-              "heddle per_worker / OpenMP per-thread histograms, " + plural(t));
+    add_figure(report, "per_worker_" + ts + "_vs_tbb", ratio(tbb_name, t),
+               "heddle per_worker / oneTBB enumerable_thread_specific, per round, " + plural(t));
+    add_figure(report, "per_worker_" + ts + "_vs_omp", ratio(omp_name, t),
+               "heddle per_worker / OpenMP per-thread histograms, per round, " + plural(t));
   }
   add_suite(report, "per_worker", rs, {{"n", n}, {"bins", bins}, {"heddle_chunk", chunk}, {"reps", opt.reps}});
 }

@@ -292,12 +292,15 @@ void run_items(const options& opt, nlohmann::json& report, const std::vector<uns
   }
   auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, "oneTBB").c_str());
-  auto ratio = [&](unsigned t) { return find(rs, "heddle", t).median() / find(rs, "oneTBB", t).median(); };
-  add_ratio(report, "pipeline_items_vs_tbb", ratio(headline_threads(threads)),
-            "heddle / oneTBB parallel_pipeline on small items (the pipeline's own cost), medians");
+  auto ratio = [&](unsigned t) { return paired_ratio(find(rs, "heddle", t), find(rs, "oneTBB", t)); };
+  auto th = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
+  const unsigned head = headline_threads(threads);
+  add_figure(report, "pipeline_items_vs_tbb", ratio(head),
+             "heddle / oneTBB parallel_pipeline on small items (the pipeline's own cost), per round, " + th(head) +
+                 " (most without oversubscription)");
   for (unsigned t : threads)
-    add_ratio(report, "pipeline_items_" + std::to_string(t) + "t_vs_tbb", ratio(t),
-              "heddle / oneTBB parallel_pipeline on small items, " + std::to_string(t) + " threads");
+    add_figure(report, "pipeline_items_" + std::to_string(t) + "t_vs_tbb", ratio(t),
+               "heddle / oneTBB parallel_pipeline on small items, per round, " + th(t));
   add_suite(report, "pipeline_items", rs, {{"items", n}, {"reps", opt.reps}});
 }
 
@@ -353,17 +356,21 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
   auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, "oneTBB").c_str());
   const unsigned head = headline_threads(threads);
-  auto ratio = [&](const char* who, unsigned t) { return find(rs, who, t).median() / find(rs, "oneTBB", t).median(); };
+  auto ratio = [&](const char* who, unsigned t) { return paired_ratio(find(rs, who, t), find(rs, "oneTBB", t)); };
   auto th = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
-  add_ratio(report, "pipeline_vs_tbb", ratio("heddle", head),
-            "heddle::parallel_pipeline / tbb::parallel_pipeline, text filter, medians, " + th(head));
-  add_ratio(report, "pipeline_async_vs_tbb", ratio("heddle async read", head),
-            "heddle::parallel_pipeline with an io::pread future as input / tbb::parallel_pipeline, " + th(head));
+  add_figure(report, "pipeline_vs_tbb", ratio("heddle", head),
+             "heddle::parallel_pipeline / tbb::parallel_pipeline, text filter, per round, " + th(head) +
+                 " (most without oversubscription)",
+             at_most(1.0));
+  add_figure(report, "pipeline_async_vs_tbb", ratio("heddle async read", head),
+             "heddle::parallel_pipeline with an io::pread future as input / tbb::parallel_pipeline, per round, " +
+                 th(head),
+             at_most(1.0));
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t) + "t";
-    add_ratio(report, "pipeline_" + ts + "_vs_tbb", ratio("heddle", t), "heddle / oneTBB pipeline, " + th(t));
-    add_ratio(report, "pipeline_async_" + ts + "_vs_tbb", ratio("heddle async read", t),
-              "heddle with io::pread input / oneTBB pipeline, " + th(t));
+    add_figure(report, "pipeline_" + ts + "_vs_tbb", ratio("heddle", t), "heddle / oneTBB pipeline, per round, " + th(t));
+    add_figure(report, "pipeline_async_" + ts + "_vs_tbb", ratio("heddle async read", t),
+               "heddle with io::pread input / oneTBB pipeline, per round, " + th(t));
   }
   add_suite(report, "pipeline", rs, {{"bytes", bytes}, {"chunk_bytes", chunk_bytes}, {"reps", opt.reps}});
   run_items(opt, report, threads);

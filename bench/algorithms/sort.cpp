@@ -80,13 +80,15 @@ void run_one(const options& opt, nlohmann::json& report, const char* type, const
   std::printf("%s\n", markdown_table(rs, "oneTBB").c_str());
   const std::string name = std::string("sort_") + key;
   const unsigned head = headline_threads(threads);
-  auto ratio = [&](unsigned t) { return find(rs, "heddle", t).median() / find(rs, "oneTBB", t).median(); };
-  add_ratio(report, name + "_vs_tbb", ratio(head),
-            "heddle::parallel_sort / tbb::parallel_sort, " + std::string(type) + "s, medians, " + std::to_string(head) +
-                " threads");
+  auto ratio = [&](unsigned t) { return paired_ratio(find(rs, "heddle", t), find(rs, "oneTBB", t)); };
+  auto plural = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
+  add_figure(report, name + "_vs_tbb", ratio(head),
+             "heddle::parallel_sort / tbb::parallel_sort, " + std::string(type) + "s, per round, " + plural(head) +
+                 " (most without oversubscription)",
+             at_most(1.0));
   for (unsigned t : threads)
-    add_ratio(report, name + "_" + std::to_string(t) + "t_vs_tbb", ratio(t),
-              "heddle::parallel_sort / tbb::parallel_sort, " + std::string(type) + "s, " + std::to_string(t) + " threads");
+    add_figure(report, name + "_" + std::to_string(t) + "t_vs_tbb", ratio(t),
+               "heddle::parallel_sort / tbb::parallel_sort, " + std::string(type) + "s, per round, " + plural(t));
   add_suite(report, name, rs, {{"n", n}, {"reps", opt.reps}});
 }
 

@@ -1,8 +1,9 @@
 // The dispatch suite (workload.hpp): heddle's serial queue used as a lock against std::mutex,
-// oneTBB's spin_mutex and queuing_mutex and a oneTBB function_node of concurrency 1; items through
-// one queue; a group's enter/leave; the memory of an idle queue. Every variant of every section runs
-// in one interleaved sequence (the harness's shuffled rounds), so that the machine's fast and slow
-// phases hit all of them alike.
+// oneTBB's spin_mutex and queuing_mutex and a oneTBB function_node of concurrency 1
+// (queueing_lightweight, oneTBB's fastest serial node: tbb.cpp); items through one queue; a group's
+// enter/leave; the memory of an idle queue. Every variant of every section runs in one interleaved
+// sequence (the harness's shuffled rounds), so that the machine's fast and slow phases hit all of
+// them alike, and every ratio is computed round by round from the samples of the same round.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,7 +38,7 @@ const lock_def lock_defs[] = {
     {lock_kind::mutex_heddle, "std::mutex, heddle tasks", "`std::lock_guard` in P heddle tasks"},
     {lock_kind::tbb_spin, "oneTBB spin_mutex", "`scoped_lock` in P oneTBB tasks"},
     {lock_kind::tbb_queuing, "oneTBB queuing_mutex", "`scoped_lock` in P oneTBB tasks"},
-    {lock_kind::tbb_node, "oneTBB function_node(1)", "`try_put(item)` from P oneTBB tasks, then `wait_for_all`"},
+    {lock_kind::tbb_node, "oneTBB function_node(1, queueing_lightweight)", "`try_put(item)` from P oneTBB tasks, then `wait_for_all`"},
 };
 
 const char* const lock_config = "lock";
@@ -48,8 +49,8 @@ const char* const idle_config = "idle queues";
 const char* const through_one = "heddle serial_queue, 1 producer task";
 const char* const through_all = "heddle serial_queue, a producer task per worker";
 const char* const through_outside = "heddle serial_queue, producer outside the runtime";
-const char* const through_node_one = "oneTBB function_node(1), 1 producer task";
-const char* const through_node_all = "oneTBB function_node(1), a producer task per thread";
+const char* const through_node_one = "oneTBB function_node(1, queueing_lightweight), 1 producer task";
+const char* const through_node_all = "oneTBB function_node(1, queueing_lightweight), a producer task per thread";
 
 const char* const group_zero = "heddle group, back to zero each pair";
 const char* const group_above = "heddle group, count kept above zero";
@@ -59,7 +60,7 @@ const char* const atomic_contended = "std::atomic add+sub (floor), from P thread
 
 const char* const idle_labelled = "heddle serial_queue, label \"q<i>\"";
 const char* const idle_unlabelled = "heddle serial_queue, no label";
-const char* const idle_tbb = "oneTBB function_node(serial)";
+const char* const idle_tbb = "oneTBB function_node(serial, queueing_lightweight)";
 
 struct stat {
   double median = 0, min = 0, max = 0;
@@ -198,16 +199,22 @@ void run(const options& opt, nlohmann::json& report) {
               (unsigned long long)lock_n);
   std::printf("| variant | how | threads | median ms | min–max ms | M items/s | throughput vs best std::mutex | "
               "throughput vs best oneTBB |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-  auto lock_time = [&](lock_kind k, unsigned t) {
+  auto lock_name = [&](lock_kind k) {
     for (const lock_def& d : lock_defs)
-      if (d.kind == k) return find(rs, d.name, t, lock_config).median();
-    return 0.0;
+      if (d.kind == k) return d.name;
+    return "";
   };
-  auto best_mutex = [&](unsigned t) {
-    return std::min(lock_time(lock_kind::mutex_threads, t), lock_time(lock_kind::mutex_heddle, t));
+  auto lock_result = [&](lock_kind k, unsigned t) -> const result& { return find(rs, lock_name(k), t, lock_config); };
+  auto lock_time = [&](lock_kind k, unsigned t) { return lock_result(k, t).median(); };
+  // The reference std::mutex is the faster of its two ways (by median) at t; every ratio against it
+  // then pairs the rounds of that one row.
+  auto best_mutex_way = [&](unsigned t) {
+    return lock_time(lock_kind::mutex_heddle, t) < lock_time(lock_kind::mutex_threads, t) ? lock_kind::mutex_heddle
+                                                                                          : lock_kind::mutex_threads;
   };
-  // The reference against oneTBB is its fastest way to serialise work in this run, not a chosen one:
-  // which of them wins depends on the machine's phase and the thread count.
+  auto best_mutex = [&](unsigned t) { return lock_time(best_mutex_way(t), t); };
+  // The reference against oneTBB is its fastest way to serialise work in this run (by median), not a
+  // chosen one: which of them wins depends on the machine's phase and the thread count.
   const lock_kind tbb_ways[] = {lock_kind::tbb_spin, lock_kind::tbb_queuing, lock_kind::tbb_node};
   auto best_tbb_way = [&](unsigned t) {
     lock_kind best = tbb_ways[0];
@@ -216,11 +223,6 @@ void run(const options& opt, nlohmann::json& report) {
     return best;
   };
   auto best_tbb = [&](unsigned t) { return lock_time(best_tbb_way(t), t); };
-  auto lock_name = [&](lock_kind k) {
-    for (const lock_def& d : lock_defs)
-      if (d.kind == k) return d.name;
-    return "";
-  };
   for (unsigned t : threads) {
     const double items = double(lock_n);
     for (const lock_def& d : lock_defs) {
@@ -234,11 +236,12 @@ void run(const options& opt, nlohmann::json& report) {
               "slots (two cache lines), the same in every variant; checked exactly after every run. Time: from the "
               "producers' start until every critical section has run (the async queue: until a final q.sync "
               "returns). M items/s = %llu / median. \"throughput vs best std::mutex\": this variant's items/s over "
-              "the faster std::mutex row's at the same P (> 1: faster than std::mutex); \"vs best oneTBB\": the "
-              "same over the fastest of the three oneTBB rows. serialq_throughput_vs_mutex and "
-              "serialq_throughput_vs_best_tbb use the async row. With every worker producing, the queue's drain "
-              "task runs once a producer's piece is done: the async row is the contended enqueues plus the drain of what is left; its records come from "
-              "heddle's block cache, whose free lists the earlier runs in this process have reordered.\n\n",
+              "the faster std::mutex row's at the same P, from the medians (> 1: faster than std::mutex); \"vs best "
+              "oneTBB\": the same over the fastest of the three oneTBB rows. serialq_throughput_vs_mutex and "
+              "serialq_throughput_vs_best_tbb use the async row against the same reference rows, round by round. "
+              "With every worker producing, the queue's drain task runs once a producer's piece is done: the async "
+              "row is the contended enqueues plus the drain of what is left; its records come from heddle's block "
+              "cache, whose free lists the earlier runs in this process have reordered.\n\n",
               (unsigned long long)lock_n);
 
   // ---- throughput
@@ -295,71 +298,98 @@ void run(const options& opt, nlohmann::json& report) {
               "them back).\n\n",
               (unsigned long long)(queues_n - 1));
 
-  // ---- ratios: every <a>_throughput_vs_<b> is a's items per second over b's (> 1: a faster)
+  // ---- ratios. Every figure comes from the rounds of run_interleaved: a ratio between two variants
+  // is taken within each round, and its median over the rounds reported with its interval
+  // (harness.hpp: estimate). Every <a>_throughput_vs_<b> is a's items per second over b's (> 1: a
+  // faster); both did the same items, so in each round it is b's time over a's.
   const unsigned mt = main_threads;
   const std::string mts = std::to_string(mt);
-  auto throughput_vs = [&](unsigned t, lock_kind k, double peer_time) { return peer_time / lock_time(k, t); };
+  auto throughput_vs = [&](unsigned t, lock_kind k, lock_kind peer) {
+    return paired(lock_result(k, t), lock_result(peer, t), [](double mine, double theirs) { return theirs / mine; });
+  };
+  // count / time (or time / count × scale) of one variant, round by round.
+  auto per_round = [](const result& r, auto f) {
+    std::vector<double> v;
+    for (double x : r.samples) v.push_back(f(x));
+    return median_with_interval(std::move(v));
+  };
+  auto rate = [&](const result& r, double items) { return per_round(r, [items](double x) { return items / x; }); };
+  auto ns_each = [&](const result& r, double count) { return per_round(r, [count](double x) { return x * 1e9 / count; }); };
   const lock_kind async = lock_kind::serialq_async;
-  add_ratio(report, "serialq_throughput_vs_mutex", throughput_vs(mt, async, best_mutex(mt)),
-            "lock, " + mts + " producers: serial_queue q.async items/s over the better std::mutex's (> 1: heddle faster)");
-  add_ratio(report, "serialq_throughput_vs_best_tbb", throughput_vs(mt, async, best_tbb(mt)),
-            "lock, " + mts + " producers: q.async items/s over the fastest oneTBB way's in this run, " +
-                lock_name(best_tbb_way(mt)) + " (> 1: heddle faster)");
-  const stat bytes = memory.at(idle_labelled).heap_per();
-  add_ratio(report, "bytes_per_queue", bytes.median,
-            "heap bytes per idle serial_queue with a label \"q<i>\", its 8-byte handle included");
-  add_ratio(report, "serialq_sync_throughput_vs_mutex", throughput_vs(mt, lock_kind::serialq_sync, best_mutex(mt)),
-            "lock, " + mts + " producers: q.sync items/s over the better std::mutex's");
-  add_ratio(report, "serialq_throughput_vs_mutex_threads", throughput_vs(mt, async, lock_time(lock_kind::mutex_threads, mt)),
-            "lock: q.async items/s over std::mutex's in std::threads");
-  add_ratio(report, "serialq_throughput_vs_mutex_heddle_tasks", throughput_vs(mt, async, lock_time(lock_kind::mutex_heddle, mt)),
-            "lock: q.async items/s over std::mutex's in heddle tasks");
-  add_ratio(report, "serialq_throughput_vs_tbb_spin_mutex", throughput_vs(mt, async, lock_time(lock_kind::tbb_spin, mt)),
-            "lock: q.async items/s over oneTBB spin_mutex's");
-  add_ratio(report, "serialq_throughput_vs_tbb_queuing_mutex", throughput_vs(mt, async, lock_time(lock_kind::tbb_queuing, mt)),
-            "lock: q.async items/s over oneTBB queuing_mutex's");
-  add_ratio(report, "serialq_throughput_vs_tbb_serial_node", throughput_vs(mt, async, lock_time(lock_kind::tbb_node, mt)),
-            "lock: q.async items/s over oneTBB function_node(1)'s");
+  add_figure(report, "serialq_throughput_vs_mutex", throughput_vs(mt, async, best_mutex_way(mt)),
+             "lock, " + mts + " producers: serial_queue q.async items/s over the better std::mutex's (" +
+                 lock_name(best_mutex_way(mt)) + ", by median), per round (> 1: heddle faster)",
+             at_least(1.0));
+  add_figure(report, "serialq_throughput_vs_best_tbb", throughput_vs(mt, async, best_tbb_way(mt)),
+             "lock, " + mts + " producers: q.async items/s over the fastest oneTBB way's in this run (" +
+                 lock_name(best_tbb_way(mt)) + ", by median), per round (> 1: heddle faster)");
+  add_ratio(report, "bytes_per_queue", memory.at(idle_labelled).heap_per().median,
+            "heap bytes per idle serial_queue with a label \"q<i>\", its 8-byte handle included (median of the runs)",
+            at_most(128));
+  add_figure(report, "serialq_sync_throughput_vs_mutex", throughput_vs(mt, lock_kind::serialq_sync, best_mutex_way(mt)),
+             "lock, " + mts + " producers: q.sync items/s over the better std::mutex's, per round");
+  add_figure(report, "serialq_throughput_vs_mutex_threads", throughput_vs(mt, async, lock_kind::mutex_threads),
+             "lock: q.async items/s over std::mutex's in std::threads, per round");
+  add_figure(report, "serialq_throughput_vs_mutex_heddle_tasks", throughput_vs(mt, async, lock_kind::mutex_heddle),
+             "lock: q.async items/s over std::mutex's in heddle tasks, per round");
+  add_figure(report, "serialq_throughput_vs_tbb_spin_mutex", throughput_vs(mt, async, lock_kind::tbb_spin),
+             "lock: q.async items/s over oneTBB spin_mutex's, per round");
+  add_figure(report, "serialq_throughput_vs_tbb_queuing_mutex", throughput_vs(mt, async, lock_kind::tbb_queuing),
+             "lock: q.async items/s over oneTBB queuing_mutex's, per round");
+  add_figure(report, "serialq_throughput_vs_tbb_serial_node", throughput_vs(mt, async, lock_kind::tbb_node),
+             "lock: q.async items/s over oneTBB function_node(1, queueing_lightweight)'s, per round");
   const double lock_items = double(lock_n);
-  add_ratio(report, "serialq_lock_items_per_s", lock_items / lock_time(async, mt),
-            "lock: critical sections per second through q.async, " + mts + " producers");
-  add_ratio(report, "mutex_lock_items_per_s", lock_items / best_mutex(mt),
-            "lock: critical sections per second under the better std::mutex, " + mts + " producers");
-  add_ratio(report, "best_tbb_lock_items_per_s", lock_items / best_tbb(mt),
-            "lock: critical sections per second under the fastest oneTBB way, " + mts + " producers");
+  add_figure(report, "serialq_lock_items_per_s", rate(lock_result(async, mt), lock_items),
+             "lock: critical sections per second through q.async, " + mts + " producers, per round");
+  add_figure(report, "mutex_lock_items_per_s", rate(lock_result(best_mutex_way(mt), mt), lock_items),
+             "lock: critical sections per second under the better std::mutex, " + mts + " producers, per round");
+  add_figure(report, "best_tbb_lock_items_per_s", rate(lock_result(best_tbb_way(mt), mt), lock_items),
+             "lock: critical sections per second under the fastest oneTBB way, " + mts + " producers, per round");
   nlohmann::json best_tbb_ways = nlohmann::json::object();
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t);
-    report["ratios"]["serialq_" + ts + "t_throughput_vs_mutex"] = throughput_vs(t, async, best_mutex(t));
-    report["ratios"]["serialq_" + ts + "t_throughput_vs_best_tbb"] = throughput_vs(t, async, best_tbb(t));
-    report["ratios"]["serialq_" + ts + "t_throughput_vs_tbb_serial_node"] = throughput_vs(t, async, lock_time(lock_kind::tbb_node, t));
-    report["ratios"]["serialq_sync_" + ts + "t_throughput_vs_mutex"] = throughput_vs(t, lock_kind::serialq_sync, best_mutex(t));
+    const std::string at = ", " + ts + (t == 1 ? " producer" : " producers") + ", per round";
+    add_figure(report, "serialq_" + ts + "t_throughput_vs_mutex", throughput_vs(t, async, best_mutex_way(t)),
+               "lock: q.async items/s over the better std::mutex's" + at);
+    add_figure(report, "serialq_" + ts + "t_throughput_vs_best_tbb", throughput_vs(t, async, best_tbb_way(t)),
+               std::string("lock: q.async items/s over the fastest oneTBB way's (") + lock_name(best_tbb_way(t)) + ")" + at);
+    add_figure(report, "serialq_" + ts + "t_throughput_vs_tbb_serial_node", throughput_vs(t, async, lock_kind::tbb_node),
+               "lock: q.async items/s over oneTBB function_node(1, queueing_lightweight)'s" + at);
+    add_figure(report, "serialq_sync_" + ts + "t_throughput_vs_mutex", throughput_vs(t, lock_kind::serialq_sync, best_mutex_way(t)),
+               "lock: q.sync items/s over the better std::mutex's" + at);
     best_tbb_ways[ts] = lock_name(best_tbb_way(t));
   }
-  auto through_rate = [&](const char* name) { return double(through_n) / find(rs, name, mt, through_config).median(); };
-  add_ratio(report, "serialq_items_per_s_1producer", through_rate(through_one),
-            "throughput: items per second through one queue from one heddle task, " + mts + " workers");
-  add_ratio(report, "serialq_items_per_s_all_producers", through_rate(through_all),
-            "throughput: the same from a producer task per worker");
-  add_ratio(report, "serialq_items_per_s_outside", through_rate(through_outside),
-            "throughput: the same from a thread outside the runtime");
-  add_ratio(report, "tbb_serial_node_items_per_s_1producer", through_rate(through_node_one),
-            "throughput: oneTBB function_node(1) from one oneTBB task, " + mts + " threads");
-  add_ratio(report, "serialq_1producer_throughput_vs_tbb_serial_node", through_rate(through_one) / through_rate(through_node_one),
-            "throughput from one producer: serial_queue items/s over function_node(1)'s (> 1: heddle faster)");
-  add_ratio(report, "group_enter_leave_ns", pair_ns(group_zero, 1, group_n).median,
-            "ns per enter()+leave() pair, one thread, the count back at zero after each pair");
-  add_ratio(report, "group_enter_leave_above_zero_ns", pair_ns(group_above, 1, group_n).median,
-            "ns per pair, one thread, the count kept above zero");
+  auto through_result = [&](const char* name) -> const result& { return find(rs, name, mt, through_config); };
+  const double through_items = double(through_n);
+  add_figure(report, "serialq_items_per_s_1producer", rate(through_result(through_one), through_items),
+             "throughput: items per second through one queue from one heddle task, " + mts + " workers, per round");
+  add_figure(report, "serialq_items_per_s_all_producers", rate(through_result(through_all), through_items),
+             "throughput: the same from a producer task per worker");
+  add_figure(report, "serialq_items_per_s_outside", rate(through_result(through_outside), through_items),
+             "throughput: the same from a thread outside the runtime");
+  add_figure(report, "tbb_serial_node_items_per_s_1producer", rate(through_result(through_node_one), through_items),
+             "throughput: oneTBB function_node(1, queueing_lightweight) from one oneTBB task, " + mts +
+                 " threads, per round");
+  add_figure(report, "serialq_1producer_throughput_vs_tbb_serial_node",
+             paired(through_result(through_one), through_result(through_node_one),
+                    [](double mine, double theirs) { return theirs / mine; }),
+             "throughput from one producer: serial_queue items/s over function_node(1, queueing_lightweight)'s, per "
+             "round (> 1: heddle faster)");
+  auto group_result = [&](const char* name, unsigned t) -> const result& { return find(rs, name, t, group_config); };
+  add_figure(report, "group_enter_leave_ns", ns_each(group_result(group_zero, 1), double(group_n)),
+             "ns per enter()+leave() pair, one thread, the count back at zero after each pair, per round");
+  add_figure(report, "group_enter_leave_above_zero_ns", ns_each(group_result(group_above, 1), double(group_n)),
+             "ns per pair, one thread, the count kept above zero, per round");
   if (mt >= 2)
-    add_ratio(report, "group_enter_leave_contended_ns", pair_ns(group_contended, mt, group_contended_n).median,
-              "ns per pair per thread, " + mts + " threads on one group");
+    add_figure(report, "group_enter_leave_contended_ns", ns_each(group_result(group_contended, mt), double(group_contended_n)),
+               "ns per pair per thread, " + mts + " threads on one group, per round");
   add_ratio(report, "bytes_per_queue_unlabelled", memory.at(idle_unlabelled).heap_per().median,
-            "heap bytes per idle serial_queue without a label, handle included");
+            "heap bytes per idle serial_queue without a label, handle included (median of the runs)");
   add_ratio(report, "rss_bytes_per_queue", memory.at(idle_labelled).rss_per().median,
-            "RSS bytes per idle serial_queue with a label \"q<i>\", handle included");
+            "RSS bytes per idle serial_queue with a label \"q<i>\", handle included (median of the runs)");
   add_ratio(report, "tbb_function_node_bytes", std::max(memory.at(idle_tbb).heap_per().median, memory.at(idle_tbb).rss_per().median),
-            "bytes per idle oneTBB function_node(serial) (the larger of heap and RSS growth), unique_ptr included");
+            "bytes per idle oneTBB function_node(serial, queueing_lightweight) (the larger of heap and RSS growth, "
+            "medians of the runs), unique_ptr included");
   std::printf("\n");
 
   const nlohmann::json counts = print_counters(counters);

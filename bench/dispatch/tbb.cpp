@@ -1,7 +1,11 @@
 // oneTBB's side of the suite: tbb::spin_mutex and tbb::queuing_mutex taken in oneTBB tasks, and a
-// flow-graph function_node of concurrency 1 (the queueing policy: messages wait in the node's
-// buffer) fed by try_put from oneTBB tasks. Each runs in a tbb::task_arena of P threads that the
-// calling thread joins.
+// flow-graph function_node of concurrency 1 fed by try_put from oneTBB tasks. Each runs in a
+// tbb::task_arena of P threads that the calling thread joins.
+//
+// The node's policy is queueing_lightweight, oneTBB's fastest serial node (oneTBB 2021.8,
+// flow_graph.h; _flow_graph_node_impl.h: try_put_task_impl): a message that finds the node free
+// runs the body at once on the thread that puts it, no task made; one that finds it busy waits in
+// the node's buffer. Plain `queueing` runs every body as a task of its own.
 #include <tbb/blocked_range.h>
 #include <tbb/flow_graph.h>
 #include <tbb/parallel_for.h>
@@ -21,7 +25,8 @@ namespace heddle::bench::dispatch {
 
 namespace {
 
-using serial_node = tbb::flow::function_node<std::uint64_t, tbb::flow::continue_msg, tbb::flow::queueing>;
+using serial_node =
+    tbb::flow::function_node<std::uint64_t, tbb::flow::continue_msg, tbb::flow::queueing_lightweight>;
 
 // body(k) for k in [0, producers), one oneTBB task each, then finish(); called inside the arena.
 // Seconds from the start of the loop to finish()'s return.

@@ -7,7 +7,8 @@
 //               through q.async (q.sync once at the end: the time runs until the queue has drained),
 //               through q.sync, under a std::mutex (in std::threads, and in heddle tasks), a
 //               tbb::spin_mutex or tbb::queuing_mutex (oneTBB tasks), or as messages to a oneTBB
-//               function_node of concurrency 1 (try_put from oneTBB tasks, then wait_for_all).
+//               function_node of concurrency 1, policy queueing_lightweight (try_put from oneTBB
+//               tasks, then wait_for_all).
 //               Every variant runs the same critical_section(); the result is checked exactly.
 //   throughput  n trivial items through one queue: from one heddle task (the other workers free to
 //               drain), from P heddle tasks, from a thread outside the runtime; the function_node from

@@ -67,7 +67,7 @@ void run(const options& opt, nlohmann::json& report) {
   std::map<std::string, heddle_counters> counters;
   const auto rs = run_peers(opt, threads, p, counters);
   std::printf("%s\n", markdown_table(rs, cilk::tbb_name).c_str());
-  add_peer_ratios(report, rs, p, "heat", threads);
+  add_peer_ratios(report, rs, p, "heat", threads, at_most(1.05));
   const double serial = find(rs, cilk::serial_name, 1).median();
   std::printf("serial: %.2f ns per cell and step; max error against the exact solution %.3g; every result %s the "
               "serial one\n",

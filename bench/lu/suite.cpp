@@ -103,7 +103,7 @@ void run(const options& opt, nlohmann::json& report) {
   std::map<std::string, heddle_counters> counters;
   const auto rs = run_peers(opt, threads, p, counters);
   std::printf("%s\n", markdown_table(rs, cilk::tbb_name).c_str());
-  add_peer_ratios(report, rs, p, "lu", threads);
+  add_peer_ratios(report, rs, p, "lu", threads, at_most(1.05));
   const double gflop = (4.0 * double(n) - 3.0) * double(n) * double(n) / 6.0 / 1e9;  // Cilk's count_flops
   std::printf("serial: %.2f GFLOP/s; ", gflop / find(rs, cilk::serial_name, 1).median());
   if (res >= 0) std::printf("max |A - L·U| / max |A| = %.3g; ", res);

@@ -51,35 +51,69 @@ stat stat_of(std::vector<double> v) {
   return {n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v.front(), v.back()};
 }
 
-// The metrics of the timed runs of one variant (the warm-up run is not collected).
+// One figure of one run.
+using metric = double (*)(const run_result&);
+double bytes_per_op(const run_result& r) { return r.rss_bytes / double(r.n); }
+double bytes_with_kstack_per_op(const run_result& r) { return (r.rss_bytes + r.kernel_stack_bytes) / double(r.n); }
+double rss_total_mib(const run_result& r) { return r.rss_total_bytes / double(1 << 20); }
+double rss_peak_mib(const run_result& r) { return r.rss_peak_bytes / double(1 << 20); }
+double heap_per_op(const run_result& r) { return r.heap_bytes / double(r.n); }
+double slab_per_op(const run_result& r) { return r.slab_bytes / double(r.n); }
+double kstack_per_op(const run_result& r) { return r.kernel_stack_bytes / double(r.n); }
+double starts_per_s(const run_result& r) { return double(r.n) / r.start_s; }
+double completions_per_s(const run_result& r) { return double(r.n) / r.completion_s; }
+double cpu_us_per_completion(const run_result& r) { return r.completion_cpu_s * 1e6 / double(r.n); }
+double idle_cpu_ms_per_s(const run_result& r) { return r.idle_cpu_s * 1e3 / r.idle_s; }
+double lateness_min_ms(const run_result& r) { return r.lateness_min_s * 1e3; }
+double lateness_p50_ms(const run_result& r) { return r.lateness_p50_s * 1e3; }
+double lateness_max_ms(const run_result& r) { return r.lateness_max_s * 1e3; }
+
+// The metrics of the timed runs of one variant (the warm-up run is not collected): runs[i] is the
+// variant's run in round i of run_interleaved, so two variants' runs[i] were measured in the same round.
 struct collected {
   int calls = 0;
   std::vector<run_result> runs;
 
-  stat of(const std::function<double(const run_result&)>& f) const {
+  stat of(metric f) const {
     std::vector<double> v;
     for (auto& r : runs) v.push_back(f(r));
     return stat_of(v);
   }
-  stat bytes_per_op() const { return of([](auto& r) { return r.rss_bytes / double(r.n); }); }
-  stat rss_total_mib() const { return of([](auto& r) { return r.rss_total_bytes / double(1 << 20); }); }
-  stat rss_peak_mib() const { return of([](auto& r) { return r.rss_peak_bytes / double(1 << 20); }); }
-  stat heap_per_op() const { return of([](auto& r) { return r.heap_bytes / double(r.n); }); }
-  stat slab_per_op() const { return of([](auto& r) { return r.slab_bytes / double(r.n); }); }
-  stat kstack_per_op() const { return of([](auto& r) { return r.kernel_stack_bytes / double(r.n); }); }
-  stat starts_per_s() const { return of([](auto& r) { return double(r.n) / r.start_s; }); }
-  stat completions_per_s() const { return of([](auto& r) { return double(r.n) / r.completion_s; }); }
-  stat cpu_us_per_completion() const { return of([](auto& r) { return r.completion_cpu_s * 1e6 / double(r.n); }); }
-  stat idle_cpu_ms_per_s() const { return of([](auto& r) { return r.idle_cpu_s * 1e3 / r.idle_s; }); }
-  stat lateness_min_ms() const { return of([](auto& r) { return r.lateness_min_s * 1e3; }); }
-  stat lateness_p50_ms() const { return of([](auto& r) { return r.lateness_p50_s * 1e3; }); }
-  stat lateness_max_ms() const { return of([](auto& r) { return r.lateness_max_s * 1e3; }); }
+  // f's median over the rounds with its 95 % interval (harness.hpp: estimate).
+  estimate figure(metric f) const {
+    std::vector<double> v;
+    for (auto& r : runs) v.push_back(f(r));
+    return median_with_interval(std::move(v));
+  }
+  stat bytes_per_op() const { return of(waits::bytes_per_op); }
+  stat rss_total_mib() const { return of(waits::rss_total_mib); }
+  stat rss_peak_mib() const { return of(waits::rss_peak_mib); }
+  stat heap_per_op() const { return of(waits::heap_per_op); }
+  stat slab_per_op() const { return of(waits::slab_per_op); }
+  stat kstack_per_op() const { return of(waits::kstack_per_op); }
+  stat starts_per_s() const { return of(waits::starts_per_s); }
+  stat completions_per_s() const { return of(waits::completions_per_s); }
+  stat cpu_us_per_completion() const { return of(waits::cpu_us_per_completion); }
+  stat idle_cpu_ms_per_s() const { return of(waits::idle_cpu_ms_per_s); }
+  stat lateness_min_ms() const { return of(waits::lateness_min_ms); }
+  stat lateness_p50_ms() const { return of(waits::lateness_p50_ms); }
+  stat lateness_max_ms() const { return of(waits::lateness_max_ms); }
   int late_memory_reads() const {
     int c = 0;
     for (auto& r : runs) c += !r.measured_before_due;
     return c;
   }
 };
+
+// fa(a's run) / fb(b's run) of the same round, for every round: the median with its 95 % interval.
+// a and b must be variants of the same run_interleaved call (std::logic_error otherwise).
+estimate paired_runs(const collected& a, metric fa, const collected& b, metric fb) {
+  if (a.runs.size() != b.runs.size() || a.runs.empty())
+    throw std::logic_error("heddle-bench: waits: two variants were not measured in the same rounds");
+  std::vector<double> per_round(a.runs.size());
+  for (std::size_t i = 0; i < per_round.size(); ++i) per_round[i] = fa(a.runs[i]) / fb(b.runs[i]);
+  return median_with_interval(std::move(per_round));
+}
 
 std::string cell(const stat& s) { return si(s.median) + " (" + si(s.min) + "–" + si(s.max) + ")"; }
 std::string fixed(double x, int decimals) {
@@ -277,69 +311,69 @@ void run(const options& opt, nlohmann::json& report) {
   const collected& st = get(kind::sockets, impl::threads, sockets_threads_n);
   const std::string tn = std::to_string(timers_n), tb = std::to_string(timers_threads_n);
   const std::string sn = std::to_string(sockets_n), sb = std::to_string(sockets_threads_n);
-  auto with_kstack = [](const collected& c) {
-    return c.of([](auto& r) { return (r.rss_bytes + r.kernel_stack_bytes) / double(r.n); }).median;
-  };
+  // Absolute figures: the median over the rounds of each run's figure; comparisons: heddle's run over
+  // the threads' run of the same round, the median of those per-round ratios. Both with 95 % intervals.
+  auto vs_threads = [](const collected& h, const collected& t, metric f) { return paired_runs(h, f, t, f); };
 
-  add_ratio(report, "waits_timer_bytes_per_op", th.bytes_per_op().median, "heddle: RSS bytes per outstanding timer, " + tn + " timers");
-  add_ratio(report, "waits_timer_heap_bytes_per_op", th.heap_per_op().median, "heddle: malloc bytes per outstanding timer, " + tn + " timers");
-  add_ratio(report, "waits_timer_starts_per_s", th.starts_per_s().median, "heddle: timers started per second, " + tn + " timers");
-  add_ratio(report, "waits_timer_completions_per_s", th.completions_per_s().median,
-            "heddle: timer successors completed per second after the deadline, " + tn + " timers");
-  add_ratio(report, "waits_timer_first_late_ms", th.lateness_min_ms().median,
-            "heddle: the first successor's start after the deadline, ms, " + tn + " timers due together");
-  add_ratio(report, "waits_timer_threads_bytes_per_op", tt.bytes_per_op().median, "thread per wait: RSS bytes per sleeping thread, " + tb + " threads");
-  add_ratio(report, "waits_timer_threads_kernel_stack_bytes_per_op", tt.kstack_per_op().median,
-            "thread per wait: kernel stack bytes per sleeping thread (not in RSS), " + tb + " threads");
-  add_ratio(report, "waits_timer_threads_completions_per_s", tt.completions_per_s().median,
-            "thread per wait: sleeps completed per second after the deadline, " + tb + " threads");
-  add_ratio(report, "waits_timer_threads_first_late_ms", tt.lateness_min_ms().median,
-            "thread per wait: the first thread's wake-up after the deadline, ms, " + tb + " threads");
-  add_ratio(report, "waits_timer_bytes_per_op_vs_threads", thb.bytes_per_op().median / tt.bytes_per_op().median,
-            "heddle RSS per timer / RSS per sleeping thread, " + tb + " each (lower: heddle smaller)");
-  add_ratio(report, "waits_timer_bytes_per_op_vs_threads_with_kernel_stacks",
-            thb.bytes_per_op().median / with_kstack(tt),
-            "heddle RSS per timer / (RSS + kernel stack) per sleeping thread, " + tb + " each");
-  add_ratio(report, "waits_timer_peak_rss_mib", th.rss_peak_mib().median,
-            "heddle: the process's peak RSS, MiB, " + tn + " timers (runtime and engines included)");
-  add_ratio(report, "waits_timer_threads_peak_rss_mib", tt.rss_peak_mib().median,
-            "thread per wait: the process's peak RSS, MiB, " + tb + " threads");
-  add_ratio(report, "waits_timer_peak_rss_vs_threads", thb.rss_peak_mib().median / tt.rss_peak_mib().median,
-            "heddle's peak RSS / the threads', " + tb + " each (lower: heddle smaller)");
-  add_ratio(report, "waits_timer_starts_per_s_vs_threads", thb.starts_per_s().median / tt.starts_per_s().median,
-            "heddle starts per second / thread starts per second, " + tb + " each (higher: heddle faster)");
-  add_ratio(report, "waits_timer_completions_per_s_vs_threads", thb.completions_per_s().median / tt.completions_per_s().median,
-            "heddle completions per second / threads', " + tb + " each (higher: heddle faster)");
+  add_figure(report, "waits_timer_bytes_per_op", th.figure(bytes_per_op), "heddle: RSS bytes per outstanding timer, " + tn + " timers");
+  add_figure(report, "waits_timer_heap_bytes_per_op", th.figure(heap_per_op), "heddle: malloc bytes per outstanding timer, " + tn + " timers");
+  add_figure(report, "waits_timer_starts_per_s", th.figure(starts_per_s), "heddle: timers started per second, " + tn + " timers");
+  add_figure(report, "waits_timer_completions_per_s", th.figure(completions_per_s),
+             "heddle: timer successors completed per second after the deadline, " + tn + " timers");
+  add_figure(report, "waits_timer_first_late_ms", th.figure(lateness_min_ms),
+             "heddle: the first successor's start after the deadline, ms, " + tn + " timers due together");
+  add_figure(report, "waits_timer_threads_bytes_per_op", tt.figure(bytes_per_op), "thread per wait: RSS bytes per sleeping thread, " + tb + " threads");
+  add_figure(report, "waits_timer_threads_kernel_stack_bytes_per_op", tt.figure(kstack_per_op),
+             "thread per wait: kernel stack bytes per sleeping thread (not in RSS), " + tb + " threads");
+  add_figure(report, "waits_timer_threads_completions_per_s", tt.figure(completions_per_s),
+             "thread per wait: sleeps completed per second after the deadline, " + tb + " threads");
+  add_figure(report, "waits_timer_threads_first_late_ms", tt.figure(lateness_min_ms),
+             "thread per wait: the first thread's wake-up after the deadline, ms, " + tb + " threads");
+  add_figure(report, "waits_timer_bytes_per_op_vs_threads", vs_threads(thb, tt, bytes_per_op),
+             "heddle RSS per timer / RSS per sleeping thread, per round, " + tb + " each (lower: heddle smaller)");
+  add_figure(report, "waits_timer_bytes_per_op_vs_threads_with_kernel_stacks",
+             paired_runs(thb, bytes_per_op, tt, bytes_with_kstack_per_op),
+             "heddle RSS per timer / (RSS + kernel stack) per sleeping thread, per round, " + tb + " each");
+  add_figure(report, "waits_timer_peak_rss_mib", th.figure(rss_peak_mib),
+             "heddle: the process's peak RSS, MiB, " + tn + " timers (runtime and engines included)");
+  add_figure(report, "waits_timer_threads_peak_rss_mib", tt.figure(rss_peak_mib),
+             "thread per wait: the process's peak RSS, MiB, " + tb + " threads");
+  add_figure(report, "waits_timer_peak_rss_vs_threads", vs_threads(thb, tt, rss_peak_mib),
+             "heddle's peak RSS / the threads', per round, " + tb + " each (lower: heddle smaller)");
+  add_figure(report, "waits_timer_starts_per_s_vs_threads", vs_threads(thb, tt, starts_per_s),
+             "heddle starts per second / thread starts per second, per round, " + tb + " each (higher: heddle faster)");
+  add_figure(report, "waits_timer_completions_per_s_vs_threads", vs_threads(thb, tt, completions_per_s),
+             "heddle completions per second / threads', per round, " + tb + " each (higher: heddle faster)");
 
-  add_ratio(report, "waits_socket_bytes_per_op", sh.bytes_per_op().median, "heddle: RSS bytes per pending read, " + sn + " sockets");
-  add_ratio(report, "waits_socket_heap_bytes_per_op", sh.heap_per_op().median, "heddle: malloc bytes per pending read, " + sn + " sockets");
-  add_ratio(report, "waits_socket_starts_per_s", sh.starts_per_s().median, "heddle: reads started per second, " + sn + " sockets");
-  add_ratio(report, "waits_socket_idle_cpu_ms_per_s", sh.idle_cpu_ms_per_s().median,
-            "heddle: process CPU ms per idle second with every read pending, " + sn + " sockets");
-  add_ratio(report, "waits_socket_completions_per_s", sh.completions_per_s().median,
-            "heddle: reads completed per second from the first write, " + sn + " sockets");
-  add_ratio(report, "waits_socket_threads_bytes_per_op", st.bytes_per_op().median, "thread per wait: RSS bytes per blocked reader, " + sb + " sockets");
-  add_ratio(report, "waits_socket_threads_kernel_stack_bytes_per_op", st.kstack_per_op().median,
-            "thread per wait: kernel stack bytes per blocked reader (not in RSS), " + sb + " sockets");
-  add_ratio(report, "waits_socket_threads_idle_cpu_ms_per_s", st.idle_cpu_ms_per_s().median,
-            "thread per wait: process CPU ms per idle second, " + sb + " sockets");
-  add_ratio(report, "waits_socket_threads_completions_per_s", st.completions_per_s().median,
-            "thread per wait: reads completed per second from the first write, " + sb + " sockets");
-  add_ratio(report, "waits_socket_bytes_per_op_vs_threads", shb.bytes_per_op().median / st.bytes_per_op().median,
-            "heddle RSS per pending read / RSS per blocked reader, " + sb + " each (lower: heddle smaller)");
-  add_ratio(report, "waits_socket_bytes_per_op_vs_threads_with_kernel_stacks",
-            shb.bytes_per_op().median / with_kstack(st),
-            "heddle RSS per pending read / (RSS + kernel stack) per blocked reader, " + sb + " each");
-  add_ratio(report, "waits_socket_peak_rss_mib", sh.rss_peak_mib().median,
-            "heddle: the process's peak RSS, MiB, " + sn + " sockets (runtime and engines included)");
-  add_ratio(report, "waits_socket_threads_peak_rss_mib", st.rss_peak_mib().median,
-            "thread per wait: the process's peak RSS, MiB, " + sb + " sockets");
-  add_ratio(report, "waits_socket_peak_rss_vs_threads", shb.rss_peak_mib().median / st.rss_peak_mib().median,
-            "heddle's peak RSS / the threads', " + sb + " each (lower: heddle smaller)");
-  add_ratio(report, "waits_socket_starts_per_s_vs_threads", shb.starts_per_s().median / st.starts_per_s().median,
-            "heddle starts per second / thread starts per second, " + sb + " each (higher: heddle faster)");
-  add_ratio(report, "waits_socket_completions_per_s_vs_threads", shb.completions_per_s().median / st.completions_per_s().median,
-            "heddle completions per second / threads', " + sb + " each (higher: heddle faster)");
+  add_figure(report, "waits_socket_bytes_per_op", sh.figure(bytes_per_op), "heddle: RSS bytes per pending read, " + sn + " sockets");
+  add_figure(report, "waits_socket_heap_bytes_per_op", sh.figure(heap_per_op), "heddle: malloc bytes per pending read, " + sn + " sockets");
+  add_figure(report, "waits_socket_starts_per_s", sh.figure(starts_per_s), "heddle: reads started per second, " + sn + " sockets");
+  add_figure(report, "waits_socket_idle_cpu_ms_per_s", sh.figure(idle_cpu_ms_per_s),
+             "heddle: process CPU ms per idle second with every read pending, " + sn + " sockets");
+  add_figure(report, "waits_socket_completions_per_s", sh.figure(completions_per_s),
+             "heddle: reads completed per second from the first write, " + sn + " sockets");
+  add_figure(report, "waits_socket_threads_bytes_per_op", st.figure(bytes_per_op), "thread per wait: RSS bytes per blocked reader, " + sb + " sockets");
+  add_figure(report, "waits_socket_threads_kernel_stack_bytes_per_op", st.figure(kstack_per_op),
+             "thread per wait: kernel stack bytes per blocked reader (not in RSS), " + sb + " sockets");
+  add_figure(report, "waits_socket_threads_idle_cpu_ms_per_s", st.figure(idle_cpu_ms_per_s),
+             "thread per wait: process CPU ms per idle second, " + sb + " sockets");
+  add_figure(report, "waits_socket_threads_completions_per_s", st.figure(completions_per_s),
+             "thread per wait: reads completed per second from the first write, " + sb + " sockets");
+  add_figure(report, "waits_socket_bytes_per_op_vs_threads", vs_threads(shb, st, bytes_per_op),
+             "heddle RSS per pending read / RSS per blocked reader, per round, " + sb + " each (lower: heddle smaller)");
+  add_figure(report, "waits_socket_bytes_per_op_vs_threads_with_kernel_stacks",
+             paired_runs(shb, bytes_per_op, st, bytes_with_kstack_per_op),
+             "heddle RSS per pending read / (RSS + kernel stack) per blocked reader, per round, " + sb + " each");
+  add_figure(report, "waits_socket_peak_rss_mib", sh.figure(rss_peak_mib),
+             "heddle: the process's peak RSS, MiB, " + sn + " sockets (runtime and engines included)");
+  add_figure(report, "waits_socket_threads_peak_rss_mib", st.figure(rss_peak_mib),
+             "thread per wait: the process's peak RSS, MiB, " + sb + " sockets");
+  add_figure(report, "waits_socket_peak_rss_vs_threads", vs_threads(shb, st, rss_peak_mib),
+             "heddle's peak RSS / the threads', per round, " + sb + " each (lower: heddle smaller)");
+  add_figure(report, "waits_socket_starts_per_s_vs_threads", vs_threads(shb, st, starts_per_s),
+             "heddle starts per second / thread starts per second, per round, " + sb + " each (higher: heddle faster)");
+  add_figure(report, "waits_socket_completions_per_s_vs_threads", vs_threads(shb, st, completions_per_s),
+             "heddle completions per second / threads', per round, " + sb + " each (higher: heddle faster)");
   std::printf("\n");
 
   add_suite(report, "waits", rs,
