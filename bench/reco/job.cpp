@@ -2,14 +2,34 @@
 // process, for heddle-bench reco, which starts it to compare one threaded process against several
 // single-threaded ones (how CMS ran before its framework was threaded), memory included.
 //   heddle-reco-job CONFIG --events N --mu MU [--seed S] [--threads T --in-flight F | --single-threaded] [--out FILE]
-// Prints one JSON line: {"events": N, "checksum": "0x...", "wall_s": seconds of the run}.
-// --seed replaces every module's seed: processes given different seeds run different events.
+// Prints one JSON line: {"events": N, "checksum": "0x...", "loop_s": seconds of the event loop
+// (run_report::wall_s), "vm_hwm_bytes": the process's peak RSS (VmHWM of /proc/self/status, read at
+// its end, when everything it will hold has been held)}.
+// --seed replaces every module's seed. An event's products depend only on the seeds and on its
+// (run, lumi, event) numbers, which the processor counts from the first event: a process given
+// --events N/2 and the seed of one given --events N runs that one's first N/2 events exactly;
+// another seed gives other events of the same distribution.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <heddle/fw.hpp>
+
+namespace {
+
+// VmHWM of /proc/self/status in bytes: the most this process has held resident (its own: an exec
+// starts the count afresh, unlike the ru_maxrss a parent gets from wait4). 0 when it cannot be read.
+double vm_hwm_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) * 1024;
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace heddle::fw;
@@ -44,8 +64,9 @@ int main(int argc, char** argv) {
     r.events_in_flight = single ? 1 : in_flight;
     r.concurrent_lumis = c.concurrent_lumis;
     const run_report rep = single ? run_single_threaded(p, r) : run_threaded(p, r);
-    std::printf("{\"events\": %llu, \"checksum\": \"%#llx\", \"wall_s\": %.6f}\n", static_cast<unsigned long long>(rep.events),
-                static_cast<unsigned long long>(rep.checksum), rep.wall_s);
+    std::printf("{\"events\": %llu, \"checksum\": \"%#llx\", \"loop_s\": %.6f, \"vm_hwm_bytes\": %.0f}\n",
+                static_cast<unsigned long long>(rep.events), static_cast<unsigned long long>(rep.checksum), rep.wall_s,
+                vm_hwm_bytes());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle-reco-job: %s\n", e.what());
