@@ -1,9 +1,10 @@
-// heddle-bench-am-flag-work: how the raw shared-memory round trip that heddle-bench am measures
-// against (two processes, one flag line each way, a PAUSE between looks) changes when a side does
-// some work between seeing its flag and writing the other's: the time a runtime's call path takes
-// on each side of a round trip, without the runtime. Every work's round trips are timed in turn,
-// round after round (interleaved), in a fresh process pair each time; medians, min–max and the
-// ratio to no work. Work is an empty loop calibrated in ns on this machine.
+// heddle-bench-am-flag-work: how a raw shared-memory round trip (two processes, one flag line each
+// way, a PAUSE between looks: heddle-bench-am-raw's shm-pause-lines-64-apart way, one of the raw
+// ways heddle-bench am takes the fastest of) changes when a side does some work between seeing its
+// flag and writing the other's: the time a runtime's call path takes on each side of a round trip,
+// without the runtime. Every work's round trips are timed in turn, round after round
+// (interleaved), in a fresh process pair each time; medians, min–max and the ratio to no work. Work
+// is an empty loop calibrated in ns on this machine.
 //   heddle-bench-am-flag-work [--reps 9] [--round-trips 100000] [--work 0,12,25,50,100,200,400]
 // (docs/benchmarks.md, "The short call path on the AMD VM", reads it.)
 #include <sys/mman.h>
@@ -25,7 +26,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// As heddle-bench-am-node's raw flag ping-pong: two adjacent lines.
+// Two adjacent lines (heddle-bench-am-raw's lines-64-apart ways).
 struct alignas(64) flag_line {
   std::atomic<std::uint64_t> v{0};
 };

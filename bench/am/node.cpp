@@ -1,52 +1,53 @@
-// heddle-bench-am-node: the two nodes of the am suite (suite.cpp starts them with heddle-run or
-// mpirun). Node 0 measures, in the same run and interleaved round by round, an empty offload's
-// round trip and put/get transfers against the raw transport between the same two processes:
-//   shm: a flag ping-pong through shared memory, and memcpy into the other process's memory;
-//   tcp: 8-byte messages over a TCP_NODELAY socket, and streaming into it;
-//   mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD.
-// Node 1 runs its side of every raw measurement as an offloaded task. With any number of nodes, node
-// 0 also times a call to every other node, offload::broadcast against a sync call to each in turn,
-// and 64 KiB to and from every other node, scatter and gather against a put or get to each in turn
-// (--only-all-nodes: those alone). Node 0 writes
-//   {"backend", "results": [{"name", "config", "samples": [seconds per operation, ...]}]}
-// to --json FILE.
-//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B] [--only-all-nodes]
-#include <arpa/inet.h>
+// heddle-bench-am-node: the nodes of the am suite (suite.cpp starts them with heddle-run or mpirun).
+// Node 0 measures, interleaved round by round in a new order each round, put/get transfers from
+// 1 KiB up against the raw transport between the same two processes (node 1 runs its side of each
+// raw transfer as an offloaded task):
+//   shm: memcpy into and out of memory node 1 made and both map;
+//   tcp: streaming over a TCP_NODELAY loopback socket, an ack after each block;
+//   mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD, an ack after each block.
+// With any number of nodes, node 0 also times a call to every other node, offload::broadcast
+// against a sync call to each in turn, and 64 KiB to and from every other node, scatter and gather
+// against a put or get to each in turn (--only-all-nodes: those alone). Node 0 writes
+//   {"backend", "results": [{"name", "config", "samples": [seconds per operation, one a round]}]}
+// to --json FILE. With --round-trip STRATEGY it times only an empty offload's round trip with that
+// strategy (a tenth of the timed calls and at least 10 ms to warm up, then the timed calls:
+// --rtt-iterations, a twentieth of them with express) and writes {"seconds_per_round_trip": S}: one sample of a round in which
+// heddle-bench am times the raw round trips in processes of their own (raw.cpp).
+//   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N] [--max-bytes B]
+//                        [--only-all-nodes | --round-trip short_task|express]
 #include <fcntl.h>
 #include <mpi.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <heddle/am.hpp>
 #include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "sockets.hpp"
 
 namespace {
 
 namespace off = heddle::offload;
+using namespace heddle::bench::am;  // sockets.hpp
 using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 void empty() {}
 
-// ---- shm: a flag ping-pong and a memcpy between the processes ----
-struct alignas(64) flag_line {
-  std::atomic<std::uint64_t> v{0};
-};
-struct flags {
-  flag_line ping, pong;
-};
+// ---- shm: memory node 1 owns, mapped by both processes ----
 void* map_shared(const std::string& name, std::size_t bytes, bool create) {
   const int fd = ::shm_open(name.c_str(), O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
   if (fd < 0) throw std::runtime_error("shm_open " + name + ": " + std::strerror(errno));
@@ -56,85 +57,11 @@ void* map_shared(const std::string& name, std::size_t bytes, bool create) {
   if (p == MAP_FAILED) throw std::runtime_error("mmap " + name);
   return p;
 }
-// Node 1: answers n pings (after the handshake value 1).
-void shm_pong(std::string name, std::uint64_t n) {
-  auto* f = static_cast<flags*>(map_shared(name, sizeof(flags), false));
-  for (std::uint64_t i = 1; i <= n + 1; ++i) {
-    while (f->ping.v.load(std::memory_order_acquire) != i) __builtin_ia32_pause();
-    f->pong.v.store(i, std::memory_order_release);
-  }
-  ::munmap(f, sizeof(flags));
-}
-double shm_raw_rtt(std::uint64_t n) {
-  static int round = 0;
-  const std::string name = "/heddle-bench-am." + std::to_string(::getpid()) + "." + std::to_string(round++);
-  auto* f = static_cast<flags*>(map_shared(name, sizeof(flags), true));
-  off::ping(1, heddle::f2f<&shm_pong>(name, n));
-  f->ping.v.store(1, std::memory_order_release);  // handshake: node 1's task is running
-  while (f->pong.v.load(std::memory_order_acquire) != 1) __builtin_ia32_pause();
-  const auto t0 = clock_type::now();
-  for (std::uint64_t i = 2; i <= n + 1; ++i) {
-    f->ping.v.store(i, std::memory_order_release);
-    while (f->pong.v.load(std::memory_order_acquire) != i) __builtin_ia32_pause();
-  }
-  const double s = seconds_since(t0) / static_cast<double>(n);
-  ::munmap(f, sizeof(flags));
-  ::shm_unlink(name.c_str());
-  return s;
-}
 
-// ---- tcp: a socket between the two processes ----
-int tcp_listener(int& port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 4) != 0)
-    throw std::runtime_error(std::string("listen: ") + std::strerror(errno));
-  socklen_t len = sizeof sa;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  port = ntohs(sa.sin_port);
-  return fd;
-}
-int tcp_connect(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sa.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) throw std::runtime_error("connect");
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
-void full_write(int fd, const void* p, std::size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n) {
-    const ssize_t w = ::send(fd, c, n, MSG_NOSIGNAL);
-    if (w <= 0) throw std::runtime_error("send");
-    c += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-// `busy`: polls the socket (MSG_DONTWAIT) instead of sleeping in recv, as heddle's polling does.
-void full_read(int fd, void* p, std::size_t n, bool busy = false) {
-  char* c = static_cast<char*>(p);
-  while (n) {
-    const ssize_t r = ::recv(fd, c, n, busy ? MSG_DONTWAIT : 0);
-    if (r < 0 && busy && errno == EAGAIN) continue;
-    if (r <= 0) throw std::runtime_error("recv");
-    c += r;
-    n -= static_cast<std::size_t>(r);
-  }
-}
-// Node 1: echoes n 8-byte messages, then receives `transfers` blocks of `bytes` and acks each.
-void tcp_peer(int port, std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers, bool busy) {
+// ---- tcp: a socket between the two processes (sockets.hpp) ----
+// Node 1: receives `transfers` blocks of `bytes` and acks each.
+void tcp_sink(int port, std::uint64_t bytes, std::uint64_t transfers) {
   const int fd = tcp_connect(port);
-  std::uint64_t v = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    full_read(fd, &v, sizeof v, busy);
-    full_write(fd, &v, sizeof v);
-  }
   std::vector<char> buf(bytes);
   for (std::uint64_t i = 0; i < transfers; ++i) {
     full_read(fd, buf.data(), bytes);
@@ -153,34 +80,11 @@ void tcp_source(int port, std::uint64_t bytes, std::uint64_t transfers) {
   }
   ::close(fd);
 }
-int tcp_accept(int listener) {
-  const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
-double tcp_raw_rtt(std::uint64_t n, bool busy) {
-  int port = 0;
-  const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f<&tcp_peer>(port, n, std::uint64_t{0}, std::uint64_t{0}, busy));
-  const int fd = tcp_accept(l);
-  std::uint64_t v = 0;
-  full_write(fd, &v, sizeof v);  // the first round trip starts the peer
-  full_read(fd, &v, sizeof v, busy);
-  const auto t0 = clock_type::now();
-  for (std::uint64_t i = 1; i < n; ++i) {
-    full_write(fd, &i, sizeof i);
-    full_read(fd, &v, sizeof v, busy);
-  }
-  const double s = seconds_since(t0) / static_cast<double>(n - 1);
-  ::close(fd);
-  ::close(l);
-  return s;
-}
+// Into node 1 (put's direction).
 double tcp_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
   int port = 0;
   const int l = tcp_listener(port);
-  off::ping(1, heddle::f2f<&tcp_peer>(port, std::uint64_t{0}, bytes, k + 1, false));
+  off::ping(1, heddle::f2f<&tcp_sink>(port, bytes, k + 1));
   const int fd = tcp_accept(l);
   char ack;
   full_write(fd, data.data(), bytes);  // warm the connection
@@ -217,32 +121,16 @@ double tcp_raw_transfer_in(std::uint64_t bytes, std::uint64_t k, std::vector<cha
 
 // ---- mpi: MPI_Send/MPI_Recv on MPI_COMM_WORLD ----
 constexpr int raw_tag = 4242;
-void mpi_peer(std::uint64_t n, std::uint64_t bytes, std::uint64_t transfers) {
-  std::uint64_t v = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    MPI_Recv(&v, 8, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Send(&v, 8, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD);
-  }
+// Node 1: receives `transfers` blocks of `bytes` from node 0 and acks each.
+void mpi_sink(std::uint64_t bytes, std::uint64_t transfers) {
   std::vector<char> buf(bytes);
   for (std::uint64_t i = 0; i < transfers; ++i) {
     MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Send(nullptr, 0, MPI_BYTE, 0, raw_tag, MPI_COMM_WORLD);
   }
 }
-double mpi_raw_rtt(std::uint64_t n) {
-  off::ping(1, heddle::f2f<&mpi_peer>(n, std::uint64_t{0}, std::uint64_t{0}));
-  std::uint64_t v = 0;
-  MPI_Send(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
-  MPI_Recv(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  const auto t0 = clock_type::now();
-  for (std::uint64_t i = 1; i < n; ++i) {
-    MPI_Send(&i, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
-    MPI_Recv(&v, 8, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  return seconds_since(t0) / static_cast<double>(n - 1);
-}
 double mpi_raw_transfer(std::uint64_t bytes, std::uint64_t k, const std::vector<char>& data) {
-  off::ping(1, heddle::f2f<&mpi_peer>(std::uint64_t{0}, bytes, k + 1));
+  off::ping(1, heddle::f2f<&mpi_sink>(bytes, k + 1));
   MPI_Send(data.data(), static_cast<int>(bytes), MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD);
   MPI_Recv(nullptr, 0, MPI_BYTE, 1, raw_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const auto t0 = clock_type::now();
@@ -286,8 +174,12 @@ void shm_make_target(std::string name, std::uint64_t bytes) {
   std::memset(map_shared(name, bytes, true), 0, bytes);  // touched: its pages exist, as a buffer's do once used
 }
 
-double offload_rtt(std::uint64_t n, heddle::strategy how) {
-  off::sync(1, heddle::f2f<&empty>(), how);
+// Seconds per empty call to node 1 with `how`, waited for: `warm` calls untimed and as many more as
+// fill 10 ms (a session just started: what node 1 still does then is in no timed call), then n timed.
+double offload_rtt(std::uint64_t warm, std::uint64_t n, heddle::strategy how) {
+  const auto w0 = clock_type::now();
+  for (std::uint64_t i = 0; i < warm || clock_type::now() - w0 < std::chrono::milliseconds(10); ++i)
+    off::sync(1, heddle::f2f<&empty>(), how);
   const auto t0 = clock_type::now();
   for (std::uint64_t i = 0; i < n; ++i) off::sync(1, heddle::f2f<&empty>(), how);
   return seconds_since(t0) / static_cast<double>(n);
@@ -357,10 +249,31 @@ struct series {
   std::vector<double> samples;
 };
 
+// A thing timed once a round: its name in the results and a run returning seconds per operation.
+using step = std::pair<std::string, std::function<double()>>;
+
+// Runs every step once (a warm-up round, not kept), then `reps` rounds, each running every step once
+// in a new order (a seeded shuffle, the same sequence on every run, as heddle-bench's
+// run_interleaved): in a fixed order a step would always follow the same one and pay for what it
+// left behind (caches, a socket's or a transport's state). Each kept round's seconds go to
+// add(name, config, seconds), so the i-th sample of every step comes from the same round.
+template <class Add>
+void in_rounds(std::mt19937_64& rng, int reps, const std::string& config, const std::vector<step>& steps, Add&& add) {
+  std::vector<std::size_t> order(steps.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::vector<double> seconds(steps.size());
+  for (int r = 0; r <= reps; ++r) {
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    for (std::size_t i : order) seconds[i] = steps[i].second();
+    if (r == 0) continue;
+    for (std::size_t i = 0; i < steps.size(); ++i) add(steps[i].first, config, seconds[i]);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string backend_name, json_file;
+  std::string backend_name, json_file, round_trip;
   int reps = 5;
   std::uint64_t rtt_n = 20000, max_bytes = std::uint64_t{64} << 20;
   try {
@@ -370,14 +283,25 @@ int main(int argc, char** argv) {
     app.add_option("--backend", backend_name)->required();
     app.add_option("--json", json_file)->required();
     app.add_option("--reps", reps);
-    app.add_option("--rtt-iterations", rtt_n);
+    app.add_option("--rtt-iterations", rtt_n)->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
     app.add_option("--max-bytes", max_bytes);
     bool only_all_nodes = false;
-    app.add_flag("--only-all-nodes", only_all_nodes, "measure the calls and transfers to all nodes only");
+    auto* all_flag = app.add_flag("--only-all-nodes", only_all_nodes, "measure the calls and transfers to all nodes only");
+    app.add_option("--round-trip", round_trip, "time only an empty offload's round trip with this strategy")
+        ->check(CLI::IsMember({"short_task", "express"}))
+        ->excludes(all_flag);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       return app.exit(e);  // --help, or what is wrong with the command line
+    }
+    if (!round_trip.empty()) {
+      // express hands the call to a worker, tens of times slower: a twentieth of the calls.
+      const bool express = round_trip == "express";
+      const std::uint64_t n = express ? rtt_n / 20 + 1 : rtt_n;
+      const double sec = offload_rtt(n / 10 + 1, n, express ? heddle::strategy::express : heddle::strategy::short_task);
+      std::ofstream(json_file) << nlohmann::json{{"seconds_per_round_trip", sec}}.dump() << "\n";
+      return 0;
     }
     if (only_all_nodes) max_bytes = 1024;  // no two-node transfers are measured
 
@@ -387,51 +311,31 @@ int main(int argc, char** argv) {
         if (x.name == name && x.config == config) return x.samples.push_back(v);
       out.push_back({name, config, {v}});
     };
-    const std::string raw_rtt_name = backend_name == "shm" ? "raw shared-memory flag"
-                                     : backend_name == "tcp" ? "raw TCP socket, blocking recv"
-                                                             : "raw MPI_Send/MPI_Recv";
+    std::mt19937_64 rng(20261207);
     // Raw transfers both ways: into node 1's memory (put's direction) and out of it (get's).
     const std::string raw_bw_name = backend_name == "shm" ? "raw memcpy" : backend_name == "tcp" ? "raw TCP socket" : "raw MPI_Send";
     const std::string raw_out_name = raw_bw_name + " 0→1", raw_in_name = raw_bw_name + " 1→0";
-    // Calls to every other node: broadcast against sequential calls, interleaved round by round.
-    const std::string all_config = std::to_string(off::num_nodes()) + " nodes, a call to all others";
-    for (int r = 0; r < reps + 1; ++r) {
-      const double tree = broadcast_time(rtt_n / 10 + 1);
-      const double each = sequential_time(rtt_n / 10 + 1);
-      if (r == 0) continue;
-      add("heddle broadcast (short_task)", all_config, tree);
-      add("sync to each node in turn (short_task)", all_config, each);
-    }
+    // Calls to every other node: broadcast against sequential calls.
+    const std::uint64_t calls = rtt_n / 10 + 1;
+    in_rounds(rng, reps, std::to_string(off::num_nodes()) + " nodes, a call to all others",
+              {{"heddle broadcast (short_task)", [&] { return broadcast_time(calls); }},
+               {"sync to each node in turn (short_task)", [&] { return sequential_time(calls); }}},
+              add);
     {
       blocks b;
-      const std::string blocks_config = std::to_string(off::num_nodes()) + " nodes, 64 KiB to or from all others";
       const std::uint64_t rounds = rtt_n / 100 + 1;
-      for (int r = 0; r < reps + 1; ++r) {
-        const double scatter = b.scatter(rounds), puts = b.puts(rounds), gather = b.gather(rounds), gets = b.gets(rounds);
-        if (r == 0) continue;
-        add("heddle scatter", blocks_config, scatter);
-        add("put to each node in turn", blocks_config, puts);
-        add("heddle gather", blocks_config, gather);
-        add("get from each node in turn", blocks_config, gets);
-      }
-    }
-    // Round trips: raw, then offloads started inline (short_task) and on the express lane, every round.
-    for (int r = 0; r < reps + 1 && !only_all_nodes; ++r) {  // round 0 warms up
-      const double raw = backend_name == "shm" ? shm_raw_rtt(rtt_n) : backend_name == "tcp" ? tcp_raw_rtt(rtt_n, false) : mpi_raw_rtt(rtt_n);
-      // TCP both ways: sleeping in recv (the usual raw socket) and polling it, as heddle does.
-      const double raw_polled = backend_name == "tcp" ? tcp_raw_rtt(rtt_n, true) : 0;
-      const double inl = offload_rtt(rtt_n, heddle::strategy::short_task);
-      const double exp = offload_rtt(rtt_n / 20 + 1, heddle::strategy::express);
-      if (r == 0) continue;
-      add(raw_rtt_name, "empty round trip", raw);
-      if (backend_name == "tcp") add("raw TCP socket, polled recv", "empty round trip", raw_polled);
-      add("heddle offload (short_task)", "empty round trip", inl);
-      add("heddle offload (express)", "empty round trip", exp);
+      in_rounds(rng, reps, std::to_string(off::num_nodes()) + " nodes, 64 KiB to or from all others",
+                {{"heddle scatter", [&] { return b.scatter(rounds); }},
+                 {"put to each node in turn", [&] { return b.puts(rounds); }},
+                 {"heddle gather", [&] { return b.gather(rounds); }},
+                 {"get from each node in turn", [&] { return b.gets(rounds); }}},
+                add);
     }
     // Transfers: 1 KiB to max_bytes by 4×.
     std::vector<char> data(max_bytes), back(max_bytes);
     for (std::uint64_t i = 0; i < max_bytes; ++i) data[i] = static_cast<char>(i * 31 + 7);
     off::buffer_ptr<char> b = off::allocate<char>(1, max_bytes);
+    off::put(data.data(), b, max_bytes).get();  // what every get below must read back, whichever runs first
     std::string shm_target;
     char* remote = nullptr;
     if (backend_name == "shm") {
@@ -442,28 +346,33 @@ int main(int argc, char** argv) {
     for (std::uint64_t bytes = 1024; bytes <= max_bytes && !only_all_nodes; bytes *= 4) {
       const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
       const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
-      for (int r = 0; r < reps + 1; ++r) {
-        const double raw = backend_name == "shm" ? shm_raw_transfer(remote, data.data(), bytes, k)
-                           : backend_name == "tcp" ? tcp_raw_transfer(bytes, k, data)
-                                                   : mpi_raw_transfer(bytes, k, data);
-        const double raw_in = backend_name == "shm" ? shm_raw_transfer(back.data(), remote, bytes, k)
-                              : backend_name == "tcp" ? tcp_raw_transfer_in(bytes, k, back)
-                                                      : mpi_raw_transfer_in(bytes, k, back);
-        off::put(data.data(), b, bytes).get();
-        auto t0 = clock_type::now();
+      auto raw_out = [&] {
+        return backend_name == "shm"   ? shm_raw_transfer(remote, data.data(), bytes, k)
+               : backend_name == "tcp" ? tcp_raw_transfer(bytes, k, data)
+                                       : mpi_raw_transfer(bytes, k, data);
+      };
+      auto raw_in = [&] {
+        return backend_name == "shm"   ? shm_raw_transfer(back.data(), remote, bytes, k)
+               : backend_name == "tcp" ? tcp_raw_transfer_in(bytes, k, back)
+                                       : mpi_raw_transfer_in(bytes, k, back);
+      };
+      auto put = [&] {
+        off::put(data.data(), b, bytes).get();  // warm
+        const auto t0 = clock_type::now();
         for (std::uint64_t i = 0; i < k; ++i) off::put(data.data(), b, bytes).get();
-        const double put = seconds_since(t0) / static_cast<double>(k);
-        t0 = clock_type::now();
+        return seconds_since(t0) / static_cast<double>(k);
+      };
+      auto get = [&] {
+        off::get(b, back.data(), bytes).get();  // warm
+        std::memset(back.data(), 0, bytes);     // the timed gets' bytes are checked, not what was there
+        const auto t0 = clock_type::now();
         for (std::uint64_t i = 0; i < k; ++i) off::get(b, back.data(), bytes).get();
-        const double get = seconds_since(t0) / static_cast<double>(k);
+        const double sec = seconds_since(t0) / static_cast<double>(k);
         if (std::memcmp(back.data(), data.data(), bytes) != 0)
           throw std::runtime_error("get returned other bytes than put wrote (" + config + ")");
-        if (r == 0) continue;
-        add(raw_out_name, config, raw);
-        add(raw_in_name, config, raw_in);
-        add("heddle put", config, put);
-        add("heddle get", config, get);
-      }
+        return sec;
+      };
+      in_rounds(rng, reps, config, {{raw_out_name, raw_out}, {raw_in_name, raw_in}, {"heddle put", put}, {"heddle get", get}}, add);
     }
     off::free(b);
     if (remote) {
