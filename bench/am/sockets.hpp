@@ -1,5 +1,5 @@
 // A TCP connection over the loopback between two processes, for the am suite's raw TCP references
-// (heddle-bench-am-node's transfers, heddle-bench-am-raw's round trips). Every function throws
+// (heddle-bench-am-raw's round trips and transfers). Every function throws
 // std::runtime_error naming the call that failed.
 #pragma once
 
