@@ -227,10 +227,12 @@ child_result run_children(const std::vector<std::vector<std::string>>& commands,
     const std::size_t at = r.text.rfind("\n{");
     const std::string line = at == std::string::npos ? r.text : r.text.substr(at + 1);
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("checksum") || !j.contains("loop_s") || !j.contains("vm_hwm_bytes"))
+    if (j.is_discarded() || !j.contains("checksum") || !j.contains("events_checksum") || !j.contains("loop_s") ||
+        !j.contains("vm_hwm_bytes"))
       throw std::runtime_error("reco: " + joined(commands[i]) + " printed no result: " + line);
     process_result p;
     p.checksum = j["checksum"].get<std::string>();
+    p.events_checksum = std::stoull(j["events_checksum"].get<std::string>(), nullptr, 16);  // "0x..." (or "0")
     p.events = j["events"].get<std::uint64_t>();
     p.loop_s = j["loop_s"].get<double>();
     p.vm_hwm_bytes = j["vm_hwm_bytes"].get<double>();

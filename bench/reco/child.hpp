@@ -21,6 +21,7 @@ namespace heddle::bench::reco {
 // One process, as it reported itself and as the parent saw it.
 struct process_result {
   std::string checksum;     // its run_report::checksum, "0x..."
+  std::uint64_t events_checksum = 0;  // its run_report::events_checksum: the events' share, which adds up over a split job
   std::uint64_t events = 0; // events it ran
   double loop_s = 0;        // its event loop's wall time, as the process measured it (run_report::wall_s)
   double wall_s = 0;        // from its start to its exit, as the parent saw it
@@ -46,7 +47,7 @@ inline constexpr std::chrono::milliseconds pss_sample_every{5};
 
 // Starts one process per argument list (argv[0] is the program), all at once, samples their memory
 // every `sample_every` until all have exited, and reads the JSON line each printed last on stdout
-// (heddle-reco-job's: "checksum", "events", "loop_s", "vm_hwm_bytes"). Throws std::runtime_error
+// (heddle-reco-job's: "checksum", "events_checksum", "events", "loop_s", "vm_hwm_bytes"). Throws std::runtime_error
 // naming the command when one fails or prints no such line.
 //
 // A sample's PSS of one process: its anonymous memory read from /proc/PID/statm (resident less

@@ -4,12 +4,14 @@
 //   - the framework's overhead: the single-threaded processor against the same steps in a plain
 //     serial loop (plain_loop.hpp), both writing the HDF5 file, whose tables must be equal;
 //   - one process of heddle-fw with 2 workers and 1-8 events in flight against two independent
-//     single-threaded processes that each run half the events (how CMS ran before its framework
-//     was threaded), each process started fresh (heddle-reco-job) and measured alike: throughput
-//     by wall time and by each process's own event loop, peak PSS sampled from outside (summed
-//     over the two processes), each process's own VmHWM;
+//     single-threaded processes that each run half its events, the first [0, N/2) and the second
+//     [N/2, N) (how CMS ran before its framework was threaded), each process started fresh
+//     (heddle-reco-job) and measured alike: throughput by wall time and by each process's own
+//     event loop, peak PSS sampled from outside (summed over the two processes), each process's
+//     own VmHWM;
 //   - a timeline of one threaded run (tables: plotted with --plot).
-// Every variant's checksum is checked against the single-threaded processor's.
+// Every variant's checksum is checked against the single-threaded processor's, or against its own
+// other runs, and the two processes' events' checksums add up to the threaded job's.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +46,7 @@ struct scale {
 
 std::string suffix(double mu) { return mu == 50 ? "" : "_mu" + std::to_string(int(mu)); }
 
-// The seed heddle-reco-job is given (reco.json's): the threaded job's and the first process's.
+// The seed heddle-reco-job is given (reco.json's): the threaded job's and both processes'.
 constexpr std::uint64_t job_seed = 2026;
 constexpr double mib = 1 << 20;
 
@@ -60,6 +62,13 @@ double own_vm_hwm_bytes() {
   return 0;
 }
 
+// A checksum as heddle-reco-job prints it ("%#llx": "0x..." but "0" for 0).
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 nlohmann::json to_json(const estimate& e) { return {{"value", e.value}, {"lo", e.lo}, {"hi", e.hi}, {"rounds", e.rounds}}; }
 
 // "0.982 [0.970, 0.991]", or the value alone without an interval (one round).
@@ -72,7 +81,8 @@ std::string interval_text(const estimate& e) {
 
 // Process `p` of a variant's runs (one a round): its own figures, medians over the rounds, and its
 // loop and wall times round by round.
-nlohmann::json process_json(const std::vector<child_result>& runs, std::size_t p, std::uint64_t events, std::uint64_t seed) {
+nlohmann::json process_json(const std::vector<child_result>& runs, std::size_t p, std::uint64_t first_event, std::uint64_t events,
+                            std::uint64_t seed) {
   std::vector<double> loop, wall, hwm, pss, rss;
   for (const child_result& r : runs) {
     loop.push_back(r.processes[p].loop_s);
@@ -81,7 +91,8 @@ nlohmann::json process_json(const std::vector<child_result>& runs, std::size_t p
     pss.push_back(r.processes[p].peak_pss_bytes / mib);
     rss.push_back(r.processes[p].sampled_peak_rss_bytes / mib);
   }
-  return {{"events", events},
+  return {{"first_event", first_event},
+          {"events", events},
           {"seed", seed},
           {"loop_s", median(loop)},
           {"wall_s", median(wall)},
@@ -209,24 +220,20 @@ void run(const options& opt, nlohmann::json& report) {
     // One threaded process against two single-threaded ones, each started fresh, as children of
     // this process, so that both sides are measured alike: wall time from start to exit, each
     // process's event loop as it timed it, and memory as this process samples it (child.hpp).
-    // The events: the threaded job runs events 0 .. N-1 with the job's seed; the first process
-    // runs events 0 .. N/2-1 with the same seed, exactly the threaded job's first half (an event's
-    // products depend only on the seeds and its numbers); the second runs the other N - N/2 with
-    // another seed: the processor numbers a job's events from 0 (run_options has no first event),
-    // so no process can run the threaded job's second half; another seed gives other events of the
-    // same distribution (measured at --quick sizes, CPU time, least of 5: the second process's 12
-    // events at mu 50 cost 0.82 s, the threaded job's events 12-23 0.82 s; at mu 140 4 events,
-    // 0.65 s less a start-up against 0.58 s).
+    // The events: the threaded job runs events 0 .. N-1 with the job's seed; the processes, with
+    // the same seed, run 0 .. N/2-1 and N/2 .. N-1 (--first-event, run_options::first_event):
+    // exactly the threaded job's two halves, each event with its numbers, so the same products (an
+    // event's depend only on the seeds and its numbers), and the same work.
     std::map<std::string, std::vector<child_result>> measured;  // by variant, a run each (the warm-up first)
     std::string process_checksums;
-    auto job_args = [&](std::uint64_t events, std::uint64_t seed, const std::string& out) {
-      return std::vector<std::string>{job, HEP_RECO_CONFIG, "--events", std::to_string(events), "--mu", std::to_string(s.mu),
-                                      "--seed", std::to_string(seed), "--out", out};
+    auto job_args = [&](std::uint64_t first, std::uint64_t events, const std::string& out) {
+      return std::vector<std::string>{job, HEP_RECO_CONFIG, "--first-event", std::to_string(first), "--events", std::to_string(events),
+                                      "--mu", std::to_string(s.mu), "--seed", std::to_string(job_seed), "--out", out};
     };
     const std::uint64_t first_half = s.events / 2, second_half = s.events - s.events / 2;
     const std::string processes = "two processes, half the events each";
     vs.push_back({processes, 2, mu, [&, processes] {
-                    auto a = job_args(first_half, job_seed, dir + "/a.h5"), b = job_args(second_half, job_seed + 1, dir + "/b.h5");
+                    auto a = job_args(0, first_half, dir + "/a.h5"), b = job_args(first_half, second_half, dir + "/b.h5");
                     a.push_back("--single-threaded");
                     b.push_back("--single-threaded");
                     child_result r = run_children({a, b});
@@ -245,7 +252,7 @@ void run(const options& opt, nlohmann::json& report) {
     for (std::uint64_t f : in_flight) {
       const std::string name = threaded_name(f);
       vs.push_back({name, 2, mu, [&, f, name] {
-                      auto a = job_args(s.events, job_seed, dir + "/t.h5");
+                      auto a = job_args(0, s.events, dir + "/t.h5");
                       a.insert(a.end(), {"--threads", "2", "--in-flight", std::to_string(f)});
                       child_result r = run_children({a});
                       const std::string& sum = r.processes[0].checksum;
@@ -264,6 +271,26 @@ void run(const options& opt, nlohmann::json& report) {
       if (table_bytes(dir + "/plain.h5", table) != table_bytes(dir + "/fw.h5", table))
         throw std::runtime_error(std::string("reco: the plain loop's /") + table + " differs from the framework's");
     all.insert(all.end(), rs.begin(), rs.end());
+    // The two processes ran the threaded job's events between them: their events' checksum shares
+    // add up to its (modulo 2^64) in every run. Their whole checksums are checked too where N/2 is a
+    // run boundary (--full): a lumi split between them has its products (JetHistograms') made by
+    // each from its own events, as a run would its run products (run_report::checksum).
+    const std::uint64_t threaded_events_checksum = measured[threaded_name(in_flight.front())].front().processes[0].events_checksum;
+    const bool at_run_boundary = c.events_per_run != 0 && first_half % c.events_per_run == 0;
+    for (const child_result& r : measured[processes]) {
+      const std::uint64_t sum = r.processes[0].events_checksum + r.processes[1].events_checksum;
+      if (sum != threaded_events_checksum)
+        throw std::runtime_error("reco: the two processes' events checksums add up to " + hex(sum) + ", the threaded job's is " +
+                                 hex(threaded_events_checksum));
+      if (at_run_boundary && hex(std::stoull(r.processes[0].checksum, nullptr, 16) + std::stoull(r.processes[1].checksum, nullptr, 16)) !=
+                                 threaded_checksum)
+        throw std::runtime_error("reco: the two processes' checksums do not add up to the threaded job's " + threaded_checksum);
+    }
+    for (std::uint64_t f : in_flight)
+      for (const child_result& r : measured[threaded_name(f)])
+        if (r.processes[0].events_checksum != threaded_events_checksum)
+          throw std::runtime_error("reco: " + threaded_name(f) + ": events checksum " + hex(r.processes[0].events_checksum) +
+                                   ", another run " + hex(threaded_events_checksum));
     // The warm-up's measurements out: measured[v][i] is then round i's, as find(rs, v).samples[i].
     for (auto& [name, runs] : measured) {
       if (runs.size() != std::size_t(opt.reps) + 1) throw std::logic_error("reco: " + name + ": runs and rounds differ");
@@ -330,7 +357,7 @@ void run(const options& opt, nlohmann::json& report) {
                                {"peak_anon_mib", column(m, anon_mib)},
                                {"pss_vs_processes", to_json(pss_ratio[f])},
                                {"anon_vs_processes", to_json(anon_ratio)},
-                               {"processes", {process_json(m, 0, s.events, job_seed)}}});
+                               {"processes", {process_json(m, 0, 0, s.events, job_seed)}}});
     }
     scan.push_back({{"series", "two single-threaded processes, mu " + std::to_string(int(s.mu))},
                     {"events_in_flight", 2},
@@ -341,7 +368,8 @@ void run(const options& opt, nlohmann::json& report) {
                              {"events_per_s_loop", column(procs_m, loop_rate)},
                              {"peak_pss_mib", column(procs_m, pss_mib)},
                              {"peak_anon_mib", column(procs_m, anon_mib)},
-                             {"processes", {process_json(procs_m, 0, first_half, job_seed), process_json(procs_m, 1, second_half, job_seed + 1)}}});
+                             {"processes", {process_json(procs_m, 0, 0, first_half, job_seed),
+                                            process_json(procs_m, 1, first_half, second_half, job_seed)}}});
     extra["tables"]["throughput" + suffix(s.mu)] = scan;
     extra["threads_vs_processes" + suffix(s.mu)] = {{"events", s.events},
                                                      {"heddle_bench_vm_hwm_mib", own_vm_hwm_bytes() / mib},
@@ -351,19 +379,19 @@ void run(const options& opt, nlohmann::json& report) {
 
     // Each process's own figures: its loop as it timed it against its life as this process saw it
     // (the difference: starting, loading the libraries, the event library and the conditions).
-    std::printf("\n| mu = %g: each process (medians) | events | seed | loop s | wall s (start to exit) | VmHWM MiB | sampled peak RSS "
-                "MiB | own peak PSS MiB |\n|---|---|---|---|---|---|---|---|\n",
-                s.mu);
-    auto process_row = [&](const std::string& label, const std::vector<child_result>& m, std::size_t p, std::uint64_t events,
-                           std::uint64_t seed) {
-      const nlohmann::json j = process_json(m, p, events, seed);
-      std::printf("| %s | %llu | %llu | %.3f | %.3f | %.1f | %.1f | %.1f |\n", label.c_str(), static_cast<unsigned long long>(events),
-                  static_cast<unsigned long long>(seed), j["loop_s"].get<double>(), j["wall_s"].get<double>(),
+    std::printf("\n| mu = %g: each process (medians, seed %llu) | events | loop s | wall s (start to exit) | VmHWM MiB | sampled peak "
+                "RSS MiB | own peak PSS MiB |\n|---|---|---|---|---|---|---|\n",
+                s.mu, static_cast<unsigned long long>(job_seed));
+    auto process_row = [&](const std::string& label, const std::vector<child_result>& m, std::size_t p, std::uint64_t first,
+                           std::uint64_t events) {
+      const nlohmann::json j = process_json(m, p, first, events, job_seed);
+      std::printf("| %s | %llu-%llu | %.3f | %.3f | %.1f | %.1f | %.1f |\n", label.c_str(), static_cast<unsigned long long>(first),
+                  static_cast<unsigned long long>(first + events - 1), j["loop_s"].get<double>(), j["wall_s"].get<double>(),
                   j["vm_hwm_mib"].get<double>(), j["sampled_peak_rss_mib"].get<double>(), j["peak_pss_mib"].get<double>());
     };
-    process_row("process 1 of 2 (the threaded job's first half)", procs_m, 0, first_half, job_seed);
-    process_row("process 2 of 2 (another seed)", procs_m, 1, second_half, job_seed + 1);
-    for (std::uint64_t f : in_flight) process_row(threaded_name(f), measured[threaded_name(f)], 0, s.events, job_seed);
+    process_row("process 1 of 2 (the threaded job's first half)", procs_m, 0, 0, first_half);
+    process_row("process 2 of 2 (its second half)", procs_m, 1, first_half, second_half);
+    for (std::uint64_t f : in_flight) process_row(threaded_name(f), measured[threaded_name(f)], 0, 0, s.events);
     std::printf("\nPSS sampled every %lld ms (median %.0f samples a run of the two processes); heddle-bench's own VmHWM %.1f MiB "
                 "(wait4's ru_maxrss of a child it spawns is at least this).\n\n",
                 static_cast<long long>(pss_sample_every.count()),

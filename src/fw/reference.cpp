@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "es_state.hpp"
@@ -118,8 +119,35 @@ class reference_event {
 
 }  // namespace
 
+// Here rather than in a file of its own: both processors call it, the reference first.
+void check_run_options(const run_options& o) {
+  constexpr std::uint64_t most = ~std::uint64_t{0}, most_id = ~std::uint32_t{0};
+  if (o.first_event > most - o.events)
+    throw config_error("run options: first_event " + std::to_string(o.first_event) + " + events " + std::to_string(o.events) +
+                       " passes 2^64 - 1");
+  if (o.events == 0) return;
+  const std::uint64_t last = o.first_event + o.events - 1;
+  // Runs and lumis grow with the event number, lumis within their run: the last event has the
+  // largest run, and the largest lumi is the last event's or, where the events cross a run
+  // boundary, that of a run's last event.
+  if (o.events_per_run != 0 && last / o.events_per_run >= most_id)
+    throw config_error("run options: event " + std::to_string(last) + " would be in run " +
+                       std::to_string(last / o.events_per_run + 1) + ", past 2^32 - 1 (events_per_run " +
+                       std::to_string(o.events_per_run) + ")");
+  if (o.events_per_lumi == 0) return;
+  const std::uint64_t in_run = o.events_per_run == 0                                    ? last
+                               : o.first_event / o.events_per_run != last / o.events_per_run ? o.events_per_run - 1
+                                                                                             : last % o.events_per_run;
+  if (in_run / o.events_per_lumi >= most_id)
+    throw config_error("run options: event " + std::to_string(last) + " would be in lumi " +
+                       std::to_string(in_run / o.events_per_lumi + 1) + " of its run, past 2^32 - 1 (events_per_lumi " +
+                       std::to_string(o.events_per_lumi) + ")");
+}
+
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
+  check_run_options(o);
+  const std::uint64_t end = o.first_event + o.events;  // one past the last event
   const detail::graph& g = detail::graph_of(p);
   detail::es_state es(g);
   reference_event event(g, o, es);
@@ -132,9 +160,9 @@ run_report run_single_threaded(process& p, const run_options& o) {
   auto last_progress = std::chrono::steady_clock::now();
 
   detail::prepare_streams(g, 1);
-  std::uint64_t at_event = 0;  // where the job is, for end_job's messages after an error
+  std::uint64_t at_event = o.first_event;  // where the job is, for end_job's messages after an error
   try {
-    runs.begin_job(0);
+    runs.begin_job(o.first_event);
     std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
     std::unique_ptr<detail::run_state> open_run;  // the open run
     auto end_run = [&](std::uint64_t next) {
@@ -151,8 +179,9 @@ run_report run_single_threaded(process& p, const run_options& o) {
       report.runs.back().checksum += c;
       lumi.reset();  // its products live until every end transition has run
     };
-    for (std::uint64_t e = 0; e < o.events; ++e) {
-      const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, o.events);
+    for (std::uint64_t e = o.first_event; e < end; ++e) {
+      // The first event may lie inside a run or lumi: it begins it, with that run's and lumi's ids.
+      const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, end);
       if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
         if (lumi) end_lumi(e);
         if (report.runs.empty() || report.runs.back().run != at.run) {
@@ -168,6 +197,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
       at_event = e;
       const std::uint64_t c = event.run({at.run, at.lumi, e});
       report.checksum += c;
+      report.events_checksum += c;
       report.runs.back().checksum += c;
       ++report.runs.back().events;
       ++report.events;
@@ -177,8 +207,8 @@ run_report run_single_threaded(process& p, const run_options& o) {
         o.progress(report.events);
       }
     }
-    if (lumi) end_lumi(o.events);
-    if (open_run) end_run(o.events);
+    if (lumi) end_lumi(end);
+    if (open_run) end_run(end);
   } catch (const module_error&) {
     // The job stops at once: no further lumi or run transition; the modules that began end, told
     // that the job failed (module_base::job_failed). The first error is the one reported.
@@ -188,7 +218,7 @@ run_report run_single_threaded(process& p, const run_options& o) {
     }
     throw;
   }
-  runs.end_job(o.events, false);
+  runs.end_job(end, false);
   if (o.progress) o.progress(report.events);
 
   report.wall_s = usage.wall_s();

@@ -61,7 +61,9 @@ class engine final : public detail::acquire_sink {
         steps_(g, &es_),
         transitions_(rt_, "heddle::fw transitions"),
         events_in_flight_(std::max<std::uint64_t>(1, o.events_in_flight)),
-        max_lumis_(std::max(1u, o.concurrent_lumis)) {
+        end_(o.first_event + o.events),
+        max_lumis_(std::max(1u, o.concurrent_lumis)),
+        next_event_(o.first_event) {
     if (traced_)
       for (std::uint32_t m = 0; m < g.size(); ++m) labels_.push_back(heddle::trace::intern(g.nodes[m].spec.label));
     // CMS's rule: a one:: module's transitions may not overlap its events, nor a stream module's
@@ -113,6 +115,7 @@ class engine final : public detail::acquire_sink {
     report.events = done_;
     report.runs = runs_;
     for (const run_checksum& r : runs_) report.checksum += r.checksum;
+    report.events_checksum = events_checksum_;
     report.peak_in_flight = peak_in_flight_;
     report.concurrent_lumis = max_lumis_;
     report.lumis_limited_by = lumis_limited_by_;
@@ -210,9 +213,10 @@ class engine final : public detail::acquire_sink {
       peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
     }
     // Begin the next lumi of the run once the newest one's events have all started.
-    if (run_open_ && !beginning_ && !stopping() && next_event_ < o_.events && lumis_.size() < max_lumis_ &&
+    // The first event may lie inside a run or lumi: it begins it, with that run's and lumi's ids.
+    if (run_open_ && !beginning_ && !stopping() && next_event_ < end_ && lumis_.size() < max_lumis_ &&
         (lumis_.empty() || next_event_ >= lumis_.back()->end)) {
-      const detail::lumi_place at = detail::lumi_of(next_event_, o_.events_per_run, o_.events_per_lumi, o_.events);
+      const detail::lumi_place at = detail::lumi_of(next_event_, o_.events_per_run, o_.events_per_lumi, end_);
       if (at.run == runs_.back().run) {
         lumis_.push_back(std::make_unique<open_lumi>(g_, at, next_event_));
         ++runs_.back().lumis;
@@ -222,7 +226,7 @@ class engine final : public detail::acquire_sink {
     }
     // Between runs (and at the start and the end): nothing open, nothing in flight.
     if (!boundary_pending_ && !beginning_ && lumis_.empty() &&
-        (!run_open_ || stopping() || next_event_ >= o_.events ||
+        (!run_open_ || stopping() || next_event_ >= end_ ||
          detail::run_of(next_event_, o_.events_per_run) != runs_.back().run)) {
       boundary_pending_ = true;
       todo.run_boundary = true;
@@ -280,7 +284,7 @@ class engine final : public detail::acquire_sink {
       std::lock_guard lock(m_);
       first = runs_.empty();
       if (run_open_) ending = runs_.back().run;
-      if (!stopping() && next_event_ < o_.events) beginning = detail::run_of(next_event_, o_.events_per_run);
+      if (!stopping() && next_event_ < end_) beginning = detail::run_of(next_event_, o_.events_per_run);
     }
     try {
       if (first) steps_.begin_job(next_event_);
@@ -364,6 +368,7 @@ class engine final : public detail::acquire_sink {
     {
       std::lock_guard lock(m_);
       runs_.back().checksum += c;
+      events_checksum_ += c;
       ++runs_.back().events;
       ++done_;
       --in_flight_;
@@ -747,13 +752,15 @@ class engine final : public detail::acquire_sink {
   detail::run_steps steps_;
   serial_queue transitions_;  // every transition (job, run, lumi), one at a time
   const std::uint64_t events_in_flight_;
+  const std::uint64_t end_;         // one past the last event: first_event + events
   unsigned max_lumis_ = 1;          // lumis open at once
   std::string lumis_limited_by_;    // the one:: or stream module that limited max_lumis_ to 1
 
   std::mutex m_;
   std::condition_variable done_cv_;
   std::vector<event_state*> slots_, free_;
-  std::uint64_t next_event_ = 0, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
+  std::uint64_t next_event_, in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;  // next_event_ from first_event
+  std::uint64_t events_checksum_ = 0;  // run_report::events_checksum
   std::vector<run_checksum> runs_;
   std::deque<std::unique_ptr<open_lumi>> lumis_;  // open (or beginning) lumis, oldest first
   std::unique_ptr<detail::run_state> run_;  // the open run's products: only transitions touch it
@@ -771,6 +778,7 @@ class engine final : public detail::acquire_sink {
 
 run_report run_threaded(process& p, const run_options& o) {
   p.finalize();
+  check_run_options(o);  // before the workers start
   detail::usage_probe::reset_peak_rss();
   run_report report;
   std::optional<module_error> error;

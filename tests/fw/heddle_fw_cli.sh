@@ -76,6 +76,7 @@ bad_values() {
   done
 }
 bad_values "$simple" -- --threads -1 0 4097 010x -- --events -3 0 18446744073709551616 1e3 \
+  -- --first-event -1 18446744073709551616 010 \
   -- --events-in-flight -1 0 100000001 -- --events-per-run -2 0 -- --time-scale -1 0 nan 1e999 \
   -- --busy-wait-scale -5 0 inf -- --idle-spin-us -1 1000001
 bad_values scan "$simple" --out "$tmp/scan-bad" -- --in-flight -1 0 1,-2 1000001 -- --threads -1 0 4097 \
@@ -176,6 +177,37 @@ PY
   single=$(timeout 120 "$bin" "$cfg" --time-scale 1e-3 --events 200 --single-threaded | grep checksum)
   [[ $threaded == "$single" ]] || fail "checksums differ: threaded '$threaded', single-threaded '$single'"
 fi
+
+# --first-event: past 2^64 - 1 with --events, exit 2 before any output is written; a job of 200
+# events in runs of 70 and lumis of 9, split at 125 (inside a run and a lumi), on either processor:
+# the second part has the whole job's runs from 2 on, and as chain.json makes no lumi or run
+# products, the parts' checksums add up (mod 2^64) to the whole's.
+expect 2 "--first-event past 2^64 - 1" "run options: first_event 18446744073709551615 + events 2 passes 2^64 - 1" \
+  "$cfg" --first-event 18446744073709551615 --events 2 --json "$tmp/never.json"
+[[ ! -e $tmp/never.json ]] || fail "--first-event past 2^64 - 1 wrote its JSON"
+for single in "" --single-threaded; do
+  split_ok=1
+  for part in "whole --events 200" "a --events 125" "b --first-event 125 --events 75"; do
+    read -ra words <<<"$part"
+    name=${words[0]}
+    if ! timeout 120 "$bin" "$cfg" --time-scale 1e-3 -q --events-per-run 70 --events-per-lumi 9 $single "${words[@]:1}" \
+         --json "$tmp/split-$name.json" >"$tmp/split-$name.out" 2>"$tmp/err"; then
+      fail "--first-event $single: $part failed: $(cat "$tmp/err")"
+      split_ok=0
+    fi
+  done
+  [[ $split_ok -eq 1 ]] || continue
+  grep -qF "events            75 in 2 runs, from event 125" "$tmp/split-b.out" ||
+    fail "--first-event $single: the report lacks its first event: $(cat "$tmp/split-b.out")"
+  python3 - "$tmp" <<'PY' || fail "--first-event $single: the parts do not add up to the whole job"
+import json, sys
+w, a, b = (json.load(open(f"{sys.argv[1]}/split-{n}.json")) for n in ("whole", "a", "b"))
+assert (w["first_event"], a["first_event"], b["first_event"]) == (0, 0, 125), (w, a, b)
+assert [(r["run"], r["events"]) for r in b["runs"]] == [(2, 15), (3, 60)], b["runs"]
+for key in ("checksum", "events_checksum"):
+    assert (int(a[key], 16) + int(b[key], 16)) % 2**64 == int(w[key], 16), key
+PY
+done
 
 # generate: a CMS-like configuration that runs, with equal checksums threaded and single-threaded.
 if ! timeout 120 "$bin" generate --producers 60 --events 20 -o "$tmp/gen.json" >"$tmp/out" 2>"$tmp/err"; then

@@ -1,6 +1,7 @@
 // Luminosity blocks: the order of the transitions per module and per stream instance, every event's
 // lumi, per-lumi summaries made at end_luminosity_block (the same serial and with 1, 2, 3 lumis
-// open at once and many events in flight), lumi products in the checksum, exceptions in lumi
+// open at once and many events in flight), lumi products in the checksum, jobs from a first event
+// (the whole job's runs and lumis; splits of a job against the whole), exceptions in lumi
 // transitions, the checks of lumi products at finalize(), and the configuration's keys.
 #include <gtest/gtest.h>
 
@@ -119,13 +120,15 @@ class serial_watcher final : public fw::one::EDAnalyzer<> {
   void analyze(const fw::event&, const fw::event_setup&) override {}
 };
 
-// Checks one module instance's journal: begin_job first and end_job last; runs in order, lumis in
-// order within each, begun before any of their events and ended after all of them (every event
-// of the lumi when `every_event`), at most `max_open` open at once, none open across a run
-// boundary; and each event in the lumi its number says. Returns the lumis seen.
+// Checks one module instance's journal of a job of events [first, first + events): begin_job
+// first and end_job last; runs in order, from the first event's, lumis in order within each (from
+// the first event's in its run, from 1 in the next), begun before any of their events and ended
+// after all of them (every event of the lumi in the job when `every_event`), at most `max_open`
+// open at once, none open across a run boundary; and each event in the lumi its number says.
+// Returns the lumis seen.
 std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, const std::string& module, int instance,
                                     std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi, unsigned max_open,
-                                    bool every_event) {
+                                    bool every_event, std::uint64_t first = 0) {
   std::vector<journal::entry> seq;
   for (const auto& x : all)
     if (x.module == module && x.instance == instance) seq.push_back(x);
@@ -135,6 +138,7 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
   if (seq.size() < 2) return lumis;
   EXPECT_EQ(seq.front().what, K::begin_job) << who;
   EXPECT_EQ(seq.back().what, K::end_job) << who;
+  const lumi_id first_lumi = expected_lumi(first, per_run, per_lumi);
   std::uint32_t run = 0;
   bool run_open = false;
   lumi_id last_begun{0, 0};
@@ -146,7 +150,7 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
     switch (x.what) {
       case K::begin_run:
         EXPECT_FALSE(run_open) << who;
-        EXPECT_EQ(x.id.run, run + 1) << who;
+        EXPECT_EQ(x.id.run, run == 0 ? first_lumi.run : run + 1) << who;
         run = x.id.run;
         run_open = true;
         break;
@@ -157,7 +161,8 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         break;
       case K::begin_lumi:
         EXPECT_TRUE(run_open && l.run == run) << who << " lumi " << l.lumi << " of run " << l.run;
-        EXPECT_EQ(l.lumi, last_begun.run == run ? last_begun.lumi + 1 : 1u) << who << " run " << run;
+        EXPECT_EQ(l.lumi, last_begun.run == run ? last_begun.lumi + 1 : run == first_lumi.run ? first_lumi.lumi : 1u)
+            << who << " run " << run;
         last_begun = l;
         open[l] = {0, 0};
         EXPECT_LE(open.size(), max_open) << who;
@@ -171,7 +176,7 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         EXPECT_EQ(open.begin()->first, l) << who << ": lumis end in order";
         if (every_event) {
           std::uint64_t expected = 0;
-          for (std::uint64_t e = 0; e < events; ++e) expected += expected_lumi(e, per_run, per_lumi) == l;
+          for (std::uint64_t e = first; e < first + events; ++e) expected += expected_lumi(e, per_run, per_lumi) == l;
           EXPECT_EQ(it->second.first, expected) << who << ": events of lumi " << l.lumi << " of run " << l.run;
         }
         open.erase(it);
@@ -183,6 +188,7 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         EXPECT_TRUE(it != open.end()) << who << ": event " << x.id.event << " outside its lumi";
         if (it != open.end()) ++it->second.first;
         EXPECT_TRUE(seen.insert(x.id.event).second) << who << ": event " << x.id.event << " twice";
+        EXPECT_TRUE(x.id.event >= first && x.id.event - first < events) << who << ": event " << x.id.event << " outside the job";
         break;
       }
       case K::event_end: {
@@ -214,10 +220,10 @@ fw::run_options lumi_options(std::uint64_t events, std::uint64_t per_run, std::u
   return o;
 }
 
-// The lumis a job of these sizes has, in order.
-std::vector<lumi_id> all_lumis(std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi) {
+// The lumis a job of these sizes (of events [first, first + events)) has, in order.
+std::vector<lumi_id> all_lumis(std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi, std::uint64_t first = 0) {
   std::vector<lumi_id> v;
-  for (std::uint64_t e = 0; e < events; ++e)
+  for (std::uint64_t e = first; e < first + events; ++e)
     if (v.empty() || v.back() != expected_lumi(e, per_run, per_lumi)) v.push_back(expected_lumi(e, per_run, per_lumi));
   return v;
 }
@@ -458,6 +464,84 @@ TEST(Lumi, LumiProductsCountInTheChecksum) {
   const summary_run c = run_summaries(plain, true, 0);
   EXPECT_EQ(c.seen.size(), 4u);  // one lumi per run
   EXPECT_NE(c.report.checksum, a.report.checksum);
+}
+
+// --- jobs from a first event (run_options::first_event).
+
+// A job of events [first, N) has the runs and lumis, and each event the ids, of a job of [0, N)
+// restricted to them: the run and lumi it starts inside are begun with their ids (not 1:1), and
+// the lumi boundaries after it are the whole job's. Starts inside a lumi, at a lumi boundary inside
+// a run, at a run boundary, at the last event; lumis larger than runs; one run.
+TEST(Lumi, AJobFromAFirstEventHasTheWholeJobsRunsAndLumis) {
+  heddle_test::watchdog dog("Lumi.AJobFromAFirstEvent", std::chrono::seconds(120));
+  struct sizes {
+    std::uint64_t n, per_run, per_lumi;
+    std::vector<std::uint64_t> firsts;
+  };
+  for (const sizes& s : {sizes{61, 23, 7, {5, 7, 23, 30, 40, 60}}, sizes{40, 10, 25, {15}}, sizes{47, 0, 6, {10, 12}}}) {
+    for (const std::uint64_t first : s.firsts) {
+      for (unsigned lumis : {1u, 2u}) {
+        for (int threaded = 0; threaded < 2; ++threaded) {
+          const std::uint64_t events = s.n - first;
+          auto j = std::make_shared<journal>();
+          fw::process p("lumi_first_event");
+          p.add<watcher>(spec("watch"), j, s.per_run, s.per_lumi);
+          p.add_path("p", {"watch"});
+          fw::run_options o = lumi_options(events, s.per_run, s.per_lumi, lumis, 8);
+          o.first_event = first;
+          const fw::run_report r = threaded ? fw::run_threaded(p, o) : fw::run_single_threaded(p, o);
+          SCOPED_TRACE("events " + std::to_string(first) + " to " + std::to_string(s.n - 1) + ", runs of " + std::to_string(s.per_run) +
+                       ", lumis of " + std::to_string(s.per_lumi) + ", " + std::to_string(lumis) + " lumis, " +
+                       (threaded ? "threaded" : "single"));
+          EXPECT_EQ(r.events, events);
+          const auto seen = check_sequence(j->entries(), "watch", 0, events, s.per_run, s.per_lumi, r.concurrent_lumis, true, first);
+          EXPECT_EQ(seen, all_lumis(events, s.per_run, s.per_lumi, first));
+          // The report's runs: the whole job's from the first event's, each with its events in the job.
+          std::vector<std::pair<std::uint32_t, std::uint64_t>> runs, expected;
+          for (const auto& run : r.runs) runs.push_back({run.run, run.events});
+          for (std::uint64_t e = first; e < s.n; ++e) {
+            const std::uint32_t run = expected_lumi(e, s.per_run, s.per_lumi).run;
+            if (expected.empty() || expected.back().first != run) expected.push_back({run, 0});
+            ++expected.back().second;
+          }
+          EXPECT_EQ(runs, expected);
+        }
+      }
+    }
+  }
+}
+
+// Two jobs splitting [0, N) at K against the whole, on both processors. The events' checksum
+// shares add up wherever K lies. The lumi products (the summer's per-lumi sums) do where K is a
+// lumi boundary; where K splits a lumi, each part begins that lumi and makes its products from
+// its own events, the two sums adding up to the whole lumi's, so that the checksums do not add up.
+TEST(Lumi, JobsSplittingAJobAddUpToItWhereNoLumiIsSplit) {
+  heddle_test::watchdog dog("Lumi.JobsSplittingAJob", std::chrono::seconds(120));
+  const std::uint64_t n = 200;
+  for (int threaded = 0; threaded < 2; ++threaded) {
+    const summary_run whole = run_summaries(lumi_options(n, 50, 10, 2, 16), threaded);
+    ASSERT_EQ(whole.report.events, n);
+    for (const std::uint64_t k : {120u, 125u}) {  // lumi 3:3 is [120, 130)
+      SCOPED_TRACE("split at " + std::to_string(k) + (threaded ? ", threaded" : ", single-threaded"));
+      fw::run_options first = lumi_options(k, 50, 10, 2, 16), second = lumi_options(n - k, 50, 10, 2, 16);
+      second.first_event = k;
+      const summary_run a = run_summaries(first, threaded), b = run_summaries(second, threaded);
+      EXPECT_EQ(a.report.events + b.report.events, n);
+      EXPECT_EQ(a.report.events_checksum + b.report.events_checksum, whole.report.events_checksum);
+      summaries joined = a.seen;
+      for (const auto& [lumi, x] : b.seen) {
+        auto [it, added] = joined.emplace(lumi, x);
+        EXPECT_EQ(added, k % 10 == 0 || lumi != (lumi_id{3, 3})) << "lumi " << lumi.run << ":" << lumi.lumi;
+        if (!added) it->second = {it->second.sum + x.sum, it->second.count + x.count, it->second.count_product + x.count_product};
+      }
+      EXPECT_EQ(joined, whole.seen);
+      if (k % 10 == 0) {
+        EXPECT_EQ(a.report.checksum + b.report.checksum, whole.report.checksum);
+      } else {
+        EXPECT_NE(a.report.checksum + b.report.checksum, whole.report.checksum);
+      }
+    }
+  }
 }
 
 // --- exceptions in lumi transitions.

@@ -56,7 +56,9 @@ void print_report(std::FILE* out, const run_description& what, const run_report&
                what.proc.num_paths());
   std::fprintf(out, "  processor         %s, %u worker thread%s, wait %s, time scale %g\n", what.processor.c_str(),
                r.workers, r.workers == 1 ? "" : "s", to_string(what.timing.wait), what.timing.time_scale);
-  std::fprintf(out, "  events            %" PRIu64 " in %zu run%s\n", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
+  std::fprintf(out, "  events            %" PRIu64 " in %zu run%s", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
+  if (what.options.first_event != 0) std::fprintf(out, ", from event %" PRIu64, what.options.first_event);
+  std::fprintf(out, "\n");
   std::fprintf(out, "  events in flight  %" PRIu64 " (peak %" PRIu64 ")\n", what.options.events_in_flight, r.peak_in_flight);
   if (what.options.events_per_lumi != 0 || what.options.concurrent_lumis > 1) {
     std::uint64_t lumis = 0;
@@ -85,11 +87,13 @@ nlohmann::json report_json(const run_description& what, const run_report& r) {
       {"workers", r.workers},
       {"events_in_flight", what.options.events_in_flight},
       {"peak_in_flight", r.peak_in_flight},
+      {"first_event", what.options.first_event},
       {"events", r.events},
       {"wall_s", r.wall_s},
       {"cpu_s", r.cpu_s},
       {"events_per_s", r.events_per_s()},
       {"checksum", hex(r.checksum)},
+      {"events_checksum", hex(r.events_checksum)},
       {"peak_rss_bytes", r.peak_rss_bytes},
       {"threads", r.os_threads},
       {"concurrent_lumis", r.concurrent_lumis},

@@ -28,6 +28,7 @@ struct cli {
   std::string config;
   std::optional<unsigned> threads;
   std::optional<std::uint64_t> in_flight, events, per_run, per_lumi;
+  std::uint64_t first_event = 0;
   std::optional<unsigned> concurrent_lumis;
   std::optional<double> time_scale;
   std::optional<unsigned> idle_spin_us;
@@ -111,6 +112,10 @@ int run_main(int argc, char** argv) {
       ->check(heddle::tool::whole_number(1, max_events_in_flight));
   app.add_option("--events", c.events, "events to process (default: source.iterations)")
       ->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--first-event", c.first_event,
+                 "the first event's number (default 0): events K.. with the runs, lumis and products they have in a "
+                 "job from 0, so --events K and --first-event K run the two parts of one job")
+      ->check(heddle::tool::whole_number(0, UINT64_MAX));
   app.add_option("--events-per-run", c.per_run, "events per run (default: source.eventsPerRun, else one run)")
       ->check(heddle::tool::whole_number(1, UINT64_MAX));
   app.add_option("--events-per-lumi", c.per_lumi,
@@ -187,9 +192,6 @@ int run_main(int argc, char** argv) {
       out.open(file);
       if (!out) throw config_error(file + ": cannot write");
     };
-    open(json_out, c.json_file);
-    open(timeline_out, c.timeline_file);
-
     run_options options;
     options.threads = c.single ? 1 : c.threads.value_or(config.threads.value_or(0));
     options.events_in_flight = c.single ? 1 : c.in_flight.value_or(config.events_in_flight);
@@ -197,6 +199,11 @@ int run_main(int argc, char** argv) {
     options.events_per_run = c.per_run.value_or(config.events_per_run);
     options.events_per_lumi = c.per_lumi.value_or(config.events_per_lumi);
     options.concurrent_lumis = c.concurrent_lumis.value_or(config.concurrent_lumis);
+    options.first_event = c.first_event;
+    check_run_options(options);  // --first-event with --events past 2^64 - 1: exit 2, before any output is written
+    open(json_out, c.json_file);
+    open(timeline_out, c.timeline_file);
+
     // Spinning pays when modules keep the workers busy and hand each other work; with timer waits
     // the workers are woken by the timer engine, and spinning in between only burns CPU.
     options.idle_spin = std::chrono::microseconds(c.idle_spin_us.value_or(timing.wait == wait_mode::timer ? 50 : 500));

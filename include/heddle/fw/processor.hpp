@@ -19,6 +19,13 @@ namespace heddle::fw {
 struct run_options {
   unsigned threads = 0;               // workers; 0: heddle::default_thread_count()
   std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
+  // The events processed: indices [first_event, first_event + events) of a job numbered from 0,
+  // each with exactly the (run, lumi, event) id, so the products and checksum share, it has as that
+  // index of a job from 0 with the same events_per_run and events_per_lumi. A job that starts or
+  // ends inside a run or lumi begins or ends it there, with its ids: the lumi boundaries of jobs
+  // splitting [0, N) between them are the whole job's, plus the split points. first_event + events
+  // may not pass 2^64 - 1, nor any event's run or lumi number 2^32 - 1 (check_run_options).
+  std::uint64_t first_event = 0;
   std::uint64_t events = 1;
   std::uint64_t events_per_run = 0;   // 0: every event in run 1
   // Luminosity blocks of this many events, counted from 1 in each run (a run whose size is not a
@@ -38,16 +45,26 @@ struct run_options {
   std::function<void(std::uint64_t done)> progress;
 };
 
+// A run's share of the report: its events' checksum shares plus its lumis' and its own products'
+// (run_report::checksum).
 struct run_checksum {
   std::uint32_t run;
   std::uint64_t events;
-  std::uint64_t checksum;  // its events' and, per lumi, its luminosity-block products'
+  std::uint64_t checksum;  // its events' and, per lumi, its luminosity-block products', and its run products'
   std::uint32_t lumis = 0;
 };
 
 struct run_report {
   std::uint64_t events = 0;      // events done
-  std::uint64_t checksum = 0;    // over every event's products and path decisions, and every lumi's products
+  // A sum, modulo 2^64, of shares: one per event (what each module that ran made, every path's
+  // decision, mixed with the event's number), one per lumi (its luminosity-block products), one per
+  // run (its run products); the same for any processor, thread count or order of events. So the
+  // checksums of jobs that split a range of events between them (run_options::first_event) add up to
+  // the whole range's where no lumi with luminosity-block products, nor run with run products, is
+  // split between two of them (a split lumi's products are made twice, each from its part's events).
+  std::uint64_t checksum = 0;
+  // The events' shares of checksum alone, which add up over any split of a range of events.
+  std::uint64_t events_checksum = 0;
   std::vector<run_checksum> runs;
   double wall_s = 0;
   double cpu_s = 0;              // user + system of the whole process during the run
@@ -60,8 +77,14 @@ struct run_report {
   double events_per_s() const noexcept { return wall_s > 0 ? double(events) / wall_s : 0; }
 };
 
-// Both throw config_error for a process that does not finalize, and module_error once the run
-// has stopped cleanly after a module threw (events in flight finish, no new one starts).
+// Throws config_error for options no processor can run: first_event + events past 2^64 - 1, or an
+// event whose run or lumi number (run_options::events_per_run, events_per_lumi) would pass 2^32 - 1.
+// The processors call it before they start; a tool may call it first to fail before its own work.
+HEDDLE_EXPORT void check_run_options(const run_options& options);
+
+// Both throw config_error for a process that does not finalize or options check_run_options
+// refuses, and module_error once the run has stopped cleanly after a module threw (events in
+// flight finish, no new one starts).
 HEDDLE_EXPORT run_report run_threaded(process& p, const run_options& options);
 HEDDLE_EXPORT run_report run_single_threaded(process& p, const run_options& options);
 
