@@ -16,11 +16,11 @@ std::string number(const nlohmann::json& v) {
   if (!v.is_number()) return "n/a";
   const double x = v.get<double>();
   char b[32];
-  // Three significant figures, and no exponent below a million: ratios near 1, ns, bytes alike.
+  // Ratios near 1 need three decimals to show a margin of a few per mille; larger figures (ns,
+  // bytes) fewer.
   const double a = x < 0 ? -x : x;
-  if (a >= 100) std::snprintf(b, sizeof b, "%.0f", x);
+  if (a >= 1000) std::snprintf(b, sizeof b, "%.0f", x);
   else if (a >= 10) std::snprintf(b, sizeof b, "%.1f", x);
-  else if (a >= 1) std::snprintf(b, sizeof b, "%.2f", x);
   else std::snprintf(b, sizeof b, "%.3f", x);
   return b;
 }
