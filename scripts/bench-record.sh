@@ -8,18 +8,18 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=build
 if [[ $# -gt 0 && -d $1 ]]; then build=$1; shift; fi
-bench=$build/bin/heddle-bench
+bench=$(realpath -m "$build/bin/heddle-bench")
 [[ -x $bench ]] || { echo "bench-record.sh: $bench was not built (make build)" >&2; exit 1; }
 
 # suite and its arguments: the run each section of docs/benchmarks.md shows.
 declare -A args=(
   [spawn]="--reps 15"
   [coroutines]="--reps 5"
-  [stats]="--quick --reps 9"
-  [matmul]="--quick --reps 9"
-  [heat]="--quick --reps 9"
-  [lu]="--quick --reps 9"
-  [othello]="--quick --reps 9"
+  [stats]="--reps 9"
+  [matmul]="--reps 9"
+  [heat]="--reps 9"
+  [lu]="--reps 9"
+  [othello]="--reps 9"
   [blocking]="--quick --reps 15"
   [waits]="--quick"
   [dispatch]="--reps 9"
@@ -33,10 +33,11 @@ suites=("$@")
 for s in "${suites[@]}"; do
   [[ -n ${args[$s]+x} ]] || { echo "bench-record.sh: no recorded run for suite '$s' (known: ${order[*]})" >&2; exit 2; }
 done
-mkdir -p "$root/results/record"
+cd "$root"  # the reports' commands then name bench/recorded as a reader types it
+mkdir -p results/record
 for s in "${suites[@]}"; do
   echo "== heddle-bench $s ${args[$s]} --record bench/recorded ($(date -u +%H:%M:%S))"
   # shellcheck disable=SC2086
-  "$bench" "$s" ${args[$s]} --record "$root/bench/recorded" | tee "$root/results/record/$s.md"
+  "$bench" "$s" ${args[$s]} --record bench/recorded | tee "results/record/$s.md"
 done
-"$root/scripts/bench-summary.sh" update "$bench"
+scripts/bench-summary.sh update "$bench"

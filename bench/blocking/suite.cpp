@@ -305,17 +305,17 @@ void run(const options& opt, nlohmann::json& report) {
         sfx += 't';
         suffixes.push_back(sfx);
       }
-      // The headline time ratio of each heddle timer strategy is held to the bar's 1.02 (its latency
-      // half: latency_mean_ms_<strategy> beside it, and blocking_best_time_vs_noblock_at_1ms).
+      // Each strategy's time ratio is shown without a target of its own: the bar is time and latency
+      // together, and a strategy can meet its time half only by missing its latency half (normal's
+      // timer is due 1 ms late by design). The bar is one figure, blocking_best_time_vs_noblock_at_1ms.
       const std::string key = d.key;
       const std::string count = std::to_string(t) + (t == 1 ? " thread" : " threads");
       for (const auto& sfx : suffixes) {
-        const bool headline = sfx.empty();
         if (!is_baseline)
           figures.push_back({"time_vs_noblock_" + key + sfx, time_ratio,
                              key + " / " + d.baseline + ", per round, " + count +
                                  (candidate ? " (the bar: ≤ 1.02 with latency_mean_ms_" + key + " ≤ 1)" : ""),
-                             candidate && headline ? std::optional<target>(at_most(bar_ratio)) : std::nullopt});
+                             std::nullopt});
         if (key == "tbb_noblock")
           figures.push_back({"time_vs_noblock_tbb_noblock" + sfx, paired_ratio(r, find(rs, "noblock", t)),
                              "oneTBB's baseline / heddle's baseline, per round, " + count, std::nullopt});

@@ -12,22 +12,25 @@ namespace heddle::bench {
 
 namespace {
 
-std::string number(const nlohmann::json& v) {
-  if (!v.is_number()) return "n/a";
-  const double x = v.get<double>();
-  char b[32];
-  // Ratios near 1 need three decimals to show a margin of a few per mille; larger figures (ns,
-  // bytes) fewer.
+// Ratios near 1 need three decimals to show a margin of a few per mille; larger figures (ns,
+// bytes) fewer. The interval is written with its value's decimals.
+int decimals_for(double x) {
   const double a = x < 0 ? -x : x;
-  if (a >= 1000) std::snprintf(b, sizeof b, "%.0f", x);
-  else if (a >= 10) std::snprintf(b, sizeof b, "%.1f", x);
-  else std::snprintf(b, sizeof b, "%.3f", x);
+  return a >= 1000 ? 0 : a >= 10 ? 1 : 3;
+}
+
+std::string number(const nlohmann::json& v, int decimals) {
+  if (!v.is_number()) return "n/a";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v.get<double>());
   return b;
 }
 
 std::string figure_cell(const nlohmann::json& f) {
-  std::string s = number(f.at("value"));
-  if (f.contains("lo") && f.contains("hi")) s += " (" + number(f["lo"]) + "–" + number(f["hi"]) + ")";
+  const auto& v = f.at("value");
+  const int d = v.is_number() ? decimals_for(v.get<double>()) : 3;
+  std::string s = number(v, d);
+  if (f.contains("lo") && f.contains("hi")) s += " (" + number(f["lo"], d) + "–" + number(f["hi"], d) + ")";
   return s;
 }
 

@@ -1,7 +1,7 @@
 // heddle-spawn-child: fib(n) with futures and with task groups on a fresh runtime, timed, for the
 // spawn suite's trace_off_vs_compiled_out. Built twice from the same sources against two static
 // copies of the core that differ only in HEDDLE_TRACE_COMPILED (CMakeLists.txt): the suite runs
-// both, alternately, and compares their medians.
+// both, alternately, and forms their ratio round by round.
 //
 //   heddle-spawn-child N THREADS REPS   prints {"futures":[s...],"group":[s...],"trace_compiled":0|1}
 #include <heddle/core/trace.hpp>
