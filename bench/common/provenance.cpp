@@ -55,7 +55,9 @@ nlohmann::json provenance_json() {
   std::string commit = first_line_of(git + "rev-parse HEAD 2>/dev/null");
   nlohmann::json dirty = nullptr;  // unknown
   if (commit.empty()) commit = "unknown";
-  else dirty = !first_line_of(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
+  // The recorded results are the runs' output, not their input: a run that replaces one (--record
+  // bench/recorded) leaves the next suite's tree as clean as it found it.
+  else dirty = !first_line_of(git + "status --porcelain --untracked-files=no -- . ':!bench/recorded' 2>/dev/null").empty();
 
   utsname u{};
   std::string kernel = uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : "unknown";

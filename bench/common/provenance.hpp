@@ -1,7 +1,8 @@
 // What a benchmark report records about its own making, so that a reader can tell which code, which
 // build and which machine a figure comes from (report["provenance"]):
-//   commit, dirty         the source tree's HEAD and whether it had uncommitted changes, read with
-//                         git when heddle-bench runs ("unknown" outside a git checkout)
+//   commit, dirty         the source tree's HEAD and whether it had uncommitted changes (to any
+//                         tracked file but the recorded results, bench/recorded), read with git when
+//                         heddle-bench starts ("unknown" outside a git checkout)
 //   compiler, build_type, flags
 //   versions              oneTBB, Open MPI, FastJet, HDF5 as the build found them ("" when absent)
 //   cpu, cores, kernel    /proc/cpuinfo's first model name, std::thread::hardware_concurrency, uname
