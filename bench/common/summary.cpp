@@ -56,8 +56,11 @@ std::string summary_table(const std::filesystem::path& dir) {
       if (!in) throw std::runtime_error("cannot be read");
       r = nlohmann::json::parse(in);
       const auto& p = r.at("provenance");
-      std::string suites;
-      for (auto& [name, _] : r.at("suites").items()) suites += (suites.empty() ? "" : ", ") + name;
+      r.at("suites");  // a recorded result has its suites' rows
+      // The suite heddle-bench ran: the file's name up to its first dot (<suite>.<machine>.json);
+      // one suite may record several tables under "suites" (algorithms: one per experiment).
+      const std::string file = path.filename().string();
+      const std::string suites = file.substr(0, file.find('.'));
       std::string commit = p.at("commit").get<std::string>().substr(0, 7);
       if (p.at("dirty").is_boolean() && p["dirty"].get<bool>()) commit += " (dirty)";
       const std::string date = p.at("date").get<std::string>().substr(0, 10);

@@ -2,6 +2,7 @@
 // in DIR (heddle-bench --record DIR writes them: one JSON report per suite and machine). One row per
 // figure that has a target, in the order of the files' names and then of the figures' names:
 //   | suite | figure | value (95 % interval) | target | verdict | machine | date | commit |
+// (the suite named by the file's name, <suite>.<machine>.json)
 // A test (tests/tools/bench_summary_docs.sh) fails when the page's summary differs from it.
 #pragma once
 
