@@ -7,15 +7,18 @@ bin=${1:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}/heddle-bench
 python=${2:?usage: heddle_bench_cli.sh BUILD_BIN_DIR PYTHON}
 source "$(dirname "$0")/cli_support.sh"
 
-# expect_usage_error "what" "message part" args...: exit status 2 and the message on stderr.
-expect_usage_error() {
-  local what=$1 message=$2
-  shift 2
+# expect_exit STATUS "what" "message part" args...: that exit status and the message on stderr.
+expect_exit() {
+  local status=$1 what=$2 message=$3
+  shift 3
   "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
-  [[ $rc -eq 2 ]] || fail "$what: exit status $rc, expected 2"
+  [[ $rc -eq $status ]] || fail "$what: exit status $rc, expected $status"
   grep -qi -- "$message" "$tmp/err" || fail "$what: stderr lacks '$message': $(cat "$tmp/err")"
 }
+# Bad usage: exit status 2. A failure while running (a bad file to summarise): 1.
+expect_usage_error() { expect_exit 2 "$@"; }
+expect_failure() { expect_exit 1 "$@"; }
 
 expect_usage_error "unknown suite" "unknown suite 'nosuch'" nosuch --check
 expect_usage_error "no suite" "which suite" --check
@@ -85,14 +88,6 @@ fi
 # is not a recorded result: each named, exit status 1. --record with --check: usage error.
 expect_usage_error "summary without a folder" "which folder" summary
 expect_usage_error "--record with --check" "nothing to record" spawn --check --record "$tmp/rec"
-expect_failure() {
-  local what=$1 message=$2
-  shift 2
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  [[ $rc -eq 1 ]] || fail "$what: exit status $rc, expected 1"
-  grep -q -- "$message" "$tmp/err" || fail "$what: stderr lacks '$message': $(cat "$tmp/err")"
-}
 expect_failure "summary of a missing folder" "$tmp/none is not a folder" summary "$tmp/none"
 mkdir -p "$tmp/empty" "$tmp/bad"
 expect_failure "summary of an empty folder" "no recorded results" summary "$tmp/empty"
