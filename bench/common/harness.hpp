@@ -1,5 +1,6 @@
 // The benchmark harness: runs several variants interleaved (A B C, C A B, ...), so that the fast
-// and slow phases of a noisy VM hit every variant alike, and reports medians with min–max.
+// and slow phases of a noisy VM hit every variant alike; reports each variant's median with min–max,
+// and every comparison of two variants round by round, as a median with its interval (estimate).
 #pragma once
 
 #include <chrono>
