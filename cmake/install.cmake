@@ -11,13 +11,22 @@ set(heddle_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)
 # Every public header is installed, and the internals in <layer>/detail/ that the public headers'
 # inline code includes (parallel_pipeline's serial stages take the core's spin lock, and with it its
 # futex header); src/ stays private, and so do the detail headers only the layers' compiled code uses
-# (a runtime's services, exception text, completion hooks, the epoll set, the MPI checks). The
-# install test compiles every installed header against the installed tree alone.
+# (heddle_layer_<layer>_uninstalled in cmake/layers.cmake: a runtime's services, exception text,
+# completion hooks, the epoll set, the MPI checks). The install test compiles every installed header
+# against the installed tree alone.
 # heddle::mpi's header goes only with heddle::mpi.
-set(heddle_not_installed "(core/detail/(completion_hook|exception_text|service)\\.hpp$)|(async/detail/(epoll_set|mpi_support)\\.hpp$)")
+include(${PROJECT_SOURCE_DIR}/cmake/layers.cmake)  # the components and what they need, which offered headers stay
+set(heddle_not_installed "")
+foreach(layer IN LISTS HEDDLE_LAYERS)
+  foreach(header IN LISTS heddle_layer_${layer}_uninstalled)
+    string(REPLACE "." "\\." header "${header}")
+    list(APPEND heddle_not_installed "(${header}$)")
+  endforeach()
+endforeach()
 if(NOT HEDDLE_HAVE_MPI)
-  set(heddle_not_installed "(${heddle_not_installed})|(async/mpi\\.hpp$)")
+  list(APPEND heddle_not_installed "(async/mpi\\.hpp$)")
 endif()
+list(JOIN heddle_not_installed "|" heddle_not_installed)
 install(DIRECTORY include/heddle DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} REGEX "${heddle_not_installed}" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/include/heddle/core/build_config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/heddle/core)
 
@@ -33,10 +42,23 @@ foreach(component IN LISTS heddle_components)
     DESTINATION ${heddle_cmake_dir})
 endforeach()
 
-# The configuration file learns which components this build has and what the static libraries'
-# users must link besides heddle's own (with static libraries, a layer's private dependencies are
-# its users' too).
+# The configuration file learns which components this build has, which each needs (directly or not)
+# and what their users must find besides heddle's own (with static libraries, a layer's private
+# dependencies are its users' too), all from the table (cmake/layers.cmake).
 set(HEDDLE_PACKAGE_COMPONENTS "${heddle_components}")
+list(JOIN HEDDLE_COMPONENTS " " HEDDLE_PACKAGE_ORDER)
+set(HEDDLE_PACKAGE_TABLE "")
+foreach(component IN LISTS heddle_components)
+  heddle_component_closure(${component} needs)
+  string(APPEND HEDDLE_PACKAGE_TABLE "set(_heddle_needs_${component} \"${needs}\")\n")
+  set(finds "")
+  foreach(find IN LISTS heddle_component_${component}_find)
+    string(REPLACE "|" " " find "${find}")
+    list(APPEND finds "${find}")
+  endforeach()
+  list(JOIN finds "|" finds)
+  string(APPEND HEDDLE_PACKAGE_TABLE "set(_heddle_find_${component} \"${finds}\")\n")
+endforeach()
 configure_package_config_file(cmake/heddleConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/heddleConfig.cmake
   INSTALL_DESTINATION ${heddle_cmake_dir})
@@ -76,21 +98,29 @@ function(heddle_pc name component requires libs)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/${name}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endfunction()
 
-set(uring_pc "")
-if(HEDDLE_HAVE_LIBURING)
-  set(uring_pc ", liburing")
-endif()
-heddle_pc(heddle-core core "" "-L\${libdir} -lheddle_core -pthread")
-heddle_pc(heddle-async async "heddle-core${uring_pc}" "-L\${libdir} -lheddle_async")
-heddle_pc(heddle-dispatch dispatch "heddle-async" "-L\${libdir} -lheddle_dispatch")
-heddle_pc(heddle heddle "heddle-dispatch" "")
-if(HEDDLE_HAVE_MPI)
-  heddle_pc(heddle-mpi mpi "heddle-async, mpi-c" "-L\${libdir} -lheddle_mpi")
-  heddle_pc(heddle-am am "heddle-mpi" "-L\${libdir} -lheddle_am")
-else()
-  heddle_pc(heddle-am am "heddle-async" "-L\${libdir} -lheddle_am")
-endif()
-heddle_pc(heddle-fw fw "heddle-dispatch, nlohmann_json" "-L\${libdir} -lheddle_fw")
+# One file a component; its Requires: the heddle components it needs, then the table's
+# pkg-config packages; its Libs: its own library (heddle.pc has none), then the table's.
+foreach(component IN LISTS heddle_components)
+  set(requires "")
+  foreach(need IN LISTS heddle_component_${component}_needs)
+    list(APPEND requires heddle-${need})
+  endforeach()
+  list(APPEND requires ${heddle_component_${component}_pc_requires})
+  list(JOIN requires ", " requires)
+  set(libs "")
+  if(NOT component STREQUAL "heddle")
+    set(libs "-L\${libdir} -lheddle_${component}")
+  endif()
+  foreach(lib IN LISTS heddle_component_${component}_pc_libs)
+    string(APPEND libs " ${lib}")
+  endforeach()
+  string(STRIP "${libs}" libs)
+  if(component STREQUAL "heddle")
+    heddle_pc(heddle ${component} "${requires}" "${libs}")
+  else()
+    heddle_pc(heddle-${component} ${component} "${requires}" "${libs}")
+  endif()
+endforeach()
 
 # The tools a user runs, and what heddle-fw reads: its configuration reference and example
 # configurations (the ones the framework's tests run on).

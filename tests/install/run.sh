@@ -57,7 +57,10 @@ done
 # A static build installs libheddle_<layer>.a; a shared one (-DBUILD_SHARED_LIBS=ON) the versioned
 # libheddle_<layer>.so.<version> whose SONAME names the major.minor version, and its links.
 shared=$(sed -n 's/^BUILD_SHARED_LIBS:[A-Z]*=//p' "$build/CMakeCache.txt")
-for layer in core async dispatch am fw; do
+# The layers, from the table (cmake/layers.cmake): each is a library and a pkg-config file.
+read -ra layers <<<"$(cmake -DPRINT=HEDDLE_LAYERS -P "$here/../../cmake/layers.cmake")"
+[[ ${#layers[@]} -ge 5 ]] || fail "cmake/layers.cmake names no layers"
+for layer in "${layers[@]}"; do
   if [[ $shared =~ ^(ON|on|1|TRUE|true|YES|yes)$ ]]; then
     lib=$(find "$prefix" -name "libheddle_$layer.so.*.*.*" -print -quit)
     [[ -n $lib ]] || fail "libheddle_$layer.so.<version> is not installed"
@@ -73,8 +76,8 @@ config=$(find "$prefix" -name heddleConfig.cmake -print -quit)
 pc=$(find "$prefix" -name heddle.pc -print -quit)
 [[ -n $config ]] || fail "heddleConfig.cmake is not installed"
 [[ -n $pc ]] || fail "heddle.pc is not installed"
-for f in heddle-core heddle-async heddle-dispatch heddle-am heddle-fw; do
-  [[ -f $(dirname "$pc")/$f.pc ]] || fail "$f.pc is not installed"
+for layer in "${layers[@]}"; do
+  [[ -f $(dirname "$pc")/heddle-$layer.pc ]] || fail "heddle-$layer.pc is not installed"
 done
 for tool in heddle-fw heddle-run; do
   [[ -x $prefix/bin/$tool ]] || fail "$tool is not installed"
