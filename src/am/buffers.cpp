@@ -14,7 +14,8 @@ buffer_ref buffer_table::allocate(transport& t, node_id here, std::uint64_t byte
   return buffer_ref{here, id, 0, bytes};
 }
 
-std::unordered_map<std::uint64_t, buffer_table::local_buffer>::iterator buffer_table::find(std::uint64_t id, node_id here) {
+std::unordered_map<std::uint64_t, buffer_table::local_buffer>::iterator buffer_table::find(std::uint64_t id,
+                                                                                          node_id here) {
   auto it = buffers_.find(id);
   if (it == buffers_.end() || it->second.node != here)
     throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +

@@ -24,16 +24,19 @@ namespace heddle::offload::detail {
 
 class buffer_table {
  public:
-  // A new buffer of `bytes` bytes owned by node `here`, allocated by `t`.
+  // A new buffer of `bytes` bytes owned by node `here`, allocated by `t` (whose exceptions pass
+  // through, with nothing recorded). Any thread.
   buffer_ref allocate(transport& t, node_id here, std::uint64_t bytes, std::size_t alignment);
   // Frees buffer `id` of node `here`; session_error if it has none such, or `offset` is not 0 (the
-  // pointer allocate returned is freed, not one into the buffer).
+  // pointer allocate returned is freed, not one into the buffer). Any thread.
   void free(node_id here, std::uint64_t id, std::uint64_t offset);
   // [offset, offset + bytes) of buffer `id` of node `here`; session_error naming what is wrong.
-  // `owner`, if given, receives what keeps the allocation alive (after a free too).
+  // `owner`, if given, receives what keeps the allocation alive (after a free too). Any thread; the
+  // pointer is good until the buffer is freed, or as long as `owner` is kept.
   std::byte* span(node_id here, std::uint64_t id, std::uint64_t offset, std::uint64_t bytes,
                   std::shared_ptr<void>* owner = nullptr);
-  // Frees every buffer (the session's end); memory that an owner keeps stays until it is dropped.
+  // Frees every buffer (the session's end, when no thread polls); memory that an owner keeps stays
+  // until it is dropped.
   void clear();
 
  private:

@@ -49,18 +49,20 @@ class object_table {
     start_drain,  // the queue was idle: the caller starts the task that drains it
   };
 
-  // Adopts `object` (destroyed by `destroy`) as an object of node `here`; its id.
+  // Adopts `object` (destroyed by `destroy`) as an object of node `here`; its id. Any thread.
   std::uint64_t adopt(node_id here, void* object, void (*destroy)(void*));
   // Appends the frame `h` from `from` (its payload after the object's id: `args`) to the queue of
-  // object `id` of node `here`; `o` receives the object's entry (for a drain).
+  // object `id` of node `here`; `o` receives the object's entry (for a drain). The polling thread:
+  // frames are queued in the order they arrive.
   queued enqueue(node_id here, std::uint64_t id, node_id from, const message_header& h, std::span<const std::byte> args,
                  std::shared_ptr<entry>& o);
   // The drain of `o`'s queue: the next call into `it`, with the object to run it on (nullptr for a
   // call that came after the object's release); false when the queue is empty, the drain over. A
   // release met on the way ends the object (its entry out of the table, the object destroyed) and
-  // the look goes on.
+  // the look goes on. The one task that drains `o` (enqueue said start_drain), until it returns false.
   bool next(node_id here, const std::shared_ptr<entry>& o, item& it, void*& object);
-  // Destroys every object still here (the session's end), without running what their queues hold.
+  // Destroys every object still here (the session's end, when no thread polls), without running
+  // what their queues hold.
   void destroy_all();
 
  private:
