@@ -234,7 +234,7 @@ class engine final : public frame_sink {
   runtime* rt_;
   std::unique_ptr<transport> transport_;
   bool has_receiver_;
-  peer_table peers_;
+  peer_table peers_;  // the call path reads its inline reachable() only (peers.hpp)
 
   pending_table pending_;
   // A sync call whose caller took the progress lock before sending it and keeps it until the
@@ -248,8 +248,8 @@ class engine final : public frame_sink {
     pending_call* call = nullptr;
   } direct_;
 
-  object_table objects_;
-  buffer_table buffers_;
+  object_table objects_;  // remote objects of this node (objects.hpp): their frames only
+  buffer_table buffers_;  // buffers of this node (buffers.hpp): puts, gets and the API's calls only
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
   std::uint32_t handler_count_ = 0;
