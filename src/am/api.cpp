@@ -37,7 +37,7 @@ void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, 
 std::uint64_t adopt_object(void* object, void (*destroy)(void*)) {
   try {
     engine& e = current_engine();
-    return e.adopt_object(object, destroy);
+    return e.objects().adopt(current_node_of(e), object, destroy);
   } catch (...) {
     destroy(object);  // nobody else will
     throw;
@@ -73,9 +73,13 @@ void drive_reply(heddle::core_detail::future_state_base* s) noexcept {
 
 // Run on the node that owns the memory.
 buffer_ref allocate_here(std::uint64_t bytes, std::uint64_t alignment) {
-  return current_engine().allocate_local(bytes, static_cast<std::size_t>(alignment));
+  engine& e = current_engine();
+  return e.buffers().allocate(e.wire(), current_node_of(e), bytes, static_cast<std::size_t>(alignment));
 }
-void free_here(std::uint64_t id, std::uint64_t offset) { current_engine().free_local(id, offset); }
+void free_here(std::uint64_t id, std::uint64_t offset) {
+  engine& e = current_engine();
+  e.buffers().free(current_node_of(e), id, offset);
+}
 void copy_from_here(buffer_ref from, buffer_ref to, std::uint64_t bytes) {
   put_bytes(local_address(from), to, bytes).get();
 }
@@ -96,7 +100,7 @@ std::byte* local_address(const buffer_ref& b) {
   if (b.node != here)
     throw session_error("heddle::offload: buffer_ptr::get on node " + std::to_string(here) + " for memory of node " +
                         std::to_string(b.node) + ": use put/get, or offload to node " + std::to_string(b.node));
-  return e.local_span(b.id, b.offset, b.bytes);
+  return e.buffers().span(here, b.id, b.offset, b.bytes);
 }
 
 future<void> put_bytes(const std::byte* local, const buffer_ref& to, std::uint64_t bytes) {

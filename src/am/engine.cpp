@@ -48,13 +48,6 @@ class handler_scope {
   bool saved_in_ = false;
 };
 
-// What a node says first to every peer: who it is, and the registry it was built with.
-struct hello_payload {
-  std::uint32_t node, nodes;
-  std::uint64_t hash, count;
-  std::int64_t pid;
-};
-
 std::vector<std::byte> joined(std::span<const std::byte> head, std::span<const std::byte> tail) {
   std::vector<std::byte> v(head.size() + tail.size());
   if (!head.empty()) std::memcpy(v.data(), head.data(), head.size());
@@ -99,7 +92,7 @@ inline void engine::send_to_peer(node_id from, node_id to, const message_header:
 inline void engine::send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                                std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
   const message_header::words packed = h.pack();
-  if (to < peers_.size() && !peers_[to].lost.load(std::memory_order_acquire)) [[likely]]
+  if (peers_.reachable(to)) [[likely]]
     return send_to_peer(from, to, packed, head, tail, tail_owner);
   send_general(from, to, message_header::unpack(packed), head, tail, tail_owner);
 }
@@ -139,7 +132,8 @@ engine::engine(const session_options& options, std::unique_ptr<transport> t)
       rt_(options.rt ? options.rt : &default_runtime()),
       transport_(std::move(t)),
       has_receiver_(options.transport != backend::loopback),
-      peers_(options.nodes) {
+      peers_(options.node, options.nodes),
+      receiver_(*transport_, progress_, options.receiver_spin, [this] { check_peers_if_due(); }) {
   // The handlers' table, fixed from here on (the registry is sealed: hello compares its hash).
   registry& reg = registry::instance();
   reg.seal();
@@ -147,84 +141,26 @@ engine::engine(const session_options& options, std::unique_ptr<transport> t)
   handlers_.reset(new handler_fn[handler_count_]);
   for (std::uint32_t i = 0; i < handler_count_; ++i) handlers_[i] = reg.at(i);
   handler_labels_.reset(new std::atomic<const char*>[handler_count_]());
-  peers_[options_.node].hello = true;
-  peers_[options_.node].pid = ::getpid();
 }
 
 engine::~engine() { finish(); }
 
-std::string engine::describe(node_id n) const {
-  std::lock_guard lock(m_);
-  std::string s = "node " + std::to_string(n);
-  if (n < peers_.size() && peers_[n].pid) s += " (pid " + std::to_string(peers_[n].pid) + ")";
-  return s;
-}
-
-void engine::check_reachable(node_id n) const {
-  if (n >= peers_.size())
-    throw session_error("heddle::offload: node " + std::to_string(n) + " does not exist: the session has " +
-                        std::to_string(peers_.size()) + " nodes");
-  if (peers_[n].lost.load(std::memory_order_acquire)) {
-    std::string why;
-    {
-      std::lock_guard lock(m_);
-      why = peers_[n].why;
-    }
-    throw peer_lost(n, "heddle::offload: " + describe(n) + " is lost: " + why);
-  }
-}
-
 // ---- start and finish ---------------------------------------------------------------------------
-
-template <class Pred>
-bool engine::await(Pred pred, clock::time_point deadline) {
-  std::unique_lock lock(m_);
-  while (!pred()) {
-    if (clock::now() >= deadline) return false;
-    cv_.wait_for(lock, std::chrono::milliseconds(10));
-  }
-  return true;
-}
 
 void engine::start() {
   transport_->start(*this);
-  if (!has_receiver_) {
-    for (peer_state& p : peers_) p.hello = true;
-    return;
-  }
-  receiver_ = std::thread([this] { receiver_loop(); });
+  if (!has_receiver_) return peers_.all_present();
+  receiver_.start();
   // Hello: who this is, and the registry it was built with.
   registry& reg = registry::instance();
-  const hello_payload hello{self(), nodes(), reg.hash(), reg.size(), ::getpid()};
+  const peer_table::hello hello{self(), nodes(), reg.hash(), reg.size(), ::getpid()};
   for (node_id n = 0; n < nodes(); ++n) {
     if (n == self()) continue;
     const message_header h{.kind = message_kind::hello, .payload_bytes = sizeof hello};
     send_frame(self(), n, h, std::as_bytes(std::span(&hello, 1)));
   }
-  const auto deadline = clock::now() + options_.connect_timeout;
-  const bool all = await(
-      [&] {
-        for (const peer_state& p : peers_)
-          if (!p.hello && !p.lost.load() && !p.refused) return false;
-        return true;
-      },
-      deadline);
-  std::exception_ptr failure;
-  {
-    std::lock_guard lock(m_);
-    for (node_id n = 0; n < nodes() && !failure; ++n) {
-      if (peers_[n].refused) failure = peers_[n].refused;
-      else if (peers_[n].lost.load())
-        failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " was lost while the session started: " + peers_[n].why));
-      else if (!all && !peers_[n].hello)
-        failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " did not say hello within " +
-                                                           std::to_string(options_.connect_timeout.count()) + " ms"));
-    }
-  }
-  if (failure) {
-    stop_ = true;
-    transport_->interrupt();
-    receiver_.join();
+  if (std::exception_ptr failure = peers_.await_hellos(clock::now() + options_.connect_timeout, options_.connect_timeout)) {
+    receiver_.stop();
     finished_ = true;
     std::rethrow_exception(failure);
   }
@@ -246,15 +182,10 @@ void engine::measure_clock() {
     } catch (const peer_error&) {
       return;
     }
-    std::int64_t probe = 0, remote = 0;
-    if (!await([&] { return reply_probe_ns_ == sent; }, clock::now() + std::chrono::seconds(1))) break;
+    std::int64_t remote = 0;
+    if (!peers_.await_clock_reply(sent, clock::now() + std::chrono::seconds(1), remote)) break;
     const std::int64_t received = heddle::core_detail::steady_now_ns();
-    {
-      std::lock_guard lock(m_);
-      probe = reply_probe_ns_;
-      remote = reply_remote_ns_;
-    }
-    if (probe == sent && received - sent < best_round_trip) {
+    if (received - sent < best_round_trip) {
       best_round_trip = received - sent;
       best_offset = remote - (sent + received) / 2;
     }
@@ -279,96 +210,50 @@ void engine::clock_reply_from(std::span<const std::byte> payload) {
   std::int64_t times[2];
   if (payload.size() != sizeof times) throw decode_error("a clock reply of " + std::to_string(payload.size()) + " bytes");
   std::memcpy(times, payload.data(), sizeof times);
-  std::lock_guard lock(m_);
-  reply_probe_ns_ = times[0];
-  reply_remote_ns_ = times[1];
-  cv_.notify_all();
+  peers_.record_clock_reply(times[0], times[1]);
 }
 
 void engine::hello_from(node_id from, std::span<const std::byte> payload) {
-  hello_payload hello;
+  peer_table::hello hello;
   if (payload.size() != sizeof hello) throw decode_error("a hello of " + std::to_string(payload.size()) + " bytes");
   std::memcpy(&hello, payload.data(), sizeof hello);
   registry& reg = registry::instance();
-  std::lock_guard lock(m_);
-  peer_state& p = peers_[from];
-  p.pid = hello.pid;
-  if (hello.node != from || hello.nodes != nodes()) {
-    p.refused = std::make_exception_ptr(session_error(
-        "heddle::offload: node " + std::to_string(from) + " (pid " + std::to_string(hello.pid) + ") says it is node " +
-        std::to_string(hello.node) + " of " + std::to_string(hello.nodes) + "; this is node " + std::to_string(self()) +
-        " of " + std::to_string(nodes())));
-  } else if (hello.hash != reg.hash() || hello.count != reg.size()) {
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "heddle::offload: node %u (pid %lld) was built with a different set of handlers "
-                  "(%llu handlers, registry hash %016llx; this process: %zu, %016llx): they would disagree on "
-                  "which function a message calls; run the same program on every node",
-                  from, static_cast<long long>(hello.pid), static_cast<unsigned long long>(hello.count),
-                  static_cast<unsigned long long>(hello.hash), reg.size(), static_cast<unsigned long long>(reg.hash()));
-    p.refused = std::make_exception_ptr(registry_mismatch(from, buf));
-  }
-  p.hello = true;
-  cv_.notify_all();
+  peers_.record_hello(from, hello, reg.hash(), reg.size());
 }
 
 // No notification: finish() looks at the count every 10 ms, and a notification per handler would
-// wake whoever waits on cv_ (serve(), on every serving node) at every call.
+// wake whoever waits on the peers' changes (serve(), on every serving node) at every call.
 void engine::task_ended() noexcept { active_.fetch_sub(1, std::memory_order_release); }
 
-bool engine::serve_until_node0_leaves() {
-  if (self() == 0) return true;
-  std::unique_lock lock(m_);
-  cv_.wait(lock, [&] { return peers_[0].goodbye || peers_[0].lost.load(); });
-  if (!peers_[0].goodbye)  // the serving node's only word on why it stops
-    std::fprintf(stderr, "heddle: node %u: node 0 was lost (%s); serving ends\n", self(), peers_[0].why.c_str());
-  return peers_[0].goodbye;
-}
+bool engine::serve_until_node0_leaves() { return self() == 0 || peers_.await_node0_goodbye(); }
 
 void engine::finish() {
   if (finished_) return;
   finished_ = true;
   const auto deadline = clock::now() + options_.shutdown_timeout;
   // What this node still runs (a handler, a reply on its way) finishes before the goodbye.
-  if (!await([&] { return active_.load() == 0; }, deadline))
+  if (!peers_.await([&] { return active_.load() == 0; }, deadline))
     std::fprintf(stderr, "heddle: node %u: %lld handlers still running after %lld ms; the session ends anyway\n", self(),
                  static_cast<long long>(active_.load()), static_cast<long long>(options_.shutdown_timeout.count()));
   if (has_receiver_) {
     for (node_id n = 0; n < nodes(); ++n) {
-      if (n == self() || peers_[n].lost.load()) continue;
+      if (n == self() || peers_.is_lost(n)) continue;
       try {
         send_frame(self(), n, message_header{.kind = message_kind::goodbye});
       } catch (const std::exception&) {
         // lost meanwhile: nothing to say goodbye to
       }
     }
-    std::string missing;
-    if (!await(
-            [&] {
-              for (node_id n = 0; n < nodes(); ++n)
-                if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) return false;
-              return true;
-            },
-            deadline)) {
-      std::lock_guard lock(m_);
-      for (node_id n = 0; n < nodes(); ++n)
-        if (n != self() && !peers_[n].goodbye && !peers_[n].lost.load()) {
-          missing += ' ';  // appended, not joined with operator+ (GCC 12's false -Wrestrict there)
-          missing += std::to_string(n);
-        }
+    const std::string missing = peers_.await_goodbyes(deadline);
+    if (!missing.empty())
       std::fprintf(stderr, "heddle: node %u: no goodbye from node(s)%s within %lld ms; the session ends anyway\n", self(),
                    missing.c_str(), static_cast<long long>(options_.shutdown_timeout.count()));
-    }
-    stop_ = true;
-    transport_->interrupt();
-    progress_.wake_receiver();
-    receiver_.join();
+    receiver_.stop();
     // No thread polls from here on: a caller still polling finishes its look first.
     for (unsigned n = 1; !progress_.try_lock(); ++n) spin_pause(n);
   }
   fail_pending(nodes(), [] { return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")); });
-  destroy_objects();
-  std::lock_guard lock(buffers_m_);
+  objects_.destroy_all();
   buffers_.clear();
 }
 
@@ -378,11 +263,11 @@ void engine::finish() {
 // with the start of its flow, which the receiver's receive span ends (deliver).
 void engine::send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                           std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
-  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) check_reachable(to);  // throws, saying why
+  if (!peers_.reachable(to)) peers_.check_reachable(to);  // throws, saying why
   namespace trace = heddle::core_detail::trace;
   if (!trace::on()) return send_untraced(from, to, h, head, tail, tail_owner);
   message_header numbered = h;
-  std::atomic<std::uint16_t>& counter = peers_[to].trace_sequence;
+  std::atomic<std::uint16_t>& counter = peers_.trace_sequence(to);
   do numbered.sequence = static_cast<std::uint16_t>(counter.fetch_add(1, std::memory_order_relaxed) + 1);
   while (numbered.sequence == 0);
   const std::uint64_t id = trace::message_flow_id(from, to, numbered.sequence);
@@ -428,7 +313,7 @@ inline message_header::words engine::call_header(std::uint32_t handler, heddle::
 // this one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
 inline bool engine::wait_in_table(std::uint64_t id, node_id to, pending_call* p) {
   pending_.insert(id, to, p);
-  if (!peers_[to].lost.load(std::memory_order_acquire)) [[likely]] return true;
+  if (!peers_.is_lost(to)) [[likely]] return true;
   if (pending_call* q = pending_.take(id, to)) fail_unreachable(to, q);
   return false;
 }
@@ -451,8 +336,7 @@ void engine::request(node_id from, node_id to, message_kind kind, std::span<cons
 void engine::request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
                            std::span<const std::byte> tail, pending_call* p) {
   const std::uint64_t id = message_header::call_id_of(packed);
-  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]]
-    return fail_unreachable(to, p);
+  if (!peers_.reachable(to)) [[unlikely]] return fail_unreachable(to, p);
   if (!wait_in_table(id, to, p)) [[unlikely]] return;
   std::exception_ptr failure;
   try {
@@ -468,8 +352,8 @@ void engine::request_frame(node_id from, node_id to, const message_header::words
 void engine::fail_unreachable(node_id to, pending_call* p) {
   std::exception_ptr failure;
   try {
-    check_reachable(to);
-    throw peer_lost(to, "heddle::offload: " + describe(to) + " is lost");
+    peers_.check_reachable(to);
+    throw peer_lost(to, "heddle::offload: " + peers_.describe(to) + " is lost");
   } catch (...) {
     failure = std::current_exception();
   }
@@ -493,8 +377,8 @@ placement engine::place(node_id from, node_id to, const message_header& h, std::
   handler_scope scope(to, !has_receiver_);
   try {
     placement where;
-    where.data = local_span(read_prefix<std::uint64_t>(prefix, 0), read_prefix<std::uint64_t>(prefix, 8),
-                            h.payload_bytes - prefix.size(), &where.keeper);
+    where.data = buffers_.span(current_node_of(*this), read_prefix<std::uint64_t>(prefix, 0), read_prefix<std::uint64_t>(prefix, 8),
+                               h.payload_bytes - prefix.size(), &where.keeper);
     return where;
   } catch (const std::exception&) {
     return {};
@@ -595,12 +479,8 @@ inline void engine::deliver_untraced(node_id from, node_id to, const message_hea
         p->fail(std::move(e));
       }
       return;
-    case message_kind::goodbye: {
-      std::lock_guard lock(m_);
-      peers_[from].goodbye = true;
-      cv_.notify_all();
-      return;
-    }
+    case message_kind::goodbye:
+      return peers_.record_goodbye(from);
     case message_kind::put:
       return serve_put(from, to, h, payload);
     case message_kind::get:
@@ -682,47 +562,6 @@ const char* engine::handler_label(std::uint32_t handler) {
 
 // ---- buffers --------------------------------------------------------------------------------------
 
-buffer_ref engine::allocate_local(std::uint64_t bytes, std::size_t alignment) {
-  const std::uint64_t id = next_buffer_.fetch_add(1, std::memory_order_relaxed);
-  local_allocation a = transport_->allocate(bytes, id, alignment);
-  const node_id here = current_node_of(*this);
-  std::lock_guard lock(buffers_m_);
-  buffers_.emplace(id, local_buffer{std::move(a), here});
-  return buffer_ref{here, id, 0, bytes};
-}
-
-std::unordered_map<std::uint64_t, engine::local_buffer>::iterator engine::find_local(std::uint64_t id, node_id here) {
-  auto it = buffers_.find(id);
-  if (it == buffers_.end() || it->second.node != here)
-    throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
-                        " (freed, or never allocated there)");
-  return it;
-}
-
-void engine::free_local(std::uint64_t id, std::uint64_t offset) {
-  const node_id here = current_node_of(*this);
-  std::lock_guard lock(buffers_m_);
-  const auto it = find_local(id, here);
-  if (offset != 0)
-    throw session_error("heddle::offload: free of a buffer_ptr " + std::to_string(offset) +
-                        " bytes into buffer " + std::to_string(id) + " of node " + std::to_string(here) +
-                        ": free the pointer allocate returned");
-  buffers_.erase(it);
-}
-
-std::byte* engine::local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes, std::shared_ptr<void>* owner) {
-  const node_id here = current_node_of(*this);
-  std::lock_guard lock(buffers_m_);
-  const auto it = find_local(id, here);
-  const std::uint64_t size = it->second.memory.bytes;
-  if (offset > size || bytes > size - offset)
-    throw session_error("heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
-                        ") are outside buffer " + std::to_string(id) + " of node " + std::to_string(here) + " (" +
-                        std::to_string(size) + " bytes)");
-  if (owner) *owner = it->second.memory.keeper;
-  return it->second.memory.data + offset;
-}
-
 void engine::serve_put(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   // A placed put's bytes lie in the buffer already: place() checked the buffer and the range.
   if (!(h.flags & message_placed)) {
@@ -731,7 +570,7 @@ void engine::serve_put(node_id from, node_id to, const message_header& h, std::s
       const auto id = read_prefix<std::uint64_t>(payload, 0);
       const auto offset = read_prefix<std::uint64_t>(payload, 8);
       const std::span<const std::byte> data = payload.subspan(placement_prefix(message_kind::put));  // after the id and offset
-      std::byte* dst = local_span(id, offset, data.size());
+      std::byte* dst = buffers_.span(current_node_of(*this), id, offset, data.size());
       if (!data.empty()) std::memcpy(dst, data.data(), data.size());
     } catch (const std::exception& e) {
       return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
@@ -749,7 +588,7 @@ void engine::serve_get(node_id from, node_id to, const message_header& h, std::s
     const auto offset = read_prefix<std::uint64_t>(payload, 8);
     const auto bytes = read_prefix<std::uint64_t>(payload, 16);
     if (payload.size() != 24) throw decode_error("heddle::offload: a get frame of " + std::to_string(payload.size()) + " bytes");
-    std::byte* p = local_span(id, offset, bytes, &owner);
+    std::byte* p = buffers_.span(current_node_of(*this), id, offset, bytes, &owner);
     data = std::span<const std::byte>(p, bytes);
   } catch (const std::exception& e) {
     return reply_failure(to, from, h.call_id, std::string("heddle::offload: a get from node ") + std::to_string(from) + ": " + e.what());
@@ -774,80 +613,14 @@ void engine::check_peers_if_due() {
   // A call inserted as its peer was lost may have escaped lost()'s sweep (pending_table.hpp): the
   // next two checks after a loss sweep again (two: a call still being inserted at the first is
   // skipped by it, and its caller then sees the flag or the second takes it).
-  unsigned due_sweeps = sweeps_due_.load(std::memory_order_acquire);
-  while (due_sweeps > 0 && !sweeps_due_.compare_exchange_weak(due_sweeps, due_sweeps - 1, std::memory_order_acq_rel)) {
-  }
-  if (due_sweeps > 0)
-    for (node_id n = 0; n < nodes(); ++n) {
-      if (!peers_[n].lost.load(std::memory_order_acquire)) continue;
-      std::string why;
-      {
-        std::lock_guard lock(m_);
-        why = peers_[n].why;
-      }
-      const std::string what = "heddle::offload: " + describe(n) + " was lost: " + why;
-      fail_pending(n, [&] { return std::make_exception_ptr(peer_lost(n, what)); });
-    }
+  if (peers_.take_sweep()) sweep_lost();
 }
 
-void engine::receiver_loop() {
-  const auto spin = options_.receiver_spin;
-  // While callers poll, each nap is longer than the last, up to progress::longest_nap: the end of a
-  // nap is a timer interrupt and a context switch on a core that a polling caller (or, on a full
-  // machine, the peer's poller) is using (progress.hpp).
-  auto nap = progress::first_nap;
-  const auto nap_for_caller = [&] {
-    progress_.nap(nap);
-    nap = std::min(nap * 2, progress::longest_nap);
-  };
-  while (!stop_.load(std::memory_order_acquire)) {
-    if (!progress_.try_lock()) {
-      nap_for_caller();
-      check_peers_if_due();
-      continue;
-    }
-    if (progress_.long_send_running()) [[unlikely]] {
-      // One look at the wire, then the cores are the long send's and its target's (progress.hpp).
-      polling_thread = true;
-      for (int n = 0; n < 64 && transport_->poll(); ++n) {
-      }
-      polling_thread = false;
-      progress_.unlock();
-      progress_.nap(std::chrono::milliseconds(1));
-      check_peers_if_due();
-      continue;
-    }
-    polling_thread = true;
-    auto idle_since = clock::now();
-    bool go_to_sleep = false;
-    for (unsigned n = 1;; ++n) {
-      if (stop_.load(std::memory_order_relaxed) || progress_.yield_wanted()) break;
-      if (transport_->poll()) {
-        n = 0;
-        continue;
-      }
-      if ((n & 63) == 0) {
-        const auto now = clock::now();
-        if (n == 64) idle_since = now;  // the first look after the last frame
-        if (now - idle_since > spin) {
-          go_to_sleep = true;
-          break;
-        }
-        check_peers_if_due();
-      }
-      spin_pause(n);
-    }
-    const bool yielded = progress_.yield_wanted();
-    polling_thread = false;
-    progress_.unlock();
-    if (stop_.load(std::memory_order_acquire)) break;
-    if (yielded) {
-      nap_for_caller();  // a caller polls now: do not take the lock back at once
-    } else {
-      nap = progress::first_nap;
-      if (go_to_sleep) transport_->sleep(std::chrono::milliseconds(100));
-    }
-    check_peers_if_due();
+void engine::sweep_lost() {
+  for (node_id n = 0; n < nodes(); ++n) {
+    if (!peers_.is_lost(n)) continue;
+    const std::string what = peers_.loss_text(n);
+    fail_pending(n, [&] { return std::make_exception_ptr(peer_lost(n, what)); });
   }
 }
 
@@ -861,7 +634,7 @@ void engine::poll_for_a_while(const heddle::core_detail::future_state_base* s, c
       if (past(deadline, patience)) return;
       check_peers_if_due();
       // A direct call's peer lost: nothing else fails the call (end_direct_wait does).
-      if (direct_.id != 0 && peers_[direct_.to].lost.load(std::memory_order_acquire)) return;
+      if (direct_.id != 0 && peers_.is_lost(direct_.to)) return;
     }
     spin_pause(n);
   }
@@ -914,7 +687,7 @@ inline void engine::call_directly(node_id from, node_id to, std::uint32_t handle
                                   std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
   polling_thread = true;
   const message_header::words packed = call_header(handler, how, args.size());
-  if (to >= peers_.size() || peers_[to].lost.load(std::memory_order_acquire)) [[unlikely]] {
+  if (!peers_.reachable(to)) [[unlikely]] {
     polling_thread = false;
     progress_.unlock();
     return fail_unreachable(to, p);
@@ -962,15 +735,8 @@ void engine::end_direct_wait() {
 // ---- the open session -----------------------------------------------------------------------------
 
 void engine::lost(node_id peer, const std::string& why) {
-  {
-    std::lock_guard lock(m_);
-    if (peer >= peers_.size() || peers_[peer].lost.load()) return;
-    peers_[peer].why = why;
-    peers_[peer].lost.store(true, std::memory_order_release);
-    sweeps_due_.store(2, std::memory_order_release);
-    cv_.notify_all();
-  }
-  const std::string what = "heddle::offload: " + describe(peer) + " was lost: " + why;
+  if (!peers_.mark_lost(peer, why)) return;
+  const std::string what = "heddle::offload: " + peers_.describe(peer) + " was lost: " + why;
   fail_pending(peer, [&] { return std::make_exception_ptr(peer_lost(peer, what)); });
 }
 

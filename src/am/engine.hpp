@@ -4,18 +4,23 @@
 // transport (or straight to deliver() for this node). In: deliver() starts calls as tasks by the
 // strategy the caller chose, completes pending calls with replies, serves put/get into this node's
 // buffers, and keeps the peers' hello/goodbye state. A lost peer fails every call waiting on it.
+//
+// The call path (a call sent, received, replied to, its pending call completed) is the engine's
+// own, whole, in engine.cpp: the pending table, the direct call, the handlers' table and the
+// progress lock are its members, read without a call, a virtual call or a lock between them. The
+// cold state lies in classes of their own, each behind a small interface: the peers and their loss
+// (peer_table, peers.hpp: the call path reads its inline reachable() only), this node's buffers
+// (buffer_table, buffers.hpp), its remote objects (object_table, objects.hpp) and the receiver
+// thread's loop (receiver, receiver.hpp). What the engine does with them (the hello exchange, a
+// loss failing the calls, put/get served, an object's queue drained by a task) stays here.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <functional>
-#include <map>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "heddle/am/buffer.hpp"
@@ -23,8 +28,12 @@
 #include "heddle/am/detail/tree.hpp"
 #include "heddle/am/session.hpp"
 #include "heddle/core/export.hpp"
+#include "buffers.hpp"
+#include "objects.hpp"
+#include "peers.hpp"
 #include "pending_table.hpp"
 #include "progress.hpp"
+#include "receiver.hpp"
 #include "transport.hpp"
 
 namespace heddle::offload::detail {
@@ -75,25 +84,17 @@ class engine final : public frame_sink {
   future<void> scatter(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each);
   future<void> gather(std::span<const buffer_ref> from, std::byte* local, std::uint64_t each);
 
-  // Buffers of this node.
-  buffer_ref allocate_local(std::uint64_t bytes, std::size_t alignment);
-  void free_local(std::uint64_t id, std::uint64_t offset);
-  // [offset, offset + bytes) of buffer `id` of this node; session_error naming what is wrong.
-  // `owner`, if given, receives what keeps the allocation alive.
-  std::byte* local_span(std::uint64_t id, std::uint64_t offset, std::uint64_t bytes, std::shared_ptr<void>* owner = nullptr);
-
-  // The peer's state, for errors: "node 2 (pid 4711)".
-  std::string describe(node_id n) const;
-  // Throws peer_lost if `n` is lost, session_error if it does not exist.
-  void check_reachable(node_id n) const;
+  // Buffers of this node (of the loopback nodes this process holds): the offload API's allocate,
+  // free and buffer_ptr::get use them directly (any thread).
+  buffer_table& buffers() noexcept { return buffers_; }
+  // Remote objects of this node: the offload API adopts its objects here (any thread).
+  object_table& objects() noexcept { return objects_; }
 
   // A tree call waiting for its own node's result and its subtrees' replies (tree.cpp).
   class tree_gather;
 
-  // Remote objects (heddle/am/remote.hpp; objects.cpp): an object of this node (of the loopback
-  // node the calling thread acts for), its id; method calls on object `id` of node `to`; the release
-  // of the caller's last reference.
-  std::uint64_t adopt_object(void* object, void (*destroy)(void*));
+  // Remote objects (heddle/am/remote.hpp; objects.cpp): method calls on object `id` of node `to`;
+  // the release of the caller's last reference.
   void object_call(node_id from, node_id to, std::uint64_t id, std::uint32_t handler, std::span<const std::byte> args,
                    pending_call* p);
   void release_object(node_id from, node_id to, std::uint64_t id);
@@ -104,20 +105,6 @@ class engine final : public frame_sink {
   placement place(node_id from, node_id to, const message_header& h, std::span<const std::byte> prefix) override;
 
  private:
-  struct peer_state {
-    std::atomic<bool> lost{false};
-    bool hello = false;
-    bool goodbye = false;
-    std::int64_t pid = 0;
-    std::atomic<std::uint16_t> trace_sequence{0};  // the last frame's to this peer, traced (message_header::sequence)
-    std::string why;                // how it was lost
-    std::exception_ptr refused;    // a hello that did not match
-  };
-  struct local_buffer {
-    local_allocation memory;
-    node_id node;  // the loopback node that owns it (this node elsewhere)
-  };
-
   // Sends a frame; from the polling thread, a frame the peer cannot take now goes out from a task.
   // Throws peer_lost or session_error when `to` cannot be reached. send_frame is defined inline in
   // engine.cpp (the call path's common case) and always inlined (in deliver, whose other cases are
@@ -206,19 +193,16 @@ class engine final : public frame_sink {
   void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
                     std::span<const std::byte> args, tree_gather* g);
   void tree_result(tree_gather* g, node_id node, bool threw, std::span<const std::byte> bytes);
-  // An object's serial queue: frames for it, run one at a time by a task, in arrival order.
-  struct object_entry;
+  // An object's frame into its serial queue (object_table), and the task that runs the queue's
+  // calls one at a time, in arrival order (objects.cpp).
   void object_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
-  void drain_object(node_id here, const std::shared_ptr<object_entry>& o);
-  void destroy_objects();
+  void drain_object(node_id here, const std::shared_ptr<object_table::entry>& o);
   void reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
              std::span<const std::byte> tail = {});
   // reply's body, inlined into deliver's short path.
   [[gnu::always_inline]] void send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind,
                                           std::span<const std::byte> head, std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
-  // The buffer `id` of node `here`, or session_error; buffers_m_ held.
-  std::unordered_map<std::uint64_t, local_buffer>::iterator find_local(std::uint64_t id, node_id here);
   // One transfer; `p` is completed (a get's bytes at `local`) or failed, once.
   void put_part(const std::byte* local, const buffer_ref& to, std::uint64_t bytes, pending_call* p) noexcept;
   void get_part(const buffer_ref& from, std::byte* local, std::uint64_t bytes, pending_call* p) noexcept;
@@ -231,7 +215,8 @@ class engine final : public frame_sink {
   void clock_probe_from(node_id from, std::span<const std::byte> payload);
   void clock_reply_from(std::span<const std::byte> payload);
   void fail_pending(node_id node, const std::function<std::exception_ptr()>& make_error);  // node == nodes(): all
-  void receiver_loop();
+  // Every call waiting on lost peers, failed (the sweeps a loss makes due: peer_table::take_sweep).
+  void sweep_lost();
   // poll_until's polling for at most `patience` (from the first look at the clock), without waking
   // the receiver thread afterwards.
   void poll_within(const heddle::core_detail::future_state_base* s, std::chrono::nanoseconds patience);
@@ -244,19 +229,12 @@ class engine final : public frame_sink {
   [[gnu::noinline]] void check_peers_if_due();
   void task_begun() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void task_ended() noexcept;
-  // Waits (polling or sleeping) until pred() holds or the deadline; true if it holds.
-  template <class Pred>
-  bool await(Pred pred, std::chrono::steady_clock::time_point deadline);
 
   session_options options_;
   runtime* rt_;
   std::unique_ptr<transport> transport_;
   bool has_receiver_;
-  std::vector<peer_state> peers_;
-  mutable std::mutex m_;             // peers_' plain fields, and the waiters of cv_
-  std::condition_variable cv_;
-  // The last clock_reply (measure_clock), under m_: the probe's time and node 0's at its receipt.
-  std::int64_t reply_probe_ns_ = 0, reply_remote_ns_ = 0;
+  peer_table peers_;  // the call path reads its inline reachable() only (peers.hpp)
 
   pending_table pending_;
   // A sync call whose caller took the progress lock before sending it and keeps it until the
@@ -270,23 +248,16 @@ class engine final : public frame_sink {
     pending_call* call = nullptr;
   } direct_;
 
-  std::mutex objects_m_;
-  std::map<std::pair<node_id, std::uint64_t>, std::shared_ptr<object_entry>> objects_;
-  std::atomic<std::uint64_t> next_object_{1};
-
-  std::mutex buffers_m_;
-  std::unordered_map<std::uint64_t, local_buffer> buffers_;
-  std::atomic<std::uint64_t> next_buffer_{1};
+  object_table objects_;  // remote objects of this node (objects.hpp): their frames only
+  buffer_table buffers_;  // buffers of this node (buffers.hpp): puts, gets and the API's calls only
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
   std::uint32_t handler_count_ = 0;
   std::unique_ptr<handler_fn[]> handlers_;  // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced
   progress progress_;
-  std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> next_peer_check_ns_{0};
-  std::atomic<unsigned> sweeps_due_{0};  // set by a loss: check_peers_if_due's next sweeps of the pending table
-  std::thread receiver_;
+  receiver receiver_;  // after progress_ and transport_, which it uses
   bool finished_ = false;
 };
 

@@ -149,7 +149,7 @@ class engine::long_sends {
 void engine::put_part(const std::byte* local, const buffer_ref& to, std::uint64_t bytes, pending_call* p) noexcept {
   std::exception_ptr failure;
   // A lost node's memory is gone, even where a mapping of it is still here (shm).
-  if (to.node >= nodes() || peers_[to.node].lost.load(std::memory_order_acquire)) return fail_unreachable(to.node, p);
+  if (!peers_.reachable(to.node)) return fail_unreachable(to.node, p);
   try {
     if (transport_->put_direct(local, to.node, to.id, to.offset, bytes)) return p->complete({});
     const std::uint64_t head[2] = {to.id, to.offset};
@@ -164,7 +164,7 @@ void engine::put_part(const std::byte* local, const buffer_ref& to, std::uint64_
 void engine::get_part(const buffer_ref& from, std::byte* local, std::uint64_t bytes, pending_call* p) noexcept {
   std::exception_ptr failure;
   // A lost node's memory is gone, even where a mapping of it is still here (shm).
-  if (from.node >= nodes() || peers_[from.node].lost.load(std::memory_order_acquire)) return fail_unreachable(from.node, p);
+  if (!peers_.reachable(from.node)) return fail_unreachable(from.node, p);
   try {
     if (transport_->get_direct(from.node, from.id, from.offset, local, bytes)) return p->complete(std::span(local, bytes));
     const std::uint64_t head[3] = {from.id, from.offset, bytes};
