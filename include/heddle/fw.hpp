@@ -1,9 +1,10 @@
 // The event-processing framework: modules of three kinds (global, stream, one) that read and write
-// typed products, run once per event on demand, on paths of filters; ExternalWork; runs and
+// typed products, run once per event on demand, on paths of filters; abilities (ExternalWork); runs and
 // luminosity blocks with their products; conditions; parameters; plugins; many events in flight;
 // and the single-threaded reference processor that gives the same answers.
 #pragma once
 
+#include "heddle/fw/abilities.hpp"
 #include "heddle/fw/analysis.hpp"
 #include "heddle/fw/conditions.hpp"
 #include "heddle/fw/config.hpp"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "heddle/fw/abilities.hpp"  // ExternalWork's out-of-line parts
 #include "type_name.hpp"
 
 namespace heddle::fw {

@@ -1,8 +1,9 @@
 // The module kinds and what each promises: stream:: modules get an instance per stream, each called
 // for one event at a time; one:: modules never run beside themselves, nor beside the modules that
 // share a resource with them, and freely beside the others; ExternalWork in every kind, both
-// forms, both processors; an exception in any transition or event method ends the job naming the
-// module. (Random processes of typed modules of every kind: stress_test.cpp.)
+// forms, both processors; two abilities in one module; an exception in any transition or event
+// method ends the job naming the module. (Random processes of typed modules of every kind:
+// stress_test.cpp; what must not compile: abilities_compile_test.sh.)
 #include <gtest/gtest.h>
 
 #include <heddle/async/timer.hpp>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -366,6 +368,111 @@ TEST(ExternalWorkKinds, EveryKindBothFormsBothProcessors) {
       if (k == kind_form::one_handle || k == kind_form::one_future) {
         EXPECT_EQ(l.spans.overlaps({"ext"}), 0u) << at;  // a one:: module keeps its queue while it waits
       }
+    }
+}
+
+// --- two abilities in one module: ExternalWork beside a test ability built as abilities.hpp says a
+// per-lumi cache would be (CMS's LuminosityBlockCache<T>): its layer takes over the lumi
+// transitions (final), calls the module's pure virtual that makes the lumi's cache, keeps the
+// caches of the lumis in flight, and hands the event methods their lumi's.
+
+}  // namespace
+
+namespace kinds_test_ability {
+
+using namespace heddle::fw;
+
+template <class T>
+struct LumiCache {};
+
+template <class Base, class T>
+class lumi_cache_layer : public Base {
+ public:
+  // Makes the lumi's cache, at its begin. Pure: a module that lists the ability and lacks it does not compile.
+  virtual std::shared_ptr<const T> make_lumi_cache(const luminosity_block& lumi) const = 0;
+
+ protected:
+  // The cache of the event's lumi.
+  const T& lumi_cache(const event& e) const {
+    std::lock_guard lock(m_);
+    return *caches_.at(luminosity_block_id{e.id().run, e.id().lumi});
+  }
+
+ private:
+  void begin_luminosity_block(const luminosity_block& lumi, const event_setup&) final {
+    std::shared_ptr<const T> made = make_lumi_cache(lumi);
+    std::lock_guard lock(m_);
+    caches_[lumi.id()] = std::move(made);
+  }
+  void end_luminosity_block(luminosity_block& lumi, const event_setup&) final {
+    std::lock_guard lock(m_);
+    caches_.erase(lumi.id());
+  }
+
+  mutable std::mutex m_;  // global:: with concurrent lumis: transitions beside event methods
+  std::map<luminosity_block_id, std::shared_ptr<const T>> caches_;
+};
+
+}  // namespace kinds_test_ability
+
+template <class T>
+struct heddle::fw::detail::ability<kinds_test_ability::LumiCache<T>> {
+  static constexpr bool allowed(module_kind k) noexcept { return k == module_kind::global; }
+  template <class Base, module_kind>
+  using layer = kinds_test_ability::lumi_cache_layer<Base, T>;
+};
+
+namespace {
+
+using kinds_test_ability::LumiCache;
+
+// Puts 1000 times the event's lumi number, from the lumi's cache, plus the event number; acquire
+// reads the cache too, and counts where it disagrees with the event's lumi.
+template <class... Abilities>
+class lumi_external final : public global::EDProducer<Abilities...> {
+ public:
+  explicit lumi_external(std::atomic<long>* wrong) : wrong_(wrong), out_(this->template produces<std::int64_t>()) {}
+  std::shared_ptr<const std::int64_t> make_lumi_cache(const luminosity_block& lumi) const override {
+    return std::make_shared<const std::int64_t>(std::int64_t(lumi.number()) * 1000);
+  }
+  void acquire(const event& e, const event_setup&, async_handle h) const override {
+    if (this->lumi_cache(e) != std::int64_t(e.id().lumi) * 1000) wrong_->fetch_add(1);
+    complete(e, h);
+  }
+  void produce(event& e, const event_setup&) const override {
+    e.put(out_, this->lumi_cache(e) + std::int64_t(e.id().event));
+  }
+
+ private:
+  std::atomic<long>* wrong_;
+  put_token<std::int64_t> out_;
+};
+
+TEST(Abilities, TwoCombineInEitherOrder) {
+  heddle_test::watchdog dog("two abilities", std::chrono::seconds(120));
+  const std::uint64_t events = heddle_test::scaled<std::uint64_t>(60, 24);
+  for (bool external_first : {true, false})
+    for (unsigned lumis_at_once : {0u, 1u, 2u}) {  // 0: single-threaded
+      std::atomic<long> wrong{0};
+      process p("abilities");
+      using external_first_t = lumi_external<ExternalWork, LumiCache<std::int64_t>>;
+      using cache_first_t = lumi_external<LumiCache<std::int64_t>, ExternalWork>;
+      module_base& m = external_first ? static_cast<module_base&>(p.add<external_first_t>({"ext"}, &wrong))
+                                      : p.add<cache_first_t>({"ext"}, &wrong);
+      EXPECT_TRUE(m.external_work());
+      fw_test::add_probe(p, fw_test::decl("check", module_role::filter, {"ext"}), [&](const fw_test::inputs& in) {
+        if (in[0] != std::int64_t(in.event().id().lumi) * 1000 + std::int64_t(in.number())) wrong.fetch_add(1);
+        return 1;
+      });
+      p.add_path("p", {"check"});
+      run_options o = lumis_at_once == 0 ? fw_test::options(events, 1) : fw_test::options(events, 8, 2);
+      o.events_per_lumi = 5;
+      o.concurrent_lumis = std::max(1u, lumis_at_once);
+      const run_report r = lumis_at_once == 0 ? run_single_threaded(p, o) : run_threaded(p, o);
+      const std::string at = std::string(external_first ? "<ExternalWork, LumiCache>" : "<LumiCache, ExternalWork>") +
+                             ", concurrent lumis " + std::to_string(lumis_at_once);
+      EXPECT_EQ(r.events, events) << at;
+      EXPECT_EQ(wrong.load(), 0) << at;
     }
 }
 

@@ -181,10 +181,9 @@ inline void random_acquire(const event& e, async_handle& h) {
 }
 
 template <class... A>
-class random_global final : public global::EDProducer<A...> {
+class random_global : public global::EDProducer<A...> {
  public:
   explicit random_global(const random_spec& spec) { FW_TEST_RANDOM_DECLARE(spec) }
-  void acquire(const event& e, const event_setup&, async_handle h) const override { random_acquire(e, h); }
   void produce(event& e, const event_setup&) const override { b_.run(e); }
 
  private:
@@ -192,14 +191,13 @@ class random_global final : public global::EDProducer<A...> {
 };
 
 template <class Base>
-class random_mutable final : public Base {
+class random_mutable : public Base {
  public:
   explicit random_mutable(const random_spec& spec) {
     FW_TEST_RANDOM_DECLARE(spec)
     if constexpr (std::is_same_v<Base, one::EDProducer<>> || std::is_same_v<Base, one::EDProducer<ExternalWork>>)
       for (const std::string& r : spec.resources) r.empty() ? this->uses_resource() : this->uses_resource(r);
   }
-  void acquire(const event& e, const event_setup&, async_handle h) override { random_acquire(e, h); }
   void produce(event& e, const event_setup&) override {
     ++events_;  // state across events: one event at a time per instance
     b_.run(e);
@@ -211,14 +209,28 @@ class random_mutable final : public Base {
 };
 #undef FW_TEST_RANDOM_DECLARE
 
+// The ExternalWork ones: only a module that lists the ability has an acquire to override.
+class random_global_external final : public random_global<ExternalWork> {
+ public:
+  using random_global::random_global;
+  void acquire(const event& e, const event_setup&, async_handle h) const override { random_acquire(e, h); }
+};
+
+template <class Base>
+class random_mutable_external final : public random_mutable<Base> {
+ public:
+  using random_mutable<Base>::random_mutable;
+  void acquire(const event& e, const event_setup&, async_handle h) override { random_acquire(e, h); }
+};
+
 std::unique_ptr<module_base> make_random(const random_spec& s) {
   switch (s.kind * 2 + (s.external ? 1 : 0)) {
     case 0: return std::make_unique<random_global<>>(s);
-    case 1: return std::make_unique<random_global<ExternalWork>>(s);
+    case 1: return std::make_unique<random_global_external>(s);
     case 2: return std::make_unique<random_mutable<stream::EDProducer<>>>(s);
-    case 3: return std::make_unique<random_mutable<stream::EDProducer<ExternalWork>>>(s);
+    case 3: return std::make_unique<random_mutable_external<stream::EDProducer<ExternalWork>>>(s);
     case 4: return std::make_unique<random_mutable<one::EDProducer<>>>(s);
-    default: return std::make_unique<random_mutable<one::EDProducer<ExternalWork>>>(s);
+    default: return std::make_unique<random_mutable_external<one::EDProducer<ExternalWork>>>(s);
   }
 }
 

@@ -2,9 +2,10 @@
 // products it reads are made, and declares in its constructor what it reads and writes.
 //
 // A module derives from one of the kinds of global.hpp, stream.hpp or one.hpp (EDProducer,
-// EDFilter, EDAnalyzer, OutputModule); module_base holds what they share: the declarations
-// (consumes, produces, es_consumes), the transitions (job, run, luminosity block) and the module's
-// label. The kinds differ in how much concurrency the module's code tolerates:
+// EDFilter, EDAnalyzer, OutputModule), with the abilities it lists (abilities.hpp: ExternalWork);
+// module_base holds what they share: the declarations (consumes, produces, es_consumes), the
+// transitions (job, run, luminosity block) and the module's label. The kinds differ in how much
+// concurrency the module's code tolerates:
 //   global::  one instance, called concurrently for many events: its event methods are const;
 //   stream::  one instance per stream (concurrent event slot): members need no lock;
 //   one::     one instance, one event at a time, on the module's serial queue; with
@@ -35,16 +36,8 @@ enum class module_role : std::uint8_t { producer, filter, analyzer, output };
 HEDDLE_EXPORT const char* to_string(module_kind k) noexcept;  // "global", "stream", "one"
 HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "filter", "analyzer", "output module"
 
-// An ability (a template argument of a kind: global::EDProducer<ExternalWork>): the module's
-// acquire() runs first and starts asynchronous work; produce (filter, analyze) runs once its handle
-// is completed or its future is ready, and acquire() has returned, with no thread waiting in
-// between.
-struct ExternalWork {};
-
 namespace detail {
 struct module_access;
-template <class... Abilities>
-inline constexpr bool external_work = (std::is_same_v<Abilities, ExternalWork> || ...);
 }  // namespace detail
 
 class HEDDLE_EXPORT module_base {
@@ -55,7 +48,7 @@ class HEDDLE_EXPORT module_base {
 
   module_kind kind() const noexcept { return kind_; }
   module_role role() const noexcept { return role_; }
-  bool external_work() const noexcept { return external_; }
+  bool external_work() const noexcept { return external_; }  // it lists ExternalWork (abilities.hpp)
   // The module's label in its process ("" until it is added to one).
   const std::string& label() const noexcept { return label_; }
 
@@ -143,12 +136,5 @@ class HEDDLE_EXPORT module_base {
   std::string label_;
   detail::declarations declared_;
 };
-
-namespace detail {
-// The default acquire(..., handle) of ExternalWork modules: the future-returning acquire's result.
-HEDDLE_EXPORT void acquire_through_future(async_handle& handle, future<void>&& f);
-// What a module's future-returning acquire does if the module overrides neither acquire.
-[[noreturn]] HEDDLE_EXPORT void no_acquire(const module_base& m);
-}  // namespace detail
 
 }  // namespace heddle::fw

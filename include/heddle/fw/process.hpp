@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heddle/core/export.hpp"
+#include "heddle/fw/abilities.hpp"
 #include "heddle/fw/conditions.hpp"
 #include "heddle/fw/config.hpp"
 #include "heddle/fw/es_producer.hpp"
@@ -53,10 +54,13 @@ class HEDDLE_EXPORT process {
   // Adds a module made by `make` (called once here). Returns the instance, owned by the process.
   // std::invalid_argument if `make` gives nothing; std::logic_error after finalize().
   module_base& add_module(module_spec spec, module_factory make);
-  // add_module of an M made from copies of `args`: p.add<JetProducer>({"jets"}, params).
+  // add_module of an M made from copies of `args`: p.add<JetProducer>({"jets"}, params). Does not
+  // compile for a module type that fails detail::check_module_type (an ExternalWork module without
+  // acquire: abilities.hpp).
   template <class M, class... A>
   M& add(module_spec spec, A... args) {
     static_assert(std::is_base_of_v<module_base, M>, "a module derives from a kind (global.hpp, stream.hpp, one.hpp)");
+    detail::check_module_type<M>();
     return static_cast<M&>(add_module(std::move(spec), [args...] { return std::make_unique<M>(args...); }));
   }
   // Adds a condition producer (es_producer.hpp); spec.label names it in messages.

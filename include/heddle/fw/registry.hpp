@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "heddle/core/export.hpp"
+#include "heddle/fw/abilities.hpp"
 #include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/module_base.hpp"
 
@@ -55,8 +56,12 @@ template <class T>
 constexpr auto maker_of() noexcept {
   static_assert(std::is_base_of_v<module_base, T> || std::is_base_of_v<es_producer, T>,
                 "HEDDLE_FW_MODULE registers modules (global.hpp, stream.hpp, one.hpp) and condition producers (es_producer.hpp)");
-  if constexpr (std::is_base_of_v<es_producer, T>) return &make_es_producer<T>;
-  else return &make_module<T>;
+  if constexpr (std::is_base_of_v<es_producer, T>) {
+    return &make_es_producer<T>;
+  } else {
+    check_module_type<T>();
+    return &make_module<T>;
+  }
 }
 
 // Registers `name` for as long as it lives (a library's registrations end when it is unloaded).
