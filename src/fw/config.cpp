@@ -3,7 +3,6 @@
 #include "heddle/fw/config.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 
 #include "heddle/fw/process.hpp"
 #include "module_types.hpp"
+#include "config_keys.hpp"
 #include "json_position.hpp"
 #include "parameter_set_json.hpp"
 
@@ -23,116 +23,22 @@ namespace heddle::fw {
 namespace {
 
 using json = nlohmann::json;
+using detail::array;
+using detail::boolean;
+using detail::check_keys;
+using detail::count;
+using detail::key;
+using detail::kind;
+using detail::object;
+using detail::place;
+using detail::positive;
+using detail::read_keys;
+using detail::require;
+using detail::seconds;
+using detail::string;
 
-// Where in the file a value is, for messages: the JSON path, and inside a module its label and
-// the key's path within it ("t.json: process.producers[3] 'alpha': eventTimes[7]: ...").
-struct place {
-  const std::string& file;
-  std::string where;
-  std::string label;
-  std::string key;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    std::string m = file + ": " + where;
-    if (!label.empty()) m += " '" + label + "'";
-    if (!key.empty()) m += ": " + key;
-    throw config_error(m + ": " + what);
-  }
-  place at(const std::string& k) const {
-    if (label.empty()) return {file, where + "." + k, label, key};
-    return {file, where, label, key.empty() ? k : key + "." + k};
-  }
-  place at(std::size_t i) const {
-    std::string index = "[";  // appended, not "[" + ... + "]": g++ 12 then warns (-Wrestrict) wrongly
-    index += std::to_string(i);
-    index += ']';
-    if (label.empty()) return {file, where + index, label, key};
-    return {file, where, label, key + index};
-  }
-};
-
-const char* kind(const json& v) { return v.type_name(); }
-
-// Every key of `obj` must be one of `known`; else "unknown key 'k' (known here: ...)", or with a
-// module type's name, "key 'k' does not apply to type T (it takes: ...)".
-void check_keys(const json& obj, const place& p, std::span<const std::string_view> known, std::string_view type = {}) {
-  for (const auto& [key, value] : obj.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string list;
-    for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    if (type.empty()) p.fail("unknown key '" + key + "' (known here: " + list + ")");
-    p.fail("key '" + key + "' does not apply to type " + std::string(type) + " (it takes: " + list + ")");
-  }
-}
 void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
   check_keys(obj, p, std::span(known.begin(), known.size()));
-}
-
-const json& require(const json& obj, const char* key, const place& p) {
-  auto it = obj.find(key);
-  if (it == obj.end()) p.fail(std::string("missing required key '") + key + "'");
-  return *it;
-}
-
-const json& object(const json& v, const place& p) {
-  if (!v.is_object()) p.fail(std::string("expected an object, found ") + kind(v));
-  return v;
-}
-
-const json& array(const json& v, const place& p) {
-  if (!v.is_array()) p.fail(std::string("expected an array, found ") + kind(v));
-  return v;
-}
-
-std::string string(const json& v, const place& p) {
-  if (!v.is_string()) p.fail(std::string("expected a string, found ") + kind(v));
-  return v.get<std::string>();
-}
-
-// A time in seconds: finite and not negative.
-double seconds(const json& v, const place& p) {
-  if (!v.is_number()) p.fail(std::string("expected a time in seconds, found ") + kind(v));
-  double d = v.get<double>();
-  if (!std::isfinite(d)) p.fail("time is not finite");
-  if (d < 0) p.fail("negative time " + v.dump());
-  return d;
-}
-
-double positive(const json& v, const place& p) {
-  if (!v.is_number()) p.fail(std::string("expected a number, found ") + kind(v));
-  double d = v.get<double>();
-  if (!std::isfinite(d) || d <= 0) p.fail("expected a positive number, found " + v.dump());
-  return d;
-}
-
-// A count in [min, max]: a non-negative integer, or a string of one ("200", as some
-// configurations write it).
-std::uint64_t count(const json& v, const place& p, std::uint64_t min = 0, std::uint64_t max = UINT64_MAX) {
-  std::uint64_t n = 0;
-  if (v.is_number_unsigned()) {
-    n = v.get<std::uint64_t>();
-  } else if (v.is_number_integer()) {
-    p.fail("expected a count, found " + v.dump());
-  } else if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (d < 0 || d != std::floor(d) || d > 9e18) p.fail("expected a whole count, found " + v.dump());
-    n = static_cast<std::uint64_t>(d);
-  } else if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    std::size_t used = 0;
-    try {
-      if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
-      n = std::stoull(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != s.size()) p.fail("expected a count, found the string " + v.dump());
-  } else {
-    p.fail(std::string("expected a count, found ") + kind(v));
-  }
-  if (n < min) p.fail("expected at least " + std::to_string(min) + ", found " + std::to_string(n));
-  if (n > max) p.fail("expected at most " + std::to_string(max) + ", found " + std::to_string(n));
-  return n;
 }
 
 thread_type parse_thread_type(const json& v, const place& p) {
@@ -142,6 +48,129 @@ thread_type parse_thread_type(const json& v, const place& p) {
   if (s == "ThreadUnsafe") return thread_type::unsafe;
   p.fail("unknown threadType '" + s + "' (known: ThreadSafeBetweenInstances, ThreadSafeBetweenModules, ThreadUnsafe)");
 }
+
+std::vector<std::string> strings(const json& v, const place& p) {
+  std::vector<std::string> out;
+  const json& list = array(v, p);
+  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(string(list[i], p.at(i)));
+  return out;
+}
+
+// process.options: heddle-fw's settings (the command line wins over them).
+const key<process_config> option_keys[] = {
+    {"nSimultaneousEvents", true,
+     [](const json& v, const place& p, process_config& c) {
+       c.events_in_flight = static_cast<unsigned>(count(v, p, 1, max_events_in_flight));
+     }},
+    {"busyWaitScaleFactor", false, [](const json& v, const place& p, process_config& c) { c.busy_wait_scale = positive(v, p); }},
+    {"nThreads", false,
+     [](const json& v, const place& p, process_config& c) { c.threads = static_cast<unsigned>(count(v, p, 1, max_threads)); }},
+    {"timeScale", false, [](const json& v, const place& p, process_config& c) { c.time_scale = positive(v, p); }},
+    {"wait", false,
+     [](const json& v, const place& p, process_config& c) {
+       const std::string w = string(v, p);
+       auto mode = parse_wait_mode(w);
+       if (!mode) p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+       c.wait = *mode;
+     }},
+    {"singleThreaded", false, [](const json& v, const place& p, process_config& c) { c.single_threaded = boolean(v, p); }},
+    {"quiet", false, [](const json& v, const place& p, process_config& c) { c.quiet = boolean(v, p); }},
+    {"json", false, [](const json& v, const place& p, process_config& c) { c.json_file = string(v, p); }},
+    {"timeline", false, [](const json& v, const place& p, process_config& c) { c.timeline_file = string(v, p); }},
+    {"idleSpinUs", false,
+     [](const json& v, const place& p, process_config& c) {
+       c.idle_spin_us = static_cast<unsigned>(count(v, p, 0, max_idle_spin_us));
+     }},
+    {"numberOfConcurrentLuminosityBlocks", false,
+     [](const json& v, const place& p, process_config& c) {
+       c.concurrent_lumis = static_cast<unsigned>(count(v, p, 1, max_concurrent_lumis));
+     }},
+};
+
+// process.source, and lumisPerRun, which sizes runs in lumis (eventsPerRun = eventsPerLumi x
+// lumisPerRun) once every key is read.
+struct source_reading {
+  process_config& c;
+  std::uint64_t lumis_per_run = 0;
+};
+const key<source_reading> source_keys[] = {
+    {"@type", false,
+     [](const json& v, const place& p, source_reading&) {
+       std::string type = string(v, p);
+       if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
+       if (type != "SimpleSource") p.fail("unknown source type '" + type + "' (known: SimpleSource)");
+     }},
+    {"iterations", true, [](const json& v, const place& p, source_reading& s) { s.c.events = count(v, p, 1); }},
+    {"eventsPerRun", false, [](const json& v, const place& p, source_reading& s) { s.c.events_per_run = count(v, p, 1); }},
+    {"eventsPerLumi", false, [](const json& v, const place& p, source_reading& s) { s.c.events_per_lumi = count(v, p, 1); }},
+    {"lumisPerRun", false, [](const json& v, const place& p, source_reading& s) { s.lumis_per_run = count(v, p, 1); }},
+};
+
+// An entry of toGet.
+const key<product_request> to_get_keys[] = {
+    {"label", true, [](const json& v, const place& p, product_request& r) { r.label = string(v, p); }},
+    {"product", false, [](const json& v, const place& p, product_request& r) { r.product = string(v, p); }},
+};
+
+// A built-in module's keys: each row applies to the types `applies` accepts ("@label" and "@type"
+// are read before the type is known). The unknown-key message lists those of the module's type.
+struct module_key {
+  key<module_config> k;
+  bool (*applies)(const detail::module_type&);
+};
+constexpr bool every(const detail::module_type&) { return true; }
+const module_key module_keys[] = {
+    {{"@label"}, every},
+    {{"@type"}, every},
+    {{"threadType", false, [](const json& v, const place& p, module_config& m) { m.threads = parse_thread_type(v, p); }}, every},
+    {{"toGet", false,
+      [](const json& v, const place& p, module_config& m) {
+        const json& list = array(v, p);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const place pi = p.at(i);
+          product_request r;
+          read_keys(object(list[i], pi), pi, std::span<const key<product_request>>(to_get_keys), r);
+          m.to_get.push_back(std::move(r));
+        }
+      }},
+     every},
+    {{"averageTime", true, [](const json& v, const place& p, module_config& m) { m.average_time = seconds(v, p); }},
+     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+    {{"minTime", false, [](const json& v, const place& p, module_config& m) { m.min_time = seconds(v, p); }},
+     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+    {{"maxTime", false, [](const json& v, const place& p, module_config& m) { m.max_time = seconds(v, p); }},
+     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+    {{"eventTimes", true,
+      [](const json& v, const place& p, module_config& m) {
+        const json& list = array(v, p);
+        if (list.empty()) p.fail("empty list: at least one time is needed");
+        m.event_times.reserve(list.size());
+        for (std::size_t i = 0; i < list.size(); ++i) m.event_times.push_back(seconds(list[i], p.at(i)));
+      }},
+     [](const detail::module_type& t) { return t.times == detail::time_key::event_times; }},
+    {{"nRanges", false,
+      [](const json& v, const place& p, module_config& m) {
+        m.n_ranges = static_cast<unsigned>(std::min<std::uint64_t>(count(v, p, 1), 1u << 20));
+      }},
+     [](const detail::module_type& t) { return t.parallel_for; }},
+    {{"productLabel", false, [](const json& v, const place& p, module_config& m) { m.product_label = string(v, p); }},
+     [](const detail::module_type& t) { return t.role == module_role::producer; }},
+    {{"value", true,
+      [](const json& v, const place& p, module_config& m) {
+        if (!v.is_number_integer()) p.fail(std::string("expected an integer, found ") + kind(v));
+        m.value = v.get<std::int64_t>();
+      }},
+     [](const detail::module_type& t) { return t.fixed_value; }},
+    {{"pass", false,
+      [](const json& v, const place& p, module_config& m) {
+        const json& list = array(v, p);
+        if (list.empty()) p.fail("empty list: at least one decision is needed");
+        for (std::size_t i = 0; i < list.size(); ++i) m.pass.push_back(boolean(list[i], p.at(i)));
+      }},
+     [](const detail::module_type& t) { return t.role == module_role::filter; }},
+    {{"selectEvents", false, [](const json& v, const place& p, module_config& m) { m.select_paths = strings(v, p); }},
+     [](const detail::module_type& t) { return t.role == module_role::output; }},
+};
 
 // A registered module type's entry (registry.hpp): its label, type, and for modules on end paths
 // selectEvents; every other key is a parameter, which the module reads and the process checks
@@ -153,9 +182,7 @@ module_config parse_registered(const json& v, const place& p, module_config m, s
   parameters.erase("@label");
   parameters.erase("@type");
   if (auto it = v.find("selectEvents"); it != v.end() && (role == module_role::output || role == module_role::analyzer)) {
-    const place ps = p.at("selectEvents");
-    const json& list = array(*it, ps);
-    for (std::size_t i = 0; i < list.size(); ++i) m.select_paths.push_back(string(list[i], ps.at(i)));
+    m.select_paths = strings(*it, p.at("selectEvents"));
     parameters.erase("selectEvents");
   }
   m.parameters = detail::make_parameter_set(parameters, p.file + ": " + p.where + " '" + m.label + "'");
@@ -185,68 +212,12 @@ module_config parse_module(const json& v, const place& where, module_role expect
   m.type = type;
   m.role = t->role;
 
-  // The keys this type takes; any other is reported.
-  std::vector<std::string_view> keys = {"@label", "@type", "threadType", "toGet"};
-  if (t->times == detail::time_key::average) keys.insert(keys.end(), {"averageTime", "minTime", "maxTime"});
-  if (t->times == detail::time_key::event_times) keys.push_back("eventTimes");
-  if (t->parallel_for) keys.push_back("nRanges");
-  if (t->role == module_role::producer) keys.push_back("productLabel");
-  if (t->fixed_value) keys.push_back("value");
-  if (t->role == module_role::filter) keys.push_back("pass");
-  if (t->role == module_role::output) keys.push_back("selectEvents");
-  check_keys(v, p, keys, type);
-
-  if (auto it = v.find("threadType"); it != v.end()) m.threads = parse_thread_type(*it, p.at("threadType"));
-  if (auto it = v.find("toGet"); it != v.end()) {
-    const place pg = p.at("toGet");
-    const json& list = array(*it, pg);
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const place pi = pg.at(i);
-      object(list[i], pi);
-      check_keys(list[i], pi, {"label", "product"});
-      product_request r;
-      r.label = string(require(list[i], "label", pi), pi.at("label"));
-      if (auto pr = list[i].find("product"); pr != list[i].end()) r.product = string(*pr, pi.at("product"));
-      m.to_get.push_back(std::move(r));
-    }
-  }
-  if (t->times == detail::time_key::event_times) {
-    const place pe = p.at("eventTimes");
-    const json& list = array(require(v, "eventTimes", p), pe);
-    if (list.empty()) pe.fail("empty list: at least one time is needed");
-    m.event_times.reserve(list.size());
-    for (std::size_t i = 0; i < list.size(); ++i) m.event_times.push_back(seconds(list[i], pe.at(i)));
-  }
-  if (t->times == detail::time_key::average) {
-    m.average_time = seconds(require(v, "averageTime", p), p.at("averageTime"));
-    if (auto it = v.find("minTime"); it != v.end()) m.min_time = seconds(*it, p.at("minTime"));
-    if (auto it = v.find("maxTime"); it != v.end()) m.max_time = seconds(*it, p.at("maxTime"));
-    if (m.min_time && *m.min_time > m.average_time) p.at("minTime").fail("minTime is above averageTime");
-    if (m.max_time && *m.max_time < m.average_time) p.at("maxTime").fail("maxTime is below averageTime");
-  }
-  if (t->parallel_for)
-    if (auto it = v.find("nRanges"); it != v.end())
-      m.n_ranges = static_cast<unsigned>(std::min<std::uint64_t>(count(*it, p.at("nRanges"), 1), 1u << 20));
-  if (auto it = v.find("productLabel"); it != v.end()) m.product_label = string(*it, p.at("productLabel"));
-  if (t->fixed_value) {
-    const json& val = require(v, "value", p);
-    if (!val.is_number_integer()) p.at("value").fail(std::string("expected an integer, found ") + kind(val));
-    m.value = val.get<std::int64_t>();
-  }
-  if (auto it = v.find("pass"); it != v.end()) {
-    const place pp = p.at("pass");
-    const json& list = array(*it, pp);
-    if (list.empty()) pp.fail("empty list: at least one decision is needed");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_boolean()) pp.at(i).fail(std::string("expected true or false, found ") + kind(list[i]));
-      m.pass.push_back(list[i].get<bool>());
-    }
-  }
-  if (auto it = v.find("selectEvents"); it != v.end()) {
-    const place ps = p.at("selectEvents");
-    const json& list = array(*it, ps);
-    for (std::size_t i = 0; i < list.size(); ++i) m.select_paths.push_back(string(list[i], ps.at(i)));
-  }
+  std::vector<key<module_config>> keys;  // the keys this type takes; any other is reported
+  for (const auto& [k, applies] : module_keys)
+    if (applies(*t)) keys.push_back(k);
+  read_keys(v, p, std::span<const key<module_config>>(keys), m, type);
+  if (m.min_time && *m.min_time > m.average_time) p.at("minTime").fail("minTime is above averageTime");
+  if (m.max_time && *m.max_time < m.average_time) p.at("maxTime").fail("maxTime is below averageTime");
   return m;
 }
 
@@ -330,6 +301,16 @@ void apply_override(json& proc, const parameter_override& o, const std::string& 
 
 namespace {
 
+// An entry of process.commandLine.
+const key<command_line_parameter> command_line_keys[] = {
+    {"parameter", true,
+     [](const json& v, const place& p, command_line_parameter& c) {
+       c.target = string(v, p);
+       if (c.target.find('.') == std::string::npos) p.fail("expected LABEL.PARAMETER, not '" + c.target + "'");
+     }},
+    {"help", false, [](const json& v, const place& p, command_line_parameter& c) { c.help = string(v, p); }},
+};
+
 // process.commandLine, checked.
 std::vector<command_line_parameter> command_line_of(const json& proc, const std::string& file) {
   std::vector<command_line_parameter> out;
@@ -340,17 +321,26 @@ std::vector<command_line_parameter> command_line_of(const json& proc, const std:
   for (const auto& [name, v] : it->items()) {
     const place pn = pc.at(name);
     object(v, pn);
-    check_keys(v, pn, {"parameter", "help"});
     if (name.empty() || name.front() == '-' ||
         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != std::string::npos)
       pn.fail("an option name is letters, digits, '-' and '_', not starting with '-'");
-    command_line_parameter p{name, string(require(v, "parameter", pn), pn.at("parameter")), ""};
-    if (p.target.find('.') == std::string::npos) pn.at("parameter").fail("expected LABEL.PARAMETER, not '" + p.target + "'");
-    if (auto h = v.find("help"); h != v.end()) p.help = string(*h, pn.at("help"));
+    command_line_parameter p{name, "", ""};
+    read_keys(v, pn, std::span<const key<command_line_parameter>>(command_line_keys), p);
     out.push_back(std::move(p));
   }
   return out;
 }
+
+// An entry of esSources: a JsonConditionsSource and its file.
+const key<std::string> es_source_keys[] = {
+    {"@type", true,
+     [](const json& v, const place& p, std::string&) {
+       const std::string type = string(v, p);
+       if (type != "JsonConditionsSource") p.fail("unknown conditions source type '" + type + "' (known: JsonConditionsSource)");
+     }},
+    {"@label"},
+    {"file", true, [](const json& v, const place& p, std::string& file) { file = string(v, p); }},
+};
 
 }  // namespace
 
@@ -389,64 +379,23 @@ process_config parse_config(std::string_view text, const std::string& file, cons
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
 
   const place po = pp.at("options");
-  const json& options = object(require(proc, "options", pp), po);
-  check_keys(options, po, {"nSimultaneousEvents", "busyWaitScaleFactor", "nThreads", "timeScale", "wait", "singleThreaded",
-                           "quiet", "json", "timeline", "idleSpinUs", "numberOfConcurrentLuminosityBlocks"});
-  c.events_in_flight = static_cast<unsigned>(
-      count(require(options, "nSimultaneousEvents", po), po.at("nSimultaneousEvents"), 1, max_events_in_flight));
-  if (auto it = options.find("busyWaitScaleFactor"); it != options.end())
-    c.busy_wait_scale = positive(*it, po.at("busyWaitScaleFactor"));
-  if (auto it = options.find("nThreads"); it != options.end())
-    c.threads = static_cast<unsigned>(count(*it, po.at("nThreads"), 1, max_threads));
-  if (auto it = options.find("timeScale"); it != options.end())
-    c.time_scale = positive(*it, po.at("timeScale"));
-  if (auto it = options.find("wait"); it != options.end()) {
-    const std::string w = string(*it, po.at("wait"));
-    auto mode = parse_wait_mode(w);
-    if (!mode) po.at("wait").fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
-    c.wait = *mode;
-  }
-  auto flag = [&](const char* key, bool& out) {
-    auto it = options.find(key);
-    if (it == options.end()) return;
-    if (!it->is_boolean()) po.at(key).fail(std::string("expected true or false, found ") + kind(*it));
-    out = it->get<bool>();
-  };
-  flag("singleThreaded", c.single_threaded);
-  flag("quiet", c.quiet);
-  if (auto it = options.find("json"); it != options.end()) c.json_file = string(*it, po.at("json"));
-  if (auto it = options.find("timeline"); it != options.end()) c.timeline_file = string(*it, po.at("timeline"));
-  if (auto it = options.find("idleSpinUs"); it != options.end())
-    c.idle_spin_us = static_cast<unsigned>(count(*it, po.at("idleSpinUs"), 0, max_idle_spin_us));
-  if (auto it = options.find("numberOfConcurrentLuminosityBlocks"); it != options.end())
-    c.concurrent_lumis = static_cast<unsigned>(
-        count(*it, po.at("numberOfConcurrentLuminosityBlocks"), 1, max_concurrent_lumis));
+  read_keys(object(require(proc, "options", pp), po), po, std::span<const key<process_config>>(option_keys), c);
 
   const place ps = pp.at("source");
-  const json& source = object(require(proc, "source", pp), ps);
-  check_keys(source, ps, {"@type", "iterations", "eventsPerRun", "eventsPerLumi", "lumisPerRun"});
-  if (auto it = source.find("@type"); it != source.end()) {
-    std::string type = string(*it, ps.at("@type"));
-    if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
-    if (type != "SimpleSource") ps.at("@type").fail("unknown source type '" + type + "' (known: SimpleSource)");
-  }
-  c.events = count(require(source, "iterations", ps), ps.at("iterations"), 1);
-  if (auto it = source.find("eventsPerRun"); it != source.end()) c.events_per_run = count(*it, ps.at("eventsPerRun"), 1);
-  if (auto it = source.find("eventsPerLumi"); it != source.end()) c.events_per_lumi = count(*it, ps.at("eventsPerLumi"), 1);
-  // lumisPerRun sizes runs in lumis: eventsPerRun = eventsPerLumi x lumisPerRun.
-  if (auto it = source.find("lumisPerRun"); it != source.end()) {
+  source_reading source{c};
+  read_keys(object(require(proc, "source", pp), ps), ps, std::span<const key<source_reading>>(source_keys), source);
+  if (source.lumis_per_run != 0) {
     const place pl = ps.at("lumisPerRun");
-    const std::uint64_t lumis = count(*it, pl, 1);
-    if (source.contains("eventsPerRun")) pl.fail("give eventsPerRun or lumisPerRun, not both");
+    if (proc.at("source").contains("eventsPerRun")) pl.fail("give eventsPerRun or lumisPerRun, not both");
     if (c.events_per_lumi == 0) pl.fail("needs eventsPerLumi (runs are lumisPerRun lumis of eventsPerLumi events)");
-    if (lumis > UINT64_MAX / c.events_per_lumi) pl.fail("eventsPerLumi x lumisPerRun is too large");
-    c.events_per_run = c.events_per_lumi * lumis;
+    if (source.lumis_per_run > UINT64_MAX / c.events_per_lumi) pl.fail("eventsPerLumi x lumisPerRun is too large");
+    c.events_per_run = c.events_per_lumi * source.lumis_per_run;
   }
 
-  auto modules = [&](const char* key, module_role role) {
-    auto it = proc.find(key);
+  auto modules = [&](const char* list_key, module_role role) {
+    auto it = proc.find(list_key);
     if (it == proc.end()) return;
-    const place pm = pp.at(key);
+    const place pm = pp.at(list_key);
     const json& list = array(*it, pm);
     for (std::size_t i = 0; i < list.size(); ++i) c.modules.push_back(parse_module(list[i], pm.at(i), role));
   };
@@ -475,12 +424,10 @@ process_config parse_config(std::string_view text, const std::string& file, cons
     const json& list = array(*it, pe);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const place pi = pe.at(i);
-      object(list[i], pi);
-      check_keys(list[i], pi, {"@type", "@label", "file"});
-      const std::string type = string(require(list[i], "@type", pi), pi.at("@type"));
-      if (type != "JsonConditionsSource") pi.at("@type").fail("unknown conditions source type '" + type + "' (known: JsonConditionsSource)");
+      std::string f;
+      read_keys(object(list[i], pi), pi, std::span<const key<std::string>>(es_source_keys), f);
       if (!c.conditions_file.empty()) pi.fail("a second conditions source: one JsonConditionsSource holds every record");
-      const std::string f = string(require(list[i], "file", pi), pi.at("file"));
+      // Relative to the configuration's folder.
       const std::filesystem::path base = std::filesystem::path(file).parent_path();
       c.conditions_file = std::filesystem::path(f).is_absolute() || base.empty() ? f : (base / f).string();
     }

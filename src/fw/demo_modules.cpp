@@ -14,13 +14,11 @@
 #include "heddle/algorithm/parallel_for.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
-#include "heddle/core/detail/exception_text.hpp"
 #include "heddle/fw/parameter_set.hpp"
-#include "heddle/fw/plugins.hpp"
 #include "heddle/fw/process.hpp"
-#include "heddle/fw/registry.hpp"
 #include "heddle/fw/waiting.hpp"
 #include "module_types.hpp"
+#include "study_modules.hpp"
 
 namespace heddle::fw {
 
@@ -125,106 +123,19 @@ class demo_module final : public module_base {
 
 }  // namespace
 
-namespace {
+namespace detail {
 
-std::string known_types_line() {
-  std::string s;
-  for (const auto& t : known_module_types()) s += (s.empty() ? "" : ", ") + t;
-  return s;
+module_factory study_module_factory(const module_config& c, const timing_options& timing, double config_busy_wait_scale,
+                                    const std::string& named) {
+  const module_type* t = find_module_type(c.type);
+  if (!t) throw config_error(named + ": unknown module type '" + c.type + "'");
+  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : config_busy_wait_scale;
+  if (!(busy_scale > 0))
+    throw config_error(named + ": a timing module needs process.options.busyWaitScaleFactor " +
+                       "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");
+  return [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); };
 }
 
-// Every key of a registered type's entry is a parameter it reads: another is an error.
-void check_all_read(const parameter_set& parameters, const std::string& named, const std::string& type) {
-  const std::vector<std::string> unread = parameters.unread();
-  if (unread.empty()) return;
-  std::string list;
-  for (const std::string& u : unread) list += (list.empty() ? "'" : ", '") + u + "'";
-  throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + type + " does not read " +
-                     (unread.size() > 1 ? "them)" : "it)"));
-}
-
-// The registered type `c.type`, from `plugins` (or the program's registrations alone); nullopt if
-// none registers it. A loader's other errors (a clash, a library that does not load) name `named`.
-std::optional<registered_module> lookup(const std::string& named, const module_config& c, plugin_loader* plugins) {
-  try {
-    return plugins ? plugins->lookup(c.type) : find_registered_module(c.type);
-  } catch (const config_error& x) {
-    throw config_error(named + ": " + x.what());
-  }
-}
-
-// Where an unknown type was looked for.
-std::string searched_line(const plugin_loader* plugins) {
-  return "searched " + (plugins ? plugins->searched() : std::string("the program")) + "; --plugin-path and " +
-         plugin_loader::path_variable + " add directories";
-}
-
-// A registered type's module, from `plugins` (or the program's registrations alone), checked:
-// the role its configuration list says, every parameter read.
-void add_registered(process& p, const module_config& c, plugin_loader* plugins) {
-  const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
-  const std::optional<registered_module> found = lookup(named, c, plugins);
-  if (!found)
-    throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() + "; " +
-                       searched_line(plugins) + ")");
-  if (!found->make)
-    throw config_error(named + ": type " + c.type + " is a condition producer: it belongs among the esProducers");
-  const parameter_set parameters = *c.parameters;
-  module_base* m = nullptr;
-  try {
-    m = &p.add_module({c.label, c.type, c.where, c.select_paths}, [make = found->make, parameters] { return make(parameters); });
-  } catch (const config_error&) {
-    throw;  // a parameter_error names the module and the parameter already
-  } catch (...) {
-    throw config_error(named + ": type " + c.type + ": constructor failed: " +
-                       core_detail::exception_text(std::current_exception()));
-  }
-  if (m->role() != c.role)
-    throw config_error(named + ": type " + c.type + " is " + (m->role() == module_role::analyzer || m->role() == module_role::output ? "an " : "a ") +
-                       to_string(m->role()) + ", listed among the " + to_string(c.role) + "s");
-  check_all_read(parameters, named, c.type);
-}
-
-// A registered condition producer type's producer.
-void add_registered_es(process& p, const module_config& c, plugin_loader* plugins) {
-  const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
-  const std::optional<registered_module> found = lookup(named, c, plugins);
-  if (!found) throw config_error(named + ": unknown condition producer type '" + c.type + "' (" + searched_line(plugins) + ")");
-  if (!found->make_es) throw config_error(named + ": type " + c.type + " is a module, not a condition producer");
-  const parameter_set& parameters = *c.parameters;
-  try {
-    p.add_es_producer({c.label, c.type, c.where, {}}, found->make_es(parameters));
-  } catch (const config_error&) {
-    throw;
-  } catch (...) {
-    throw config_error(named + ": type " + c.type + ": constructor failed: " + core_detail::exception_text(std::current_exception()));
-  }
-  check_all_read(parameters, named, c.type);
-}
-
-}  // namespace
-
-process make_process(const process_config& config, const timing_options& timing, plugin_loader* plugins) {
-  process p(config.file.empty() ? "process" : config.file);
-  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : config.busy_wait_scale;
-  for (const module_config& c : config.modules) {
-    if (c.parameters) {
-      add_registered(p, c, plugins);
-      continue;
-    }
-    const detail::module_type* t = detail::find_module_type(c.type);
-    if (!t) throw config_error(p.source() + ": " + c.where + " '" + c.label + "': unknown module type '" + c.type + "'");
-    if (!(busy_scale > 0))
-      throw config_error(p.source() + ": " + c.where + " '" + c.label + "': a timing module needs process.options.busyWaitScaleFactor " +
-                         "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");
-    p.add_module({c.label, c.type, c.where, c.select_paths},
-                 [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); });
-  }
-  for (const module_config& c : config.es_producers) add_registered_es(p, c, plugins);
-  if (!config.conditions_file.empty()) p.set_conditions(conditions::from_json_file(config.conditions_file));
-  for (const path_config& path : config.paths) p.add_path(path.name, path.labels);
-  for (const path_config& path : config.end_paths) p.add_end_path(path.name, path.labels);
-  return p;
-}
+}  // namespace detail
 
 }  // namespace heddle::fw

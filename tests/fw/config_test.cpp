@@ -222,6 +222,53 @@ TEST(ConfigErrors, BadOptionValues) {
   EXPECT_NE(t.find("unknown threadType 'Sometimes'"), std::string::npos) << t;
 }
 
+// The tables of keys (src/fw/config_keys.hpp) check each key's type and range and list the known
+// keys, in the options, the source, toGet and the built-in modules' entries alike.
+TEST(ConfigErrors, TheKeyTablesNameTheKeyAndWhatWasExpected) {
+  auto opts = [](const std::string& o) {
+    return error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("nSimultaneousEvents":2,)" + o));
+  };
+  EXPECT_NE(opts(R"("numberOfConcurrentLumis":2)")
+                .find("t.json: process.options: unknown key 'numberOfConcurrentLumis' (known here: nSimultaneousEvents, "
+                      "busyWaitScaleFactor, nThreads, timeScale, wait, singleThreaded, quiet, json, timeline, idleSpinUs, "
+                      "numberOfConcurrentLuminosityBlocks)"),
+            std::string::npos);
+  EXPECT_EQ(opts(R"("nThreads":true)"), "t.json: process.options.nThreads: expected a count, found boolean");
+  EXPECT_EQ(opts(R"("nThreads":4097)"), "t.json: process.options.nThreads: expected at most 4096, found 4097");
+  EXPECT_EQ(opts(R"("idleSpinUs":1000001)"), "t.json: process.options.idleSpinUs: expected at most 1000000, found 1000001");
+  EXPECT_EQ(opts(R"("numberOfConcurrentLuminosityBlocks":0)"),
+            "t.json: process.options.numberOfConcurrentLuminosityBlocks: expected at least 1, found 0");
+  EXPECT_EQ(opts(R"("timeScale":"fast")"), "t.json: process.options.timeScale: expected a number, found string");
+  EXPECT_EQ(opts(R"("json":3)"), "t.json: process.options.json: expected a string, found number");
+
+  auto source = [](const std::string& s) {
+    return error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("nSimultaneousEvents":2)", s));
+  };
+  EXPECT_EQ(source(R"("iterations":10,"eventsPerLumi":[2])"), "t.json: process.source.eventsPerLumi: expected a count, found array");
+  EXPECT_EQ(source(R"("iterations":0)"), "t.json: process.source.iterations: expected at least 1, found 0");
+  EXPECT_EQ(source(R"("iterations":10,"lumisPerRun":2)"),
+            "t.json: process.source.lumisPerRun: needs eventsPerLumi (runs are lumisPerRun lumis of eventsPerLumi events)");
+  EXPECT_NE(source(R"("iterations":10,"events":2)").find("process.source: unknown key 'events' (known here: @type, iterations, "
+                                                         "eventsPerRun, eventsPerLumi, lumisPerRun)"),
+            std::string::npos);
+
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer","toGet":[{"product":"x"}]})")),
+            "t.json: process.producers[0] 'a': toGet[0]: missing required key 'label'");
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"EventTimesBusyWaitParallelForPassFilter","eventTimes":[1],"nRanges":0})",
+                                 "")),
+            "t.json: process.producers[0] 'a': @type: 'EventTimesBusyWaitParallelForPassFilter' is a filter type, not a producer");
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})",
+                                 R"({"@label":"f","@type":"EventTimesSleepingParallelForPassFilter","eventTimes":[1],"nRanges":0})")),
+            "t.json: process.filters[0] 'f': nRanges: expected at least 1, found 0");
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"ThreadSafeProducer","value":1.5})")),
+            "t.json: process.producers[0] 'a': value: expected an integer, found number");
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter","pass":[1]})")),
+            "t.json: process.filters[0] 'f': pass[0]: expected true or false, found number");
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer","pass":[true]})")),
+            "t.json: process.producers[0] 'a': key 'pass' does not apply to type FastProducer (it takes: @label, @type, "
+            "threadType, toGet, productLabel)");
+}
+
 TEST(ConfigErrors, AMissingFileSaysSo) {
   try {
     load_config("/nonexistent/heddle.json");

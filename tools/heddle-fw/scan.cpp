@@ -4,7 +4,6 @@
 // and the number of modules running over one event's time (Figure 5). Repetitions interleave the
 // variants; medians are reported. Writes DIR/scan.csv, DIR/modules_running.csv, DIR/scan.json and,
 // with python3 + matplotlib, DIR/scan.png and DIR/modules_running.png.
-#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,32 +19,14 @@
 
 #include "heddle/core/runtime.hpp"
 #include "heddle/fw.hpp"
-#include "numeric_options.hpp"
 #include "run_command.hpp"
+#include "scan_options.hpp"
 
 extern char** environ;
 
 namespace heddle::fw::tool {
 
 namespace {
-
-// Each point of the scan is several runs; a million events in flight is already far past the
-// point where throughput stops changing.
-constexpr std::uint64_t max_scan_in_flight = 1000000;
-
-struct scan_settings {
-  std::string config;
-  std::vector<std::uint64_t> in_flight{1, 2, 3, 4};
-  unsigned threads = 0;
-  std::uint64_t events = 0;
-  double time_scale = 1e-3;
-  std::string wait = "configured";
-  double busy_scale = 0;
-  int reps = 3;
-  bool processes = true;
-  std::uint64_t figure5_in_flight = 1;
-  std::string out = "scan";
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -141,143 +122,153 @@ std::string plot_python() {
   return env && *env ? env : HEDDLE_FW_PYTHON;
 }
 
+// The series, each a run per repetition and number of events in flight.
+const char* const threaded_name = "heddle, multi-threaded";
+const char* const unsafe_name = "heddle, every module ThreadUnsafe";
+const char* const processes_name = "single-threaded processes";
+
+struct scan_samples {
+  std::vector<double> single;  // the single-threaded processor's events/s, one per repetition
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> series;  // series -> events in flight -> events/s
+
+  // The median of a series at `in_flight`; 0 where it was not measured.
+  double at(const char* name, std::uint64_t in_flight) const {
+    auto by_e = series.find(name);
+    if (by_e == series.end()) return 0;
+    auto it = by_e->second.find(in_flight);
+    return it == by_e->second.end() ? 0 : median(it->second);
+  }
+};
+
+// Every variant, repetitions interleaved, reporting each point on stderr.
+scan_samples measure(const process_config& config, const process_config& unsafe, const scan_settings& s) {
+  scan_samples m;
+  for (int rep = 0; rep < s.reps; ++rep) {
+    m.single.push_back(in_process(config, s, true, 1, s.events));
+    std::fprintf(stderr, "scan %d/%d: single-threaded %.2f events/s\n", rep + 1, s.reps, m.single.back());
+    for (std::uint64_t e : s.in_flight) {
+      m.series[threaded_name][e].push_back(in_process(config, s, false, e, s.events));
+      m.series[unsafe_name][e].push_back(in_process(unsafe, s, false, e, s.events));
+      if (s.processes) m.series[processes_name][e].push_back(processes(s, e, s.events));
+      std::fprintf(stderr, "scan %d/%d: %" PRIu64 " in flight: %.2f | %.2f%s events/s\n", rep + 1, s.reps, e,
+                   m.series[threaded_name][e].back(), m.series[unsafe_name][e].back(),
+                   s.processes ? (" | " + std::to_string(m.series[processes_name][e].back())).c_str() : "");
+    }
+  }
+  return m;
+}
+
+// DIR/scan.csv; returns the series' medians (series -> events in flight -> events/s) for scan.json.
+nlohmann::json write_scan_csv(const scan_settings& s, const scan_samples& m, double single_rate) {
+  std::ofstream csv(s.out + "/scan.csv");
+  csv << "series,events_in_flight,threads,events,median_events_per_s,min_events_per_s,max_events_per_s\n";
+  for (std::uint64_t e : s.in_flight)
+    csv << "single-threaded processor," << e << ",1," << s.events << ',' << single_rate << ','
+        << *std::min_element(m.single.begin(), m.single.end()) << ',' << *std::max_element(m.single.begin(), m.single.end()) << '\n';
+  nlohmann::json series = nlohmann::json::object();
+  for (auto& [name, by_e] : m.series)
+    for (auto& [e, r] : by_e) {
+      const double med = median(r);
+      csv << '"' << name << "\"," << e << ',' << (name == std::string(processes_name) ? e : s.threads) << ',' << s.events << ','
+          << med << ',' << *std::min_element(r.begin(), r.end()) << ',' << *std::max_element(r.begin(), r.end()) << '\n';
+      series[name][std::to_string(e)] = med;
+    }
+  if (!csv.flush()) throw config_error(s.out + "/scan.csv: cannot write");
+  return series;
+}
+
+// Figure 5: one event, in the middle of a run, with its modules' timeline, written to
+// DIR/modules_running.csv. Returns the modules running on average over the event.
+double write_modules_running(const process_config& config, const scan_settings& s) {
+  timeline record;
+  in_process(config, s, false, s.figure5_in_flight, s.events, &record);
+  const auto steps = running_over_event(record.entries(), s.events / 2);
+  std::ofstream fig5(s.out + "/modules_running.csv");
+  fig5 << "time_s,running\n";
+  double area = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    fig5 << steps[i].first << ',' << steps[i].second << '\n';
+    if (i + 1 < steps.size()) area += steps[i].second * (steps[i + 1].first - steps[i].first);
+  }
+  if (!fig5.flush()) throw config_error(s.out + "/modules_running.csv: cannot write");
+  return steps.empty() || steps.back().first <= 0 ? 0.0 : area / steps.back().first;
+}
+
+// The summary on stdout, the targets as ratios; returns the ratios for scan.json.
+nlohmann::json print_summary(const scan_settings& s, const scan_samples& m, double single_rate, const dependency_bound& bound,
+                             double modules_running) {
+  nlohmann::json ratios;
+  std::printf("heddle-fw scan: %s, %" PRIu64 " events, time scale %g, wait %s, %u threads, %d repetitions\n", s.config.c_str(),
+              s.events, s.time_scale, s.wait.c_str(), s.threads, s.reps);
+  std::printf("  single-threaded processor: %.3f events/s (work %.4f s/event, critical path %.4f s/event)\n", single_rate,
+              bound.work_s() / double(s.events), bound.critical_path_s() / double(s.events));
+  std::printf("  %-10s %14s %14s %14s %12s %10s %10s\n", "in flight", "multi-thr ev/s", "unsafe ev/s", "processes ev/s",
+              "speed-up", "bound", "of bound");
+  for (std::uint64_t e : s.in_flight) {
+    const double speedup = m.at(threaded_name, e) / single_rate, b = bound.speedup(s.threads, e);
+    std::printf("  %-10" PRIu64 " %14.3f %14.3f %14.3f %12.3f %10.3f %9.1f%%\n", e, m.at(threaded_name, e), m.at(unsafe_name, e),
+                s.processes ? m.at(processes_name, e) : 0.0, speedup, b, 100 * speedup / b);
+    const std::string k = std::to_string(e);
+    ratios["speedup_" + k] = speedup;
+    ratios["bound_" + k] = b;
+    ratios["speedup_vs_bound_" + k] = speedup / b;
+    ratios["unsafe_vs_single_" + k] = m.at(unsafe_name, e) / single_rate;
+  }
+  if (auto it = m.series.find(threaded_name); it != m.series.end())
+    if (auto at = it->second.find(s.threads); at != it->second.end())
+      ratios["reentrant_vs_threads_x_single"] = median(at->second) / (s.threads * single_rate);
+  std::printf("  modules running over event %" PRIu64 " (%" PRIu64 " in flight): %.2f on average\n", s.events / 2,
+              s.figure5_in_flight, modules_running);
+  for (auto& [k, v] : ratios.items()) std::printf("  %-34s %.4f\n", k.c_str(), v.get<double>());
+  return ratios;
+}
+
+// The plots (python3 + matplotlib); the CSVs are the results, a missing plotter is a warning.
+void plot(const scan_settings& s) {
+  const std::string python = plot_python();
+  std::vector<std::string> args{python, HEDDLE_FW_PLOT_SCRIPT, s.out};
+  std::vector<char*> pargv;
+  for (auto& a : args) pargv.push_back(a.data());
+  pargv.push_back(nullptr);
+  pid_t pid;
+  int status = 1;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, pargv.data(), environ) == 0)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    std::fprintf(stderr, "heddle-fw scan: warning: no plots (%s %s failed); the CSVs are in %s\n", python.c_str(),
+                 HEDDLE_FW_PLOT_SCRIPT, s.out.c_str());
+}
+
+void scan(scan_settings& s) {
+  const process_config config = load_config(s.config);
+  if (s.threads == 0) s.threads = default_thread_count();
+  if (s.events == 0) s.events = std::min<std::uint64_t>(config.events, 100);
+  process_config unsafe = config;
+  for (module_config& m : unsafe.modules) m.threads = thread_type::unsafe;
+  std::filesystem::create_directories(s.out);
+  const dependency_bound bound = analyse_dependencies(config, s.time_scale, s.events);
+
+  const scan_samples m = measure(config, unsafe, s);
+  const double single_rate = median(m.single);
+  const nlohmann::json series = write_scan_csv(s, m, single_rate);
+  const double modules_running = write_modules_running(config, s);
+  const nlohmann::json ratios = print_summary(s, m, single_rate, bound, modules_running);
+
+  nlohmann::json out{{"config", s.config}, {"events", s.events}, {"time_scale", s.time_scale}, {"wait", s.wait},
+                     {"threads", s.threads}, {"reps", s.reps}, {"single_events_per_s", single_rate},
+                     {"series", series}, {"ratios", ratios}};
+  std::ofstream json(s.out + "/scan.json");
+  json << out.dump(2) << '\n';
+  if (!json.flush()) throw config_error(s.out + "/scan.json: cannot write");
+  plot(s);
+}
+
 }  // namespace
 
-int scan_main(int argc, char** argv) {
-  CLI::App app{"heddle-fw scan: throughput against events in flight (the study's Figures 3 and 4) and modules running over "
-               "one event (Figure 5), as CSV, JSON and PNG"};
-  app.name("heddle-fw scan");
-  scan_settings s;
-  std::string busy = "config";
-  app.add_option("config", s.config, "configuration file (JSON)")->required();
-  app.add_option("--in-flight", s.in_flight, "events in flight to scan: --in-flight 1,2,4 (default 1,2,3,4)")
-      ->delimiter(',')
-      ->check(heddle::tool::whole_number(1, max_scan_in_flight));
-  app.add_option("--threads", s.threads, "worker threads (default: one per core)")->check(heddle::tool::whole_number(1, max_threads));
-  app.add_option("--events", s.events, "events per run (default: the configuration's, at most 100)")
-      ->check(heddle::tool::whole_number(1, UINT64_MAX));
-  app.add_option("--time-scale", s.time_scale, "multiplies every module time (default 1e-3)")->check(heddle::tool::real_number(false));
-  app.add_option("--wait", s.wait, "busy, sleep, timer or configured (default)")->check(CLI::IsMember({"busy", "sleep", "timer", "configured"}));
-  app.add_option("--busy-wait-scale", busy, "config, auto or a number (as for a run)");
-  app.add_option("--reps", s.reps, "interleaved repetitions; medians are reported (default 3)")->check(heddle::tool::whole_number(1, 1000));
-  app.add_flag("!--no-processes", s.processes, "skip the single-threaded-processes series");
-  app.add_option("--figure5-in-flight", s.figure5_in_flight, "events in flight for the modules-running timeline (default 1)")
-      ->check(heddle::tool::whole_number(1, max_scan_in_flight));
-  app.add_option("--out", s.out, "output folder (default ./scan)");
+int run_scan(scan_settings s) {
   try {
-    app.parse(argc, argv);
-    s.busy_scale = busy_wait_scale_option(busy);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
-
-  try {
-    const process_config config = load_config(s.config);
-    if (s.threads == 0) s.threads = default_thread_count();
-    if (s.events == 0) s.events = std::min<std::uint64_t>(config.events, 100);
-    process_config unsafe = config;
-    for (module_config& m : unsafe.modules) m.threads = thread_type::unsafe;
-    std::filesystem::create_directories(s.out);
-    const dependency_bound bound = analyse_dependencies(config, s.time_scale, s.events);
-
-    // series -> events in flight -> events/s, one per repetition
-    std::map<std::string, std::map<std::uint64_t, std::vector<double>>> samples;
-    std::vector<double> single;
-    const char* const threaded_name = "heddle, multi-threaded";
-    const char* const unsafe_name = "heddle, every module ThreadUnsafe";
-    const char* const processes_name = "single-threaded processes";
-    for (int rep = 0; rep < s.reps; ++rep) {
-      single.push_back(in_process(config, s, true, 1, s.events));
-      std::fprintf(stderr, "scan %d/%d: single-threaded %.2f events/s\n", rep + 1, s.reps, single.back());
-      for (std::uint64_t e : s.in_flight) {
-        samples[threaded_name][e].push_back(in_process(config, s, false, e, s.events));
-        samples[unsafe_name][e].push_back(in_process(unsafe, s, false, e, s.events));
-        if (s.processes) samples[processes_name][e].push_back(processes(s, e, s.events));
-        std::fprintf(stderr, "scan %d/%d: %" PRIu64 " in flight: %.2f | %.2f%s events/s\n", rep + 1, s.reps, e,
-                     samples[threaded_name][e].back(), samples[unsafe_name][e].back(),
-                     s.processes ? (" | " + std::to_string(samples[processes_name][e].back())).c_str() : "");
-      }
-    }
-
-    const double single_rate = median(single);
-    std::ofstream csv(s.out + "/scan.csv");
-    csv << "series,events_in_flight,threads,events,median_events_per_s,min_events_per_s,max_events_per_s\n";
-    for (std::uint64_t e : s.in_flight)
-      csv << "single-threaded processor," << e << ",1," << s.events << ',' << single_rate << ','
-          << *std::min_element(single.begin(), single.end()) << ',' << *std::max_element(single.begin(), single.end()) << '\n';
-    nlohmann::json series = nlohmann::json::object();
-    for (auto& [name, by_e] : samples)
-      for (auto& [e, r] : by_e) {
-        const double med = median(r);
-        csv << '"' << name << "\"," << e << ',' << (name == std::string(processes_name) ? e : s.threads) << ',' << s.events << ','
-            << med << ',' << *std::min_element(r.begin(), r.end()) << ',' << *std::max_element(r.begin(), r.end()) << '\n';
-        series[name][std::to_string(e)] = med;
-      }
-    if (!csv.flush()) throw config_error(s.out + "/scan.csv: cannot write");
-
-    // Figure 5: one event, in the middle of a run, with its modules' timeline.
-    timeline record;
-    in_process(config, s, false, s.figure5_in_flight, s.events, &record);
-    const auto steps = running_over_event(record.entries(), s.events / 2);
-    std::ofstream fig5(s.out + "/modules_running.csv");
-    fig5 << "time_s,running\n";
-    double area = 0;
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      fig5 << steps[i].first << ',' << steps[i].second << '\n';
-      if (i + 1 < steps.size()) area += steps[i].second * (steps[i + 1].first - steps[i].first);
-    }
-    if (!fig5.flush()) throw config_error(s.out + "/modules_running.csv: cannot write");
-
-    // The targets, as ratios.
-    nlohmann::json ratios;
-    const auto at = [&](const char* name, std::uint64_t e) -> double {
-      auto it = samples[name].find(e);
-      return it == samples[name].end() ? 0 : median(it->second);
-    };
-    std::printf("heddle-fw scan: %s, %" PRIu64 " events, time scale %g, wait %s, %u threads, %d repetitions\n", s.config.c_str(),
-                s.events, s.time_scale, s.wait.c_str(), s.threads, s.reps);
-    std::printf("  single-threaded processor: %.3f events/s (work %.4f s/event, critical path %.4f s/event)\n", single_rate,
-                bound.work_s() / double(s.events), bound.critical_path_s() / double(s.events));
-    std::printf("  %-10s %14s %14s %14s %12s %10s %10s\n", "in flight", "multi-thr ev/s", "unsafe ev/s", "processes ev/s",
-                "speed-up", "bound", "of bound");
-    for (std::uint64_t e : s.in_flight) {
-      const double speedup = at(threaded_name, e) / single_rate, b = bound.speedup(s.threads, e);
-      std::printf("  %-10" PRIu64 " %14.3f %14.3f %14.3f %12.3f %10.3f %9.1f%%\n", e, at(threaded_name, e), at(unsafe_name, e),
-                  s.processes ? at(processes_name, e) : 0.0, speedup, b, 100 * speedup / b);
-      const std::string k = std::to_string(e);
-      ratios["speedup_" + k] = speedup;
-      ratios["bound_" + k] = b;
-      ratios["speedup_vs_bound_" + k] = speedup / b;
-      ratios["unsafe_vs_single_" + k] = at(unsafe_name, e) / single_rate;
-    }
-    if (auto it = samples[threaded_name].find(s.threads); it != samples[threaded_name].end())
-      ratios["reentrant_vs_threads_x_single"] = median(it->second) / (s.threads * single_rate);
-    std::printf("  modules running over event %" PRIu64 " (%" PRIu64 " in flight): %.2f on average\n", s.events / 2,
-                s.figure5_in_flight, steps.empty() || steps.back().first <= 0 ? 0.0 : area / steps.back().first);
-    for (auto& [k, v] : ratios.items()) std::printf("  %-34s %.4f\n", k.c_str(), v.get<double>());
-
-    nlohmann::json out{{"config", s.config}, {"events", s.events}, {"time_scale", s.time_scale}, {"wait", s.wait},
-                       {"threads", s.threads}, {"reps", s.reps}, {"single_events_per_s", single_rate},
-                       {"series", series}, {"ratios", ratios}};
-    std::ofstream json(s.out + "/scan.json");
-    json << out.dump(2) << '\n';
-    if (!json.flush()) throw config_error(s.out + "/scan.json: cannot write");
-
-    // The plots (python3 + matplotlib); the CSVs are the results, a missing plotter is a warning.
-    const std::string python = plot_python();
-    std::vector<std::string> args{python, HEDDLE_FW_PLOT_SCRIPT, s.out};
-    std::vector<char*> pargv;
-    for (auto& a : args) pargv.push_back(a.data());
-    pargv.push_back(nullptr);
-    pid_t pid;
-    int status = 1;
-    if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, pargv.data(), environ) == 0)
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      std::fprintf(stderr, "heddle-fw scan: warning: no plots (%s %s failed); the CSVs are in %s\n", python.c_str(),
-                   HEDDLE_FW_PLOT_SCRIPT, s.out.c_str());
+    scan(s);
     return 0;
   } catch (const config_error& x) {
     std::fprintf(stderr, "heddle-fw scan: error: %s\n", x.what());
@@ -289,6 +280,12 @@ int scan_main(int argc, char** argv) {
     std::fprintf(stderr, "heddle-fw scan: error: %s\n", x.what());
     return 1;
   }
+}
+
+int scan_main(int argc, char** argv) {
+  scan_settings s;
+  if (std::optional<int> rc = parse_scan_arguments(argc, argv, s)) return *rc;
+  return run_scan(std::move(s));
 }
 
 }  // namespace heddle::fw::tool
