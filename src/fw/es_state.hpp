@@ -1,7 +1,7 @@
 // Conditions while a processor runs: per condition producer and interval of validity, one cell that
 // is made once, on demand, and holds the record's data until the processor ends. The threaded
 // processor prefetches: a module that reads conditions waits (without a thread) on the cells its
-// event's interval needs, like on its producers (threaded.cpp); transitions and the single-threaded
+// event's interval needs, like on its producers (module_scheduler.cpp); transitions and the single-threaded
 // processor make a cell in place when they need it.
 #pragma once
 

@@ -42,7 +42,7 @@ struct event_state {
   std::atomic<std::uint64_t>* edges;   // [edge words]: bit 2k waiting, bit 2k+1 done, for edge 32w+k
   std::uint8_t* passed;                // [paths]
   std::int64_t* started_ns;            // [modules], only when a timeline is recorded
-  // Traced runs only (threaded.cpp): per module, when it was asked for and when it was ready
+  // Traced runs only (module_scheduler.cpp, threaded.cpp): per module, when it was asked for and when it was ready
   // (trace ticks; asked-for 0 if it had nothing to wait for); when the event started.
   std::uint64_t* trace_ticks = nullptr;  // [2 * modules]
   std::uint64_t trace_begin = 0;

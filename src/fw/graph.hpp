@@ -142,29 +142,4 @@ class event_checksum {
 // calls begin_job on the new ones (module_error naming the module if one throws).
 void prepare_streams(const graph& g, unsigned streams);
 
-// The run an event belongs to (runs count from 1).
-constexpr std::uint32_t run_of(std::uint64_t event, std::uint64_t events_per_run) noexcept {
-  return events_per_run == 0 ? 1 : static_cast<std::uint32_t>(event / events_per_run + 1);
-}
-
-// Where an event lies: its run, its luminosity block (counted from 1 in each run), and the end of
-// that lumi (one past its last event, at most `events`). Lumis of `per_lumi` events (0: one per
-// run) restart at each run's first event, so a run of a size that is not a multiple ends with a
-// shorter lumi.
-struct lumi_place {
-  std::uint32_t run;
-  std::uint32_t lumi;
-  std::uint64_t end;
-};
-constexpr lumi_place lumi_of(std::uint64_t event, std::uint64_t per_run, std::uint64_t per_lumi, std::uint64_t events) noexcept {
-  constexpr std::uint64_t most = ~std::uint64_t{0};
-  const auto add = [](std::uint64_t a, std::uint64_t b) { return b > most - a ? most : a + b; };  // saturating
-  const std::uint64_t run_start = per_run == 0 ? 0 : event / per_run * per_run;
-  const std::uint64_t run_end = per_run == 0 ? most : add(run_start, per_run);
-  const std::uint64_t in_run = event - run_start;
-  const std::uint64_t lumi = per_lumi == 0 ? 0 : in_run / per_lumi;
-  const std::uint64_t end = per_lumi == 0 ? run_end : std::min(run_end, add(run_start + lumi * per_lumi, per_lumi));
-  return {run_of(event, per_run), static_cast<std::uint32_t>(lumi + 1), std::min(end, events)};
-}
-
 }  // namespace heddle::fw::detail

@@ -15,6 +15,7 @@
 #include "heddle/fw/processor.hpp"
 #include "path_rule.hpp"
 #include "run_steps.hpp"
+#include "transition_plan.hpp"
 #include "usage.hpp"
 
 namespace heddle::fw {
@@ -117,6 +118,67 @@ class reference_event {
   blocking_sink sink_;
 };
 
+// The transition plan's steps as the reference carries them out: each transition and event at
+// once, on this thread, its checksum added to the report and to its run's tally.
+class reference_transitions {
+ public:
+  // `tally`: the plan's runs, to which the checksums are added.
+  reference_transitions(const detail::graph& g, const run_options& o, detail::run_steps& runs, reference_event& events,
+                        run_report& report, std::vector<run_checksum>& tally)
+      : g_(g), o_(o), runs_(runs), events_(events), report_(report), tally_(tally), at_event_(o.first_event) {}
+
+  void begin_job(std::uint64_t e) { runs_.begin_job(e); }
+  void begin_run(std::uint32_t run, std::uint64_t e) {
+    run_ = std::make_unique<detail::run_state>(g_, run);
+    runs_.begin(*run_, e);
+  }
+  void end_run(std::uint32_t, std::uint64_t next) {
+    runs_.end(*run_, next);
+    count(run_->checksum());
+    run_.reset();  // its products live until every end_run has run
+  }
+  void begin_lumi(const detail::transition_plan::lumi& l) {
+    lumi_ = std::make_unique<detail::lumi_state>(g_, l.id);
+    runs_.begin_lumi(*lumi_, l.first);
+  }
+  void end_lumi(const detail::transition_plan::lumi& l) {
+    runs_.end_lumi(*lumi_, l.end);
+    count(lumi_->checksum());
+    lumi_.reset();  // its products live until every end transition has run
+  }
+  void event(const event_id& id) {
+    at_event_ = id.event;
+    const std::uint64_t c = events_.run(id);
+    count(c);
+    report_.events_checksum += c;
+    ++report_.events;
+    if (o_.progress && std::chrono::steady_clock::now() - last_progress_ >= std::chrono::milliseconds(100)) {
+      last_progress_ = std::chrono::steady_clock::now();
+      o_.progress(report_.events);
+    }
+  }
+
+  // The last event begun (the first event before any): what end_job is told after an error.
+  std::uint64_t at_event() const noexcept { return at_event_; }
+
+ private:
+  void count(std::uint64_t c) {
+    report_.checksum += c;
+    tally_.back().checksum += c;
+  }
+
+  const detail::graph& g_;
+  const run_options& o_;
+  detail::run_steps& runs_;
+  reference_event& events_;
+  run_report& report_;
+  std::vector<run_checksum>& tally_;
+  std::uint64_t at_event_;
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+  std::unique_ptr<detail::lumi_state> lumi_;  // the open luminosity block
+  std::unique_ptr<detail::run_state> run_;    // the open run
+};
+
 }  // namespace
 
 // Here rather than in a file of its own: both processors call it, the reference first.
@@ -147,7 +209,6 @@ void check_run_options(const run_options& o) {
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
   check_run_options(o);
-  const std::uint64_t end = o.first_event + o.events;  // one past the last event
   const detail::graph& g = detail::graph_of(p);
   detail::es_state es(g);
   reference_event event(g, o, es);
@@ -157,68 +218,27 @@ run_report run_single_threaded(process& p, const run_options& o) {
   detail::usage_probe usage;
   run_report report;
   report.workers = 1;
-  auto last_progress = std::chrono::steady_clock::now();
 
   detail::prepare_streams(g, 1);
-  std::uint64_t at_event = o.first_event;  // where the job is, for end_job's messages after an error
+  detail::transition_plan plan({.first_event = o.first_event,
+                                .events = o.events,
+                                .events_per_run = o.events_per_run,
+                                .events_per_lumi = o.events_per_lumi});
+  reference_transitions to(g, o, runs, event, report, plan.runs());
+  std::uint64_t end_at = 0;  // what end_job is told
   try {
-    runs.begin_job(o.first_event);
-    std::unique_ptr<detail::lumi_state> lumi;  // the open luminosity block
-    std::unique_ptr<detail::run_state> open_run;  // the open run
-    auto end_run = [&](std::uint64_t next) {
-      runs.end(*open_run, next);
-      const std::uint64_t c = open_run->checksum();
-      report.checksum += c;
-      report.runs.back().checksum += c;
-      open_run.reset();  // its products live until every end_run has run
-    };
-    auto end_lumi = [&](std::uint64_t next) {
-      runs.end_lumi(*lumi, next);
-      const std::uint64_t c = lumi->checksum();
-      report.checksum += c;
-      report.runs.back().checksum += c;
-      lumi.reset();  // its products live until every end transition has run
-    };
-    for (std::uint64_t e = o.first_event; e < end; ++e) {
-      // The first event may lie inside a run or lumi: it begins it, with that run's and lumi's ids.
-      const detail::lumi_place at = detail::lumi_of(e, o.events_per_run, o.events_per_lumi, end);
-      if (!lumi || lumi->id != luminosity_block_id{at.run, at.lumi}) {
-        if (lumi) end_lumi(e);
-        if (report.runs.empty() || report.runs.back().run != at.run) {
-          if (open_run) end_run(e);
-          open_run = std::make_unique<detail::run_state>(g, at.run);
-          runs.begin(*open_run, e);
-          report.runs.push_back({at.run, 0, 0});
-        }
-        lumi = std::make_unique<detail::lumi_state>(g, luminosity_block_id{at.run, at.lumi});
-        ++report.runs.back().lumis;
-        runs.begin_lumi(*lumi, e);
-      }
-      at_event = e;
-      const std::uint64_t c = event.run({at.run, at.lumi, e});
-      report.checksum += c;
-      report.events_checksum += c;
-      report.runs.back().checksum += c;
-      ++report.runs.back().events;
-      ++report.events;
-
-      if (o.progress && std::chrono::steady_clock::now() - last_progress >= std::chrono::milliseconds(100)) {
-        last_progress = std::chrono::steady_clock::now();
-        o.progress(report.events);
-      }
-    }
-    if (lumi) end_lumi(end);
-    if (open_run) end_run(end);
+    end_at = detail::play_in_order(plan, to);
   } catch (const module_error&) {
     // The job stops at once: no further lumi or run transition; the modules that began end, told
     // that the job failed (module_base::job_failed). The first error is the one reported.
     try {
-      runs.end_job(at_event, true);
+      runs.end_job(to.at_event(), true);
     } catch (const module_error&) {
     }
     throw;
   }
-  runs.end_job(end, false);
+  runs.end_job(end_at, false);
+  report.runs = plan.runs();
   if (o.progress) o.progress(report.events);
 
   report.wall_s = usage.wall_s();
