@@ -112,7 +112,6 @@ class peer_table {
     std::string why;                // how it was lost
     std::exception_ptr refused;    // a hello that did not match
   };
-  std::string describe_locked(node_id n) const;
 
   // First: the call path's look (reachable) finds the vector where the engine's own was.
   std::vector<peer_state> peers_;
