@@ -55,6 +55,7 @@ set(extension_core
   core/detail/spin_wait.hpp
   core/detail/task_record.hpp
   core/detail/trace.hpp
+  core/detail/trace_extension.hpp
   core/detail/worker.hpp)
 set(extension_async
   async/detail/deadline.hpp

@@ -353,7 +353,7 @@ class engine final : public detail::acquire_sink {
   void event_done(event_state* e) {
     if (traced_) {
       core_detail::trace::record r{e->trace_begin, core_detail::trace::now(), e->id.event, {nullptr},
-                                   core_detail::trace::kind::event, 0, e->stream};
+                                   detail::trace_kinds::event, 0, e->stream};
       r.value = std::uint64_t{e->id.run} << 32 | e->id.lumi;
       core_detail::trace::emit(r);
     }
@@ -599,7 +599,7 @@ class engine final : public detail::acquire_sink {
     using namespace core_detail::trace;
     const std::uint64_t ready = now();
     if (const std::uint64_t asked = e->trace_ticks[2 * m])
-      emit_span(kind::module_prefetch, asked, ready, labels_[m], 0, e->stream, e->id.event);
+      emit_span(detail::trace_kinds::module_prefetch, asked, ready, labels_[m], 0, e->stream, e->id.event);
     e->trace_ticks[2 * m + 1] = ready;
   }
   // A span of module m's for event e, from t0 to now.
@@ -633,7 +633,7 @@ class engine final : public detail::acquire_sink {
     }
     const detail::node& n = g_.nodes[m];
     if (e->started_ns) e->started_ns[m] = steady_now_ns();
-    if (traced_) traced_module(core_detail::trace::kind::module_stall, 0, e, m, e->trace_ticks[2 * m + 1]);
+    if (traced_) traced_module(detail::trace_kinds::module_stall, 0, e, m, e->trace_ticks[2 * m + 1]);
     if (!n.first().external_work()) {
       std::exception_ptr error;
       const bool pass = call(e, m, error);
@@ -655,7 +655,7 @@ class engine final : public detail::acquire_sink {
       const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
       const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
       detail::module_access::acquire(n.instance(e->stream), ev, setup, handle(e, m));
-      if (traced_) traced_module(core_detail::trace::kind::module, 1, e, m, t0);
+      if (traced_) traced_module(detail::trace_kinds::module, 1, e, m, t0);
     } catch (...) {
       thrown = std::current_exception();
     }
@@ -714,7 +714,7 @@ class engine final : public detail::acquire_sink {
       const event_setup setup = detail::event_access::setup(g_, m, &es_, *e);
       const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
       const bool pass = detail::module_access::call(n.instance(e->stream), ev, setup);
-      if (traced_) traced_module(core_detail::trace::kind::module, 0, e, m, t0);
+      if (traced_) traced_module(detail::trace_kinds::module, 0, e, m, t0);
       if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
       return pass;
     } catch (...) {

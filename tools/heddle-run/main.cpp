@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include <heddle/core/detail/trace_merge.hpp>
+#include <heddle/am/detail/trace_merge.hpp>
 
 #include "numeric_options.hpp"
 
@@ -91,7 +91,7 @@ int merge_node_traces(const std::string& out, const std::vector<std::string>& in
     beside = std::string(self);
     beside = beside.substr(0, beside.rfind('/') + 1) + "heddle-trace";
   }
-  return heddle::core_detail::trace::merge_traces(out, inputs, beside);
+  return heddle::offload::detail::merge_traces(out, inputs, beside);
 }
 
 void remove_leftovers(const std::string& session) {
