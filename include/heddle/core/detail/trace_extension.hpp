@@ -82,15 +82,16 @@ struct kind_format {
   // Flows: each start is paired with the next finish of the same family and id in time order, and
   // the pairs are numbered 1, 2, ... (families in the order of their start kinds' numbers). A start
   // or finish whose other end the session cut is dropped, unless `keep_unpaired` (its other end lies
-  // in another process's trace: it keeps its id, which must then stay above 2^52, for the merge).
+  // in another process's trace: it keeps its id, which must then be at least 2^52, for the merge).
   flow_end flow = flow_end::none;
   kind flow_family = kind::core_count_;  // the family's start kind (for a start, itself)
   bool keep_unpaired = false;
 };
 
-// Installs `format` for `k`, a layer's kind (not the core's). Thread-safe; meant for a library's
-// load. Installing a kind again keeps the first format (a library loaded twice installs the same):
-// returns false if `k` had another writer, a clash of two layers' numbers.
+// Installs `format` for `k`, a layer's kind (layer 1 to 255: not the core's). Thread-safe; meant
+// for a library's load. Installing a kind again keeps the first format (a library loaded twice
+// installs the same). Returns false, installing nothing, if `k` had another writer (a clash of two
+// layers' numbers), is the core's, has no writer, or if 256 kinds are installed already.
 HEDDLE_EXPORT bool install_kind(kind k, const kind_format& format) noexcept;
 
 // This process as one of a run of several, as the layer that starts or joins such runs sees it.
