@@ -59,6 +59,7 @@ set(heddle_layer_core_offers
   core/detail/spin_wait.hpp
   core/detail/task_record.hpp
   core/detail/trace.hpp
+  core/detail/trace_extension.hpp
   core/detail/worker.hpp)
 set(heddle_layer_async_offers
   async/detail/deadline.hpp

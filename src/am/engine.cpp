@@ -15,6 +15,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/trace.hpp"
 #include "heddle/core/trace.hpp"
+#include "trace_kinds.hpp"
 
 namespace heddle::offload::detail {
 
@@ -270,11 +271,11 @@ void engine::send_general(node_id from, node_id to, const message_header& h, std
   std::atomic<std::uint16_t>& counter = peers_.trace_sequence(to);
   do numbered.sequence = static_cast<std::uint16_t>(counter.fetch_add(1, std::memory_order_relaxed) + 1);
   while (numbered.sequence == 0);
-  const std::uint64_t id = trace::message_flow_id(from, to, numbered.sequence);
+  const std::uint64_t id = trace_kinds::message_flow_id(from, to, numbered.sequence);
   const std::uint64_t t0 = trace::now();
-  trace::emit_instant(trace::kind::message_begin, nullptr, 0, 0, id);
+  trace::emit_instant(trace_kinds::message_begin, nullptr, 0, 0, id);
   send_untraced(from, to, numbered, head, tail, tail_owner);
-  trace::emit_span(trace::kind::message_send, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(to),
+  trace::emit_span(trace_kinds::message_send, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(to),
                    static_cast<std::uint32_t>(std::min<std::uint64_t>(h.payload_bytes, UINT32_MAX)), id);
 }
 
@@ -435,15 +436,15 @@ void engine::complete_reply_slowly(node_id from, const message_header& h, std::s
 
 void engine::deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
   namespace trace = heddle::core_detail::trace;
-  const std::uint64_t id = h.sequence ? trace::message_flow_id(from, to, h.sequence) : 0;
+  const std::uint64_t id = h.sequence ? trace_kinds::message_flow_id(from, to, h.sequence) : 0;
   const std::uint64_t t0 = trace::now();
-  if (id) trace::emit_instant(trace::kind::message_end, nullptr, 0, 0, id);
+  if (id) trace::emit_instant(trace_kinds::message_end, nullptr, 0, 0, id);
   struct receipt {  // recorded on the way out, a decode error's included
     std::uint64_t t0, id;
     const message_header& h;
     node_id from;
     ~receipt() {
-      trace::emit_span(trace::kind::message_receive, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(from),
+      trace::emit_span(trace_kinds::message_receive, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(from),
                        static_cast<std::uint32_t>(std::min<std::uint64_t>(h.payload_bytes, UINT32_MAX)), id);
     }
   } recorded{t0, id, h, from};

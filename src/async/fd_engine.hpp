@@ -31,7 +31,7 @@ struct stream_op {
   // Stores an error as the result, not published.
   void (*store_error)(stream_op*, std::exception_ptr) noexcept;
   core_detail::future_state_base* state;  // the same record, as the future's state
-  core_detail::trace::operation_span* trace;  // the record's (op_state::trace)
+  operation_span* trace;  // the record's (op_state::trace)
   fd_engine* engine = nullptr;
   int fd;
   direction dir;

@@ -13,7 +13,7 @@
 #include "heddle/core/detail/cancel_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/service.hpp"
-#include "heddle/core/detail/trace.hpp"
+#include "trace_kinds.hpp"
 
 namespace heddle::async_detail {
 
@@ -40,7 +40,7 @@ class op_state : public core_detail::future_state<T> {
     trace.end([this]() noexcept { this->complete(); });  // the record may be gone now
   }
 
-  core_detail::trace::operation_span trace;
+  operation_span trace;
 
  protected:
   // `what`: the operation's name in traces (a literal), or nullptr for one that never started.

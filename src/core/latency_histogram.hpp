@@ -54,11 +54,11 @@ class latency_histogram {
    private:
     std::uint64_t percentile(double q) const noexcept {
       // The smallest value with at least q of the samples at or below it.
-      const auto rank = static_cast<std::uint64_t>(q * static_cast<double>(count_ - 1)) + 1;
+      const auto nth = static_cast<std::uint64_t>(q * static_cast<double>(count_ - 1)) + 1;
       std::uint64_t seen = 0;
       for (std::size_t i = 0; i < num_buckets; ++i) {
         seen += buckets_[i];
-        if (seen >= rank) return std::min(midpoint(i), max_);
+        if (seen >= nth) return std::min(midpoint(i), max_);
       }
       return max_;
     }

@@ -108,7 +108,7 @@ drain_end run_items(queue_state* q, int budget, const core_detail::future_state_
     if (stop_if_suspended(q)) return drain_end::released;
     queue_item* it = pop_ready(q);
     if (traced && core_detail::trace::sampled(it)) [[unlikely]]
-      core_detail::trace::emit_instant(core_detail::trace::kind::item_end, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(it));
+      core_detail::trace::emit_instant(trace_kinds::item_end, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(it));
     it->vt->run(it, q);
     ++ran;
     if (--budget == 0 || (stop_when && stop_when->is_done())) return drain_end::yielded;
@@ -143,7 +143,7 @@ drain_end drain(queue_state* q, int budget, const core_detail::future_state_base
   const std::uint64_t t0 = core_detail::trace::now();
   const char* label = traced_label(q);
   const drain_end end = run_items(q, budget, stop_when, true, ran);
-  if (ran) core_detail::trace::emit_span(core_detail::trace::kind::queue_drain, t0, core_detail::trace::now(), label, 0, ran);
+  if (ran) core_detail::trace::emit_span(trace_kinds::queue_drain, t0, core_detail::trace::now(), label, 0, ran);
   return end;
 }
 

@@ -15,6 +15,7 @@
 #include "graph.hpp"
 #include "lumi_state.hpp"
 #include "module_access.hpp"
+#include "trace_kinds.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
@@ -40,7 +41,7 @@ class run_steps {
   // begin_job, counting the modules whose begin_job returned (every instance of a stream module):
   // those, and only those, get end_job.
   void begin_job(std::uint64_t event) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "begin job");
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "begin job");
     began_ = 0;
     each("begin_job", 0, event, [this](module_base& m, const event_setup&, std::uint32_t i) {
       m.begin_job();
@@ -49,7 +50,7 @@ class run_steps {
   }
   // end_job of the modules that began, each told whether the job `failed` (module_base::job_failed).
   void end_job(std::uint64_t event, bool failed) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "end job");
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "end job");
     each("end_job", 0, event, [this, failed](module_base& m, const event_setup&, std::uint32_t i) {
       if (i >= began_) return;
       module_access::set_job_failed(m, failed);
@@ -57,13 +58,13 @@ class run_steps {
     });
   }
   void begin(run_state& state, std::uint64_t event) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "begin run", state.number);
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "begin run", state.number);
     each("begin_run", state.number, event, [&](module_base& m, const event_setup& s, std::uint32_t i) {
       m.begin_run(event_access::run_of(state, g_, i, false), s);
     });
   }
   void end(run_state& state, std::uint64_t event) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "end run", state.number);
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "end run", state.number);
     each("end_run", state.number, event,
          [&](module_base& m, const event_setup& s, std::uint32_t i) {
            run r = event_access::run_of(state, g_, i, true);
@@ -72,13 +73,13 @@ class run_steps {
          &g_.end_run_order);
   }
   void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "begin lumi", lumi.id.run, lumi.id.lumi);
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "begin lumi", lumi.id.run, lumi.id.lumi);
     each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
          [&](module_base& m, const event_setup& s, std::uint32_t i) { m.begin_luminosity_block(event_access::lumi(lumi, g_, i, false), s); },
          nullptr, lumi.id.lumi);
   }
   void end_lumi(lumi_state& lumi, std::uint64_t event) const {
-    core_detail::trace::scoped_span traced(core_detail::trace::kind::transition, "end lumi", lumi.id.run, lumi.id.lumi);
+    core_detail::trace::scoped_span traced(trace_kinds::transition, "end lumi", lumi.id.run, lumi.id.lumi);
     each(lumi_what("end_luminosity_block", lumi).c_str(), lumi.id.run, event,
          [&](module_base& m, const event_setup& s, std::uint32_t i) {
            luminosity_block l = event_access::lumi(lumi, g_, i, true);

@@ -271,7 +271,7 @@ class engine final : public detail::event_sink {
   void event_done(event_state* e) override {
     if (traced_) {
       core_detail::trace::record r{e->trace_begin, core_detail::trace::now(), e->id.event, {nullptr},
-                                   core_detail::trace::kind::event, 0, e->stream};
+                                   detail::trace_kinds::event, 0, e->stream};
       r.value = std::uint64_t{e->id.run} << 32 | e->id.lumi;
       core_detail::trace::emit(r);
     }

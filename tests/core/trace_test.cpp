@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -252,6 +253,40 @@ TEST(Trace, HeddleTraceInTheEnvironmentRecordsTheWholeProgram) {
   EXPECT_NE(out.find("HEDDLE_TRACE_BUFFER='lots'"), std::string::npos) << out;
   const std::string bad_path = std::string("HEDDLE_TRACE=/nonexistent-dir/t.json ") + HEDDLE_TRACE_PROGRAM + " 5 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(bad_path.c_str())), 2);
+}
+
+// A layer's kinds and its run of several processes, through the core's extension points alone:
+// the kinds' events on their keyed lanes, a kept flow end, a kind nobody installed said so; the
+// process named and numbered as node 3, its file moved to its own after the session started (FILE
+// gone), and the exit hook run.
+TEST(Trace, ALayerInstallsItsKindsAndJoinsARunOfSeveralProcesses) {
+  if (!heddle::trace::compiled_in()) GTEST_SKIP() << "built with -DHEDDLE_TRACE=OFF";
+  const std::string path = heddle_test::trace_path("extension.json");
+  const std::string cmd = "HEDDLE_TRACE=" + path + " " + HEDDLE_TRACE_EXTENSION_PROGRAM;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_FALSE(fs::exists(path)) << "the file the session began with stayed";
+  trace_file t(path + ".member.json");
+  heddle_test::expect_well_formed(t);
+  const auto& process = t.doc.at("otherData").at("processes").at(0);
+  EXPECT_EQ(process.at("node").get<long>(), 3);
+  const std::string name = process.at("name").get<std::string>();
+  EXPECT_TRUE(name.size() > 7 && name.substr(name.size() - 7) == " node 3") << name;
+  const std::vector<std::pair<std::string, std::string>> expected{{"one", "key 7"}, {"two", "key 7 2"}, {"three", "key 9"}};
+  for (const auto& [span, track] : expected) {
+    const auto spans = t.select("X", "test", span);
+    ASSERT_EQ(spans.size(), 1u) << span;
+    EXPECT_EQ(t.thread_of(spans[0]), track) << span;
+  }
+  const auto kept = t.select("s", "flow", "test");
+  ASSERT_EQ(kept.size(), 1u) << "an unpaired flow end of a kind that keeps it";
+  EXPECT_EQ(kept[0].at("id").get<std::uint64_t>(), (std::uint64_t{1} << 52) | 5);
+  EXPECT_EQ(t.count("i", "trace", "unknown kind"), 1u);
+  std::ifstream after(path + ".after");
+  std::string base;
+  std::getline(after, base);
+  EXPECT_EQ(base, path) << "the exit hook did not run with FILE";
+  fs::remove(path + ".member.json");
+  fs::remove(path + ".after");
 }
 
 }  // namespace

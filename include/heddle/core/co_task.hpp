@@ -117,7 +117,7 @@ class co_promise final : public outermost_promise<T> {
 
 // The promise of a coroutine declared to return heddle::future<T> (the coroutine_traits below):
 // it starts at once on the calling thread, as a function call does, and the future it returns is
-// its record's, which its end completes. What an ExternalWork module's acquire, or any function
+// its record's, which its end completes. What an asynchronous acquire, or any function
 // that returns a future, may be written as.
 template <class T>
 class future_promise final : public outermost_promise<T> {

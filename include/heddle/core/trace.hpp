@@ -1,18 +1,18 @@
 // heddle::trace — a trace of what the runtime did, in Chrome's trace-event JSON (Perfetto's UI and
-// chrome://tracing open it; `heddle-trace summary` and `heddle-trace plot` read it). docs/trace.md
-// says what is recorded and how to read it.
+// chrome://tracing open it; the project's trace tool summarises and plots it). docs/trace.md says
+// what is recorded and how to read it.
 //
 // Three ways to record, all of them the same session:
 //   HEDDLE_TRACE=FILE in the environment   from the library's start until the process exits
 //                                          (HEDDLE_TRACE_BUFFER=SIZE sets the per-thread buffer)
 //   heddle::trace::start(path) ... stop()  a part of a program
-//   --trace FILE                           heddle-fw, heddle-bench, heddle-run
+//   --trace FILE                           the project's tools (docs/trace.md)
 //
 // Cost. Off, each place that records costs a load and a branch; with -DHEDDLE_TRACE=OFF nothing.
 // On, a record is a time-stamp counter read and a 40-byte store into the calling thread's buffer:
 // no lock, no allocation (but the first record of a thread in a session, which allocates its
 // buffer), never blocking. A full buffer drops records and counts them; the file, stop()'s result
-// and heddle-trace summary report how many.
+// and the trace tool's summary report how many.
 #pragma once
 
 #include <cstddef>
@@ -42,8 +42,8 @@ struct options {
   std::size_t buffer_bytes = std::size_t{16} << 20;
   // The process's name in the trace; empty: the program's name.
   std::string process_name;
-  // 1 in this many serial-queue items (a power of two) gets a flow from its enqueue to its run,
-  // chosen by a hash of the item's address; 1: every item. Every drain is recorded either way.
+  // 1 in this many items of the kinds that sample (a power of two: a queue's items) gets a flow from
+  // its enqueue to its run, chosen by a hash of the item's address; 1: every item.
   std::uint32_t queue_item_sampling = 16;
 };
 
@@ -75,7 +75,7 @@ inline bool active() noexcept { return core_detail::trace::on(); }
 // Whether this heddle was built with the recorder (-DHEDDLE_TRACE=ON, the default).
 constexpr bool compiled_in() noexcept { return HEDDLE_TRACE_COMPILED != 0; }
 
-// A copy of `text` that lives until the process ends, for labels made at run time (a module's
+// A copy of `text` that lives until the process ends, for labels made at run time (a plugin's
 // label, say): records keep a label's address, not its characters. The same text gives the same
 // pointer. Takes a lock; call it when setting up, not on every record.
 HEDDLE_EXPORT const char* intern(std::string_view text);

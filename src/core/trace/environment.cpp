@@ -1,14 +1,10 @@
 // HEDDLE_TRACE=FILE: a session from the library's start to the process's exit.
 //
-// Under an MPI launcher (mpirun sets every rank's OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK) the
-// ranks would all write FILE: each writes FILE.rank<K>.json instead, and the run's traces are
-// gathered into FILE when the launcher also says how many ranks there are (OMPI_COMM_WORLD_SIZE,
-// PMI_SIZE): each rank, once its file is written, leaves FILE.rank<K>.json.done beside it; rank 0
-// waits for every rank's mark (up to gather_patience), then runs `heddle-trace merge FILE
-// FILE.rank0.json ...` (merge_traces: PATH's, else the installed one) and removes the ranks' files. Should a
-// rank not finish, or the ranks not share a file system, or merge fail, the files stay and rank 0
-// says how to merge them. heddle-run gives each node its own file and merges them itself (its nodes
-// have HEDDLE_NODE).
+// In a run of several processes, the layer that knows the run (join_process_group, at its load)
+// says which file this process writes instead of FILE and what happens to the run's files at exit
+// (docs/trace.md, "Several processes"). It may join after this session started (its library is
+// initialised after this one): the session then goes on into the process's own file, and FILE,
+// created empty at the start, is removed.
 //
 // Started by a static object of the core library, before main; written by its destructor, after
 // the default runtime (made later, destroyed earlier) has stopped its workers. A bad value is the
@@ -16,18 +12,15 @@
 // rather than a program that runs without the trace it was asked for.
 #include "environment.hpp"
 
-#include <unistd.h>
-
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "heddle/core/detail/trace_merge.hpp"
 #include "heddle/core/trace.hpp"
+#include "process_group.hpp"
+#include "session.hpp"
 
 namespace heddle::core_detail::trace {
 
@@ -52,56 +45,9 @@ bool parse_size(const char* text, std::size_t& out) {
   return true;
 }
 
-// How long rank 0 waits at its exit for the other ranks' traces.
-constexpr std::chrono::seconds gather_patience{60};
-
-// The number of ranks the MPI launcher started, 0 if it does not say.
-long world_size() noexcept {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char* v = std::getenv(name); v && *v) {
-      char* end = nullptr;
-      const long n = std::strtol(v, &end, 10);
-      if (end != v && *end == '\0' && n > 0) return n;
-    }
-  return 0;
-}
-
-std::string rank_file(const std::string& base, long rank) { return base + ".rank" + std::to_string(rank) + ".json"; }
-std::string done_mark(const std::string& base, long rank) { return rank_file(base, rank) + ".done"; }
-
-// Rank `rank` of `ranks` wrote its trace: mark it; rank 0 gathers them all into `base`.
-void gather(const std::string& base, long rank, long ranks) {
-  if (std::FILE* mark = std::fopen(done_mark(base, rank).c_str(), "w")) std::fclose(mark);
-  if (rank != 0) return;
-  std::vector<std::string> parts;
-  for (long k = 0; k < ranks; ++k) parts.push_back(rank_file(base, k));
-  const auto give_up = std::chrono::steady_clock::now() + gather_patience;
-  long missing = -1;
-  for (;;) {
-    missing = -1;
-    for (long k = 0; k < ranks && missing < 0; ++k)
-      if (::access(done_mark(base, k).c_str(), F_OK) != 0) missing = k;
-    if (missing < 0 || std::chrono::steady_clock::now() >= give_up) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  // The marks served the meeting only: gone whatever follows.
-  for (long k = 0; k < ranks; ++k) std::remove(done_mark(base, k).c_str());
-  const char* how = "merge them with: heddle-trace merge FILE FILE.rank*.json";
-  if (missing >= 0) {
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: rank %ld's trace did not come within %lld s (a rank that failed, or "
-                         "ranks on hosts without a shared file system): the ranks' traces stay in %s.rank*.json; %s\n",
-                 base.c_str(), missing, static_cast<long long>(gather_patience.count()), base.c_str(), how);
-    return;
-  }
-  if (const int status = merge_traces(base, parts); status != 0) {
-    const std::string why = status < 0 ? "heddle-trace could not be started (neither in PATH nor installed)"
-                                       : "heddle-trace merge failed (exit status " + std::to_string(status) + ")";
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s: the ranks' traces stay in %s.rank*.json; %s\n", base.c_str(),
-                 why.c_str(), base.c_str(), how);
-    return;
-  }
-  for (const std::string& part : parts) std::remove(part.c_str());
-}
+// The session being recorded from the environment, once its constructor started it.
+constinit std::mutex running_m;
+constinit environment_session* running = nullptr;
 
 }  // namespace
 
@@ -119,27 +65,45 @@ environment_session::environment_session() {
                          "optionally followed by K, M or G)\n", size);
     std::exit(2);
   }
-  std::string file = path;
-  if (!std::getenv("HEDDLE_NODE"))
-    if (const long rank = process_node(); rank >= 0) {
-      file = rank_file(path, rank);
-      if (const long ranks = world_size(); ranks > 1) {
-        base_ = path;
-        rank_ = rank;
-        ranks_ = ranks;
-        std::remove(done_mark(base_, rank_).c_str());  // a mark left by an earlier run is not this one's
-      }
-    }
+  std::lock_guard lock(running_m);
+  base_ = path;
+  // Joined already: a static link may make the layer's objects first.
+  const process_group_member group = joined_group();
+  file_ = group.own_file ? group.own_file(base_) : base_;
   try {
-    heddle::trace::start(file, o);
+    heddle::trace::start(file_, o);
     started_ = true;
+    running = this;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s\n", path, e.what());
     std::exit(2);
   }
 }
 
+void environment_session::joined(const process_group_member& member) noexcept {
+  std::lock_guard lock(running_m);
+  if (!running || !member.own_file) return;
+  environment_session& s = *running;
+  std::string file;
+  try {
+    file = member.own_file(s.base_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s\n", s.base_.c_str(), e.what());
+    std::exit(2);
+  }
+  if (file == s.file_) return;
+  if (const std::string error = move_output(s.file_, file); !error.empty()) {
+    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: %s\n", s.base_.c_str(), error.c_str());
+    std::exit(2);
+  }
+  s.file_ = std::move(file);
+}
+
 environment_session::~environment_session() {
+  {
+    std::lock_guard lock(running_m);
+    running = nullptr;
+  }
   if (!started_) return;
   if (heddle::trace::active()) {  // else the program stopped it itself, which wrote the file
     try {
@@ -152,9 +116,8 @@ environment_session::~environment_session() {
       std::fprintf(stderr, "heddle: HEDDLE_TRACE: %s\n", e.what());
     }
   }
-  // Gathered even when this rank's file failed: rank 0 then need not wait for it, and the merge
-  // names the file it cannot read.
-  if (ranks_ > 1) gather(base_, rank_, ranks_);
+  // Even when this process's file failed: the others of its run then need not wait for it.
+  if (const process_group_member group = joined_group(); group.after_exit) group.after_exit(base_);
 }
 
 }  // namespace heddle::core_detail::trace

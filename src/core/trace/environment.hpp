@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "heddle/core/detail/trace_extension.hpp"
+
 namespace heddle::core_detail::trace {
 
 class environment_session {
@@ -13,12 +15,14 @@ class environment_session {
   environment_session(const environment_session&) = delete;
   environment_session& operator=(const environment_session&) = delete;
 
+  // This process joined a run of several (join_process_group): if HEDDLE_TRACE's session is being
+  // recorded, it goes on into the member's own file. Exits with status 2 if that cannot be created.
+  static void joined(const process_group_member& member) noexcept;
+
  private:
   bool started_ = false;
-  // Under an MPI launcher that gives the run's size: HEDDLE_TRACE's value, this rank and the ranks,
-  // for the gathering at exit (environment.cpp); ranks_ 0 otherwise.
-  std::string base_;
-  long rank_ = -1, ranks_ = 0;
+  std::string base_;  // HEDDLE_TRACE's value
+  std::string file_;  // the file being written: base_, or this process's own in a run of several
 };
 
 }  // namespace heddle::core_detail::trace

@@ -10,9 +10,11 @@
 // threads that have ended. The thread's next session starts its buffer over.
 #include "session.hpp"
 #include "environment.hpp"
+#include "process_group.hpp"
 
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,7 +41,7 @@ namespace {
 // task's) still land in their buffers.
 std::atomic<std::uint32_t> closing_session{0};
 
-// set_clock_offset's: one process, one offset (a run has one node 0), kept across sessions.
+// set_clock_offset's: one process, one offset (a run has one reference), kept across sessions.
 std::atomic<bool> clock_measured{false};
 std::atomic<std::int64_t> clock_offset{0}, clock_uncertainty{0};
 }  // namespace
@@ -81,6 +83,7 @@ struct registry {
   std::string path;
   std::FILE* file = nullptr;
   std::string process_name;
+  bool named = false;  // process_name is the options'; else the program's, and the process's index is added at the stop
   std::uint64_t ticks0 = 0;
   std::int64_t ns0 = 0;
 
@@ -248,7 +251,7 @@ void start(const std::string& path, const options& o) {
   r.capacity = capacity;
   r.buffer_bytes = o.buffer_bytes;
   r.process_name = o.process_name.empty() ? program_name() : o.process_name;
-  if (const long node = process_node(); node >= 0 && o.process_name.empty()) r.process_name += " node " + std::to_string(node);
+  r.named = !o.process_name.empty();
   r.ticks0 = ticks;
   r.ns0 = ns;
   item_sample_mask.store(o.queue_item_sampling - 1, std::memory_order_relaxed);
@@ -280,9 +283,10 @@ result stop() {
     f = r.file;
     r.file = nullptr;
     path = r.path;
+    s.node = joined_group().index;
     s.process_name = r.process_name;
+    if (!r.named && s.node >= 0) s.process_name += " node " + std::to_string(s.node);
     s.pid = getpid();
-    s.node = process_node();
     s.boot_id = boot_id();
     s.clock_measured = clock_measured.load(std::memory_order_acquire);
     s.clock_offset_ns = clock_offset.load(std::memory_order_relaxed);
@@ -368,14 +372,19 @@ void set_thread_name(std::string_view name) {
 
 namespace heddle::core_detail::trace {
 
-long process_node() noexcept {
-  for (const char* name : {"HEDDLE_NODE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* v = std::getenv(name); v && *v) {
-      char* end = nullptr;
-      const long n = std::strtol(v, &end, 10);
-      if (end != v && *end == '\0' && n >= 0) return n;
-    }
-  return -1;
+std::string move_output(const std::string& from, const std::string& to) {
+  registry& r = reg();
+  std::lock_guard stop_lock(r.stop_m);
+  std::lock_guard lock(r.m);
+  if (r.session == 0 || r.path != from) return {};
+  std::FILE* f = std::fopen(to.c_str(), "w");
+  if (!f) return "cannot open " + to + ": " + std::strerror(errno);
+  std::fclose(r.file);
+  r.file = f;
+  r.path = to;
+  struct stat st;
+  if (::stat(from.c_str(), &st) == 0 && st.st_size == 0) std::remove(from.c_str());
+  return {};
 }
 
 }  // namespace heddle::core_detail::trace

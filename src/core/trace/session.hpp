@@ -36,9 +36,9 @@ struct thread_snapshot {
 struct snapshot {
   std::string process_name;
   pid_t pid = 0;
-  long node = -1;       // the process's node in a multi-process run (HEDDLE_NODE, an MPI rank), or -1
+  long node = -1;       // the process's index in a run of several (join_process_group), or -1
   std::string boot_id;  // the host's boot: traces with the same one share CLOCK_MONOTONIC
-  // This process's clock against its run's node 0 (set_clock_offset), if measured.
+  // This process's clock against its run's reference process (set_clock_offset), if measured.
   bool clock_measured = false;
   std::int64_t clock_offset_ns = 0, clock_uncertainty_ns = 0;
   std::size_t buffer_bytes = 0;
@@ -51,5 +51,10 @@ struct snapshot {
 // Writes `s` to `out` as Chrome trace-event JSON. Sorts each thread's records (and closes the
 // parkings the session cut). Throws std::system_error when the file cannot be written.
 void write_chrome_trace(std::FILE* out, const char* path, snapshot& s);
+
+// Makes the active session, which writes `from`, write `to` instead: creates `to` and removes
+// `from`, if it is still empty. Returns what went wrong (and changes nothing), or "" when done or
+// when no session writes `from`.
+std::string move_output(const std::string& from, const std::string& to);
 
 }  // namespace heddle::core_detail::trace

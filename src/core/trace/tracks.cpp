@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 
 namespace heddle::core_detail::trace {
 
 namespace {
 
-// Spans that may overlap (operations of one engine, module waits of one stream) on as many lanes
+// Spans that may overlap (the operations one thread completed, say) on as many lanes
 // as they need, first fit by start time: on each lane they are disjoint, as spans on a track must
 // be. Lanes are named `base`, `base 2`, `base 3`, ...
 std::vector<track> lanes_of(std::vector<record>& spans, const std::string& base, pid_t& next_tid) {
@@ -33,40 +34,14 @@ std::vector<track> lanes_of(std::vector<record>& spans, const std::string& base,
   return lanes;
 }
 
-// Takes the records `wanted` out of `t`.
-template <class Pred>
-std::vector<record> take(track& t, Pred&& wanted) {
-  std::vector<record> out;
-  std::erase_if(t.records, [&](const record& r) {
-    if (!wanted(r)) return false;
-    out.push_back(r);
-    return true;
-  });
-  return out;
-}
-
-// A flow's family (successor, queue item, message), or -1 for a record that is no flow's end.
-constexpr int message_family = 2;
-int flow_family(kind k) noexcept {
-  switch (k) {
-    case kind::flow_begin: case kind::flow_end: return 0;
-    case kind::item_begin: case kind::item_end: return 1;
-    case kind::message_begin: case kind::message_end: return message_family;
-    default: return -1;
-  }
-}
-bool flow_begins(kind k) noexcept {
-  return k == kind::flow_begin || k == kind::item_begin || k == kind::message_begin;
-}
-
-// Pairs each flow's start with the next end of the same family and id, in time order (an id may
-// come back: a queue item's is its address), and numbers the pairs 1, 2, ...: the file's ids are
-// unique. A start without an end or an end without a start (the session cut the flow) is dropped —
-// but for a message's, whose other end may lie in another process's trace: it keeps its id
-// (message_flow_id, above any number given here) for the merge of the nodes' traces.
-void pair_flows(std::vector<track>& tracks) {
+// Pairs each flow's start with the next finish of the same family and id, in time order (an id may
+// come back: a queued item's is its address), and numbers the pairs 1, 2, ...: the file's ids are
+// unique. A start without a finish or a finish without a start (the session cut the flow) is
+// dropped — but for a kind that keeps it, whose other end may lie in another process's trace: it
+// keeps its id (above any number given here) for the merge of the processes' traces.
+void pair_flows(std::vector<track>& tracks, const kind_table& kinds) {
   struct end_ref {
-    int family;
+    std::uint16_t family;
     std::uint64_t id, t0;
     bool begins;
     record* r;
@@ -74,16 +49,17 @@ void pair_flows(std::vector<track>& tracks) {
   std::vector<end_ref> ends;
   for (track& t : tracks)
     for (record& r : t.records)
-      if (const int f = flow_family(r.k); f >= 0) ends.push_back({f, r.id, r.t0, flow_begins(r.k), &r});
+      if (const kind_format* f = kinds.find(r.k); f && f->flow != flow_end::none)
+        ends.push_back({static_cast<std::uint16_t>(f->flow_family), r.id, r.t0, f->flow == flow_end::start, &r});
   std::sort(ends.begin(), ends.end(), [](const end_ref& a, const end_ref& b) {
     if (a.family != b.family) return a.family < b.family;
     if (a.id != b.id) return a.id < b.id;
     if (a.t0 != b.t0) return a.t0 < b.t0;
     return a.begins && !b.begins;
   });
-  constexpr kind dropped = kind::count_;
-  auto drop = [](record* r) {
-    if (flow_family(r->k) != message_family) r->k = dropped;
+  constexpr kind dropped = kind::core_count_;
+  auto drop = [&kinds](record* r) {
+    if (!kinds.find(r->k)->keep_unpaired) r->k = dropped;
   };
   std::uint64_t next_id = 1;
   record* open = nullptr;
@@ -107,38 +83,77 @@ void pair_flows(std::vector<track>& tracks) {
   for (track& t : tracks) std::erase_if(t.records, [](const record& r) { return r.k == dropped; });
 }
 
+// A set of lanes: the kinds that share a name (and, for keyed lanes, a key), in the order of
+// their first kind's number.
+struct lane_set {
+  std::string name;
+  std::uint16_t first_kind = 0xffff;
+  std::vector<record> spans;
+};
+
+// Adds `r` to the set named `name` in `sets`.
+void add_to(std::vector<lane_set>& sets, std::string name, const record& r) {
+  auto it = std::find_if(sets.begin(), sets.end(), [&](const lane_set& l) { return l.name == name; });
+  if (it == sets.end()) it = sets.insert(sets.end(), lane_set{std::move(name), 0xffff, {}});
+  it->first_kind = std::min(it->first_kind, static_cast<std::uint16_t>(r.k));
+  it->spans.push_back(r);
+}
+
+void sort_sets(std::vector<lane_set>& sets) {
+  std::stable_sort(sets.begin(), sets.end(), [](const lane_set& a, const lane_set& b) { return a.first_kind < b.first_kind; });
+}
+
 }  // namespace
 
-std::vector<track> lay_out(snapshot& s) {
+std::vector<track> lay_out(snapshot& s, const kind_table& kinds) {
   std::sort(s.threads.begin(), s.threads.end(), [](const thread_snapshot& a, const thread_snapshot& b) {
     return a.tid < b.tid;
   });
   std::vector<track> tracks;
   pid_t next_tid = first_synthetic_tid;
-  // Per framework stream: its events, and its modules' waits, from whichever thread recorded them.
-  std::map<std::uint32_t, std::pair<std::vector<record>, std::vector<record>>> streams;
+  // Keyed lanes, from whichever thread recorded them: per name of the tracks (in the order of their
+  // first kind), per key, the sets of lanes of that key.
+  struct keyed {
+    std::uint16_t first_kind = 0xffff;
+    std::map<std::uint32_t, std::vector<lane_set>> keys;
+  };
+  std::map<std::string, keyed> keyed_sets;
   for (thread_snapshot& th : s.threads) {
     track t;
     t.tid = th.tid;
     t.name = std::move(th.name);
     t.records = std::move(th.records);
     t.dropped = th.dropped;
-    std::vector<record> ops = take(t, [](const record& r) { return r.k == kind::operation; });
-    for (const record& r : take(t, [](const record& r) {
-           return r.k == kind::event || r.k == kind::module_prefetch || r.k == kind::module_stall;
-         }))
-      (r.k == kind::event ? streams[r.arg].first : streams[r.arg].second).push_back(r);
-    std::vector<track> lanes = lanes_of(ops, t.name + " operations", next_tid);
+    std::vector<lane_set> beside;
+    std::erase_if(t.records, [&](const record& r) {
+      const kind_format* f = kinds.find(r.k);
+      if (!f || f->place == placement::thread) return false;
+      if (f->place == placement::thread_lanes) {
+        add_to(beside, t.name + " " + f->lanes, r);
+      } else {
+        keyed& k = keyed_sets[f->lanes];
+        k.first_kind = std::min(k.first_kind, static_cast<std::uint16_t>(r.k));
+        std::string name = std::string(f->lanes) + " " + std::to_string(r.arg);
+        if (f->suffix) name.append(" ").append(f->suffix);
+        add_to(k.keys[r.arg], std::move(name), r);
+      }
+      return true;
+    });
+    sort_sets(beside);
     tracks.push_back(std::move(t));
-    for (track& l : lanes) tracks.push_back(std::move(l));
+    for (lane_set& set : beside)
+      for (track& l : lanes_of(set.spans, set.name, next_tid)) tracks.push_back(std::move(l));
   }
-  for (auto& [stream, spans] : streams) {
-    const std::string name = "stream " + std::to_string(stream);
-    // One event at a time per stream: one track, unless a stream's events overlap (they do not).
-    for (track& l : lanes_of(spans.first, name, next_tid)) tracks.push_back(std::move(l));
-    for (track& l : lanes_of(spans.second, name + " modules", next_tid)) tracks.push_back(std::move(l));
-  }
-  pair_flows(tracks);
+  std::vector<keyed*> by_kind;
+  for (auto& [name, k] : keyed_sets) by_kind.push_back(&k);
+  std::stable_sort(by_kind.begin(), by_kind.end(), [](const keyed* a, const keyed* b) { return a->first_kind < b->first_kind; });
+  for (keyed* k : by_kind)
+    for (auto& [key, sets] : k->keys) {
+      sort_sets(sets);
+      for (lane_set& set : sets)
+        for (track& l : lanes_of(set.spans, set.name, next_tid)) tracks.push_back(std::move(l));
+    }
+  pair_flows(tracks, kinds);
   return tracks;
 }
 

@@ -1,11 +1,10 @@
-// From the threads' records to the tracks a trace shows: each thread's own; for a thread that
-// completed operations, its operation lanes — operations overlap (a thousand timers wait at
-// once), so they go on lanes where each is disjoint from the next, as spans on a track must be;
-// per framework stream, a track of its events and lanes of its modules' prefetches and stalls.
-// The completing thread keeps a "publish" span per completion on its own track, in which the
-// flows to the successors begin (a flow starts inside a slice, where Perfetto anchors it).
-// Flows are paired and numbered; those whose other end the session did not see (it began or ended
-// outside it) are dropped.
+// From the threads' records to the tracks a trace shows, as each kind's format places it
+// (heddle/core/detail/trace_extension.hpp): each thread's own track; beside it, lanes of the spans
+// of kinds that overlap (a thousand operations wait at once), where each is disjoint from the
+// next, as spans on a track must be; after the threads, tracks per key (the record's arg) for kinds
+// drawn apart from the thread that recorded them. Flows are paired and numbered; those whose other
+// end the session did not see (it began or ended outside it) are dropped, but for the kinds that
+// keep them for a merge with other processes' traces.
 #pragma once
 
 #include <sys/types.h>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds.hpp"
 #include "session.hpp"
 
 namespace heddle::core_detail::trace {
@@ -31,6 +31,6 @@ constexpr pid_t first_synthetic_tid = 1 << 30;
 
 // Consumes the snapshot's records. Tracks come in the order to show them: each thread (by id)
 // followed by its lanes.
-std::vector<track> lay_out(snapshot& s);
+std::vector<track> lay_out(snapshot& s, const kind_table& kinds);
 
 }  // namespace heddle::core_detail::trace

@@ -1,8 +1,8 @@
 // Runs a function when a future<void>'s state completes, success or failure, on the completing
 // thread (a timer's or the fd engine's service thread, a worker), without a task in between. For
 // the layers above, where a `then` successor would not do: the hook must also run on failure, to
-// discard what it holds, and it only hands work on (async_detail::schedule_at, the dispatch layer's
-// delayed items and sources, the framework's acquire).
+// discard what it holds, and it only hands work on (a task scheduled at a deadline, delayed
+// items, an acquire's continuation: docs/architecture.md lists the users).
 #pragma once
 
 #include <exception>

@@ -22,7 +22,7 @@ struct no_epilogue {
 };
 
 // `After` runs once f has run (or thrown), and when the task is discarded. `Report` takes what f
-// threw (the default terminates; the dispatch layer's names the concurrent queue in its message).
+// threw (the default terminates; a layer's may name the queue that ran it in its message).
 template <class F, class After = no_epilogue, void (*Report)(std::exception_ptr) noexcept = &report_detached_error>
 struct detached_task final : task_base {
   template <class G>

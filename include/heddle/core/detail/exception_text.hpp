@@ -1,6 +1,6 @@
-// heddle's one way to turn an exception into text, for the reports that name a failure: a serial
-// queue's item that threw with no error handler (dispatch), a remote handler's exception (am), a
-// module's (fw). Offered to the layers above (cmake/check_layer_includes.cmake); only compiled code
+// heddle's one way to turn an exception into text, for the reports that name a failure: a queued
+// item that threw with no error handler, a remote handler's exception, a plugin's (the layers
+// above). Offered to the layers above (cmake/check_layer_includes.cmake); only compiled code
 // includes it, so it is not installed.
 #pragma once
 

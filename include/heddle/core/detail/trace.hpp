@@ -7,8 +7,9 @@
 // call site vanishes. Compiled in and off, a call site is one relaxed load of a global and a
 // branch (heddle-bench spawn: trace_off_vs_compiled_out).
 //
-// What is recorded, and how each record becomes a trace event: `kind` below, and the writer's case
-// for each kind (src/core/trace/chrome_writer.cpp); docs/trace.md lists them.
+// What is recorded: a record's `kind` names a layer and one of that layer's kinds. The core's own
+// are below; a layer above makes its own with layer_kind() and installs how each becomes a
+// trace event (heddle/core/detail/trace_extension.hpp). docs/trace.md lists them all.
 #pragma once
 
 #include <atomic>
@@ -27,10 +28,11 @@
 
 namespace heddle::core_detail::trace {
 
-// What a record stands for. The comments give the event it becomes: ph, cat, name; what `sub`,
-// `arg` and `id` hold.
+// What a record stands for: a layer's number (the high byte; the core's is 0) and a number of that
+// layer's own (the low byte). The core's kinds are named here; the comments give the trace event
+// each becomes: ph, cat, name; what `sub`, `arg` and `id` hold. A layer above names its own with
+// layer_kind (its number is its own choice, unique among the layers: docs/trace.md lists them).
 enum class kind : std::uint16_t {
-  // core
   task,          // X task, label or "task"; sub: how (below); arg: 1 + worker stolen from, 0 if not stolen
   search,        // X worker "search": looked for work and found none yet
   park_begin,    // B worker "parked"; sub: 0 idle, 1 waiting
@@ -40,33 +42,16 @@ enum class kind : std::uint16_t {
   wake,          // i worker "wake"; arg: the worker woken
   user_span,     // X user, name
   user_instant,  // i user, name
-  // async
-  operation,     // X async, name: an operation from its start to its completion, recorded by the
-                 // thread that completed it, drawn on that thread's operation lanes
-  publication,   // X async "publish": that thread publishing the result (continuations, inline
-                 // successors, the flows they begin), on its own track; name: the operation
   flow_begin,    // s flow "successor": a completion released a successor; sub: strategy; id
   flow_end,      // f flow "successor": the successor started; sub: strategy; id
-  // dispatch
-  queue_drain,   // X dispatch, the queue's label: items run back to back by one owner; arg: items
-  item_begin,    // s flow "queue item": a sampled item was enqueued; id: the item's address
-  item_end,      // f flow "queue item": it started running; id: the item's address
-  // framework (heddle::fw)
-  module,          // X module, the module's label: its event method (sub 0) or acquire (sub 1);
-                   // id: event number; arg: stream
-  module_prefetch, // X module.prefetch: asked for, until its inputs were in; drawn on the stream's lanes
-  module_stall,    // X module.stall: ready, until it started (waiting for a queue or a thread); lanes
-  event,           // X event, on the track of stream `arg`: from the source to the end of the
-                   // output; id: event number; value: run << 32 | lumi
-  transition,      // X fw, name ("begin run", ...): a transition's modules; id: run; arg: lumi
-  // active messages (heddle::offload)
-  message_send,    // X am "send": a frame leaving; name: its kind; sub: the peer; arg: payload bytes;
-                   // id: message_flow_id
-  message_receive, // X am "receive": a frame delivered; the same fields, sub: the sender
-  message_begin,   // s flow "message", in the send; id: message_flow_id
-  message_end,     // f flow "message", in the receipt; id: message_flow_id
-  count_
+  core_count_    // the core's kinds are those below this
 };
+
+// Kind `code` of layer `layer` (1 to 255: 0 is the core's).
+constexpr kind layer_kind(std::uint8_t layer, std::uint8_t code) noexcept {
+  return static_cast<kind>(std::uint16_t{layer} << 8 | code);
+}
+constexpr std::uint8_t layer_of(kind k) noexcept { return static_cast<std::uint8_t>(static_cast<std::uint16_t>(k) >> 8); }
 
 // How a task came to run (kind::task's sub).
 enum class how : std::uint16_t { loop, nested, inline_run, successor };
@@ -76,10 +61,10 @@ enum class wait_on : std::uint16_t { task, future, group };
 struct record {
   std::uint64_t t0;  // ticks (now()); the only time of an instant, B or E
   std::uint64_t t1;  // ticks at the end of a span (X)
-  std::uint64_t id;  // a flow's id, an event's number: kind-specific
+  std::uint64_t id;  // a flow's id, or a number of the kind's own
   union {
     const char* name;     // a label that lives until the trace is written (a literal, or intern()ed)
-    std::uint64_t value;  // or, for a kind without one, a number (kind::event's run and lumi)
+    std::uint64_t value;  // or, for a kind without one, a number (two packed, say)
   };
   kind k;
   std::uint16_t sub;
@@ -102,8 +87,8 @@ struct thread_buffer {
 
 // The session being recorded, 0 when none. Written by start and stop only.
 HEDDLE_EXPORT extern std::atomic<std::uint32_t> active_session;
-// Which serial-queue items get a flow from enqueue to run: those whose address hashes to 0 under
-// this mask (options::queue_item_sampling - 1). Set by start.
+// Which items of a sampled kind get a flow from their enqueue to their run (sampled(), below):
+// those whose address hashes to 0 under this mask (options::queue_item_sampling - 1). Set by start.
 HEDDLE_EXPORT extern std::atomic<std::uint32_t> item_sample_mask;
 
 // The calling thread's buffer, or nullptr before its first record.
@@ -130,13 +115,10 @@ inline std::uint64_t now() noexcept {
 #endif
 }
 
-// This process's node in a multi-process run: HEDDLE_NODE (heddle-run), else the MPI rank its
-// launcher gives it (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), else -1.
-HEDDLE_EXPORT long process_node() noexcept;
-
-// This process's clock against its run's node 0 (the active-message session measures it at its
-// start when tracing: src/am/engine.cpp, measure_clock): add offset_ns to put its times on node 0's
-// clock, true within ± uncertainty_ns. Written into the trace's otherData.processes[].
+// This process's clock against the clock of the process its run of several takes as the reference
+// (a layer that runs several processes measures it): add offset_ns to put this process's times on
+// the reference's clock, true within ± uncertainty_ns. Written into the trace's
+// otherData.processes[]; kept across sessions.
 HEDDLE_EXPORT void set_clock_offset(std::int64_t offset_ns, std::int64_t uncertainty_ns) noexcept;
 
 // Gives the calling thread a buffer in the active session: once per thread and session, under the
@@ -180,8 +162,8 @@ inline void emit_instant(kind k, const char* name = nullptr, std::uint16_t sub =
 
 // A span from construction to destruction, recorded if tracing was on when it began: the record is
 // filled in at the start, its end time at the end. Off, it costs the check and a store (a group's
-// wait takes one in every fork-join). The one span class: the core's waits, the framework's
-// transitions, heddle::trace::span.
+// wait takes one in every fork-join). The one span class: the core's waits, heddle::trace::span,
+// the layers' spans of a scope.
 class scoped_span {
  public:
   explicit scoped_span(kind k, const char* name = nullptr, std::uint64_t id = 0, std::uint32_t arg = 0,
@@ -204,18 +186,11 @@ class scoped_span {
   record r_;
 };
 
-// Whether a queue item is one of the sampled: a hash of its address, so that enqueue and run agree
-// with nothing stored in the item.
+// Whether an item (a queued one, say) is one of the sampled: a hash of its address, so that its
+// enqueue and its run agree with nothing stored in the item.
 inline bool sampled(const void* item) noexcept {
   const std::uint64_t h = (reinterpret_cast<std::uintptr_t>(item) >> 4) * 0x9e3779b97f4a7c15ull;
   return ((h >> 40) & item_sample_mask.load(std::memory_order_relaxed)) == 0;
-}
-
-// A message's flow id: sender, receiver and the sender's sequence number to that receiver (which
-// comes round after 65535: a trace pairs each send with the next receipt of the same id). Bit 52
-// set: such ids never meet the writer's own numbering of flows, and stay exact in JSON.
-inline std::uint64_t message_flow_id(std::uint32_t from, std::uint32_t to, std::uint16_t sequence) noexcept {
-  return std::uint64_t{1} << 52 | std::uint64_t{from & 0xfff} << 28 | std::uint64_t{to & 0xfff} << 16 | sequence;
 }
 
 // A successor's flow id: its record (stable while it waits) and its release time, mixed.
@@ -224,32 +199,6 @@ inline std::uint64_t flow_id(const void* successor, std::int64_t ready_ns) noexc
   x ^= x >> 31;
   return x & ((std::uint64_t{1} << 53) - 1);  // exact in a JSON number
 }
-
-// What an operation's record keeps to be traced (the async layer's op_state): its start, and what
-// it is. Off, begin is 0 and ending costs a test.
-struct operation_span {
-  std::uint64_t begin = 0;
-  const char* name = nullptr;
-
-  void start(const char* what) noexcept {
-    if (on()) [[unlikely]] {
-      begin = now();
-      name = what;
-    }
-  }
-  // Publishes the result with `publish` (which may free the record holding this span), recording
-  // the operation up to now and the publication itself.
-  template <class Publish>
-  void end(Publish&& publish) noexcept {
-    const std::uint64_t t0 = begin;
-    if (!t0) [[likely]] return publish();
-    const char* what = name;
-    const std::uint64_t t1 = now();
-    emit_span(kind::operation, t0, t1, what);
-    publish();
-    emit_span(kind::publication, t1, now(), what);
-  }
-};
 
 // Runs `t` with `run` (its execute, or a future's run) and records a task span: the label a named
 // callable left, and the worker it was stolen from (task_base::trace_tag, which a steal writes;

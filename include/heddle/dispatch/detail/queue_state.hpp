@@ -23,6 +23,7 @@
 #include "heddle/core/detail/trace.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/dispatch/detail/queue_item.hpp"
+#include "heddle/dispatch/detail/trace_kinds.hpp"
 
 namespace heddle::dispatch_detail {
 
@@ -81,7 +82,7 @@ inline queue_item* const linking = reinterpret_cast<queue_item*>(std::uintptr_t{
 inline void enqueue(queue_state* q, queue_item* item) noexcept {
   // Traced: a sampled item's flow from here to its run (serial_queue.cpp, drain).
   if (core_detail::trace::on() && core_detail::trace::sampled(item)) [[unlikely]]
-    core_detail::trace::emit_instant(core_detail::trace::kind::item_begin, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(item));
+    core_detail::trace::emit_instant(trace_kinds::item_begin, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(item));
   item->next.store(linking, std::memory_order_relaxed);
   // acq_rel: publishes the item; a producer that takes the ownership sees the last owner's work.
   const std::uintptr_t below =

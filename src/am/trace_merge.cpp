@@ -1,5 +1,5 @@
-// merge_traces (heddle/core/detail/trace_merge.hpp): heddle-trace merge as a child process.
-#include "heddle/core/detail/trace_merge.hpp"
+// merge_traces (heddle/am/detail/trace_merge.hpp): heddle-trace merge as a child process.
+#include "heddle/am/detail/trace_merge.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-namespace heddle::core_detail::trace {
+namespace heddle::offload::detail {
 
 int merge_traces(const std::string& out, const std::vector<std::string>& inputs, const std::string& preferred) noexcept {
   try {
@@ -39,4 +39,4 @@ int merge_traces(const std::string& out, const std::vector<std::string>& inputs,
   }
 }
 
-}  // namespace heddle::core_detail::trace
+}  // namespace heddle::offload::detail

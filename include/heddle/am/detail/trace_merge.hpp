@@ -1,5 +1,5 @@
 // Joining the traces of a run's processes with `heddle-trace merge`: what HEDDLE_TRACE does under
-// mpirun (src/core/trace/environment.cpp) and heddle-run --trace do at the run's end.
+// mpirun (src/am/trace_run.cpp) and heddle-run --trace do at the run's end.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "heddle/core/export.hpp"
 
-namespace heddle::core_detail::trace {
+namespace heddle::offload::detail {
 
 // Runs `heddle-trace merge out inputs...` and waits for it: `preferred` when it names an executable
 // file, else the heddle-trace in PATH, else the installed one. Its report goes to stderr (the
@@ -16,4 +16,4 @@ namespace heddle::core_detail::trace {
 HEDDLE_EXPORT int merge_traces(const std::string& out, const std::vector<std::string>& inputs,
                                const std::string& preferred = {}) noexcept;
 
-}  // namespace heddle::core_detail::trace
+}  // namespace heddle::offload::detail
