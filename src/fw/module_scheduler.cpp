@@ -79,7 +79,9 @@ void module_scheduler::dropped(void* event, std::uint32_t m) noexcept {
   }
   acquired(event, m, dropped_handle());
 }
-heddle::core_detail::runtime_core* module_scheduler::core() const noexcept { return heddle::core_detail::access::core_of(rt_); }
+heddle::core_detail::runtime_core* module_scheduler::core() const noexcept {
+  return heddle::core_detail::access::core_of(rt_);
+}
 
 // --- one event.
 
@@ -257,7 +259,8 @@ inline unsigned module_scheduler::lane() const noexcept {
 }
 
 // A one:: module's queue: its own, or a resource's (`in`: which), made on first use.
-serial_queue& module_scheduler::queue_named(const std::string& name, std::map<std::string, std::unique_ptr<serial_queue>>& in) {
+serial_queue& module_scheduler::queue_named(const std::string& name,
+                                            std::map<std::string, std::unique_ptr<serial_queue>>& in) {
   auto& q = in[name];
   if (!q) q = std::make_unique<serial_queue>(rt_, name);
   return *q;
@@ -283,8 +286,8 @@ inline void module_scheduler::traced_ready(event_state* e, std::uint32_t m) noex
   e->trace_ticks[2 * m + 1] = ready;
 }
 // A span of module m's for event e, from t0 to now.
-inline void module_scheduler::traced_module(core_detail::trace::kind k, std::uint16_t sub, event_state* e, std::uint32_t m,
-                   std::uint64_t t0) noexcept {
+inline void module_scheduler::traced_module(core_detail::trace::kind k, std::uint16_t sub, event_state* e,
+                                            std::uint32_t m, std::uint64_t t0) noexcept {
   core_detail::trace::emit_span(k, t0, core_detail::trace::now(), labels_[m], sub, e->stream, e->id.event);
 }
 

@@ -57,7 +57,8 @@ class module_scheduler final : public acquire_sink {
   // `rt`: the runtime whose workers run the modules; `traced`: record module spans (the run began
   // while tracing); `stop`: where failures go, and whether modules still run; `done`: where events go
   // once over. All outlive the scheduler.
-  module_scheduler(const graph& g, const run_options& o, runtime& rt, bool traced, stop_control& stop, event_sink& done);
+  module_scheduler(const graph& g, const run_options& o, runtime& rt, bool traced, stop_control& stop,
+                   event_sink& done);
 
   // Runs event `e` (reset for its id): its paths, then its end paths; done.event_done(e) once over.
   void start_event(event_state* e);
@@ -121,7 +122,8 @@ class module_scheduler final : public acquire_sink {
 
   // --- tracing (CMS's StallMonitor view: prefetch, stall, the module's methods; docs/trace.md)
   void traced_ready(event_state* e, std::uint32_t m) noexcept;
-  void traced_module(core_detail::trace::kind k, std::uint16_t sub, event_state* e, std::uint32_t m, std::uint64_t t0) noexcept;
+  void traced_module(core_detail::trace::kind k, std::uint16_t sub, event_state* e, std::uint32_t m,
+                     std::uint64_t t0) noexcept;
 
   const graph& g_;
   const run_options& o_;

@@ -311,7 +311,7 @@ class engine final : public detail::event_sink {
   detail::transition_plan plan_;
   std::vector<event_state*> slots_, free_;
   std::uint64_t events_checksum_ = 0;  // run_report::events_checksum
-  std::deque<std::unique_ptr<detail::lumi_state>> open_;  // the plan's open (or beginning) lumis' products, oldest first
+  std::deque<std::unique_ptr<detail::lumi_state>> open_;  // the products of the plan's open lumis, oldest first
   std::unique_ptr<detail::run_state> run_;  // the open run's products: only transitions touch it
 };
 

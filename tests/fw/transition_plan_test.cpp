@@ -21,9 +21,10 @@ std::string lumi_name(const plan::lumi& l) { return std::to_string(l.id.run) + "
 // Writes each transition down as play_in_order carries it out.
 struct journal {
   std::vector<std::string> seen;
+  static std::string at(std::uint32_t run, std::uint64_t e) { return std::to_string(run) + "@" + std::to_string(e); }
   void begin_job(std::uint64_t e) { seen.push_back("begin_job@" + std::to_string(e)); }
-  void begin_run(std::uint32_t r, std::uint64_t e) { seen.push_back("begin_run " + std::to_string(r) + "@" + std::to_string(e)); }
-  void end_run(std::uint32_t r, std::uint64_t e) { seen.push_back("end_run " + std::to_string(r) + "@" + std::to_string(e)); }
+  void begin_run(std::uint32_t r, std::uint64_t e) { seen.push_back("begin_run " + at(r, e)); }
+  void end_run(std::uint32_t r, std::uint64_t e) { seen.push_back("end_run " + at(r, e)); }
   void begin_lumi(const plan::lumi& l) { seen.push_back("begin_lumi " + lumi_name(l) + "@" + std::to_string(l.first)); }
   void end_lumi(const plan::lumi& l) { seen.push_back("end_lumi " + lumi_name(l) + "@" + std::to_string(l.end)); }
   void event(const heddle::fw::event_id& id) {
