@@ -6,15 +6,16 @@
 #   make demo      the demo's packages, a shared build of heddle-fw and the reconstruction job's plugin
 #                  alone (build-demo/), then the job (examples/hep/reco.json) threaded and
 #                  single-threaded, its files compared and its histograms drawn (results/hep/)
-#   make test      deps + every phase: release (g++, everything), tsan (g++, ThreadSanitizer, shared),
-#                  asan (clang 14, AddressSanitizer + UBSan, shared, reduced); ends with the line
+#   make test      deps + every phase: release (g++, shared, everything), tsan (g++, ThreadSanitizer,
+#                  static), asan (clang 14, AddressSanitizer + UBSan, shared, reduced); ends with the line
 #                  "N passed, N failed, N skipped"
 #   make test-release | test-tsan | test-asan    one phase only
 #   make stress    deps, then the stress, race and multi-process tests repeated until they fail or
 #                  pass N times (N=20), in the release and tsan builds (scripts/stress.sh)
 #   make bench     deps + build, then build/bin/heddle-bench all --quick (results/)
 #   make fuzz      deps, then libFuzzer on the active-message frame decoder (scripts/fuzz.sh)
-#   make install   cmake --install build --prefix $(PREFIX)   (PREFIX=/usr/local)
+#   make install   cmake --install build --prefix $(PREFIX)   (PREFIX=/usr/local): the release build,
+#                  shared libraries as every default build
 #   make clean     remove the build folders and results/
 #
 # Settings: PREFIX, and the environment variables scripts/test.sh and scripts/build.sh read
@@ -34,7 +35,7 @@ RESULTS := results
 .PHONY: deps build demo test test-release test-tsan test-asan stress bench fuzz install clean help
 
 help:
-	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh

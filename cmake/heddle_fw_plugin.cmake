@@ -6,7 +6,7 @@
 #
 # What the target gets:
 #   - add_library(<target> MODULE ...), named lib<target>.so: a library to open, not to link;
-#   - heddle::fw linked, which must be the shared heddle (-DBUILD_SHARED_LIBS=ON): a plugin on a
+#   - heddle::fw linked, which must be the shared heddle (the default; not -DBUILD_SHARED_LIBS=OFF): a plugin on a
 #     static heddle would carry a second copy of the framework, with its own registry;
 #   - hidden symbols: the plugin exports nothing, and two plugins may define classes of one name;
 #   - with GCC, -fno-gnu-unique: GCC gives the static variables of inline functions, inline
@@ -27,7 +27,7 @@ function(heddle_fw_add_plugin target)
   get_target_property(_heddle_fw_type heddle::fw TYPE)
   if(NOT _heddle_fw_type STREQUAL "SHARED_LIBRARY")
     message(FATAL_ERROR "heddle_fw_add_plugin(${target}): heddle::fw is a ${_heddle_fw_type}; plugins need the shared "
-                        "heddle (build heddle with -DBUILD_SHARED_LIBS=ON)")
+                        "heddle (build heddle without -DBUILD_SHARED_LIBS=OFF)")
   endif()
   add_library(${target} MODULE ${ARGN})
   target_link_libraries(${target} PRIVATE heddle::fw)

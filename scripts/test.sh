@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, one phase per build flavour (scripts/build.sh), each in its own folder:
 #
-#   release  build/       g++ 12, Release, static: every test, oneTBB and MPI included, the benchmarks'
-#                         checks, the examples, the install test
-#   tsan     build-tsan/  g++ 12, ThreadSanitizer, shared: every test but oneTBB's and MPI's, the plugin
-#                         tests among them
+#   release  build/       g++ 12, Release, shared (the default build): every test, oneTBB and MPI
+#                         included, the benchmarks' checks, the examples, the plugin tests, the install
+#                         test
+#   tsan     build-tsan/  g++ 12, ThreadSanitizer, static: every test but oneTBB's and MPI's
 #   asan     build-asan/  clang 14, AddressSanitizer + UndefinedBehaviorSanitizer, shared, reduced (no
 #                         liburing, MPI, FastJet, HDF5): every test that build has, the plugin tests
 #

@@ -8,8 +8,9 @@
 #   3. one compiler command with `pkg-config --cflags --libs heddle` (and heddle-core for the
 #      core-only program).
 # Also checks that the tools (heddle-fw, heddle-run) and heddle-fw's reference and examples are
-# installed; and, when the build is shared, builds the plugin project examples/fw-plugin against the
-# prefix and runs the installed heddle-fw on its configuration with --plugin-path.
+# installed; and, when the build is shared (the default), builds the plugin project examples/fw-plugin
+# against the prefix and runs the installed heddle-fw on its configuration with --plugin-path, and
+# runs the installed heddle-fw on the installed reconstruction job (examples/hep) and its plugin.
 # Uses the C++ compiler the build folder was configured with; the consumers compile without
 # optimisation (-O0: what they check is the package, not the code, and -O2 made this test the
 # suite's slowest). Cleans up after itself (keep the folder for a look with HEDDLE_KEEP_INSTALL_TEST=1).
@@ -140,6 +141,26 @@ if [[ $shared =~ ^(ON|on|1|TRUE|true|YES|yes)$ ]]; then
   [[ -s $tmp/plugin-threaded.sum && $(cat "$tmp/plugin-threaded.sum") == "$(cat "$tmp/plugin-single.sum")" ]] ||
     fail "examples/fw-plugin: checksums differ: threaded '$(cat "$tmp/plugin-threaded.sum")', single-threaded '$(cat "$tmp/plugin-single.sum")'"
   [[ -f $tmp/plugin-build/plugins/.heddle-fw-plugins ]] || fail "heddle-fw wrote no plugin cache beside examples/fw-plugin's library"
+
+  # The project's own job (examples/hep) as its guide tells a user to run it: the installed heddle-fw
+  # finds the installed plugin by itself (<libdir>/heddle/plugins, no --plugin-path) and runs the
+  # installed reco.json. Where the build made the plugin, it must be installed and run.
+  if [[ -n $(find "$build" -path '*/heddle/plugins/libheddle_hep.so' -print -quit) ]]; then
+    reco=$prefix/share/heddle/examples/hep/reco.json
+    [[ -f $reco ]] || fail "the build has the hep plugin, but examples/hep/reco.json is not installed"
+    [[ -n $(find "$prefix" -path '*/heddle/plugins/libheddle_hep.so' -print -quit) ]] ||
+      fail "the build has the hep plugin, but it is not installed under <libdir>/heddle/plugins"
+    data=$(sed -n 's/^HEDDLE_FASTJET_EXAMPLES:[A-Z]*=//p' "$build/CMakeCache.txt")
+    if [[ -f $data/Pythia-PtMin1000-LHC-10ev.dat ]]; then
+      echo "== the reconstruction job: the installed heddle-fw on the installed reco.json and plugin"
+      (cd "$tmp" && "$prefix/bin/heddle-fw" "$reco" --events 4 --pileup 5 --out "$tmp/reco.h5" --quiet) >"$tmp/reco.out" 2>&1 ||
+        { cat "$tmp/reco.out" >&2; fail "the installed heddle-fw does not run the installed examples/hep/reco.json"; }
+      grep -q "^ *events  *4 in " "$tmp/reco.out" && grep -q "checksum  *0x" "$tmp/reco.out" && [[ -f $tmp/reco.h5 ]] ||
+        { cat "$tmp/reco.out" >&2; fail "the installed reconstruction job did not report 4 events and a checksum, or wrote no file"; }
+    else
+      echo "== the reconstruction job: not run, '$data' has no Pythia files (apt-get install fastjet-examples)"
+    fi
+  fi
 fi
 
 echo "== CMake consumer: find_package(heddle CONFIG REQUIRED), heddle::heddle, heddle::fw and heddle::am ($cxx)"
