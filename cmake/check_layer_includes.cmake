@@ -30,9 +30,9 @@ set(folders_am am)
 set(folders_fw fw)
 
 # The detail headers a layer offers the layers above it, each a small interface with its contract
-# in the header: how they reach what the core's public classes hold for them (access), make
-# futures of their own (future and continuation states, cancellation), resume coroutines (their
-# roots), run a function when a
+# in the header: how they reach what the core's public classes hold for them (access), end the
+# process and check their invariants (assert), make futures of their own (future and continuation
+# states, cancellation), resume coroutines (their roots), run a function when a
 # future completes (completion hooks), hand records to workers (task records, detached tasks, the
 # scheduling calls, the calling worker), start per-runtime engines (services), record trace events
 # (trace), spin then sleep (spin_wait, futex), report an exception (exception_text) and measure time (clock, timer
@@ -41,6 +41,7 @@ set(folders_fw fw)
 # Documented in docs/architecture.md ("What a layer offers the layers above it").
 set(extension_core
   core/detail/access.hpp
+  core/detail/assert.hpp
   core/detail/cancel_state.hpp
   core/detail/clock.hpp
   core/detail/completion_hook.hpp
