@@ -45,6 +45,7 @@ set(heddle_layer_fw_namespace heddle::fw::detail)
 # layer's own.
 set(heddle_layer_core_offers
   core/detail/access.hpp
+  core/detail/assert.hpp
   core/detail/cancel_state.hpp
   core/detail/clock.hpp
   core/detail/completion_hook.hpp

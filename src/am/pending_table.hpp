@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "heddle/am/detail/calls.hpp"
+#include "heddle/core/detail/assert.hpp"
 
 namespace heddle::offload::detail {
 
@@ -28,6 +29,8 @@ class pending_table {
   // Call `id` (never 0) to `node`, waiting for its reply. Costs a compare-and-swap and three stores;
   // a map insertion (and a heap allocation) when the slot is busy.
   void insert(std::uint64_t id, node_id node, pending_call* p) {
+    HEDDLE_ASSERT(id != 0 && id != claiming, "a call id that marks a free or a claimed slot");
+    HEDDLE_ASSERT(p != nullptr, "a pending call inserted without its call");
     slot& s = slots_[id % slot_count];
     std::uint64_t free = 0;
     if (s.id.load(std::memory_order_relaxed) == 0 &&
@@ -38,8 +41,11 @@ class pending_table {
       return;
     }
     std::lock_guard g(overflow_m_);
-    overflow_.emplace(id, entry{node, p});
+    [[maybe_unused]] const bool inserted = overflow_.emplace(id, entry{node, p}).second;
+    HEDDLE_ASSERT(inserted, "a call id inserted twice (ids never repeat)");
     overflow_count_.fetch_add(1, std::memory_order_release);
+    HEDDLE_ASSERT(overflow_count_.load(std::memory_order_relaxed) == overflow_.size(),
+                  "the overflow count differs from the map (both change under its mutex)");
   }
 
   // The call with this id to `from`, now the caller's; nullptr if there is none (a reply to a call
@@ -82,7 +88,10 @@ class pending_table {
       if (id == 0 || id == claiming) continue;  // a call being inserted: the next sweep takes it
       if (!all && s.node.load(std::memory_order_relaxed) != node) continue;
       pending_call* p = s.call.load(std::memory_order_relaxed);
-      if (s.id.compare_exchange_strong(id, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) out.push_back(p);
+      if (s.id.compare_exchange_strong(id, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        HEDDLE_ASSERT(p != nullptr, "a published slot holds no call");
+        out.push_back(p);
+      }
     }
     std::lock_guard g(overflow_m_);
     for (auto it = overflow_.begin(); it != overflow_.end();) {
@@ -94,6 +103,8 @@ class pending_table {
         ++it;
       }
     }
+    HEDDLE_ASSERT(overflow_count_.load(std::memory_order_relaxed) == overflow_.size(),
+                  "the overflow count differs from the map (both change under its mutex)");
     return out;
   }
 
@@ -117,6 +128,8 @@ class pending_table {
     pending_call* p = it->second.call;
     overflow_.erase(it);
     overflow_count_.fetch_sub(1, std::memory_order_relaxed);
+    HEDDLE_ASSERT(overflow_count_.load(std::memory_order_relaxed) == overflow_.size(),
+                  "the overflow count differs from the map (both change under its mutex)");
     return p;
   }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <new>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/block_cache.hpp"
 
 namespace heddle::core_detail {
@@ -13,6 +14,8 @@ namespace heddle::core_detail {
 namespace {
 
 constexpr std::size_t slab_bytes = 64 * 1024;
+// carve() finds a slab used up when its next block is exactly its end.
+static_assert(slab_bytes % class_bytes(num_size_classes - 1) == 0, "a slab holds whole blocks of every class");
 
 struct class_depot {
   std::mutex mutex;
@@ -34,6 +37,7 @@ struct class_depot {
         slab_end = slab_next + slab_bytes;
         ++slabs;
       }
+      HEDDLE_ASSERT(slab_next + bytes <= slab_end, "a block carved past its slab's end");
       l.head = new (slab_next) free_block{l.head, nullptr, 0};
       poison_free_block(slab_next, cls);
       slab_next += bytes;
@@ -47,12 +51,14 @@ struct class_depot {
   void push_loose(free_block* b) noexcept {
     b->next = loose.head;
     loose.head = b;
+    HEDDLE_ASSERT(loose.count < magazine_blocks, "a loose list as long as a magazine was not made one");
     if (++loose.count == magazine_blocks) {
       push_full(loose);
       loose = {};
     }
   }
   void push_full(block_list l) noexcept {
+    HEDDLE_ASSERT(l.head && l.count == magazine_blocks, "the depot's stack holds full magazines only");
     l.head->next_magazine = full;
     l.head->count = l.count;
     full = l.head;
@@ -71,6 +77,7 @@ block_list depot_take(std::size_t cls) {
   class_depot& d = depots()[cls];
   std::lock_guard lock(d.mutex);
   if (free_block* m = d.full) {
+    HEDDLE_ASSERT(m->count == magazine_blocks, "a magazine on the depot's stack is not full");
     d.full = m->next_magazine;
     return {m, m->count};
   }
@@ -106,6 +113,7 @@ void* depot_allocate_one(std::size_t cls) {
     }
   }
   free_block* b = d.loose.head;
+  HEDDLE_ASSERT(b && d.loose.count > 0, "the loose list is empty after its refill");
   d.loose.head = b->next;
   --d.loose.count;
   unpoison_block(b, cls);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "asymmetric_fence.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/trace.hpp"
 #include "heddle/core/detail/worker.hpp"
@@ -54,9 +55,12 @@ class parking_lot {
     std::uint64_t wakeups_before;
     {
       std::lock_guard lock(m_);
+      HEDDLE_ASSERT(!listed(w), "a worker parks while still registered as a sleeper");
       (kind == sleeper_kind::idle ? idle_ : waiting_).push_back(w);
+      HEDDLE_ASSERT(idle_.size() + waiting_.size() <= workers_, "more sleepers than workers");
       others_awake = workers_ - static_cast<std::uint32_t>(idle_.size() + waiting_.size());
       sleepers.fetch_add(1, std::memory_order_seq_cst);
+      HEDDLE_ASSERT(counted_under_lock(), "the sleeper count differs from the lists (both change under the lock)");
       wakeups_before = wakeups.load(std::memory_order_relaxed);
     }
     if (exact_) asymmetric_fence_heavy();  // a spawn that missed the registration is visible now
@@ -107,6 +111,7 @@ class parking_lot {
       v = list.back();  // the most recently parked: its cache is the warmest
       list.pop_back();
       sleepers.fetch_sub(1, std::memory_order_relaxed);
+      HEDDLE_ASSERT(counted_under_lock(), "the sleeper count differs from the lists (both change under the lock)");
       wakeups.fetch_add(1, std::memory_order_relaxed);  // under the lock: sleepers compare it (park)
     }
     if (trace::on()) trace::emit_instant(trace::kind::wake, nullptr, 0, v->index);
@@ -152,10 +157,22 @@ class parking_lot {
       if (it != list->end()) {
         list->erase(it);
         sleepers.fetch_sub(1, std::memory_order_relaxed);
+        HEDDLE_ASSERT(!listed(w), "a worker was registered as a sleeper twice");
+        HEDDLE_ASSERT(counted_under_lock(), "the sleeper count differs from the lists (both change under the lock)");
         return {false, n};
       }
     }
     return {true, n};
+  }
+
+  // For the checks (HEDDLE_ASSERT), under m_: whether w is on a list; whether the sleeper count
+  // is the lists' length, as every change of either under m_ keeps it.
+  bool listed(const worker* w) const noexcept {
+    return std::find(idle_.begin(), idle_.end(), w) != idle_.end() ||
+           std::find(waiting_.begin(), waiting_.end(), w) != waiting_.end();
+  }
+  bool counted_under_lock() const noexcept {
+    return sleepers.load(std::memory_order_relaxed) == idle_.size() + waiting_.size();
   }
 
   const std::uint32_t workers_;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/clock.hpp"
 #include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/exception_text.hpp"
@@ -116,8 +117,7 @@ void record_timer_lateness(runtime_core* core, std::int64_t deadline_ns, std::in
 }
 
 void report_detached_error(std::exception_ptr e) noexcept {
-  std::fprintf(stderr, "heddle: a detached task threw: %s\n", exception_text(e).c_str());
-  std::terminate();
+  fatal_unrecoverable("a detached task threw: " + exception_text(e), "heddle::runtime");
 }
 
 unsigned current_concurrency() { return current_core()->size(); }

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/errors.hpp"
@@ -122,8 +123,7 @@ void* runtime_core::thread_entry(void* arg) {
 
 runtime_core::~runtime_core() {
   if (worker* w = current_worker; w && w->core == this) {
-    std::fputs("heddle: a runtime cannot be destroyed by one of its own tasks\n", stderr);
-    std::terminate();
+    fatal_misuse("a runtime cannot be destroyed by one of its own tasks", "heddle::runtime::~runtime");
   }
   stopping_.store(true, std::memory_order_seq_cst);
   lot_.wake_all();
@@ -154,7 +154,8 @@ void runtime_core::stop_services() noexcept {
 }
 
 runtime_service& runtime_core::service(unsigned id, service_factory make) {
-  if (id >= max_services) std::terminate();  // new_service_id() hands out at most max_services
+  // new_service_id() hands out at most max_services
+  if (id >= max_services) fatal_internal("a service id past the table's end", "heddle::core_detail::service");
   if (runtime_service* s = services_[id].load(std::memory_order_acquire)) [[likely]] return *s;
   std::lock_guard lock(services_m_);
   if (runtime_service* s = services_[id].load(std::memory_order_acquire)) return *s;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <mutex>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/task_record.hpp"
 
 namespace heddle::core_detail {
@@ -16,6 +17,7 @@ class task_queue {
   void push(task_base* t) {
     t->next = nullptr;
     std::lock_guard lock(m_);
+    HEDDLE_ASSERT((head_ == nullptr) == (tail_ == nullptr), "a task queue with a head and no tail, or the reverse");
     if (tail_) tail_->next = t;
     else head_ = t;
     tail_ = t;
@@ -27,6 +29,8 @@ class task_queue {
     std::lock_guard lock(m_);
     task_base* t = head_;
     if (!t) return nullptr;
+    // The count changes under the lock with the list; a reader without it only looks for zero.
+    HEDDLE_ASSERT(size_.load(std::memory_order_relaxed) > 0, "a task queue's count says empty while it holds a task");
     head_ = t->next;
     if (!head_) tail_ = nullptr;
     size_.fetch_sub(1, std::memory_order_relaxed);

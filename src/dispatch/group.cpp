@@ -2,8 +2,7 @@
 // registration of notifications, and their firing. See heddle/dispatch/detail/group_state.hpp.
 #include "heddle/dispatch/group.hpp"
 
-#include <cstdio>
-#include <exception>
+#include "heddle/core/detail/assert.hpp"
 
 namespace heddle::dispatch_detail {
 
@@ -12,6 +11,7 @@ namespace {
 constexpr std::uint32_t gen_mask = 0x7fff'ffff;  // the generation has 31 bits
 
 void append(group_node*& first, group_node*& last, group_node* n) noexcept {
+  HEDDLE_ASSERT((first == nullptr) == (last == nullptr), "a group's list has a first node and no last, or the reverse");
   n->next = nullptr;
   if (last) last->next = n;
   else first = n;
@@ -59,6 +59,7 @@ void fire_ready(group_state* g, std::unique_lock<std::mutex>& lock) noexcept {
     }
     g->firing = false;
   }
+  HEDDLE_ASSERT(!g->ready || g->firing, "a group's due notifications left unfired with nobody firing them");
   if (!g->firing && !g->pending && !g->ready) g->word.fetch_and(~group_state::waiters, std::memory_order_acq_rel);
 }
 
@@ -127,13 +128,17 @@ struct promise_notification final : group_node {
 }  // namespace
 
 void release(group_state* g) noexcept {
-  if (g->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  const std::uint32_t before = g->refs.fetch_sub(1, std::memory_order_acq_rel);
+  HEDDLE_ASSERT(before != 0, "a group released more often than retained");
+  if (before != 1) return;
+  HEDDLE_ASSERT(!g->firing, "a group freed while a thread fires its notifications (which holds a reference)");
   discard_list(g->ready);
   discard_list(g->pending);
   delete g;
 }
 
 void group_zero(group_state* g, std::uint64_t word_after) noexcept {
+  HEDDLE_ASSERT(group_state::count(word_after) == 0, "a group's zero called with work pending");
   retain(g);
   {
     std::unique_lock lock(g->m);
@@ -144,8 +149,7 @@ void group_zero(group_state* g, std::uint64_t word_after) noexcept {
 }
 
 void group_unbalanced() noexcept {
-  std::fputs("heddle::group::leave: more leave() than enter() calls\n", stderr);
-  std::abort();
+  core_detail::fatal_misuse("more leave() than enter() calls", "heddle::group::leave");
 }
 
 void group_add_node(group_state* g, group_node* n) noexcept {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/completion_hook.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/core/detail/futex.hpp"
@@ -39,17 +40,26 @@ constexpr int batch_items = 128;
 
 queue_state* target_of(const queue_state* q) noexcept {
   if (!(q->control.load(std::memory_order_relaxed) & queue_state::targeted)) return nullptr;
-  return q->extras.load(std::memory_order_acquire)->target;
+  queue_extras* x = q->extras.load(std::memory_order_acquire);
+  HEDDLE_ASSERT(x && x->target, "a targeted queue without its target (both fixed at creation)");
+  return x->target;
 }
 
 queue_item* top_of(std::uintptr_t incoming) noexcept {
   return reinterpret_cast<queue_item*>(incoming & ~queue_state::owned);
 }
 
+// Whether the `owned` bit is set: what every call that only the owner makes checks first.
+bool is_owned(const queue_state* q) noexcept {
+  return q->incoming.load(std::memory_order_relaxed) & queue_state::owned;
+}
+
 // The owner's `ready` list is empty: takes everything pushed since, oldest first, into it. False
 // if nothing was: then the queue is idle again, and unowned.
 bool refill(queue_state* q) noexcept {
+  HEDDLE_ASSERT(!q->ready, "a serial queue refilled while its ready list has items");
   std::uintptr_t in = q->incoming.load(std::memory_order_acquire);
+  HEDDLE_ASSERT(in & queue_state::owned, "a serial queue refilled by a thread that does not own it");
   for (;;) {
     if (top_of(in)) break;
     if (q->incoming.compare_exchange_weak(in, 0, std::memory_order_acq_rel, std::memory_order_acquire)) return false;
@@ -76,9 +86,12 @@ void discard_all(queue_state* q) noexcept;
 // parked (still owned, so producers only push; resume() schedules a new owner), or, if no handle
 // is left to resume it, emptied (its items discarded).
 bool stop_if_suspended(queue_state* q) noexcept {
+  HEDDLE_ASSERT(is_owned(q), "a serial queue parked by a thread that does not own it");
   std::uint32_t c = q->control.load(std::memory_order_acquire);
   while (c & queue_state::suspend_mask) {
     if (c & queue_state::dead) {
+      HEDDLE_ASSERT(q->handles.load(std::memory_order_relaxed) == 0,
+                    "a serial queue marked dead while a handle is left");
       discard_all(q);
       return true;
     }
@@ -91,6 +104,7 @@ bool stop_if_suspended(queue_state* q) noexcept {
 
 queue_item* pop_ready(queue_state* q) noexcept {
   queue_item* it = q->ready;
+  HEDDLE_ASSERT(it != nullptr, "an item popped from a serial queue's empty ready list");
   q->ready = it->next.load(std::memory_order_relaxed);
   return it;
 }
@@ -164,7 +178,12 @@ void schedule_owner(queue_state* q) noexcept;
 // drain that yields goes behind what already waits (the injection queue, which workers reach
 // after their own deque), and a new one on the caller's deque.
 void post_drain(queue_state* q, core_detail::task_base* d, bool yielded) {
-  if (q->control.fetch_or(queue_state::drain_pending, std::memory_order_release) & queue_state::high_priority)
+  HEDDLE_ASSERT(is_owned(q), "a drain posted for a serial queue nobody owns");
+  const std::uint32_t c = q->control.fetch_or(queue_state::drain_pending, std::memory_order_release);
+  // The owner hands the queue to one drain at a time; a take-over clears the bit before it runs.
+  HEDDLE_ASSERT(!(c & queue_state::drain_pending), "a second drain posted for a serial queue");
+  HEDDLE_ASSERT(!(c & queue_state::targeted), "a drain task posted for a queue that runs inside another");
+  if (c & queue_state::high_priority)
     core_detail::submit_express(q->core, d);
   else if (yielded)
     core_detail::inject(q->core, d);
@@ -235,19 +254,20 @@ struct drain_item final : queue_item {
 // The caller owns q, which has (or may have) items: the owner it schedules holds a reference until
 // it gives the queue up.
 void schedule_owner(queue_state* q) noexcept {
+  HEDDLE_ASSERT(is_owned(q), "an owner scheduled for a serial queue its caller does not own");
   retain(q);
   try {
     if (queue_state* t = target_of(q)) return enqueue(t, core_detail::make_record<drain_item>(q));
     post_drain(q, core_detail::make_record<drain_task>(q), false);
   } catch (...) {
-    std::fputs("heddle: out of memory while waking a serial queue\n", stderr);
-    std::terminate();
+    core_detail::fatal_unrecoverable("out of memory while waking a serial queue", "heddle::serial_queue");
   }
 }
 
 void destroy(queue_state* q) noexcept {
   // Nobody refers to the queue any more, so nobody owns it: items left are those of a queue
   // dropped while suspended, or left by a stopped runtime.
+  HEDDLE_ASSERT(q->handles.load(std::memory_order_relaxed) == 0, "a serial queue destroyed while a handle is left");
   for (queue_item* list : {q->ready, top_of(q->incoming.load(std::memory_order_acquire))})
     while (list) {
       queue_item* next = list->next.load(std::memory_order_relaxed);
@@ -289,11 +309,15 @@ queue_state* make_queue(core_detail::runtime_core* core, const char* label, std:
 }
 
 void release(queue_state* q) noexcept {
-  if (q->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(q);
+  const std::uint32_t before = q->refs.fetch_sub(1, std::memory_order_acq_rel);
+  HEDDLE_ASSERT(before != 0, "a serial queue released more often than retained");
+  if (before == 1) destroy(q);
 }
 
 void release_handle(queue_state* q) noexcept {
-  if (q->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  const std::uint32_t before = q->handles.fetch_sub(1, std::memory_order_acq_rel);
+  HEDDLE_ASSERT(before != 0, "a serial queue's handle released more often than made");
+  if (before != 1) return;
   // Nobody can resume the queue any more: if it is suspended, its items can never run.
   std::uint32_t c = q->control.load(std::memory_order_acquire);
   while (c & queue_state::suspend_mask)
@@ -310,6 +334,7 @@ void wake(queue_state* q) noexcept {
 }
 
 void end_inline(queue_state* q) noexcept {
+  HEDDLE_ASSERT(is_owned(q), "a serial queue given back by a thread that does not own it");
   if (!q->ready) {
     std::uintptr_t only_owned = queue_state::owned;
     if (q->incoming.compare_exchange_strong(only_owned, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) return;
@@ -357,7 +382,12 @@ void wait_sync(queue_state* q, core_detail::future_state_base* item) {
   }
 }
 
-void suspend(queue_state* q) noexcept { q->control.fetch_add(queue_state::suspend_unit, std::memory_order_seq_cst); }
+void suspend(queue_state* q) noexcept {
+  const std::uint32_t c = q->control.fetch_add(queue_state::suspend_unit, std::memory_order_seq_cst);
+  // The count's 27 bits full would carry into drain_pending.
+  HEDDLE_ASSERT((c & queue_state::suspend_mask) != queue_state::suspend_mask,
+                "a serial queue's suspend count overflowed");
+}
 
 void resume(queue_state* q) {
   std::uint32_t c = q->control.load(std::memory_order_relaxed), n;
@@ -367,6 +397,7 @@ void resume(queue_state* q) {
     n = c - queue_state::suspend_unit;
     if (!(n & queue_state::suspend_mask)) n &= ~queue_state::parked;
   } while (!q->control.compare_exchange_weak(c, n, std::memory_order_acq_rel, std::memory_order_relaxed));
+  HEDDLE_ASSERT(!(c & queue_state::dead), "a serial queue resumed after its last handle went");
   if ((c & queue_state::parked) && !(n & queue_state::parked)) schedule_owner(q);  // the parked queue's new owner
 }
 
@@ -442,13 +473,14 @@ void report_item_error(queue_state* q, std::exception_ptr e) noexcept {
       handler(e);
       return;
     } catch (...) {
-      std::fprintf(stderr, "heddle: the error handler of %s threw\n", describe(q).c_str());
-      std::terminate();
+      core_detail::fatal_unrecoverable("the error handler of " + describe(q) + " threw: " +
+                                           core_detail::exception_text(std::current_exception()),
+                                       "heddle::serial_queue");
     }
   }
-  std::fprintf(stderr, "heddle: an item of %s threw, and the queue has no error handler: %s\n",
-               q ? describe(q).c_str() : "the concurrent queue", core_detail::exception_text(e).c_str());
-  std::terminate();
+  core_detail::fatal_unrecoverable("an item of " + (q ? describe(q) : std::string("the concurrent queue")) +
+                                       " threw, and the queue has no error handler: " + core_detail::exception_text(e),
+                                   q ? "heddle::serial_queue" : "heddle::concurrent_queue");
 }
 
 }  // namespace heddle::dispatch_detail

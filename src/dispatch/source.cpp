@@ -20,6 +20,7 @@
 #include "heddle/async/timer.hpp"
 #include "heddle/core/cancellation.hpp"
 #include "heddle/async/detail/deadline.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/completion_hook.hpp"
 #include "heddle/dispatch/detail/access.hpp"
 
@@ -93,8 +94,7 @@ struct source_ops {
     try {
       enqueue(c(s).q, core_detail::make_record<item>(s, what, std::move(e)));
     } catch (...) {
-      std::fputs("heddle: out of memory in a dispatch source\n", stderr);
-      std::terminate();
+      core_detail::fatal_unrecoverable("out of memory while queueing a handler", "heddle::source");
     }
   }
 

@@ -303,7 +303,7 @@ TEST(RuntimeDeathTest, DestroyedByItsOwnTask) {
         auto f = rt->task([rt] { delete rt; });
         f.wait();
       },
-      "cannot be destroyed by one of its own tasks");
+      "heddle: misuse: heddle::runtime::~runtime: a runtime cannot be destroyed by one of its own tasks");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -651,7 +651,7 @@ TEST(GroupDeathTest, UnbalancedLeaveAborts) {
         group g;
         g.leave();
       },
-      "more leave\\(\\) than enter\\(\\) calls");
+      "heddle: misuse: heddle::group::leave: more leave\\(\\) than enter\\(\\) calls");
   EXPECT_DEATH(
       {
         group g;
@@ -659,7 +659,7 @@ TEST(GroupDeathTest, UnbalancedLeaveAborts) {
         g.leave();
         g.leave();
       },
-      "more leave\\(\\) than enter\\(\\) calls");
+      "heddle: misuse: heddle::group::leave: more leave\\(\\) than enter\\(\\) calls");
 }
 
 }  // namespace

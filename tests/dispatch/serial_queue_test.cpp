@@ -796,7 +796,8 @@ TEST_F(SerialQueueDeathTest, DefaultHandlerReportsTheLabelAndTerminates) {
         q.async([] { throw std::runtime_error("boom from the item"); });
         for (;;) std::this_thread::sleep_for(1s);
       },
-      "serial queue 'doomed-queue' threw, and the queue has no error handler: boom from the item");
+      "heddle: fatal: heddle::serial_queue: an item of serial queue 'doomed-queue' threw, and the queue has no error "
+      "handler: boom from the item");
 }
 
 TEST_F(SerialQueueDeathTest, DefaultHandlerOfAnUnlabelledQueue) {
@@ -821,7 +822,7 @@ TEST_F(SerialQueueDeathTest, AThrowingErrorHandlerTerminates) {
         q.async([] { throw std::runtime_error("item failed"); });
         for (;;) std::this_thread::sleep_for(1s);
       },
-      "the error handler of serial queue 'bad-handler' threw");
+      "heddle: fatal: heddle::serial_queue: the error handler of serial queue 'bad-handler' threw: handler failed");
 }
 
 // ---------------------------------------------------------------------------------------------

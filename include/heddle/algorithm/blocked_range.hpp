@@ -2,6 +2,8 @@
 // iterators that splits in halves down to a grain size, as tbb::blocked_range.
 //
 // Cost: a range is three words; splitting is constant time (no allocation).
+// Thread safety: a value: its const calls are thread-safe; a split, which changes the range it
+// splits, is that range's holder's call.
 #pragma once
 
 #include <cstddef>

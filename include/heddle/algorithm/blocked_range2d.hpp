@@ -2,6 +2,8 @@
 // tbb::blocked_range2d. A split halves the dimension that is longest relative to its grain.
 //
 // Cost: two blocked_ranges (six words); splitting is constant time.
+// Thread safety: a value: its const calls are thread-safe; a split, which changes the range it
+// splits, is that range's holder's call.
 #pragma once
 
 #include "heddle/algorithm/blocked_range.hpp"

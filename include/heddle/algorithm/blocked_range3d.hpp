@@ -3,6 +3,8 @@
 // its grain.
 //
 // Cost: three blocked_ranges (nine words); splitting is constant time.
+// Thread safety: a value: its const calls are thread-safe; a split, which changes the range it
+// splits, is that range's holder's call.
 #pragma once
 
 #include "heddle/algorithm/blocked_range.hpp"

@@ -19,6 +19,10 @@
 // Throws: the first exception a body threw (pieces not yet started are skipped, running ones
 // finish); heddle::task_cancelled if the token was cancelled before or during the call (some of the
 // range may then have been processed); std::invalid_argument for a step <= 0.
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// The body is called concurrently, on the workers (and the caller, when it is one). Blocks until done: a worker of the
+// runtime runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <algorithm>
@@ -152,7 +156,7 @@ void run_step_for(runtime* rt, I first, I last, S step, const F& f, const O&... 
 }  // namespace core_detail
 
 // Calls body(piece) for pieces that together cover `range` exactly once, in parallel, and returns
-// when every call has returned. Never calls body with an empty range.
+// when every call has returned. Never calls body with an empty range. Thread-safe; blocks until done.
 template <core_detail::splittable_range Range, class Body, core_detail::range_option... O>
   requires std::invocable<const Body&, const Range&>
 void parallel_for(const Range& range, const Body& body, const O&... options) {
@@ -169,7 +173,7 @@ void parallel_for(runtime& rt, const Range& range, const Body& body, const O&...
 // Calls f(i) for each i in [first, last) (of their common type) in parallel and returns when all
 // calls have returned. `grain`: the most iterations one task runs; 0 picks about 8 pieces per
 // worker. With a partitioner among the options, the interval is a blocked_range with that grain
-// (0 counts as 1) cut by that partitioner instead.
+// (0 counts as 1) cut by that partitioner instead. Thread-safe; blocks until done.
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
   requires std::invocable<const F&, std::common_type_t<I, J>>
 void parallel_for(I first, J last, F&& f, std::size_t grain, const O&... options) {

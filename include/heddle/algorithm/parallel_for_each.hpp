@@ -18,6 +18,10 @@
 // Throws: the first exception thrown by f (blocks not yet started are skipped; for forward
 // iterators, the walk stops); heddle::task_cancelled if the token was cancelled before or during the
 // call.
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// f is called concurrently, on the workers (and the caller, when it is one). Blocks until done: a worker of the runtime
+// runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <concepts>

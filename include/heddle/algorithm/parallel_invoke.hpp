@@ -14,6 +14,10 @@
 // Throws: the first exception thrown by a callable (callables not yet started are skipped; if the
 // first callable threw, its exception is the one rethrown); heddle::task_cancelled if the token was
 // cancelled before or during the call (some callables may then have run).
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// The callables run concurrently, on the workers (and the caller, when it is one). Blocks until done: a worker of the
+// runtime runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <concepts>

@@ -60,13 +60,13 @@ class filter {
   core_detail::stage_list stages_;  // first to last
 };
 
-// oneTBB's make_filter: the filter<In, Out> that calls `body` in `mode`.
+// oneTBB's make_filter: the filter<In, Out> that calls `body` in `mode`. Thread-safe.
 template <class In, class Out, class Body>
 filter<In, Out> make_filter(filter_mode mode, const Body& body) {
   return filter<In, Out>(mode, body);
 }
 
-// The chain that runs `l`, then `r` on l's results.
+// The chain that runs `l`, then `r` on l's results. Thread-safe (the operands are only read).
 template <class A, class B, class C>
 filter<A, C> operator&(const filter<A, B>& l, const filter<B, C>& r) {
   filter<A, C> chain;
@@ -109,6 +109,11 @@ inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void,
 // and the exception is rethrown once they have all left. A cancelled `token` (before or during the
 // call) stops it the same way and makes it throw heddle::task_cancelled. std::invalid_argument when
 // max_tokens is 0. A future that a body returned and that never completes keeps the call waiting.
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one
+// included: calls nest). The bodies run on the workers (and the caller, when it is one), a parallel
+// filter's concurrently. Blocks until every item has left: a worker of the runtime runs the
+// pipeline's tasks and other tasks meanwhile, any other thread sleeps.
 template <class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_pipeline(std::size_t max_tokens, const filter<void, void>& chain, const Options&... options) {

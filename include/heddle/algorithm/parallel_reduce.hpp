@@ -31,6 +31,10 @@
 // Throws: the first exception thrown by body, join or a copy of identity (the other pieces stop at
 // their next split or leaf); heddle::task_cancelled if the token was cancelled before or during the
 // call.
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// body and join are called concurrently, on the workers (and the caller, when it is one). Blocks until done: a worker
+// of the runtime runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <concepts>

@@ -33,6 +33,10 @@
 //
 // Throws: the first exception thrown by op / scan / join or a copy of T; heddle::task_cancelled if
 // the token was cancelled before or during the call (out is then partly written).
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// op, scan and join are called concurrently, on the workers (and the caller, when it is one). Blocks until done: a
+// worker of the runtime runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <algorithm>

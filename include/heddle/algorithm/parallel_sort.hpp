@@ -19,6 +19,10 @@
 // before or during the call. After either, the range holds valid elements in an unspecified order,
 // and — as after std::sort or std::stable_sort that throws — not necessarily the original multiset:
 // an element being moved when the exception struck may be left moved-from. Nothing leaks.
+//
+// Thread safety: thread-safe: any thread may call it, any number of calls at once (a body of one included: calls nest).
+// comp is called concurrently, on the workers (and the caller, when it is one). Blocks until done: a worker of the
+// runtime runs the pieces and other tasks meanwhile, any other thread sleeps.
 #pragma once
 
 #include <functional>
@@ -44,7 +48,7 @@ concept sort_comparator = !std::is_same_v<std::remove_cvref_t<C>, cancellation_t
 // stops at the first descent. Cost: O(n log n) comparisons on every input — after 2·log2(n) levels
 // of partitions a piece goes to std::sort, whose introsort bounds it — with a critical path of
 // about 2n comparisons (the partitions at the top). Inputs of at most 2048 elements are sorted on
-// one thread. No memory beyond the tasks' records.
+// one thread. No memory beyond the tasks' records. Thread-safe; blocks until done.
 template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_sort(runtime& rt, It first, It last, const Compare& comp, const Options&... options) {
@@ -71,7 +75,7 @@ void parallel_sort(It first, It last, const Options&... options) {
   heddle::parallel_sort(first, last, std::less<>{}, options...);
 }
 // The whole of a random-access range (a std::vector, a std::span, an array), as oneTBB's
-// parallel_sort(Range&) and parallel_sort(Range&, comp).
+// parallel_sort(Range&) and parallel_sort(Range&, comp). Thread-safe; blocks until done.
 template <std::ranges::random_access_range R, class... Rest>
 void parallel_sort(R&& range, const Rest&... rest) {
   heddle::parallel_sort(std::ranges::begin(range), std::ranges::end(range), rest...);
@@ -88,7 +92,8 @@ void parallel_sort(runtime& rt, R&& range, const Rest&... rest) {
 // before it returns), besides what std::stable_sort takes for each piece; if the buffer cannot be
 // allocated, or the runtime has one worker, or n <= 2048, it is std::stable_sort on one thread.
 // Cost: O(n log n) comparisons and 2 moves per element per level of merging (log2(pieces) levels),
-// on any input. The elements' moves must be noexcept (checked at compile time).
+// on any input. The elements' moves must be noexcept (checked at compile time). Thread-safe; blocks
+// until done.
 template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_stable_sort(runtime& rt, It first, It last, const Compare& comp, const Options&... options) {

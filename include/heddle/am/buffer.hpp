@@ -14,6 +14,8 @@
 // memory, the others stream the bytes into place. Every transfer is checked against the buffer's
 // bounds on the node that owns it; a freed or foreign buffer is an error naming the node, never a
 // wild write. The local memory of put and get must stay alive until the future is ready.
+// Thread safety: every call below is thread-safe (a buffer_ptr is a value), from any thread of a
+// process with an open session; transfers that overlap in memory are the caller's to order.
 #pragma once
 
 #include <cstddef>
@@ -66,12 +68,13 @@ class [[nodiscard]] buffer_ptr {
   // From the layer's own reference (allocate, and a buffer_ptr read from a message).
   explicit buffer_ptr(const detail::buffer_ref& r) noexcept : ref_(r) {}
 
+  // The node that owns the memory. Thread-safe.
   node_id node() const noexcept { return ref_.node; }
-  // Elements from here to the allocation's end.
+  // Elements from here to the allocation's end. Thread-safe.
   std::size_t size() const noexcept { return static_cast<std::size_t>(ref_.bytes / sizeof(T)); }
   explicit operator bool() const noexcept { return ref_.id != 0; }
 
-  // The element `n` further on (within the allocation: std::out_of_range otherwise).
+  // The element `n` further on (within the allocation: std::out_of_range otherwise). Thread-safe.
   buffer_ptr operator+(std::size_t n) const {
     if (n > size()) throw std::out_of_range("heddle::offload::buffer_ptr: offset beyond the allocation");
     buffer_ptr r = *this;
@@ -80,7 +83,8 @@ class [[nodiscard]] buffer_ptr {
     return r;
   }
 
-  // The memory, on the node that owns it (inside a function offloaded there).
+  // The memory, on the node that owns it (inside a function offloaded there); session_error
+  // elsewhere or once freed. Thread-safe.
   T* get() const { return reinterpret_cast<T*>(detail::local_address(ref_)); }
 
   friend bool operator==(const buffer_ptr& a, const buffer_ptr& b) noexcept {
@@ -93,30 +97,32 @@ class [[nodiscard]] buffer_ptr {
   detail::buffer_ref ref_;
 };
 
-// `n` elements of T on `node` (uninitialised, aligned for T and to 64 bytes).
+// `n` elements of T on `node` (uninitialised, aligned for T and to 64 bytes). Thread-safe; blocks
+// as offload::sync (a call to `node`).
 template <class T>
 buffer_ptr<T> allocate(node_id node, std::size_t n) {
   return buffer_ptr<T>(detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T), alignof(T) > 64 ? alignof(T) : 64));
 }
 
 // Returns the memory to its node. Freeing twice, or a pointer that is not an allocation's start,
-// is an error naming the node.
+// is an error naming the node. Thread-safe; blocks as offload::sync.
 template <class T>
 void free(const buffer_ptr<T>& b) {
   detail::free_bytes(b.ref());
 }
 
-// Writes n elements from local memory into `to`.
+// Writes n elements from local memory into `to`. Thread-safe; never waits for the transfer.
 template <class T>
 future<void> put(const T* local, const buffer_ptr<T>& to, std::size_t n) {
   return detail::put_bytes(reinterpret_cast<const std::byte*>(local), to.ref(), std::uint64_t{n} * sizeof(T));
 }
-// Reads n elements of `from` into local memory.
+// Reads n elements of `from` into local memory. Thread-safe; never waits for the transfer.
 template <class T>
 future<void> get(const buffer_ptr<T>& from, T* local, std::size_t n) {
   return detail::get_bytes(from.ref(), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
 }
-// Copies n elements between two buffers, wherever they are.
+// Copies n elements between two buffers, wherever they are. Thread-safe; never waits for the
+// transfer.
 template <class T>
 future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_t n) {
   return detail::copy_bytes(from.ref(), to.ref(), std::uint64_t{n} * sizeof(T));
@@ -131,6 +137,7 @@ future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_
 // that refused it, a freed buffer; peer_lost naming a lost node); the other blocks are written
 // all the same. Throws std::out_of_range, with nothing sent, when a buffer holds fewer than n
 // elements. An empty `to` gives a ready future. `local` must stay alive until the future is ready.
+// Thread-safe; never waits for the transfers (on shm, this thread copies the blocks).
 //
 // Unlike broadcast, scatter and gather do not travel along a tree: every byte leaves (or reaches)
 // this node once either way, and a tree would add hops and copies on the nodes between.
@@ -141,7 +148,7 @@ future<void> scatter(const T* local, std::type_identity_t<std::span<const buffer
 // Reads n elements of from[i] into block i of `local` (local + i·n), for every i: MPI_Gather's shape,
 // as scatter's: the requests go out at once and the blocks arrive together (each straight into its
 // place where the transport can: shm copies, mpi and tcp read a large block into it). Ready, or
-// failing, as scatter's future; out_of_range as scatter.
+// failing, as scatter's future; out_of_range as scatter. Thread-safe; never waits for the transfers.
 template <class T>
 future<void> gather(std::type_identity_t<std::span<const buffer_ptr<T>>> from, T* local, std::size_t n) {
   return detail::gather_bytes(detail::refs_of(from), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));

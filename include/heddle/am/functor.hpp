@@ -7,6 +7,10 @@
 // type's name during static initialisation; seal() sorts the names, so that every process built
 // from the same sources agrees on the indices without talking, and hashes them, so that two peers
 // can refuse each other when they were built from different sources.
+//
+// Thread safety: a functor is a value: f2f() and a functor's const calls are thread-safe (operator()
+// as much as the function it calls); the registry is complete once static initialisation is over,
+// and only read after that (its seal() takes a lock once).
 #pragma once
 
 #include <algorithm>
@@ -146,15 +150,16 @@ class function_call<R (*)(P...), Fn> {
     (void)registered_;  // odr-used: making a functor of this type registers its handler
   }
 
-  // The handler's index in this process's registry.
+  // The handler's index in this process's registry. Thread-safe (after static initialisation).
   static std::uint32_t index() {
     (void)registered_;
     static const std::uint32_t i = detail::registry::instance().index_of(detail::type_name<function_call>());
     return i;
   }
 
+  // Appends the arguments to `w` (the calling thread's writer). Thread-safe.
   void write_args(writer& w) const { offload::write(w, args_); }
-  // Runs the call here (the loopback's and the tests' way).
+  // Runs the call here (the loopback's and the tests' way). Thread-safe as the function is.
   R operator()() const { return std::apply(Fn, args_); }
 
   // What the registry runs on the target.
@@ -206,7 +211,7 @@ inline constexpr bool plain_function_pointer_v<R (*)(P...)> = true;
 // parameters' decayed types and stored in the functor (copied or moved, as passed); nothing else is
 // allocated, and they are serialised only when the call is made. Throws what constructing the stored
 // arguments throws. The result type is deduced only so that the static_assert below is the first
-// error a wrong Fn draws, not an incomplete function_call.
+// error a wrong Fn draws, not an incomplete function_call. Thread-safe.
 template <auto Fn, class... A>
 [[nodiscard]] auto f2f(A&&... a) {
   static_assert(offload::detail::plain_function_pointer_v<decltype(Fn)>,

@@ -2,6 +2,8 @@
 // A receiver decodes the header before it trusts anything in it: magic, version, kind, and a
 // payload length within the backend's limit and within what arrived. Large arguments do not
 // stretch a message: they travel as data transfers (put/get), so the limit can stay small.
+// Thread safety: headers are values and the calls below functions of their arguments only: all
+// thread-safe.
 #pragma once
 
 #include <array>

@@ -18,6 +18,9 @@
 // Failures arrive through the future: remote_error when the function threw there, peer_lost when
 // the node died or its connection broke (within a second), unknown_handler or decode_error when the
 // two sides disagree, session_error when no session is open.
+//
+// Thread safety: every call below is thread-safe: any thread of a process with an open session,
+// the functions that run on a node included, any number at once.
 #pragma once
 
 #include <type_traits>
@@ -35,11 +38,11 @@
 namespace heddle::offload {
 
 // This node's number, from 0 to num_nodes() - 1. Inside a function run by the loopback backend,
-// the node it runs on.
+// the node it runs on. Thread-safe; session_error when no session is open, as num_nodes().
 HEDDLE_EXPORT node_id this_node();
 HEDDLE_EXPORT node_id num_nodes();
 
-// Runs `call` on `node`; the future holds its result.
+// Runs `call` on `node`; the future holds its result. Thread-safe; never waits for the reply.
 template <class Call>
 future<typename Call::result_type> async(node_id node, const Call& call, strategy how = strategy::express) {
   using R = typename Call::result_type;
@@ -56,7 +59,8 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
 // thread that is not a worker, when no other thread polls the transport, polls for the reply
 // itself from before the send on (the direct call, docs/am.md): no pending-table slot, and a
 // plain store to publish the result; it hands the wait to the session's receiver thread after
-// session_options::caller_spin and then sleeps on the state.
+// session_options::caller_spin and then sleeps on the state. Thread-safe; blocks until the reply
+// (or the failure) is there.
 template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
   writer args;
@@ -77,7 +81,7 @@ typename Call::result_type sync(node_id node, const Call& call, strategy how = s
 // may not have reached, fail with it). Costs, besides the frames: one heap allocation on this node,
 // the result vector, and none on the others, while the session has at most 16 nodes and the entries
 // a node gathers (13 bytes and a result's encoding for each node below it) fit in 64 bytes; the
-// tree's records come from the runtime's block caches.
+// tree's records come from the runtime's block caches. Thread-safe; never waits for the replies.
 template <class Call>
 future<std::vector<typename Call::result_type>> broadcast(const Call& call, strategy how = strategy::express) {
   using R = typename Call::result_type;
@@ -91,7 +95,8 @@ future<std::vector<typename Call::result_type>> broadcast(const Call& call, stra
 }
 
 // Runs `call` on every node but this one, as broadcast does; the future is ready when every node has
-// run it (its results, if any, are dropped), or fails as broadcast's does.
+// run it (its results, if any, are dropped), or fails as broadcast's does. Thread-safe; never
+// waits for the replies.
 template <class Call>
 future<void> for_each_node(const Call& call, strategy how = strategy::express) {
   writer args;
@@ -104,7 +109,8 @@ future<void> for_each_node(const Call& call, strategy how = strategy::express) {
 
 // Runs `call` on `node` without a reply: fire and forget. A failure there is printed on the
 // target's standard error, naming the caller; the call is not lost when the sender's session ends
-// (the target finishes what it received before it says goodbye).
+// (the target finishes what it received before it says goodbye). Thread-safe; never waits for the
+// target.
 template <class Call>
 void ping(node_id node, const Call& call, strategy how = strategy::express) {
   writer args;

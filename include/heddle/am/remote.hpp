@@ -13,6 +13,9 @@
 // by side. A remote_ptr is shared like a std::shared_ptr: when the last copy in this process is
 // dropped, the object is destroyed on its node, after the calls already sent to it. A call on an
 // object that no longer exists fails with remote_error; a lost node fails the calls as any offload's.
+// Thread safety, as a std::shared_ptr's: the calls on one object are thread-safe through any
+// remote_ptr copies; one remote_ptr object is assigned or destroyed only while no other thread uses
+// it.
 //
 // The method is a template argument, not a call argument as in `p.call(&T::method, args)`: a member
 // pointer's value means nothing in another process, so the message names a handler registered for
@@ -116,14 +119,16 @@ class remote_ptr {
  public:
   remote_ptr() = default;
 
+  // The node the object lives on (0 for an empty remote_ptr). Thread-safe.
   node_id node() const noexcept { return handle_ ? handle_->node : 0; }
-  // The object's number on its node (for messages and tests).
+  // The object's number on its node (for messages and tests). Thread-safe.
   std::uint64_t id() const noexcept { return handle_ ? handle_->id : 0; }
   explicit operator bool() const noexcept { return handle_ != nullptr; }
 
   // Runs M on the object, after the calls this object's owner received before; the future holds
   // the result or the failure (remote_error where the method threw or the object is gone,
-  // peer_lost, session_error). Throws std::logic_error on an empty remote_ptr.
+  // peer_lost, session_error). Throws std::logic_error on an empty remote_ptr. Thread-safe; never
+  // waits for the call.
   template <auto M, class... A>
   future<typename detail::method_call<M>::result_type> call(A&&... a) const {
     using R = typename detail::method_call<M>::result_type;
@@ -147,7 +152,7 @@ class remote_ptr {
 };
 
 // Constructs a T from `a` on `node` and waits for it: its remote_ptr. Throws what the construction
-// threw there (as remote_error), peer_lost, session_error.
+// threw there (as remote_error), peer_lost, session_error. Thread-safe; blocks as offload::sync.
 template <class T, class... A>
 remote_ptr<T> make_remote(node_id node, A&&... a) {
   const std::uint64_t id =

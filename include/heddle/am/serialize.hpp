@@ -8,6 +8,10 @@
 // A reader never trusts a length it reads: a truncated, oversized or corrupt buffer throws
 // decode_error (what and at which offset), never reads past the end, and never allocates more than
 // the bytes left could hold.
+//
+// Thread safety: a writer or a reader is one thread's (not thread-safe: it lives on the stack of the
+// call it serves); read(), write() and the serializers touch only their arguments, so calls on
+// different writers and readers are thread-safe.
 #pragma once
 
 #include <array>

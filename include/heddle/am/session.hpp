@@ -39,8 +39,9 @@ enum class backend {
   tcp,       // processes that reach each other over TCP (heddle-run forks them on its own host)
   mpi,       // the ranks of MPI_COMM_WORLD (mpirun), on a communicator of heddle's own
 };
+// The backend's name. Thread-safe.
 HEDDLE_EXPORT const char* to_string(backend b) noexcept;
-// "loopback", "shm", "tcp" or "mpi"; session_error otherwise.
+// "loopback", "shm", "tcp" or "mpi"; session_error otherwise. Thread-safe.
 HEDDLE_EXPORT backend backend_from_string(const std::string& name);
 
 struct session_options {
@@ -79,19 +80,24 @@ class HEDDLE_EXPORT session {
  public:
   // Reads the options from the command line and the environment (above); argc/argv lose the
   // --heddle-* options. Throws session_error (what and where) on a bad setting, peer_lost or
-  // registry_mismatch when a peer cannot be joined.
+  // registry_mismatch when a peer cannot be joined. One session at a time per process: a second
+  // throws session_error. Thread-safe (that check is atomic); blocks until the peers are joined
+  // (at most connect_timeout). The argc/argv form edits argv: not while another thread reads it.
   session(int& argc, char**& argv);
   explicit session(const session_options& options);
   // Says goodbye and waits for the peers' goodbyes (bounded); calls still waiting fail with
-  // session_error.
+  // session_error. Not thread-safe: the owner's call; blocks up to shutdown_timeout for the
+  // handlers still running and the peers' goodbyes, so not from a handler.
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
   // Serves calls until node 0's session ends (or node 0 is lost); returns the exit status for
-  // main: 0, or 1 when node 0 was lost. On node 0 it returns 0 at once.
+  // main: 0, or 1 when node 0 was lost. On node 0 it returns 0 at once. Thread-safe; blocks
+  // (sleeps) until then.
   int serve();
 
+  // The options the session runs with. Thread-safe.
   const session_options& options() const noexcept { return options_; }
 
  private:
@@ -101,7 +107,7 @@ class HEDDLE_EXPORT session {
 // HAM's main wrapper: joins the session, serves on every node but 0, and runs
 // `node0_main(argc, argv)` (the --heddle-* options removed) on node 0; returns the exit status.
 // A session that cannot start is one line on stderr and status 2; an exception out of node0_main
-// is one line and status 1.
+// is one line and status 1. For main's thread: it constructs the process's session (above).
 //   int main(int argc, char** argv) {
 //     return heddle::offload::run(argc, argv, [](int argc, char** argv) { ...; return 0; });
 //   }
@@ -125,7 +131,7 @@ int run(int argc, char** argv, F&& node0_main) {
 }
 
 // The options session(argc, argv) would use: the --heddle-* options of argv (removed), the
-// environment, or the defaults, as described above.
+// environment, or the defaults, as described above. Edits argv: not while another thread reads it.
 HEDDLE_EXPORT session_options options_from(int& argc, char**& argv);
 
 }  // namespace heddle::offload

@@ -1,5 +1,8 @@
 // Cooperative cancellation: a source says "stop", tokens let running tasks notice and cancel the
 // pending operations (timers, socket reads...) that were started with them.
+//
+// Thread safety: every call below is thread-safe, from any thread (one token or source object is
+// assigned or destroyed only while no other thread uses that object, as any value).
 #pragma once
 
 #include <memory>
@@ -17,6 +20,7 @@ struct access;
 class [[nodiscard]] cancellation_token {
  public:
   cancellation_token() noexcept = default;  // never cancelled
+  // Whether the source was cancelled. Thread-safe.
   bool cancelled() const noexcept { return state_ && state_->cancelled(); }
   explicit operator bool() const noexcept { return cancelled(); }
 
@@ -35,8 +39,12 @@ class [[nodiscard]] cancellation_token {
 class cancellation_source {
  public:
   cancellation_source() : state_(std::make_shared<core_detail::cancel_state>()) {}
+  // Sets the flag and cancels the pending operations, on the calling thread. Thread-safe; never
+  // waits for a cancelled operation to end; any number of calls.
   void cancel() noexcept { state_->cancel(); }
+  // Whether cancel() was called. Thread-safe.
   bool cancelled() const noexcept { return state_->cancelled(); }
+  // A token of this source's flag. Thread-safe.
   cancellation_token token() const noexcept { return {state_.get(), state_}; }
 
  private:

@@ -155,11 +155,13 @@ class [[nodiscard]] co_task {
   }
   ~co_task() { reset(); }
 
-  // True until the task is moved from, or spawned.
+  // True until the task is moved from, or spawned. Not thread-safe: a co_task is its holder's, as
+  // a future is (any thread, one at a time).
   bool valid() const noexcept { return static_cast<bool>(h_); }
 
   // Runs the task on this thread now; the awaiting coroutine goes on with its result (or its
-  // exception) when it finishes. Costs no allocation beyond the frame made at the call.
+  // exception) when it finishes. Costs no allocation beyond the frame made at the call. Inside a
+  // heddle coroutine only (its holder's call).
   auto operator co_await() && noexcept { return core_detail::task_awaiter<T>(h_); }
 
  private:
@@ -205,7 +207,7 @@ template <class T>
 
 // Starts `task` as a task of `core`: on the calling worker's deque when it is one of core's
 // workers, else injected. Throws invalid_future for an empty task. Inlined: a spawn is a few dozen
-// instructions, and a call would add its own.
+// instructions, and a call would add its own. Thread-safe (the task is the caller's); never waits.
 template <class T>
 [[gnu::always_inline]] inline future<T> spawn_on(core_detail::runtime_core* core, co_task<T> task) {
   core_detail::spawn_state<T>* s = core_detail::spawn_record(task);
@@ -217,6 +219,7 @@ template <class T>
 // (current_runtime()) from any other thread; the future holds its result or exception. Costs a
 // record beyond the task's frame, in the frame's block where it has room (a frame of up to 368
 // bytes, for a small T), else from the block caches. Throws invalid_future for an empty task.
+// Thread-safe (the task is the caller's); never waits: any thread.
 template <class T>
 [[gnu::always_inline]] inline future<T> spawn(co_task<T> task) {
   core_detail::worker* w = core_detail::current_worker;
@@ -226,13 +229,14 @@ template <class T>
   return future<T>(core_detail::adopt, s, w->core);
 }
 
-// The same on `rt`.
+// The same on `rt`. Thread-safe; never waits.
 template <class T>
 future<T> runtime::spawn(co_task<T> task) {
   return spawn_on(core_.get(), std::move(task));
 }
 
-// co_await of a future: see the top of this file.
+// co_await of a future: see the top of this file. Inside a heddle coroutine (co_task, or a function
+// returning future<T>); the future is the coroutine's, as any future's calls are its holder's.
 template <class T>
 auto operator co_await(future<T>&& f) {
   core_detail::future_state<T>* s = core_detail::access::state_of(std::move(f));
@@ -249,6 +253,7 @@ auto operator co_await(future<T>& f) {
 // co_await of a shared_future: any number of coroutines (and threads) may wait on copies at once.
 // `co_await sf` yields a const reference to the value, which lives as long as `sf`; `co_await
 // std::move(sf)` (or of a temporary) a copy. A stored exception is rethrown in every awaiter.
+// Thread-safe (own copy, as shared_future's calls).
 template <class T>
 auto operator co_await(const shared_future<T>& f) {
   core_detail::shared_state<T>* s = core_detail::access::shared_state_of(f);
@@ -263,7 +268,8 @@ auto operator co_await(shared_future<T>&& f) {
 }
 
 // co_await heddle::resume(how, f): as co_await std::move(f), resumed by `how` once `f` is ready,
-// with the latency from completion to resumption recorded in the runtime's stats.
+// with the latency from completion to resumption recorded in the runtime's stats. Inside a heddle
+// coroutine, as co_await of a future.
 template <class T>
 auto resume(strategy how, future<T> f) {
   core_detail::future_state<T>* s = core_detail::access::state_of(std::move(f));
@@ -272,7 +278,7 @@ auto resume(strategy how, future<T> f) {
 }
 
 // co_await heddle::schedule(rt): the coroutine goes on as a task of `rt` (at once, without
-// suspending, on one of its workers).
+// suspending, on one of its workers). Inside a heddle coroutine; thread-safe.
 inline core_detail::schedule_awaiter schedule(runtime& rt) noexcept {
   return core_detail::schedule_awaiter(core_detail::access::core_of(rt));
 }

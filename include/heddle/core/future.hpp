@@ -6,6 +6,10 @@
 // stack. On any other thread it sleeps in the kernel. Futures are move-only; any thread may force
 // one, one thread at a time.
 //
+// Thread safety: a future is not thread-safe: one thread at a time uses it (any thread, and it may
+// be handed from one to another); the task or promise completing it meanwhile is what it is made
+// for. For several threads waiting on one result, share() it (shared_future.hpp).
+//
 // A future remembers the runtime it belongs to (the one its task or operation runs on); successors
 // made with `then` run there, whichever thread calls `then`. A promise's future belongs to no
 // runtime until `then` is called: its successors run on the caller's runtime.
@@ -65,10 +69,13 @@ class future_base {
   ~future_base() { reset(); }
 
   // True while the future refers to a state (not default-constructed, moved from or consumed by then).
+  // Not thread-safe (the future's holder).
   bool valid() const noexcept { return s_ != nullptr; }
-  // True once the value or the exception is there; never waits.
+  // True once the value or the exception is there; never waits. Not thread-safe (the holder).
   bool is_ready() const noexcept { return s_ && s_->is_done(); }
-  // Waits (helping on a worker) until ready. Does not throw the task's exception.
+  // Waits (helping on a worker) until ready. Does not throw the task's exception. Not thread-safe:
+  // one thread at a time, any thread; blocks: a worker runs other tasks meanwhile, another thread
+  // sleeps.
   void wait() const {
     check();
     force(s_);
@@ -82,7 +89,8 @@ class future_base {
   // the inner one does (on the inner one's completing thread; nothing waits for it), with its
   // value or exception; an inner future without state fails it with invalid_future.
   // Costs one record (no thread, no allocator call for a small f). Throws invalid_future if this
-  // future has no state; an exception of f goes into the returned future.
+  // future has no state; an exception of f goes into the returned future. Not thread-safe (the
+  // holder's call, from any thread); never waits.
   template <class F>
   [[nodiscard]] auto then(F&& f) && {
     return chain(std::forward<F>(f), strategy::normal, /*timed=*/false);
@@ -97,7 +105,8 @@ class future_base {
   }
 
   // A copyable handle to the same result (shared_future.hpp); consumes this future. Costs one
-  // small record. Throws invalid_future if this future has no state.
+  // small record. Throws invalid_future if this future has no state. Not thread-safe (the
+  // holder's call); never waits.
   [[nodiscard]] shared_future<T> share() &&;
 
  protected:
@@ -153,7 +162,8 @@ class [[nodiscard]] future : public core_detail::future_base<T> {
  public:
   using core_detail::future_base<T>::future_base;
 
-  // The value; rethrows the task's exception. The reference lives as long as the future.
+  // The value; rethrows the task's exception. The reference lives as long as the future. Not
+  // thread-safe: one thread at a time; waits as wait() does.
   T& get() & { return this->ready_state()->value_ref(); }
   const T& get() const& { return this->ready_state()->value_ref(); }
   // Moves the value out of a future about to be discarded.
@@ -170,7 +180,8 @@ template <>
 class [[nodiscard]] future<void> : public core_detail::future_base<void> {
  public:
   using core_detail::future_base<void>::future_base;
-  // Waits, then rethrows the task's exception if it threw.
+  // Waits, then rethrows the task's exception if it threw. Not thread-safe: one thread at a time;
+  // waits as wait() does.
   void get() const { ready_state()->value_ref(); }
   void operator*() const { get(); }
 };

@@ -59,7 +59,7 @@ class isolation_scope {
 //  - On a thread outside the runtime, waits sleep anyway; isolation there only tags what it spawns.
 // Costs one relaxed atomic add and two stores beyond f; an isolated waiter may steal a task of
 // another region, which then goes back to the runtime's injection queue (counted in
-// runtime_stats::isolation_requeues).
+// runtime_stats::isolation_requeues). Thread-safe: any thread, for itself; blocks while f runs.
 template <class F>
 decltype(auto) isolate(F&& f) {
   core_detail::isolation_scope scope;

@@ -104,7 +104,7 @@ class per_worker {
   using iterator = basic_iterator<false>;
   using const_iterator = basic_iterator<true>;
 
-  // Slots value-initialised (T{}) on first use.
+  // Slots value-initialised (T{}) on first use. The constructors are thread-safe.
   per_worker() : per_worker(current_runtime()) {}
   explicit per_worker(runtime& rt) : per_worker(rt, [] { return T{}; }, 0) {}
   // Each slot a copy of `exemplar`.
@@ -126,7 +126,8 @@ class per_worker {
   // The calling thread's T, made on first use (what making it throws propagates, and the slot stays
   // unmade). On a worker of this object's runtime: its slot by index, O(1), no lock. On any other
   // thread: a one-entry thread-local cache, else a linear lookup among the outsiders' slots (and on
-  // first use the new slot: std::bad_alloc) under a mutex.
+  // first use the new slot: std::bad_alloc) under a mutex. Thread-safe: any thread, any time (not
+  // with clear()).
   T& local() {
     const core_detail::worker* w = core_detail::current_worker;
     if (w && w->core == core_) [[likely]] {
@@ -136,12 +137,14 @@ class per_worker {
     return outsider_local();
   }
   // As local(); `exists` says whether the slot had been made before this call (oneTBB's spelling).
+  // Thread-safe, as local().
   T& local(bool& exists) {
     exists = local_exists();
     return local();
   }
 
-  // How many slots are made.
+  // How many slots are made. Not thread-safe: after the parallel work is joined (not with local()),
+  // as every call below.
   size_type size() const noexcept {
     size_type n = outsiders_.size();
     for (std::size_t i = 0; i < num_workers_; ++i) n += workers_[i].made ? 1 : 0;
@@ -149,7 +152,8 @@ class per_worker {
   }
   bool empty() const noexcept { return size() == 0; }
 
-  // The made slots: workers' in worker order, then outsiders' in the order they were made.
+  // The made slots: workers' in worker order, then outsiders' in the order they were made. Not
+  // thread-safe (after the parallel work).
   iterator begin() noexcept { return iterator(this, first_made(0)); }
   iterator end() noexcept { return iterator(this, end_index()); }
   const_iterator begin() const noexcept { return const_iterator(this, first_made(0)); }
@@ -158,6 +162,7 @@ class per_worker {
   // op(op(op(a, b), c), ...) over the made slots (copies; the slots are left as they are), without
   // an identity. With no slot made, a T made as a slot would be: a copy of the exemplar, the
   // factory's result, or T{} (as oneTBB's combine). Throws what op, T's copy or the factory throws.
+  // Not thread-safe (after the parallel work).
   template <class Op>
   T combine(Op op) const {
     const_iterator it = begin();
@@ -166,7 +171,7 @@ class per_worker {
     for (++it; it != end(); ++it) result = op(std::move(result), *it);
     return result;
   }
-  // f(slot) for each made slot, in the order of iteration.
+  // f(slot) for each made slot, in the order of iteration. Not thread-safe (after the parallel work).
   template <class F>
   void combine_each(F&& f) {
     for (T& v : *this) f(v);
@@ -176,7 +181,8 @@ class per_worker {
     for (const T& v : *this) f(v);
   }
 
-  // Destroys every slot's T; the next local() of each makes a new one.
+  // Destroys every slot's T; the next local() of each makes a new one. Not thread-safe (after the
+  // parallel work, not with local()).
   void clear() noexcept {
     for (std::size_t i = 0; i < num_workers_; ++i) workers_[i].reset();
     outsiders_.clear();

@@ -18,21 +18,21 @@
 namespace heddle {
 
 // A future holding `value` (decayed: make_ready_future(x) for an int lvalue gives future<int>).
-// Throws what copying or moving the value throws.
+// Throws what copying or moving the value throws. Thread-safe.
 template <class T>
 [[nodiscard]] future<std::decay_t<T>> make_ready_future(T&& value) {
   using V = std::decay_t<T>;
   return {core_detail::adopt, core_detail::ready_state<V>::with_value(std::forward<T>(value))};
 }
 
-// A ready future<void>.
+// A ready future<void>. Thread-safe.
 [[nodiscard]] inline future<void> make_ready_future() {
   return {core_detail::adopt, core_detail::ready_state<void>::with_value()};
 }
 
 // A future<T> holding the exception `e` (an std::exception_ptr, or an exception object that is
 // stored as std::make_exception_ptr(e) would). Forcing it rethrows; successors are skipped and the
-// exception is passed on. Throws std::invalid_argument for a null exception_ptr.
+// exception is passed on. Throws std::invalid_argument for a null exception_ptr. Thread-safe.
 template <class T, class E>
 [[nodiscard]] future<T> make_exceptional_future(E&& e) {
   std::exception_ptr p;

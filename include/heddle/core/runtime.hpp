@@ -33,26 +33,35 @@ struct runtime_options {
 };
 
 // HEDDLE_NUM_THREADS if set (a positive integer, else configuration_error), or the number of cores.
+// Thread-safe (while nobody changes the environment).
 HEDDLE_EXPORT unsigned default_thread_count();
 
 template <class T>
 class co_task;
 
+// Thread safety: every call on a runtime is thread-safe, from any thread (each says what it waits
+// for), except its destruction (below).
 class HEDDLE_EXPORT runtime {
  public:
+  // Starts the workers. Thread-safe (runtimes are independent); throws configuration_error.
   runtime() : runtime(runtime_options{}) {}
   explicit runtime(unsigned threads) : runtime(runtime_options{.threads = threads}) {}
   explicit runtime(const runtime_options& options);
   // Stops the workers once the tasks they are running return. Tasks that never started are
-  // discarded: their futures fail with task_cancelled. Never waits for queued work.
+  // discarded: their futures fail with task_cancelled. Never waits for queued work. Not
+  // thread-safe: the owner's call, once no other thread submits to the runtime; blocks until the
+  // running tasks return. A misuse, which ends the process ("heddle: misuse"): destroying the
+  // runtime from one of its own tasks.
   ~runtime();
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
 
   // Runs std::invoke(f, args...) as a task on this runtime; arguments are copied or moved in.
+  // Thread-safe; never waits: any thread, its tasks included.
   template <class F, class... A>
   auto task(F&& f, A&&... args);
   // Starts a coroutine as a task of this runtime; the future holds its result (co_task.hpp).
+  // Thread-safe; never waits.
   template <class T>
   future<T> spawn(co_task<T> task);
 
@@ -70,11 +79,14 @@ class HEDDLE_EXPORT runtime {
   //    execute) relies on that runtime's other workers to take it: with one worker, that never
   //    happens.
   // Costs four thread-local saves and restores beyond f. The thread's isolation region
-  // (heddle::isolate) carries into f.
+  // (heddle::isolate) carries into f. Thread-safe: any thread, for itself; blocks while f runs.
   template <class F>
   decltype(auto) execute(F&& f);
 
+  // The number of workers. Thread-safe.
   unsigned num_threads() const noexcept;
+  // The counters now, summed over the workers (relaxed reads: a running runtime's are a moment's
+  // approximation). Thread-safe.
   runtime_stats stats() const;
 
  private:
@@ -87,12 +99,14 @@ class HEDDLE_EXPORT runtime {
 };
 
 // The runtime that heddle::task and friends use outside any worker; started on first use with
-// default_thread_count() workers and stopped at exit.
+// default_thread_count() workers and stopped at exit. Thread-safe (the first call starts it; it
+// throws configuration_error, and a later call tries again).
 HEDDLE_EXPORT runtime& default_runtime();
 
 // The runtime that calls without an explicit one use on this thread: the calling worker's runtime;
 // else the runtime a service thread runs a successor for; else the innermost runtime entered with
 // runtime::execute; else default_runtime() (started on first use: may throw configuration_error).
+// Thread-safe: answers for the calling thread.
 HEDDLE_EXPORT runtime& current_runtime();
 
 namespace core_detail {
@@ -126,7 +140,7 @@ decltype(auto) runtime::execute(F&& f) {
 
 // Runs std::invoke(f, args...) as a task: on the calling worker's runtime, or on the current
 // runtime (current_runtime()) from any other thread. A member function takes the object pointer
-// first, as in heddle::task(&matrix::row_sum, &m, i).
+// first, as in heddle::task(&matrix::row_sum, &m, i). Thread-safe; never waits: any thread.
 template <class F, class... A>
 auto task(F&& f, A&&... args) {
   core_detail::worker* w = core_detail::current_worker;

@@ -3,6 +3,7 @@
 // Every copy reads the same value (get() returns const T&) or rethrows the same exception; any
 // number of copies may wait, read and chain successors at once, from any threads (one thread per
 // copy at a time, as with any object). The result lives as long as the last copy or successor.
+// Below, "thread-safe (own copy)": any number of threads at once, each calling on its own copy.
 //
 // Cost: share() takes one small record (from the worker's magazine, no allocator call), which
 // becomes the source's one continuation; copies count references (an atomic add and subtract).
@@ -54,18 +55,21 @@ class [[nodiscard]] shared_future {
   }
   ~shared_future() { reset(); }
 
-  // True while this copy refers to a result (not default-constructed nor moved from).
+  // True while this copy refers to a result (not default-constructed nor moved from). Thread-safe
+  // (own copy).
   bool valid() const noexcept { return s_ != nullptr; }
-  // True once the value or the exception is there; never waits.
+  // True once the value or the exception is there; never waits. Thread-safe (own copy).
   bool is_ready() const noexcept { return s_ && s_->is_done(); }
   // Waits (helping on a worker) until ready; does not throw the stored exception. Throws
-  // invalid_future if not valid().
+  // invalid_future if not valid(). Thread-safe (own copy); blocks: a worker runs other tasks
+  // meanwhile, another thread sleeps.
   void wait() const {
     check();
     core_detail::wait_shared(s_);
   }
   // Waits, then returns the value, or rethrows the stored exception (in every copy, every time).
   // The reference lives as long as some copy does. Returns nothing for shared_future<void>.
+  // Thread-safe (own copy); waits as wait() does.
   decltype(auto) get() const {
     wait();
     if constexpr (std::is_void_v<T>) s_->source()->value_ref();
@@ -78,7 +82,7 @@ class [[nodiscard]] shared_future {
   // caller's, for a promise's). Any number of successors, on any copies. A stored exception skips
   // f and is passed on. A continuation that returns a future<U> is unwrapped, as future::then
   // does. Does not consume this copy. Costs one record and a reference. Throws invalid_future if
-  // not valid().
+  // not valid(). Thread-safe (own copy); never waits.
   template <class F>
   [[nodiscard]] auto then(F&& f) const {
     return chain(std::forward<F>(f), strategy::normal, /*timed=*/false);

@@ -1,4 +1,8 @@
 // heddle::task_group: run a set of tasks, wait for all of them, get the first exception.
+//
+// Thread safety: run(), cancel(), is_cancelling() and token() are thread-safe, from any thread, the
+// group's own tasks included; one thread at a time waits (wait(), wait_async() or the destructor),
+// and never one of the group's own tasks, which would wait for itself.
 #pragma once
 
 #include <atomic>
@@ -10,6 +14,7 @@
 
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/export.hpp"
@@ -35,15 +40,17 @@ class group_wait_state;
 class HEDDLE_EXPORT task_group {
  public:
   // Runs its tasks on the calling worker's runtime, or on the default runtime (which may throw
-  // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad).
+  // configuration_error when it has to start and HEDDLE_NUM_THREADS is bad). Thread-safe.
   task_group() : core_(core_detail::current_core()) {}
   explicit task_group(runtime& rt) noexcept : core_(core_detail::access::core_of(rt)) {}
-  // Waits for the tasks still running; an exception that no wait() collected is dropped.
+  // Waits for the tasks still running; an exception that no wait() collected is dropped. Not
+  // thread-safe: the owner's call, once nobody else runs tasks in the group; blocks as wait() does.
   ~task_group();
   task_group(const task_group&) = delete;
   task_group& operator=(const task_group&) = delete;
 
   // Runs f() as a task of this group. Once the group is cancelled, tasks not yet started are skipped.
+  // Thread-safe; never waits: any thread, the group's own tasks included.
   template <class F>
   void run(F&& f);
 
@@ -51,7 +58,9 @@ class HEDDLE_EXPORT task_group {
   // Rethrows the first exception a task threw (which also cancelled the group; task_cancelled for
   // tasks a stopping runtime discarded); else returns cancelled if cancel() was called since the
   // last wait(), complete otherwise. The group can be reused afterwards: its cancellation and error
-  // are reset.
+  // are reset. Not thread-safe: one waiting thread at a time (while run() and cancel() may go on
+  // from others), never one of the group's own tasks; blocks: a worker runs other tasks meanwhile,
+  // another thread sleeps.
   task_group_status wait();
 
   // wait() without blocking: the future completes once every task of the group has finished (the
@@ -65,16 +74,18 @@ class HEDDLE_EXPORT task_group {
   // a wait(), while a wait_async is pending waits for the tasks and until the pending wait has taken
   // the group's status and error (its future completes right after), helping on a worker and
   // spinning elsewhere (nothing wakes such a waiter); that wait() then returns complete. Throws
-  // std::bad_alloc if the record cannot be had.
+  // std::bad_alloc if the record cannot be had. Not thread-safe against another wait: one thread
+  // at a time waits (run() and cancel() may go on meanwhile); never waits itself.
   future<task_group_status> wait_async();
 
   // Tasks that have not started are skipped; running ones can poll is_cancelling() or a token, and
   // operations started with token() are cancelled. The flag stays set until wait() returns
-  // (task_group_status::cancelled) or rethrows.
+  // (task_group_status::cancelled) or rethrows. Thread-safe; never waits.
   void cancel() noexcept { cancel_.cancel(); }
+  // Whether the group is cancelled (until the wait that reports it). Thread-safe.
   bool is_cancelling() const noexcept { return cancel_.cancelled(); }
   // Points into the group and keeps nothing alive (unlike a cancellation_source's tokens): the token,
-  // and every operation started with it, must be done with before the group is destroyed.
+  // and every operation started with it, must be done with before the group is destroyed. Thread-safe.
   cancellation_token token() const noexcept { return {&cancel_, nullptr}; }
 
  private:
@@ -87,7 +98,9 @@ class HEDDLE_EXPORT task_group {
   void finish_one() noexcept {
     // The last task to finish while a waiter sleeps reads the waiter's node and wakes it. The group
     // stays alive until then: a waiter that set the sleeping bit returns only once woken.
-    if (state_.fetch_sub(2, std::memory_order_acq_rel) == 3) {
+    const std::uint64_t before = state_.fetch_sub(2, std::memory_order_acq_rel);
+    HEDDLE_ASSERT(before >= 2, "a task group's task finished that the group did not count");
+    if (before == 3) {
       core_detail::continuation* w = waiter_.load(std::memory_order_acquire);
       w->ready(w);
     }

@@ -21,6 +21,7 @@
 namespace heddle {
 
 // future<tuple<A, B, ...>> from future<A>, future<B>, ... (a future<void> gives std::monostate).
+// Thread-safe (the inputs are the caller's, as any future's calls); never waits.
 template <class... T>
 [[nodiscard]] future<std::tuple<core_detail::slot_value_t<T>...>> when_all(future<T>&&... inputs) {
   if (!(inputs.valid() && ...)) throw invalid_future("heddle::when_all: an input future has no state");
@@ -30,7 +31,8 @@ template <class... T>
   return {core_detail::adopt, core_detail::make_record<S>(inputs...), home};
 }
 
-// future<vector<T>> from a vector of futures, in order.
+// future<vector<T>> from a vector of futures, in order. Thread-safe (the inputs are the caller's);
+// never waits.
 template <class T>
 [[nodiscard]] future<std::vector<core_detail::slot_value_t<T>>> when_all(std::vector<future<T>>&& inputs) {
   core_detail::check_inputs(inputs, "heddle::when_all: an input future has no state");
@@ -40,7 +42,7 @@ template <class T>
 }
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
-// inputs are checked).
+// inputs are checked). Thread-safe (the inputs are the caller's); never waits.
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all(It first, It last) {
@@ -48,7 +50,8 @@ template <std::input_iterator It>
 }
 
 // future<vector<future<T>>>: the inputs, in order, once every one is ready; never fails itself.
-// An empty vector gives a ready future of an empty vector.
+// An empty vector gives a ready future of an empty vector. Thread-safe (the inputs are the
+// caller's); never waits.
 template <class T>
 [[nodiscard]] future<std::vector<future<T>>> when_all_ready(std::vector<future<T>>&& inputs) {
   core_detail::check_inputs(inputs, "heddle::when_all_ready: an input future has no state");
@@ -58,7 +61,7 @@ template <class T>
 }
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
-// inputs are checked).
+// inputs are checked). Thread-safe (the inputs are the caller's); never waits.
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all_ready(It first, It last) {

@@ -29,7 +29,8 @@ struct when_any_result {
 
 // Ready once any input is; `index` is the first input found ready (when several already are when
 // when_any is called, the lowest index). An empty vector gives a ready result with
-// index == std::size_t(-1), as std::experimental::when_any does.
+// index == std::size_t(-1), as std::experimental::when_any does. Thread-safe (the inputs are the
+// caller's, as any future's calls); never waits.
 template <class T>
 [[nodiscard]] future<when_any_result<std::vector<future<T>>>> when_any(std::vector<future<T>>&& inputs) {
   using R = when_any_result<std::vector<future<T>>>;
@@ -42,7 +43,7 @@ template <class T>
 }
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
-// inputs are checked).
+// inputs are checked). Thread-safe (the inputs are the caller's); never waits.
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_any(It first, It last) {

@@ -1,6 +1,7 @@
 // heddle::concurrent_queue: the runtime itself seen as a queue, for code written against queues.
 // Items run as tasks, concurrently and in no particular order, on the same workers as every other
-// task, future and serial queue of the runtime.
+// task, future and serial queue of the runtime. A concurrent_queue is a plain reference to its
+// runtime: every call is thread-safe, from any thread.
 #pragma once
 
 #include <chrono>
@@ -31,19 +32,20 @@ using concurrent_task = core_detail::detached_task<F, After, &report_concurrent_
 
 class concurrent_queue {
  public:
-  // The calling worker's runtime, or elsewhere the default runtime.
+  // The calling worker's runtime, or elsewhere the default runtime. Thread-safe.
   concurrent_queue() : core_(core_detail::current_core()) {}
   explicit concurrent_queue(runtime& rt) noexcept : core_(core_detail::access::core_of(rt)) {}
 
   // Runs f() as a task nobody waits for. An exception it throws is reported and terminates, as
-  // one escaping a thread would (catch inside f what it may throw).
+  // one escaping a thread would (catch inside f what it may throw). Thread-safe; never waits.
   template <class F>
   void async(F&& f) const {
     core_detail::schedule(
         core_, core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
-  // Runs f() as a task and returns its result (helping while it waits, from a worker).
+  // Runs f() as a task and returns its result. Thread-safe; blocks until f() has run: a worker runs
+  // other tasks meanwhile, another thread sleeps.
   template <class F>
   std::remove_cvref_t<std::invoke_result_t<F&>> sync(F&& f) const {
     auto* s = core_detail::make_task(std::forward<F>(f));
@@ -53,6 +55,7 @@ class concurrent_queue {
   }
 
   // Runs f() as a task once `delay` has passed; the timer engine waits, no thread is held.
+  // Thread-safe; never waits.
   template <class Rep, class Period, class F>
   void after(std::chrono::duration<Rep, Period> delay, F&& f) const {
     at(async_detail::deadline_after(delay), std::forward<F>(f));

@@ -16,7 +16,9 @@
 // - More leave() than enter() calls is a programming error: heddle reports it and terminates.
 //
 // group is a handle: copies share the group, which lives while a handle or a group.async item
-// refers to it. Dropping the last handle with notifications pending discards them.
+// refers to it. Dropping the last handle with notifications pending discards them. Thread safety,
+// as a std::shared_ptr's: the calls on one group are thread-safe through any handles (each call
+// says so below); one handle object is assigned or destroyed only while no other thread uses it.
 #pragma once
 
 #include <type_traits>
@@ -51,11 +53,15 @@ class HEDDLE_EXPORT group {
   }
   ~group() { dispatch_detail::release(s_); }
 
+  // One more piece of pending work. Thread-safe, lock-free: any thread.
   void enter() noexcept { dispatch_detail::group_enter(s_); }
+  // One piece less. Thread-safe: any thread; the leave that brings the count to zero hands the due
+  // notifications to their queues on the calling thread. A misuse, which ends the process
+  // ("heddle: misuse"): more leave() than enter() calls.
   void leave() noexcept { dispatch_detail::group_leave(s_); }
 
   // enter(), then runs f on q and leaves once f has returned or thrown (or the item was discarded
-  // by a stopping runtime).
+  // by a stopping runtime). Thread-safe; never waits.
   template <class F>
   void async(const serial_queue& q, F&& f) {
     using item = dispatch_detail::callable_item<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
@@ -73,7 +79,8 @@ class HEDDLE_EXPORT group {
     core_detail::schedule(dispatch_detail::access::core_of(q), t);
   }
 
-  // Runs f on q at the next zero of the count (at once if it is zero now).
+  // Runs f on q at the next zero of the count (at once if it is zero now). Thread-safe; never waits
+  // for the zero.
   template <class F>
   void notify(const serial_queue& q, F&& f) {
     dispatch_detail::queue_state* qs = checked(q);
@@ -100,12 +107,13 @@ class HEDDLE_EXPORT group {
     dispatch_detail::group_add_node(s_, n);
   }
 
-  // Waits until the count is zero.
+  // Waits until the count is zero. Thread-safe; blocks: a worker runs other tasks meanwhile, another
+  // thread sleeps. Not from work the group counts (it would wait for itself).
   void wait();
-  // Ready at the next zero of the count (at once if it is zero now).
+  // Ready at the next zero of the count (at once if it is zero now). Thread-safe.
   future<void> when_empty() { return dispatch_detail::group_when_empty(s_); }
 
-  // The count now (racy: for diagnostics and tests).
+  // The count now (racy: for diagnostics and tests). Thread-safe.
   std::size_t pending() const noexcept {
     return dispatch_detail::group_state::count(s_->word.load(std::memory_order_relaxed));
   }

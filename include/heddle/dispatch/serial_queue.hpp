@@ -25,7 +25,9 @@
 //   between tasks.
 //
 // serial_queue is a handle: copies share the queue, which lives while a handle, a pending item or
-// a pending after() refers to it. Dropping the last handle of a suspended queue discards its items,
+// a pending after() refers to it. Thread safety, as a std::shared_ptr's: the calls on one queue are
+// thread-safe through any handles (each call says so below); one handle object is assigned or
+// destroyed only while no other thread uses it. Dropping the last handle of a suspended queue discards its items,
 // and whatever reaches it later (a delayed item, a source's or a child queue's): nothing can
 // resume it any more.
 // A queue belongs to the runtime it was made on and must not outlive it; when the runtime stops,
@@ -60,10 +62,10 @@ class group;
 
 class HEDDLE_EXPORT serial_queue {
  public:
-  // A queue on the calling worker's runtime (or, elsewhere, the default runtime).
+  // A queue on the calling worker's runtime (or, elsewhere, the default runtime). Thread-safe.
   explicit serial_queue(std::string_view label = {}, queue_priority priority = queue_priority::normal);
   serial_queue(runtime& rt, std::string_view label = {}, queue_priority priority = queue_priority::normal);
-  // A queue whose items run as items of `target` (on its runtime, with its priority).
+  // A queue whose items run as items of `target` (on its runtime, with its priority). Thread-safe.
   serial_queue(std::string_view label, const serial_queue& target);
 
   serial_queue(const serial_queue& o) noexcept : s_(o.s_) {
@@ -78,7 +80,8 @@ class HEDDLE_EXPORT serial_queue {
     if (s_) dispatch_detail::release_handle(s_);
   }
 
-  // Runs f() on the queue, after every item submitted before it.
+  // Runs f() on the queue, after every item submitted before it. Thread-safe; never waits for the
+  // queue: any thread, an item of this queue included.
   template <class F>
   void async(F&& f) {
     check();
@@ -86,7 +89,10 @@ class HEDDLE_EXPORT serial_queue {
         s_, dispatch_detail::make_item<dispatch_detail::callable_item<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
-  // Runs f() on the queue and returns its result (by value), or throws its exception.
+  // Runs f() on the queue and returns its result (by value), or throws its exception. Thread-safe;
+  // blocks until f() has run: a worker runs other tasks meanwhile (inside an item, only the queues
+  // it waits for), another thread sleeps. Not from an item that this queue, or a queue it targets,
+  // is running: that throws queue_deadlock.
   template <class F>
   std::remove_cvref_t<std::invoke_result_t<F&>> sync(F&& f) {
     using T = std::remove_cvref_t<std::invoke_result_t<F&>>;
@@ -109,6 +115,7 @@ class HEDDLE_EXPORT serial_queue {
   }
 
   // Runs f() on the queue once `delay` has passed. The timer engine waits; no thread is held.
+  // Thread-safe; never waits.
   template <class Rep, class Period, class F>
   void after(std::chrono::duration<Rep, Period> delay, F&& f) {
     at(async_detail::deadline_after(delay), std::forward<F>(f));
@@ -127,29 +134,41 @@ class HEDDLE_EXPORT serial_queue {
   // costs what q.async does but for the item's allocation: the item lives in the coroutine's frame.
   // If the item never runs (the runtime stops, the queue is dropped while suspended), the
   // coroutine's chain is destroyed and spawn's future fails with task_cancelled (coroutines.md).
+  // Thread-safe (it only makes the awaiter).
   dispatch_detail::queue_schedule_awaiter schedule() const {
     check();
     return dispatch_detail::queue_schedule_awaiter(s_);
   }
 
+  // Stops the queue after the item it is running (at once if it runs none); items queue up until as
+  // many resume() calls have been made. Thread-safe, never waits: any thread, an item of this queue
+  // included. Each suspend() must be undone by one resume(): dropping the last handle of a
+  // suspended queue discards its items and everything that reaches it later.
   void suspend() {
     check();
     dispatch_detail::suspend(s_);
   }
+  // Undoes one suspend(); the last one schedules the queue's waiting items. Thread-safe, never
+  // waits. More resume() than suspend() calls throw std::logic_error (the queue is left as it was).
   void resume() {
     check();
     dispatch_detail::resume(s_);
   }
 
   // Where exceptions from async items go (the default, an empty function: report and terminate).
-  // Called on the thread that ran the item, inside the queue; it must not throw.
+  // Called on the thread that ran the item, inside the queue; it must not throw (if it does, heddle
+  // reports it and terminates). Thread-safe: an item that fails meanwhile gets the old handler or
+  // the new one.
   void set_error_handler(std::function<void(std::exception_ptr)> handler);
 
+  // The label given at creation. Thread-safe.
   const char* label() const noexcept { return s_ ? s_->label() : ""; }
   // True on a thread that holds this queue: it runs an item of this queue (or of a queue targeting
   // it), possibly further down its stack, while that item waits in sync() and runs the awaited
-  // queue's earlier items. An assertion for code that must only run there.
+  // queue's earlier items. An assertion for code that must only run there. Thread-safe: answers for
+  // the calling thread.
   bool is_current() const noexcept { return s_ && dispatch_detail::runs_on(s_); }
+  // False for a moved-from handle. Thread-safe.
   bool valid() const noexcept { return s_ != nullptr; }
   friend bool operator==(const serial_queue& a, const serial_queue& b) noexcept { return a.s_ == b.s_; }
 

@@ -19,6 +19,9 @@
 //   (a descriptor that is not open when the next wait starts), which stops the source. Cancel the
 //   source, and wait for cancel()'s future, before closing fd: epoll forgets a descriptor closed
 //   while it is watched, and the source would then wait until cancelled.
+// - Thread safety: read(), write() and timer() may be called from any thread; a source's cancel()
+//   and cancelled() from any thread, concurrently with each other and with its handler; the
+//   source object is moved, assigned or destroyed by its owner only, while no other thread uses it.
 #pragma once
 
 #include <chrono>
@@ -90,6 +93,7 @@ class [[nodiscard]] source {
   }
 
  public:
+  // Start watching, from any thread (thread-safe); they throw what start_source throws (above).
   template <class H>
   static source read(int fd, const serial_queue& q, H&& handler) {
     return source(
@@ -123,10 +127,12 @@ class [[nodiscard]] source {
   }
 
   // Stops the source; the future is ready once it holds nothing (see above). Any number of calls.
+  // Thread-safe, never waits: any thread, its own handler included.
   future<void> cancel() {
     if (!s_) throw std::logic_error("heddle::source::cancel: the source is empty (default-constructed or moved from)");
     return dispatch_detail::cancel_source(s_);
   }
+  // Whether cancel() was called or the source dropped (or it is empty). Thread-safe.
   bool cancelled() const noexcept { return !s_ || dispatch_detail::source_cancelled(s_); }
 
  private:

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "heddle/algorithm/detail/pipeline_stage.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
@@ -64,8 +65,12 @@ class pipeline_latch final : public future_state<void> {
   }
 
  private:
-  static void never_run(task_base*) noexcept { std::terminate(); }
-  static void never_destroyed(future_state_base*) noexcept { std::terminate(); }
+  static void never_run(task_base*) noexcept {
+    fatal_internal("a pipeline's latch was run as a task", "heddle::parallel_pipeline");
+  }
+  static void never_destroyed(future_state_base*) noexcept {
+    fatal_internal("a pipeline's latch, which lives on the caller's stack, was freed", "heddle::parallel_pipeline");
+  }
   static constexpr future_vtable vtable{{&never_run, &never_run}, nullptr, &never_destroyed};
 };
 

@@ -13,6 +13,7 @@
 
 #include "heddle/algorithm/flow_control.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/errors.hpp"
 #include "heddle/core/future.hpp"
@@ -101,7 +102,7 @@ class typed_stage final : public stage_node {
     } else {
       (void)b;
       (void)out;
-      std::terminate();  // never pending
+      fatal_internal("a stage's output read while its future is pending", "heddle::parallel_pipeline");
     }
   }
 

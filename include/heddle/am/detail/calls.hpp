@@ -10,6 +10,7 @@
 
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
@@ -84,7 +85,8 @@ class reply_state : public heddle::core_detail::future_state<R> {
  private:
   static void destroy(heddle::core_detail::future_state_base* b) noexcept {
     // Only a future's release or an abandoned completion destroys a state: never one on a stack.
-    if constexpr (!Owned) std::terminate();
+    if constexpr (!Owned)
+      heddle::core_detail::fatal_internal("a reply state on its caller's stack was freed", "heddle::offload");
     else heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
   }
   static constexpr heddle::core_detail::future_vtable vtable{

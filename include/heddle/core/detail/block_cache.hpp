@@ -24,6 +24,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/export.hpp"
 
 namespace heddle::core_detail {
@@ -85,8 +86,10 @@ class block_cache {
   }
 
   void* allocate(std::size_t cls) {
+    HEDDLE_ASSERT(cls < num_size_classes, "a block of no size class");
     block_list& l = loaded_[cls];
     if (free_block* b = l.head) [[likely]] {
+      HEDDLE_ASSERT(l.count > 0, "a magazine's count says empty while its list holds a block");
       l.head = b->next;
       --l.count;
       unpoison_block(b, cls);
@@ -96,6 +99,7 @@ class block_cache {
   }
 
   void deallocate(void* p, std::size_t cls) noexcept {
+    HEDDLE_ASSERT(cls < num_size_classes && p != nullptr, "a block of no size class, or none, freed");
     block_list& l = loaded_[cls];
     if (l.count < magazine_blocks) [[likely]] {
       // Only the link: a magazine's count and next magazine are its head's, written by the depot
@@ -117,11 +121,13 @@ class block_cache {
       previous_[cls] = depot_take(cls);  // the empty loaded magazine stays loaded until the swap below
     }
     std::swap(loaded_[cls], previous_[cls]);
+    HEDDLE_ASSERT(loaded_[cls].count > 0 && loaded_[cls].head, "a refilled magazine is empty");
     return allocate(cls);
   }
   // The loaded magazine is full: swap with an empty previous one, or hand the previous (full) one
   // to the depot first. Either way at least magazine_blocks operations pass before the next trade.
   [[gnu::noinline]] void spill_and_deallocate(void* p, std::size_t cls) noexcept {
+    HEDDLE_ASSERT(loaded_[cls].count == magazine_blocks, "a magazine spilled before it was full");
     if (previous_[cls].count != 0) depot_give(cls, previous_[cls]);
     previous_[cls] = loaded_[cls];
     loaded_[cls] = {};

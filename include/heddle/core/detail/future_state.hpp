@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/task_record.hpp"
 #include "heddle/core/detail/worker.hpp"
 #include "heddle/core/export.hpp"
@@ -35,7 +36,9 @@ struct future_vtable : task_vtable {
 
 // The task half of the table for a state that is never queued nor run as a task (a promise's, a
 // ready future's, a reply's, a group's wait): reaching it is a bug.
-[[noreturn]] inline void never_queued(task_base*) noexcept { std::terminate(); }
+[[noreturn]] inline void never_queued(task_base*) noexcept {
+  fatal_internal("a state that is never queued was run or dropped as a task", "heddle::core_detail::not_a_task");
+}
 inline constexpr task_vtable not_a_task{&never_queued, &never_queued};
 
 enum class result_kind : std::uint8_t { none, value, error };
@@ -52,6 +55,7 @@ class HEDDLE_EXPORT future_state_base : public task_base {
   // Publishes the stored result. The record may be gone when this returns.
   void complete() noexcept {
     std::uintptr_t prev = state.exchange(done, std::memory_order_acq_rel);
+    HEDDLE_ASSERT(prev != done, "a future's state completed twice");
     if (prev == pending) return;
     if (prev == abandoned) return fvt()->destroy(this);
     auto* c = reinterpret_cast<continuation*>(prev);
@@ -69,15 +73,21 @@ class HEDDLE_EXPORT future_state_base : public task_base {
 
   // Consumer side: run `c` on completion. False if already complete (then run it yourself).
   bool attach(continuation* c) noexcept {
+    HEDDLE_ASSERT(reinterpret_cast<std::uintptr_t>(c) > abandoned,
+                  "a continuation's address collides with a state word");
     std::uintptr_t expected = pending;
-    return state.compare_exchange_strong(expected, reinterpret_cast<std::uintptr_t>(c),
-                                         std::memory_order_acq_rel, std::memory_order_acquire);
+    const bool attached = state.compare_exchange_strong(expected, reinterpret_cast<std::uintptr_t>(c),
+                                                        std::memory_order_acq_rel, std::memory_order_acquire);
+    // One consumer, one continuation: the word was pending or done, never another's node.
+    HEDDLE_ASSERT(attached || expected == done, "a second continuation attached to a future's state");
+    return attached;
   }
 
   // Consumer side, for a waiter: like attach, but replaces a waiter node that an earlier wait
   // left behind (a waiter returns once the state is done, without detaching its node).
   bool attach_waiter(continuation* c) noexcept {
     std::uintptr_t cur = state.load(std::memory_order_acquire);
+    HEDDLE_ASSERT(cur != abandoned, "a wait on a future's state its consumer has released");
     while (cur != done)
       if (state.compare_exchange_weak(cur, reinterpret_cast<std::uintptr_t>(c),
                                       std::memory_order_acq_rel, std::memory_order_acquire))
@@ -87,9 +97,10 @@ class HEDDLE_EXPORT future_state_base : public task_base {
 
   // Consumer side: the future is gone. Frees the record now, or leaves that to the completer.
   void release() noexcept {
-    if (state.load(std::memory_order_acquire) == done ||
-        state.exchange(abandoned, std::memory_order_acq_rel) == done)
-      fvt()->destroy(this);
+    std::uintptr_t prev = state.load(std::memory_order_acquire);
+    if (prev != done) prev = state.exchange(abandoned, std::memory_order_acq_rel);
+    HEDDLE_ASSERT(prev != abandoned, "a future's state released twice");
+    if (prev == done) fvt()->destroy(this);
   }
 
   std::atomic<std::uintptr_t> state{pending};
@@ -109,20 +120,24 @@ class future_state : public future_state_base {
 
   template <class... A>
   void set_value(A&&... a) {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
     ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(a)...);
     kind = result_kind::value;
   }
   // Stores the result of calling f() directly into place (no intermediate move).
   template <class F>
   void set_value_from(F&& f) {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
     ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<F>(f)());
     kind = result_kind::value;
   }
   void set_error(std::exception_ptr e) noexcept {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
     ::new (static_cast<void*>(std::addressof(error_))) std::exception_ptr(std::move(e));
     kind = result_kind::error;
   }
   T& value_ref() {
+    HEDDLE_ASSERT(kind != result_kind::none, "a future's result read before it was stored");
     if (kind == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
     return value_;
   }
@@ -142,17 +157,23 @@ class future_state<void> : public future_state_base {
   ~future_state() {
     if (kind == result_kind::error) error_.~exception_ptr();
   }
-  void set_value() noexcept { kind = result_kind::value; }
+  void set_value() noexcept {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
+    kind = result_kind::value;
+  }
   template <class F>
   void set_value_from(F&& f) {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
     std::forward<F>(f)();
     kind = result_kind::value;
   }
   void set_error(std::exception_ptr e) noexcept {
+    HEDDLE_ASSERT(kind == result_kind::none, "a future's result stored twice");
     ::new (static_cast<void*>(std::addressof(error_))) std::exception_ptr(std::move(e));
     kind = result_kind::error;
   }
   void value_ref() {
+    HEDDLE_ASSERT(kind != result_kind::none, "a future's result read before it was stored");
     if (kind == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
   }
   const std::exception_ptr* error() const noexcept { return kind == result_kind::error ? &error_ : nullptr; }

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/chain_state.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/scheduling.hpp"
@@ -126,7 +127,9 @@ class shared_waiter final : public future_state<void>, public listener {
     future_state_base* src = static_cast<shared_waiter*>(b)->source_;
     if (auto d = src->fvt()->drive) d(src);
   }
-  [[noreturn]] static void never_freed(future_state_base*) noexcept { std::terminate(); }
+  [[noreturn]] static void never_freed(future_state_base*) noexcept {
+    fatal_internal("a shared future's waiter, which lives on its waiter's stack, was freed", "heddle::shared_future");
+  }
   static constexpr future_vtable vtable{not_a_task, nullptr, &never_freed, &drive};
 
   future_state_base* source_;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/task_record.hpp"
 
 namespace heddle::core_detail {
@@ -32,8 +33,12 @@ class work_stealing_deque {
   void push(task_base* t) {
     std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t top = top_.load(std::memory_order_acquire);
+    HEDDLE_ASSERT(t != nullptr, "the deque holds task records, never null (null is pop's 'empty')");
+    // Thieves move top up to bottom at most, and only the owner moves bottom.
+    HEDDLE_ASSERT(top <= b, "the deque's top passed its bottom outside a pop");
     ring* a = array_.load(std::memory_order_relaxed);
     if (b - top > static_cast<std::int64_t>(a->mask)) [[unlikely]] a = grow(a, top, b);
+    HEDDLE_ASSERT(b - top <= static_cast<std::int64_t>(a->mask), "a push into a full ring (grow did not make room)");
     a->put(b, t);
     // Release (rather than the paper's fence + relaxed store) so that ThreadSanitizer sees the
     // hand-off of the record's contents to a thief; on x86 both are a plain store.
@@ -54,10 +59,13 @@ class work_stealing_deque {
     bottom_.store(b, std::memory_order_seq_cst);
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     if (t > b) {  // empty
+      // Top never passes the bottom the owner had before this pop.
+      HEDDLE_ASSERT(t == b + 1, "the deque's top passed its bottom by more than a pop's decrement");
       bottom_.store(b + 1, std::memory_order_relaxed);
       return nullptr;
     }
     task_base* x = a->get(b);
+    HEDDLE_ASSERT(x != nullptr, "an occupied slot of the deque (top <= index < bottom) holds no record");
     if (t == b) {  // the last element: race a thief for it
       const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
       if (!won) x = nullptr;
@@ -79,6 +87,9 @@ class work_stealing_deque {
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))
       return steal_result::contended;
+    // The CAS won slot t while it was below bottom: the record the owner put there, in this ring
+    // or in a retired one (kept alive for this read).
+    HEDDLE_ASSERT(x != nullptr, "a stolen slot of the deque held no record");
     out = x;
     return steal_result::success;
   }
@@ -108,6 +119,7 @@ class work_stealing_deque {
   };
 
   ring* grow(ring* old, std::int64_t t, std::int64_t b) {
+    HEDDLE_ASSERT(b - t == static_cast<std::int64_t>(old->mask) + 1, "the deque grows only when its ring is full");
     auto* bigger = new ring(std::bit_width(old->mask + 1));
     for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
     array_.store(bigger, std::memory_order_release);

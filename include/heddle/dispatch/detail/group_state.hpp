@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/export.hpp"
 
 namespace heddle::dispatch_detail {
@@ -47,7 +48,11 @@ HEDDLE_EXPORT [[noreturn]] void group_unbalanced() noexcept;
 // Registers `n` (fired at once, in order after the due ones, if the count is zero now).
 HEDDLE_EXPORT void group_add_node(group_state* g, group_node* n) noexcept;
 
-inline void group_enter(group_state* g) noexcept { g->word.fetch_add(group_state::count_unit, std::memory_order_relaxed); }
+inline void group_enter(group_state* g) noexcept {
+  [[maybe_unused]] const std::uint64_t old = g->word.fetch_add(group_state::count_unit, std::memory_order_relaxed);
+  // The count's 32 bits full would carry into the generation.
+  HEDDLE_ASSERT(group_state::count(old) != 0xffff'ffffull, "a group's count of pending work overflowed");
+}
 
 inline void group_leave(group_state* g) noexcept {
   const std::uint64_t old = g->word.fetch_add(group_state::gen_unit - group_state::count_unit, std::memory_order_acq_rel);

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/detached_task.hpp"
 #include "heddle/core/detail/future_state.hpp"
 #include "heddle/core/detail/worker.hpp"
@@ -84,8 +85,13 @@ struct sync_item final : queue_item, core_detail::future_state<T> {
     self->set_error(core_detail::shutdown_error());
     self->complete();
   }
-  static void never(core_detail::task_base*) noexcept { std::terminate(); }
-  static void never_destroyed(core_detail::future_state_base*) noexcept { std::terminate(); }
+  static void never(core_detail::task_base*) noexcept {
+    core_detail::fatal_internal("a sync item's state was run as a task", "heddle::serial_queue::sync");
+  }
+  static void never_destroyed(core_detail::future_state_base*) noexcept {
+    core_detail::fatal_internal("a sync item, which lives on the caller's stack, was freed",
+                                "heddle::serial_queue::sync");
+  }
   static constexpr queue_item_vtable vtable{&run, &discard};
   static constexpr core_detail::future_vtable state_vtable{{&never, &never}, nullptr, &never_destroyed};
 };
