@@ -1,6 +1,5 @@
 #include "fd_engine.hpp"
 
-#include <pthread.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -9,7 +8,6 @@
 #include <vector>
 
 #include "heddle/core/detail/access.hpp"
-#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -51,9 +49,9 @@ void stream_op::publish() noexcept {
 }
 
 fd_engine::fd_engine(core_detail::runtime_core*)
-    : epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
+    : service_thread("heddle-fd", "fd engine"), epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
   for (int i = 0; i < num_chunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
-  thread_ = std::thread([this] { service_main(); });
+  start_threads();
 }
 
 fd_engine::~fd_engine() {
@@ -189,9 +187,7 @@ void fd_engine::on_ready(int fd, std::uint32_t events) noexcept {
   done.clear();
 }
 
-void fd_engine::service_main() {
-  pthread_setname_np(pthread_self(), "heddle-fd");
-  heddle::trace::set_thread_name("fd engine");
+void fd_engine::run() {
   constexpr int max_events = 256;
   epoll_event events[max_events];
   while (!stopping_.load(std::memory_order_acquire)) {
@@ -201,11 +197,13 @@ void fd_engine::service_main() {
   }
 }
 
-void fd_engine::stop() noexcept {
-  if (stopping_.exchange(true, std::memory_order_acq_rel)) return;
+void fd_engine::request_stop() noexcept {
+  stopping_.store(true, std::memory_order_release);
   epoll_.wake();
-  if (thread_.joinable()) thread_.join();
-  // Whatever still waits completes as cancelled by the stop.
+}
+
+// Whatever still waits completes as cancelled by the stop.
+void fd_engine::fail_pending() noexcept {
   std::vector<stream_op*> pending;
   for (int c = 0; c < num_chunks; ++c) {
     fd_entry* chunk = chunks_[c].load(std::memory_order_acquire);

@@ -10,12 +10,12 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "heddle/core/cancellation.hpp"
 #include "heddle/async/detail/epoll_set.hpp"
 #include "op_state.hpp"
+#include "service_thread.hpp"
 
 namespace heddle::async_detail {
 
@@ -46,14 +46,14 @@ struct stream_op {
   void publish() noexcept;
 };
 
-class fd_engine final : public core_detail::runtime_service {
+class fd_engine final : public core_detail::runtime_service, private service_thread {
  public:
   explicit fd_engine(core_detail::runtime_core* core);
   ~fd_engine() override;
 
   // Runs op: at once if nothing is queued before it and the call does not block, else queued.
   void start(stream_op* op, const cancellation_token& token) noexcept;
-  void stop() noexcept override;
+  void stop() noexcept override { service_thread::stop(); }
 
  private:
   struct fd_entry;
@@ -61,7 +61,9 @@ class fd_engine final : public core_detail::runtime_service {
   static constexpr int num_chunks = 1024;  // descriptors below 2^20
 
   fd_entry* entry(int fd);
-  void service_main();
+  void run() override;
+  void request_stop() noexcept override;
+  void fail_pending() noexcept override;
   void on_ready(int fd, std::uint32_t events) noexcept;
   // Arms the descriptor for the directions that have waiters; false with errno on failure.
   bool arm(fd_entry& e) noexcept;
@@ -73,7 +75,6 @@ class fd_engine final : public core_detail::runtime_service {
   std::mutex chunks_m_;
   std::unique_ptr<std::atomic<fd_entry*>[]> chunks_;
   std::vector<stream_op*> done_;  // the service thread's list of operations one event completed
-  std::thread thread_;
 };
 
 }  // namespace heddle::async_detail

@@ -11,6 +11,7 @@
 
 #include "heddle/async/io.hpp"
 #include "op_state.hpp"
+#include "service_thread.hpp"
 
 namespace heddle::async_detail {
 
@@ -28,14 +29,17 @@ struct file_op final : op_state<std::size_t> {
   void finish(long result) noexcept;
 };
 
-class file_backend_impl {
+// A backend's threads start with it; its stop() (service_thread's) waits for operations in flight,
+// fails the queued ones and joins the threads.
+class file_backend_impl : public service_thread {
  public:
-  virtual ~file_backend_impl() = default;
+  ~file_backend_impl() override = default;
   virtual io::file_backend kind() const noexcept = 0;
   // Takes the operation; it completes later (or at once with an error).
   virtual void submit(file_op* op) noexcept = 0;
-  // Waits for operations in flight, fails the queued ones, joins the threads.
-  virtual void stop() noexcept = 0;
+
+ protected:
+  using service_thread::service_thread;
 };
 
 std::unique_ptr<file_backend_impl> make_uring_backend();  // throws std::system_error if the kernel refuses

@@ -3,8 +3,6 @@
 // thread polls: continuously for a while after each completion or new request (a message that
 // answers another tends to follow soon), then with pauses doubling from 20 µs to 1 ms; a new
 // request cuts a pause short. With nothing pending it sleeps until a request comes.
-#include <pthread.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -15,8 +13,8 @@
 
 #include "heddle/async/detail/mpi_support.hpp"
 #include "heddle/async/mpi.hpp"
-#include "heddle/core/trace.hpp"
 #include "op_state.hpp"
+#include "service_thread.hpp"
 
 namespace heddle::async_detail {
 
@@ -37,9 +35,9 @@ struct mpi_op final : op_state<MPI_Status> {
   mpi_op() noexcept : op_state<MPI_Status>(&op_vtable<mpi_op>::table, "mpi") {}
 };
 
-class mpi_engine final : public core_detail::runtime_service {
+class mpi_engine final : public core_detail::runtime_service, private service_thread {
  public:
-  explicit mpi_engine(core_detail::runtime_core*) { thread_ = std::thread([this] { service_main(); }); }
+  explicit mpi_engine(core_detail::runtime_core*) : service_thread("heddle-mpi", "mpi engine") { start_threads(); }
   ~mpi_engine() override { stop(); }
 
   core_detail::future_state<MPI_Status>* start(MPI_Request request) {
@@ -69,18 +67,7 @@ class mpi_engine final : public core_detail::runtime_service {
     return op;
   }
 
-  void stop() noexcept override {
-    {
-      std::lock_guard lock(m_);
-      if (stopping_) return;
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    // The service thread left its requests in incoming_.
-    for (const pending& p : incoming_) p.op->fail(stopped_error());
-    incoming_.clear();
-  }
+  void stop() noexcept override { service_thread::stop(); }
 
  private:
   struct pending {
@@ -88,9 +75,21 @@ class mpi_engine final : public core_detail::runtime_service {
     MPI_Request request;
   };
 
-  void service_main() {
-    pthread_setname_np(pthread_self(), "heddle-mpi");
-    heddle::trace::set_thread_name("mpi engine");
+  void request_stop() noexcept override {
+    {
+      std::lock_guard lock(m_);
+      stopping_ = true;
+    }
+    cv_.notify_one();
+  }
+
+  // The service thread left its requests in incoming_.
+  void fail_pending() noexcept override {
+    for (const pending& p : incoming_) p.op->fail(stopped_error());
+    incoming_.clear();
+  }
+
+  void run() override {
     std::vector<mpi_op*> ops;  // the requests being tested, with their records
     std::vector<MPI_Request> requests;
     std::vector<int> done;
@@ -164,7 +163,6 @@ class mpi_engine final : public core_detail::runtime_service {
   std::condition_variable cv_;
   bool stopping_ = false;
   std::vector<pending> incoming_;  // handed over by start(); after stop, what was left
-  std::thread thread_;
 };
 
 }  // namespace

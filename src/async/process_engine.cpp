@@ -1,6 +1,5 @@
 // The process engine of one runtime: a child's pidfd in an epoll set, and one service thread that
 // reaps each child as its pidfd becomes readable (the child exited).
-#include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -11,13 +10,12 @@
 #include <cerrno>
 #include <mutex>
 #include <system_error>
-#include <thread>
 #include <unordered_set>
 
 #include "heddle/async/detail/epoll_set.hpp"
 #include "heddle/async/process.hpp"
-#include "heddle/core/trace.hpp"
 #include "op_state.hpp"
+#include "service_thread.hpp"
 
 namespace heddle::async_detail {
 
@@ -60,10 +58,11 @@ struct process_op final : op_state<int> {
   }
 };
 
-class process_engine final : public core_detail::runtime_service {
+class process_engine final : public core_detail::runtime_service, private service_thread {
  public:
-  explicit process_engine(core_detail::runtime_core*) : epoll_(epoll_data_t{.ptr = nullptr}) {
-    thread_ = std::thread([this] { service_main(); });
+  explicit process_engine(core_detail::runtime_core*)
+      : service_thread("heddle-process", "process engine"), epoll_(epoll_data_t{.ptr = nullptr}) {
+    start_threads();
   }
   ~process_engine() override { stop(); }
 
@@ -90,16 +89,20 @@ class process_engine final : public core_detail::runtime_service {
     return op;
   }
 
-  void stop() noexcept override {
+  void stop() noexcept override { service_thread::stop(); }
+
+ private:
+  void request_stop() noexcept override {
     {
       std::lock_guard lock(m_);
-      if (stopping_) return;
       stopping_ = true;
     }
     epoll_.wake();
-    if (thread_.joinable()) thread_.join();
-    // The children keep running; their futures are cancelled, and they are left for the program
-    // (or init) to reap.
+  }
+
+  // The children keep running; their futures are cancelled, and they are left for the program (or
+  // init) to reap.
+  void fail_pending() noexcept override {
     for (process_op* op : pending_) {
       close(op->pidfd);
       op->fail(stopped_error());
@@ -107,10 +110,7 @@ class process_engine final : public core_detail::runtime_service {
     pending_.clear();
   }
 
- private:
-  void service_main() {
-    pthread_setname_np(pthread_self(), "heddle-process");
-    heddle::trace::set_thread_name("process engine");
+  void run() override {
     constexpr int max_events = 64;
     epoll_event events[max_events];
     for (;;) {
@@ -145,7 +145,6 @@ class process_engine final : public core_detail::runtime_service {
   std::mutex m_;
   bool stopping_ = false;
   std::unordered_set<process_op*> pending_;
-  std::thread thread_;
 };
 
 }  // namespace

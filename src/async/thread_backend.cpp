@@ -1,18 +1,13 @@
 // The file backend where io_uring is unavailable: a few I/O threads that make the blocking pread
 // and pwrite calls, so that workers never do. Two threads keep a slow disk from serializing every
 // read behind one call, without adding much to a small machine.
-#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-#include <vector>
 
 #include "file_engine.hpp"
-
-#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -20,9 +15,7 @@ namespace {
 
 class thread_backend final : public file_backend_impl {
  public:
-  thread_backend() {
-    for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { thread_main(); });
-  }
+  thread_backend() : file_backend_impl("heddle-fileio", "file I/O thread") { start_threads(io_threads); }
   ~thread_backend() override { stop(); }
 
   io::file_backend kind() const noexcept override { return io::file_backend::threads; }
@@ -42,15 +35,19 @@ class thread_backend final : public file_backend_impl {
     ready_.notify_one();
   }
 
-  void stop() noexcept override {
+ private:
+  static constexpr unsigned io_threads = 2;
+
+  void request_stop() noexcept override {
     {
       std::lock_guard lock(m_);
-      if (stopping_) return;
       stopping_ = true;
     }
     ready_.notify_all();
-    for (auto& t : threads_) t.join();
-    // The threads finish what they started; what never started is cancelled.
+  }
+
+  // The threads finish what they started; what never started is cancelled.
+  void fail_pending() noexcept override {
     while (file_op* op = head_) {
       head_ = op->next_queued;
       op->fail(stopped_error());
@@ -58,12 +55,7 @@ class thread_backend final : public file_backend_impl {
     tail_ = nullptr;
   }
 
- private:
-  static constexpr int io_threads = 2;
-
-  void thread_main() {
-    pthread_setname_np(pthread_self(), "heddle-fileio");
-    heddle::trace::set_thread_name("file I/O thread");
+  void run() override {
     std::unique_lock lock(m_);
     for (;;) {
       ready_.wait(lock, [this] { return head_ || stopping_; });
@@ -87,7 +79,6 @@ class thread_backend final : public file_backend_impl {
   file_op* head_ = nullptr;
   file_op* tail_ = nullptr;
   bool stopping_ = false;
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace

@@ -1,15 +1,12 @@
 #include "timer_engine.hpp"
 
-#include <pthread.h>
 #include <sys/prctl.h>
 
 #include <memory>
 
-
 #include "heddle/async/timer.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/clock.hpp"
-#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -32,8 +29,8 @@ struct timer_engine::timer_op final : op_state<void> {
   timer_cancel_link* cancel = nullptr;  // only for a timer started with a cancellable token
 };
 
-timer_engine::timer_engine(core_detail::runtime_core* core) : core_(core) {
-  thread_ = std::thread([this] { service_main(); });
+timer_engine::timer_engine(core_detail::runtime_core* core) : service_thread("heddle-timer", "timer engine"), core_(core) {
+  start_threads();
 }
 
 timer_engine::~timer_engine() { stop(); }
@@ -110,9 +107,7 @@ namespace {
 constexpr std::size_t max_batch = 64;
 }  // namespace
 
-void timer_engine::service_main() {
-  pthread_setname_np(pthread_self(), "heddle-timer");
-  heddle::trace::set_thread_name("timer engine");
+void timer_engine::run() {
   // The kernel may otherwise let a timed sleep overrun by 50 µs (the default timer slack).
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::vector<timer_op*> due;
@@ -143,14 +138,15 @@ void timer_engine::service_main() {
   }
 }
 
-void timer_engine::stop() noexcept {
+void timer_engine::request_stop() noexcept {
   {
     std::lock_guard lock(m_);
-    if (stopping_) return;
     stopping_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+}
+
+void timer_engine::fail_pending() noexcept {
   std::vector<timer_op*> pending;
   {
     std::lock_guard lock(m_);

@@ -8,30 +8,32 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "heddle/core/cancellation.hpp"
 #include "heddle/core/detail/service.hpp"
 #include "op_state.hpp"
+#include "service_thread.hpp"
 
 namespace heddle::async_detail {
 
-class timer_engine final : public core_detail::runtime_service {
+class timer_engine final : public core_detail::runtime_service, private service_thread {
  public:
   explicit timer_engine(core_detail::runtime_core* core);
   ~timer_engine() override;
 
   core_detail::future_state<void>* start(std::chrono::steady_clock::time_point deadline,
                                          const cancellation_token& token);
-  void stop() noexcept override;
+  void stop() noexcept override { service_thread::stop(); }
 
  private:
   struct timer_op;
   struct timer_cancel_link;
   static constexpr std::size_t unqueued = ~std::size_t{0};
 
-  void service_main();
+  void run() override;
+  void request_stop() noexcept override;
+  void fail_pending() noexcept override;
   static void on_cancel(core_detail::cancel_hook* h) noexcept;
   // Heap of timer_op*, each knowing its index (for O(log n) removal on cancellation).
   void heap_push(timer_op* op);
@@ -51,7 +53,6 @@ class timer_engine final : public core_detail::runtime_service {
   std::uint64_t next_seq_ = 0;
   bool stopping_ = false;
   cancels_in_flight cancelling_;
-  std::thread thread_;
 };
 
 }  // namespace heddle::async_detail

@@ -2,7 +2,6 @@
 // submission queue has one producer); the service thread alone reaps the completion queue,
 // sleeping in io_uring_wait_cqe. A submission never waits for the I/O itself.
 #include <liburing.h>
-#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -10,11 +9,8 @@
 #include <cerrno>
 #include <mutex>
 #include <system_error>
-#include <thread>
 
 #include "file_engine.hpp"
-
-#include "heddle/core/trace.hpp"
 
 namespace heddle::async_detail {
 
@@ -22,10 +18,10 @@ namespace {
 
 class uring_backend final : public file_backend_impl {
  public:
-  uring_backend() {
+  uring_backend() : file_backend_impl("heddle-uring", "file engine (io_uring)") {
     const int rc = io_uring_queue_init(ring_entries, &ring_, 0);
     if (rc < 0) throw std::system_error(-rc, std::generic_category(), "heddle: io_uring_queue_init");
-    thread_ = std::thread([this] { service_main(); });
+    start_threads();
   }
   ~uring_backend() override {
     stop();
@@ -49,16 +45,6 @@ class uring_backend final : public file_backend_impl {
       lock.unlock();
       op->finish(rc);
     }
-  }
-
-  void stop() noexcept override {
-    {
-      std::lock_guard lock(sq_m_);
-      if (stopping_) return;
-      stopping_ = true;
-      push(nullptr);  // a no-op whose completion wakes the service thread
-    }
-    if (thread_.joinable()) thread_.join();
   }
 
  private:
@@ -100,9 +86,14 @@ class uring_backend final : public file_backend_impl {
     }
   }
 
-  void service_main() {
-    pthread_setname_np(pthread_self(), "heddle-uring");
-    heddle::trace::set_thread_name("file engine (io_uring)");
+  // Operations in flight are not failed here: the service thread reaps them all before it returns.
+  void request_stop() noexcept override {
+    std::lock_guard lock(sq_m_);
+    stopping_ = true;
+    push(nullptr);  // a no-op whose completion wakes the service thread
+  }
+
+  void run() override {
     bool stop_seen = false;
     while (!stop_seen || in_flight_.load(std::memory_order_acquire) != 0) {
       io_uring_cqe* cqe = nullptr;
@@ -133,7 +124,6 @@ class uring_backend final : public file_backend_impl {
   std::mutex sq_m_;
   bool stopping_ = false;  // under sq_m_
   std::atomic<std::size_t> in_flight_{0};
-  std::thread thread_;
 };
 
 }  // namespace

@@ -24,6 +24,7 @@ enum class errc {
   end_of_file = 1,  // a read found the end of the stream (the peer closed, or past the end of a file)
 };
 
+// The category of errc ("heddle.io"). Thread-safe; any thread.
 HEDDLE_EXPORT const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 

@@ -22,6 +22,13 @@
 //
 // The buffer must stay alive and untouched until the future is ready. Cancel an operation (or let
 // it complete) before closing its descriptor: epoll forgets a closed descriptor silently.
+//
+// Calling: every call is thread-safe and may be made from any thread (a worker, a thread outside
+// every runtime, a service thread running a short_task successor), on one descriptor from several
+// threads too (each direction keeps start order). A call with a runtime starts the operation on it
+// (`rt` must be alive; a stopping one gives a future failed with task_cancelled). Without one, the
+// operation belongs to the calling thread's runtime: its worker's, the one it runs a successor for
+// or has entered (runtime::execute), else the default runtime, started on first use.
 #pragma once
 
 #include <sys/socket.h>
@@ -31,9 +38,9 @@
 #include <cstdint>
 #include <span>
 
+#include "heddle/async/detail/start_op.hpp"
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
-#include "heddle/core/detail/access.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
@@ -59,85 +66,86 @@ namespace heddle::io {
 enum class file_backend { io_uring, threads };
 
 // Reads up to buf.size() bytes (at least one, unless buf is empty).
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<std::size_t> read(runtime& rt, int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::read(core_detail::access::core_of(rt), fd, buf, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::read>(rt, fd, buf, t);
 }
 inline future<std::size_t> read(int fd, std::span<std::byte> buf, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::read(core, fd, buf, t), core};
+  return async_detail::start_here<async_detail::read>(fd, buf, t);
 }
 
 // Writes up to buf.size() bytes (at least one, unless buf is empty). Never raises SIGPIPE: a
 // closed peer gives EPIPE.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<std::size_t> write(runtime& rt, int fd, std::span<const std::byte> buf,
                                  const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::write(core_detail::access::core_of(rt), fd, buf, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::write>(rt, fd, buf, t);
 }
 inline future<std::size_t> write(int fd, std::span<const std::byte> buf, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::write(core, fd, buf, t), core};
+  return async_detail::start_here<async_detail::write>(fd, buf, t);
 }
 
 // Accepts a connection on a listening socket: the new socket, non-blocking and close-on-exec.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<int> accept(runtime& rt, int listen_fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::accept(core_detail::access::core_of(rt), listen_fd, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::accept>(rt, listen_fd, t);
 }
 inline future<int> accept(int listen_fd, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::accept(core, listen_fd, t), core};
+  return async_detail::start_here<async_detail::accept>(listen_fd, t);
 }
 
 // Connects a socket; the address is copied before the call returns.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<void> connect(runtime& rt, int fd, const sockaddr* addr, socklen_t len,
                             const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::connect(core_detail::access::core_of(rt), fd, addr, len, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::connect>(rt, fd, addr, len, t);
 }
 inline future<void> connect(int fd, const sockaddr* addr, socklen_t len, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::connect(core, fd, addr, len, t), core};
+  return async_detail::start_here<async_detail::connect>(fd, addr, len, t);
 }
 
 // Ready once `fd` can be read without blocking (data, the end of the stream, or an error waits
 // there), or written without blocking; nothing is read or written. Descriptors are left in their
 // mode. In the FIFO of their direction, like reads and writes.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<void> readable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::readable(core_detail::access::core_of(rt), fd, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::readable>(rt, fd, t);
 }
 inline future<void> readable(int fd, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::readable(core, fd, t), core};
+  return async_detail::start_here<async_detail::readable>(fd, t);
 }
 inline future<void> writable(runtime& rt, int fd, const cancellation_token& t = {}) {
-  return {heddle::core_detail::adopt, async_detail::writable(core_detail::access::core_of(rt), fd, t), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::writable>(rt, fd, t);
 }
 inline future<void> writable(int fd, const cancellation_token& t = {}) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::writable(core, fd, t), core};
+  return async_detail::start_here<async_detail::writable>(fd, t);
 }
 
 // Reads up to buf.size() bytes of a file at `offset`.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<std::size_t> pread(runtime& rt, int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  return {heddle::core_detail::adopt, async_detail::pread(core_detail::access::core_of(rt), fd, buf, offset), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::pread>(rt, fd, buf, offset);
 }
 inline future<std::size_t> pread(int fd, std::span<std::byte> buf, std::uint64_t offset) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::pread(core, fd, buf, offset), core};
+  return async_detail::start_here<async_detail::pread>(fd, buf, offset);
 }
 
 // Writes up to buf.size() bytes of a file at `offset`.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<std::size_t> pwrite(runtime& rt, int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  return {heddle::core_detail::adopt, async_detail::pwrite(core_detail::access::core_of(rt), fd, buf, offset), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::pwrite>(rt, fd, buf, offset);
 }
 inline future<std::size_t> pwrite(int fd, std::span<const std::byte> buf, std::uint64_t offset) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::pwrite(core, fd, buf, offset), core};
+  return async_detail::start_here<async_detail::pwrite>(fd, buf, offset);
 }
 
 // Chooses how `rt` serves pread/pwrite, before its first file operation; choosing the other
 // backend afterwards is a std::logic_error (the one already serving is accepted).
 // io_uring where the kernel refuses a ring gives std::system_error.
+// Thread-safe; any thread (task_cancelled once `rt` is stopping).
 HEDDLE_EXPORT void use_file_backend(runtime& rt, file_backend backend);
 // The backend serving `rt` (chosen now if no file operation has run yet).
+// Thread-safe; any thread (task_cancelled once `rt` is stopping).
 HEDDLE_EXPORT file_backend file_backend_of(runtime& rt);
 
 }  // namespace heddle::io

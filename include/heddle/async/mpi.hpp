@@ -11,6 +11,11 @@
 // MPI_ERRORS_RETURN on its communicator) fails its future with heddle::mpi_error, carrying MPI's
 // error class and text. A runtime that stops with requests pending fails their futures with
 // task_cancelled and leaves the requests active.
+//
+// Calling: thread-safe; any thread. With a runtime the wait belongs to it (`rt` must be alive; a
+// stopping one gives a future failed with task_cancelled); without one, to the calling thread's
+// runtime: its worker's, the one it runs a successor for or has entered (runtime::execute), else
+// the default runtime, started on first use.
 #pragma once
 
 #include <mpi.h>
@@ -18,8 +23,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "heddle/async/detail/start_op.hpp"
 #include "heddle/async/errors.hpp"
-#include "heddle/core/detail/access.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
@@ -44,13 +49,11 @@ HEDDLE_EXPORT heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::co
 namespace io {
 
 // The status of `request` once it completes (MPI_REQUEST_NULL: at once, an empty status).
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<MPI_Status> wait_mpi(runtime& rt, MPI_Request request) {
-  return {heddle::core_detail::adopt, async_detail::wait_mpi(core_detail::access::core_of(rt), request), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::wait_mpi>(rt, request);
 }
-inline future<MPI_Status> wait_mpi(MPI_Request request) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::wait_mpi(core, request), core};
-}
+inline future<MPI_Status> wait_mpi(MPI_Request request) { return async_detail::start_here<async_detail::wait_mpi>(request); }
 
 }  // namespace io
 }  // namespace heddle

@@ -1,11 +1,16 @@
 // Waiting for a child process as a future, through a pidfd: the runtime's process engine (one
 // service thread over epoll) reaps the child when it exits.
+//
+// Calling: thread-safe; any thread. With a runtime the wait belongs to it (`rt` must be alive; a
+// stopping one gives a future failed with task_cancelled); without one, to the calling thread's
+// runtime: its worker's, the one it runs a successor for or has entered (runtime::execute), else
+// the default runtime, started on first use.
 #pragma once
 
 #include <sys/types.h>
 
+#include "heddle/async/detail/start_op.hpp"
 #include "heddle/async/errors.hpp"
-#include "heddle/core/detail/access.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
@@ -19,12 +24,8 @@ namespace heddle::io {
 // The child's wait status, encoded as waitpid(2) gives it (use WIFEXITED, WEXITSTATUS, WIFSIGNALED,
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
 // std::system_error (ECHILD or ESRCH); a pid of 0 or below with EINVAL.
-inline future<int> wait_process(runtime& rt, pid_t pid) {
-  return {heddle::core_detail::adopt, async_detail::wait_process(core_detail::access::core_of(rt), pid), core_detail::access::core_of(rt)};
-}
-inline future<int> wait_process(pid_t pid) {
-  heddle::core_detail::runtime_core* core = heddle::core_detail::current_core();
-  return {heddle::core_detail::adopt, async_detail::wait_process(core, pid), core};
-}
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
+inline future<int> wait_process(runtime& rt, pid_t pid) { return async_detail::start_on<async_detail::wait_process>(rt, pid); }
+inline future<int> wait_process(pid_t pid) { return async_detail::start_here<async_detail::wait_process>(pid); }
 
 }  // namespace heddle::io

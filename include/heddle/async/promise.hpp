@@ -44,6 +44,7 @@ class promise_state final : public core_detail::future_state<T> {
 template <class T>
 class promise {
  public:
+  // Every member: not thread-safe (one thread at a time per promise); any thread, a C callback's too.
   promise() : s_(core_detail::make_record<async_detail::promise_state<T>>()) {}
   // A promise whose future belongs to `rt`: its successors run there.
   explicit promise(runtime& rt) : promise() { home_ = core_detail::access::core_of(rt); }
@@ -69,6 +70,7 @@ class promise {
   bool valid() const noexcept { return s_ != nullptr; }
 
   // The future of this promise; once.
+  // Not thread-safe; any thread.
   future<T> get_future() {
     if (retrieved_) throw std::future_error(std::future_errc::future_already_retrieved);
     check();
@@ -78,6 +80,8 @@ class promise {
     return f;
   }
 
+  // Completes the future with a value; its successors start from the calling thread.
+  // Not thread-safe; any thread.
   template <class... A>
   void set_value(A&&... a) {
     claim();
@@ -88,6 +92,8 @@ class promise {
     }
     publish();
   }
+  // Completes the future with an error, as set_value.
+  // Not thread-safe; any thread.
   void set_exception(std::exception_ptr e) {
     if (!e) throw std::invalid_argument("heddle::promise::set_exception: null exception_ptr");
     claim();

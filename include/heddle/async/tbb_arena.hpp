@@ -78,6 +78,7 @@ class arena_successor final : public core_detail::continuation {
 
 // Runs f(value) (f() for future<void>) in `arena` once `source` is ready; an exception stored in
 // `source` skips f and is passed on. Consumes `source`.
+// Thread-safe; any thread (the one holding `source`).
 template <class T, class F>
 auto then_in_arena(future<T>&& source, oneapi::tbb::task_arena& arena, F&& f) {
   if (!source.valid()) throw invalid_future("heddle::then_in_arena: the source future has no state");

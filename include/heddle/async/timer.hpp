@@ -8,16 +8,20 @@
 // cancelled completes at once with operation_cancelled. When the runtime stops, pending timers
 // complete with task_cancelled.
 //
-// Without a runtime argument the operation belongs to the calling worker's runtime (or, on a
-// thread outside every runtime, to the default runtime); its successors run there.
+// Calling: every call is thread-safe and may be made from any thread (a worker, a thread outside
+// every runtime, a service thread running a short_task successor). A call with a runtime starts
+// the timer on it (`rt` must be alive; a stopping one gives a future failed with task_cancelled).
+// Without one, the timer belongs to the calling thread's runtime: its worker's, the one it runs a
+// successor for or has entered (runtime::execute), else the default runtime, started on first
+// use. Its successors run there.
 #pragma once
 
 #include <chrono>
 
 #include "heddle/async/detail/deadline.hpp"
+#include "heddle/async/detail/start_op.hpp"
 #include "heddle/async/errors.hpp"
 #include "heddle/core/cancellation.hpp"
-#include "heddle/core/detail/access.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/future.hpp"
 #include "heddle/core/runtime.hpp"
@@ -30,15 +34,18 @@ HEDDLE_EXPORT core_detail::future_state<void>* start_timer(core_detail::runtime_
                                              const cancellation_token& token);
 }  // namespace async_detail
 
+// Ready once `deadline` has passed.
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 inline future<void> sleep_until(runtime& rt, std::chrono::steady_clock::time_point deadline,
                                 const cancellation_token& token = {}) {
-  return {core_detail::adopt, async_detail::start_timer(core_detail::access::core_of(rt), deadline, token), core_detail::access::core_of(rt)};
+  return async_detail::start_on<async_detail::start_timer>(rt, deadline, token);
 }
 inline future<void> sleep_until(std::chrono::steady_clock::time_point deadline, const cancellation_token& token = {}) {
-  core_detail::runtime_core* core = core_detail::current_core();
-  return {core_detail::adopt, async_detail::start_timer(core, deadline, token), core};
+  return async_detail::start_here<async_detail::start_timer>(deadline, token);
 }
 
+// Ready once `d` has passed (d beyond the clock's range: never, unless cancelled or stopped).
+// Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
 template <class Rep, class Period>
 future<void> sleep_for(runtime& rt, std::chrono::duration<Rep, Period> d, const cancellation_token& token = {}) {
   return sleep_until(rt, async_detail::deadline_after(d), token);
