@@ -25,20 +25,13 @@ void write_message(event_out& out, const record& r) {
       .raw(",\"bytes\":").num(r.arg).raw("}}");
 }
 void write_flow(event_out& out, const record& r) {
-  const bool start = r.k == trace_kinds::message_begin;
-  out.begin(start ? 's' : 'f', "flow", "message", r.t0)
-      .raw(start ? "" : ",\"bp\":\"e\"")
-      .raw(",\"id\":").num(static_cast<std::int64_t>(r.id)).raw("}");
+  out.flow(r.k == trace_kinds::message_begin, "message", r).raw("}");
 }
 
 // A message's flow: its other end is in another process's trace when it crosses processes, so
 // an end without its other keeps its id for the merge.
 kind_format message_flow(core_detail::trace::flow_end end) {
-  kind_format f{write_flow};
-  f.flow = end;
-  f.flow_family = trace_kinds::message_begin;
-  f.keep_unpaired = true;
-  return f;
+  return core_detail::trace::flow_format(write_flow, end, trace_kinds::message_begin, /*keep_unpaired=*/true);
 }
 
 // At the library's load, before anything records: the kinds' formats, and this process's place in

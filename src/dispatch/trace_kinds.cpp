@@ -20,17 +20,11 @@ void write_drain(event_out& out, const record& r) {
   out.span("dispatch", r.name ? r.name : "serial queue", r).raw(",\"args\":{\"items\":").num(r.arg).raw("}}");
 }
 void write_item(event_out& out, const record& r) {
-  const bool start = r.k == trace_kinds::item_begin;
-  out.begin(start ? 's' : 'f', "flow", "queue item", r.t0)
-      .raw(start ? "" : ",\"bp\":\"e\"")
-      .raw(",\"id\":").num(static_cast<std::int64_t>(r.id)).raw("}");
+  out.flow(r.k == trace_kinds::item_begin, "queue item", r).raw("}");
 }
 
 kind_format item_flow(core_detail::trace::flow_end end) {
-  kind_format f{write_item};
-  f.flow = end;
-  f.flow_family = trace_kinds::item_begin;
-  return f;
+  return core_detail::trace::flow_format(write_item, end, trace_kinds::item_begin);
 }
 
 // Installs the kinds' formats when the library loads, before anything records.

@@ -30,6 +30,11 @@ event_out& event_out::span(std::string_view cat, std::string_view name, const re
   out_->raw(",\"dur\":").micros(clock_->to_ns(r.t1) - clock_->to_ns(r.t0));
   return *this;
 }
+event_out& event_out::flow(bool start, std::string_view name, const record& r) {
+  begin(start ? 's' : 'f', "flow", name, r.t0);
+  out_->raw(start ? "" : ",\"bp\":\"e\"").raw(",\"id\":").num(static_cast<std::int64_t>(r.id));
+  return *this;
+}
 event_out& event_out::raw(std::string_view json) {
   out_->raw(json);
   return *this;

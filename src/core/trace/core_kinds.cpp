@@ -62,10 +62,7 @@ void write_user_instant(event_out& out, const record& r) {
   out.begin('i', "user", r.name ? r.name : "instant", r.t0).raw(",\"s\":\"t\"}");
 }
 void write_flow(event_out& out, const record& r) {
-  const bool start = r.k == kind::flow_begin;
-  out.begin(start ? 's' : 'f', "flow", "successor", r.t0)
-      .raw(start ? "" : ",\"bp\":\"e\"")
-      .raw(",\"id\":").num(static_cast<std::int64_t>(r.id))
+  out.flow(r.k == kind::flow_begin, "successor", r)
       .raw(",\"args\":{\"strategy\":\"").raw(strategy_name(r.sub)).raw("\"}}");
 }
 
@@ -74,12 +71,7 @@ constexpr kind_format on_thread(void (*write)(event_out&, const record&)) {
   f.write = write;
   return f;
 }
-constexpr kind_format successor_flow(flow_end end) {
-  kind_format f = on_thread(write_flow);
-  f.flow = end;
-  f.flow_family = kind::flow_begin;
-  return f;
-}
+constexpr kind_format successor_flow(flow_end end) { return flow_format(write_flow, end, kind::flow_begin); }
 
 // Indexed by kind.
 constexpr kind_format formats[] = {

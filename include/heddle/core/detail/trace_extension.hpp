@@ -36,6 +36,9 @@ class event_out {
   HEDDLE_EXPORT event_out& begin_at(char ph, std::string_view cat, std::string_view name, std::int64_t ns);
   // Opens an X (complete) trace event from r.t0 to r.t1: begin('X', ...) and its "dur".
   HEDDLE_EXPORT event_out& span(std::string_view cat, std::string_view name, const record& r);
+  // Opens one end of a flow at r.t0: an s (start) or f (finish, bound to the enclosing slice) event
+  // of category "flow" with r.id as its id. Every layer's flows are drawn this way.
+  HEDDLE_EXPORT event_out& flow(bool start, std::string_view name, const record& r);
   // A JSON fragment, as it is.
   HEDDLE_EXPORT event_out& raw(std::string_view json);
   // A JSON string: `text` quoted and escaped.
@@ -87,6 +90,17 @@ struct kind_format {
   kind flow_family = kind::core_count_;  // the family's start kind (for a start, itself)
   bool keep_unpaired = false;
 };
+
+// The format of one end of a flow family whose start kind is `family`, drawn on the thread's track.
+constexpr kind_format flow_format(void (*write)(event_out&, const record&), flow_end end, kind family,
+                                  bool keep_unpaired = false) noexcept {
+  kind_format f;
+  f.write = write;
+  f.flow = end;
+  f.flow_family = family;
+  f.keep_unpaired = keep_unpaired;
+  return f;
+}
 
 // Installs `format` for `k`, a layer's kind (layer 1 to 255: not the core's). Thread-safe; meant
 // for a library's load. Installing a kind again keeps the first format (a library loaded twice
