@@ -36,7 +36,7 @@ class event_out {
   HEDDLE_EXPORT event_out& begin_at(char ph, std::string_view cat, std::string_view name, std::int64_t ns);
   // Opens an X (complete) trace event from r.t0 to r.t1: begin('X', ...) and its "dur".
   HEDDLE_EXPORT event_out& span(std::string_view cat, std::string_view name, const record& r);
-  // Opens one end of a flow at r.t0: an s (start) or f (finish, bound to the enclosing slice) event
+  // Opens one end of a flow at r.t0: an s (start) or f (finish, bound to the enclosing slice) trace event
   // of category "flow" with r.id as its id. Every layer's flows are drawn this way.
   HEDDLE_EXPORT event_out& flow(bool start, std::string_view name, const record& r);
   // A JSON fragment, as it is.
