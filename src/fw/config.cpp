@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <span>
 #include <sstream>
 
@@ -56,23 +57,16 @@ std::vector<std::string> strings(const json& v, const place& p) {
   return out;
 }
 
-// process.options: heddle-fw's settings (the command line wins over them).
+// process.options: heddle-fw's settings (the command line wins over them). The keys that module
+// types need (the study's timing modules' busyWaitScaleFactor...) are added beside them
+// (config_keys.hpp, added_option) and read by read_options.
 const key<process_config> option_keys[] = {
     {"nSimultaneousEvents", true,
      [](const json& v, const place& p, process_config& c) {
        c.events_in_flight = static_cast<unsigned>(count(v, p, 1, max_events_in_flight));
      }},
-    {"busyWaitScaleFactor", false, [](const json& v, const place& p, process_config& c) { c.busy_wait_scale = positive(v, p); }},
     {"nThreads", false,
      [](const json& v, const place& p, process_config& c) { c.threads = static_cast<unsigned>(count(v, p, 1, max_threads)); }},
-    {"timeScale", false, [](const json& v, const place& p, process_config& c) { c.time_scale = positive(v, p); }},
-    {"wait", false,
-     [](const json& v, const place& p, process_config& c) {
-       const std::string w = string(v, p);
-       auto mode = parse_wait_mode(w);
-       if (!mode) p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
-       c.wait = *mode;
-     }},
     {"singleThreaded", false, [](const json& v, const place& p, process_config& c) { c.single_threaded = boolean(v, p); }},
     {"quiet", false, [](const json& v, const place& p, process_config& c) { c.quiet = boolean(v, p); }},
     {"json", false, [](const json& v, const place& p, process_config& c) { c.json_file = string(v, p); }},
@@ -86,6 +80,53 @@ const key<process_config> option_keys[] = {
        c.concurrent_lumis = static_cast<unsigned>(count(v, p, 1, max_concurrent_lumis));
      }},
 };
+
+// The added options (config_keys.hpp), under a lock: a plugin may add some as it loads while
+// another thread reads a configuration.
+struct added_option_table {
+  std::mutex m;
+  std::vector<detail::added_option> rows;
+};
+added_option_table& added_table() {
+  static added_option_table* t = new added_option_table;  // never destroyed: rows end as libraries unload
+  return *t;
+}
+
+// process.options: the framework's keys (option_keys) and the added ones, each added key listed and
+// read right after the key it names; the added keys present go to c.options.
+void read_options(const json& obj, const place& p, process_config& c) {
+  struct row {
+    std::string_view name;
+    const key<process_config>* own = nullptr;  // a framework's key, or
+    const detail::added_option* added = nullptr;
+  };
+  const std::vector<detail::added_option> added = detail::added_options();
+  std::vector<row> rows;
+  for (const key<process_config>& k : option_keys) rows.push_back({k.name, &k, nullptr});
+  for (const detail::added_option& a : added) {
+    auto at = std::find_if(rows.begin(), rows.end(), [&](const row& r) { return r.name == a.after; });
+    rows.insert(at == rows.end() ? rows.end() : at + 1, row{a.name, nullptr, &a});
+  }
+  std::vector<std::string_view> names;
+  for (const row& r : rows) names.push_back(r.name);
+  check_keys(obj, p, names);
+  json present = json::object();
+  for (const row& r : rows) {
+    auto it = obj.find(r.name);
+    if (it == obj.end()) {
+      if (r.own && r.own->required) p.fail("missing required key '" + std::string(r.name) + "'");
+      continue;
+    }
+    const place at = p.at(std::string(r.name));
+    if (r.own) {
+      r.own->read(*it, at, c);
+    } else {
+      r.added->check(*it, at);
+      present[std::string(r.name)] = *it;
+    }
+  }
+  c.options = detail::make_parameter_set(present, p.file + ": " + p.where);
+}
 
 // process.source, and lumisPerRun, which sizes runs in lumis (eventsPerRun = eventsPerLumi x
 // lumisPerRun) once every key is read.
@@ -379,7 +420,7 @@ process_config parse_config(std::string_view text, const std::string& file, cons
   if (auto it = proc.find("label"); it != proc.end()) c.label = string(*it, pp.at("label"));
 
   const place po = pp.at("options");
-  read_keys(object(require(proc, "options", pp), po), po, std::span<const key<process_config>>(option_keys), c);
+  read_options(object(require(proc, "options", pp), po), po, c);
 
   const place ps = pp.at("source");
   source_reading source{c};
@@ -444,6 +485,28 @@ std::string read_config_text(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw config_error(path + ": cannot read: " + std::strerror(errno));
   return text.str();
+}
+
+detail::option_registration::option_registration(added_option row) noexcept : row_(row) {
+  try {
+    added_option_table& t = added_table();
+    std::lock_guard lock(t.m);
+    t.rows.push_back(row);
+  } catch (...) {
+    // Out of memory while a library loads: the option stays unknown, and a file that gives it says so.
+  }
+}
+
+detail::option_registration::~option_registration() {
+  added_option_table& t = added_table();
+  std::lock_guard lock(t.m);
+  std::erase_if(t.rows, [&](const added_option& r) { return r.name == row_.name && r.check == row_.check; });
+}
+
+std::vector<detail::added_option> detail::added_options() {
+  added_option_table& t = added_table();
+  std::lock_guard lock(t.m);
+  return t.rows;
 }
 
 process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {

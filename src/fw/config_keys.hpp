@@ -171,4 +171,32 @@ void read_keys(const json& obj, const place& p, std::span<const key<Target>> tab
   }
 }
 
+// A key of process.options that code beside the framework's own adds, with the module types that
+// read it: the CMS study's timing modules add busyWaitScaleFactor, timeScale and wait
+// (demo_modules.cpp). The reader checks it where the file has it (`check` throws through `at`,
+// as a row of option_keys would), lists it among the known keys right after the key named
+// `after` (at the end when that is none of them), and keeps it in process_config::options, where
+// the modules that need it read it. The framework's parser itself owns no such key.
+struct added_option {
+  std::string_view name;
+  std::string_view after;
+  void (*check)(const json& value, const place& at);
+};
+
+// Registers `row` for as long as it lives, like a module type (registry.hpp): a static object of
+// the file that reads the option.
+class option_registration {
+ public:
+  explicit option_registration(added_option row) noexcept;
+  ~option_registration();
+  option_registration(const option_registration&) = delete;
+  option_registration& operator=(const option_registration&) = delete;
+
+ private:
+  added_option row_;
+};
+
+// The options registered now, in the order they were registered. A copy: taken under the lock.
+std::vector<added_option> added_options();
+
 }  // namespace heddle::fw::detail

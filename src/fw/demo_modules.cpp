@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "heddle/algorithm/parallel_for.hpp"
+#include "config_keys.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/parameter_set.hpp"
@@ -23,6 +24,18 @@
 namespace heddle::fw {
 
 namespace {
+
+// The process options the timing modules read (config_keys.hpp, added_option): the framework's
+// reader checks them and keeps them in process_config::options.
+const detail::option_registration busy_wait_scale_option{
+    {"busyWaitScaleFactor", "nSimultaneousEvents", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
+const detail::option_registration time_scale_option{
+    {"timeScale", "nThreads", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
+const detail::option_registration wait_option{{"wait", "timeScale", [](const detail::json& v, const detail::place& p) {
+                                                 const std::string w = detail::string(v, p);
+                                                 if (!parse_wait_mode(w))
+                                                   p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+                                               }}};
 
 module_kind kind_of(thread_type t) noexcept {
   return t == thread_type::safe_between_instances ? module_kind::global : module_kind::one;
@@ -125,11 +138,11 @@ class demo_module final : public module_base {
 
 namespace detail {
 
-module_factory study_module_factory(const module_config& c, const timing_options& timing, double config_busy_wait_scale,
+module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
                                     const std::string& named) {
   const module_type* t = find_module_type(c.type);
   if (!t) throw config_error(named + ": unknown module type '" + c.type + "'");
-  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : config_busy_wait_scale;
+  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : options.get<double>("busyWaitScaleFactor", 0.0);
   if (!(busy_scale > 0))
     throw config_error(named + ": a timing module needs process.options.busyWaitScaleFactor " +
                        "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");

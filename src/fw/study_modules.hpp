@@ -10,10 +10,11 @@
 namespace heddle::fw::detail {
 
 // The factory of the built-in module configured by `c` (a type of module_types.hpp), spending its
-// times as `timing` says, at timing.busy_wait_scale busy-wait iterations per second, else at
-// `config_busy_wait_scale` (process.options.busyWaitScaleFactor). config_error naming `named`
-// ("t.json: process.producers[3] 'alpha'") when the type is not built in or neither scale is given.
-module_factory study_module_factory(const module_config& c, const timing_options& timing, double config_busy_wait_scale,
+// times as `timing` says, at timing.busy_wait_scale busy-wait iterations per second, else at the
+// process options' busyWaitScaleFactor (`options`, process_config::options, where
+// demo_modules.cpp adds it). config_error naming `named` ("t.json: process.producers[3] 'alpha'")
+// when the type is not built in or neither scale is given.
+module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
                                     const std::string& named);
 
 }  // namespace heddle::fw::detail

@@ -36,7 +36,7 @@ TEST(Config, ReadsTheHighPileupConfigurationAsItIs) {
   FW_TEST_NEEDS_CMS(fw_test::hipileup);
   const process_config c = load_config(cms(fw_test::hipileup));
   EXPECT_EQ(c.events_in_flight, 10u);
-  EXPECT_DOUBLE_EQ(c.busy_wait_scale, 18351400.0);
+  EXPECT_DOUBLE_EQ(c.options.get<double>("busyWaitScaleFactor"), 18351400.0);  // an option the study adds
   EXPECT_EQ(c.events, 1000u);
   EXPECT_EQ(c.modules.size(), 491u);
   ASSERT_EQ(c.paths.size(), 2u);
@@ -136,8 +136,8 @@ TEST(Config, ReadsHeddlesExtensions) {
     "paths":{"p":["f"]},"endPaths":{"e":["o"]}}})";
   const process_config c = parse_config(text, "t.json");
   EXPECT_EQ(c.threads, 2u);
-  EXPECT_DOUBLE_EQ(c.time_scale, 0.5);
-  EXPECT_EQ(c.wait, wait_mode::timer);
+  EXPECT_DOUBLE_EQ(c.options.get<double>("timeScale"), 0.5);  // options the study's timing modules add
+  EXPECT_EQ(c.options.get<std::string>("wait"), "timer");
   EXPECT_EQ(c.events_per_run, 4u);
   EXPECT_TRUE(c.single_threaded);
   EXPECT_TRUE(c.quiet);

@@ -86,8 +86,10 @@ void take_file_options(run_arguments& c, const process_config& config) {
 
 timing_options timing_of(const run_arguments& c, const process_config& config) {
   timing_options timing;
-  timing.time_scale = c.time_scale.value_or(config.time_scale);
-  timing.wait = c.wait.empty() ? config.wait : *parse_wait_mode(c.wait);
+  // The configuration's timeScale and wait: process options that the study's timing modules add
+  // (checked when the file was read).
+  timing.time_scale = c.time_scale.value_or(config.options.get<double>("timeScale", 1.0));
+  timing.wait = *parse_wait_mode(c.wait.empty() ? config.options.get<std::string>("wait", "configured") : c.wait);
   timing.busy_wait_scale = c.busy_wait_scale;
   return timing;
 }

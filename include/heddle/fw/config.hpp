@@ -76,11 +76,7 @@ struct process_config {
   std::string label;  // process.label
   // process.options
   unsigned events_in_flight = 1;         // nSimultaneousEvents
-  double busy_wait_scale = 0;            // busyWaitScaleFactor: busy-wait iterations per second (0: not given;
-                                         // required by the study's timing modules only)
   std::optional<unsigned> threads;       // nThreads
-  double time_scale = 1;                 // timeScale (extension)
-  wait_mode wait = wait_mode::as_configured;  // wait (extension)
   // heddle-fw's other options, in the file (extensions; the command line wins).
   bool single_threaded = false;          // singleThreaded
   bool quiet = false;                    // quiet: no progress bar
@@ -88,6 +84,11 @@ struct process_config {
   std::string timeline_file;             // timeline: write every module execution there
   std::optional<unsigned> idle_spin_us;  // idleSpinUs
   unsigned concurrent_lumis = 1;         // numberOfConcurrentLuminosityBlocks (CMS's name), >= 1
+  // The keys of process.options that module types add beside the framework's own, as the file
+  // gives them (checked), for the modules that read them: the study's timing modules add
+  // busyWaitScaleFactor (busy-wait iterations per second), timeScale and wait (docs/fw-config.md).
+  // where() is "FILE: process.options".
+  parameter_set options;
   // process.source
   std::uint64_t events = 0;              // iterations (a number or a string of one)
   std::uint64_t events_per_run = 0;      // eventsPerRun (extension), or eventsPerLumi x lumisPerRun; 0: one run
