@@ -50,8 +50,9 @@ std::string searched_line(const plugin_loader* plugins) {
 }
 
 // A registered type's module, from `plugins` (or the program's registrations alone), checked:
-// the role its configuration list says, every parameter read.
-void add_registered(process& p, const module_config& c, plugin_loader* plugins) {
+// the role its configuration list says, every parameter read. The factory keeps copies of what
+// the context refers to: a stream module's further instances are made when the process runs.
+void add_registered(process& p, const module_config& c, const parameter_set& options, plugin_loader* plugins) {
   const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
   const std::optional<registered_module> found = lookup(named, c, plugins);
   if (!found)
@@ -62,7 +63,9 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
   const parameter_set parameters = *c.parameters;
   module_base* m = nullptr;
   try {
-    m = &p.add_module({c.label, c.type, c.where, c.select_paths}, [make = found->make, parameters] { return make(parameters); });
+    m = &p.add_module({c.label, c.type, c.where, c.select_paths}, [make = found->make, parameters, role = c.role, options, named] {
+      return make(parameters, module_context{role, options, named});
+    });
   } catch (const config_error&) {
     throw;  // a parameter_error names the module and the parameter already
   } catch (...) {
@@ -98,7 +101,7 @@ process make_process(const process_config& config, const timing_options& timing,
   process p(config.file.empty() ? "process" : config.file);
   for (const module_config& c : config.modules) {
     if (c.parameters) {
-      add_registered(p, c, plugins);
+      add_registered(p, c, config.options, plugins);
       continue;
     }
     const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";

@@ -69,9 +69,27 @@ class ScaleProducer : public fw::es_producer {
   fw::es_put_token<Scale, ScaleRecord> token_;
 };
 
+// What a module constructible with its context (registry.hpp, module_context) was told, as the
+// last one made saw it.
+struct seen_context {
+  fw::module_role listed = fw::module_role::output;
+  double busy_wait_scale = 0;
+  std::string named;
+};
+seen_context last_context;
+
+class ContextReader : public fw::global::EDAnalyzer<> {
+ public:
+  ContextReader(const fw::parameter_set&, const fw::module_context& c) {
+    last_context = {c.listed, c.options.get<double>("busyWaitScaleFactor", 0.0), c.named};
+  }
+  void analyze(const fw::event&, const fw::event_setup&) const override {}
+};
+
 }  // namespace regtest
 
 // Registered under their qualified names, as configurations write them.
+HEDDLE_FW_MODULE(regtest::ContextReader);
 HEDDLE_FW_MODULE(regtest::Walker);
 HEDDLE_FW_MODULE(regtest::EndsHigh);
 HEDDLE_FW_MODULE(regtest::ScaleProducer);
@@ -160,6 +178,24 @@ TEST(Registered, TypeOfAnotherRoleIsRefused) {
     "source": {"iterations": 1}, "filters": [{"@label": "walk", "@type": "regtest::Walker", "steps": 1}], "paths": {}}})";
   EXPECT_EQ(error_of(f.write("role.json", text)),
             f.dir.string() + "/role.json: process.filters[0] 'walk': type regtest::Walker is a producer, listed among the filters");
+}
+
+TEST(Registered, AModuleThatAsksIsToldItsListAndTheProcessOptions) {
+  files f;
+  const std::string text = R"({"process": {"options": {"nSimultaneousEvents": 1, "busyWaitScaleFactor": 2.5e6},
+    "source": {"iterations": 1}, "analyzers": [{"@label": "ctx", "@type": "regtest::ContextReader"}], "paths": {}}})";
+  const std::string path = f.write("context.json", text);
+  regtest::last_context = {};
+  fw::process p = fw::make_process(fw::load_config(path), {});
+  EXPECT_EQ(regtest::last_context.listed, fw::module_role::analyzer);
+  EXPECT_DOUBLE_EQ(regtest::last_context.busy_wait_scale, 2.5e6);
+  EXPECT_EQ(regtest::last_context.named, path + ": process.analyzers[0] 'ctx'");
+  const std::string wrong = R"({"process": {"options": {"nSimultaneousEvents": 1},
+    "source": {"iterations": 1}, "outputs": [{"@label": "ctx", "@type": "regtest::ContextReader"}], "paths": {}}})";
+  EXPECT_EQ(error_of(f.write("listed.json", wrong)),
+            f.dir.string() + "/listed.json: process.outputs[0] 'ctx': type regtest::ContextReader is an analyzer, listed among the output modules");
+  EXPECT_EQ(regtest::last_context.listed, fw::module_role::output);
+  EXPECT_DOUBLE_EQ(regtest::last_context.busy_wait_scale, 0.0);  // not in this file's options
 }
 
 TEST(Registered, UnknownTypeSaysWhereItLooked) {

@@ -26,7 +26,8 @@ run_report run_job(const std::string& config, const std::string& dir, const std:
           "met": "met", "jets": "ak4Jets", "fatJets": "ak8Jets", "dijet": "dijet", "boosted": "boosted",
           "histograms": "histograms"})",
       "text twin");
-  p.add_module({"text", text->name}, [&] { return text->make(ps); });
+  const std::string named = "text twin";
+  p.add_module({"text", text->name}, [&] { return text->make(ps, module_context{module_role::output, c.options, named}); });
   p.add_end_path("text", {"text"});
   p.finalize();
   run_options o;

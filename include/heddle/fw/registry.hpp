@@ -3,7 +3,8 @@
 // at namespace scope in a .cpp file:
 // in the program, in a library it links, or in a plugin library that heddle-fw opens on demand
 // (plugins.hpp). The class must be constructible from a const parameter_set& (its parameters from
-// the configuration).
+// the configuration), or from that and a const module_context& (where the configuration lists it,
+// and the process options that types add: a type whose kind or messages depend on them).
 //
 //   class JetProducer : public heddle::fw::global::EDProducer<> { ... };
 //   HEDDLE_FW_MODULE(JetProducer);
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "heddle/core/export.hpp"
@@ -26,8 +28,20 @@ namespace heddle::fw {
 
 class parameter_set;
 
-// Makes a module, or a condition producer, from its parameters.
-using module_maker = std::unique_ptr<module_base> (*)(const parameter_set& parameters);
+// Where a configuration lists a module, for the types that ask (constructible from a const
+// parameter_set& and a const module_context&). Its references last as long as the call that gives
+// it (make_process's construction of the module): copy what outlives the constructor.
+struct module_context {
+  module_role listed;  // the list its entry is in: producers, filters, analyzers or outputs
+  // process.options' keys that types add beside the framework's own (process_config::options):
+  // the ones the file gives, checked as their registration says.
+  const parameter_set& options;
+  // "FILE: process.producers[3] 'alpha'": how the framework names the entry in messages.
+  const std::string& named;
+};
+
+// Makes a module, or a condition producer, from its parameters (and, for a module, its context).
+using module_maker = std::unique_ptr<module_base> (*)(const parameter_set& parameters, const module_context& context);
 using es_maker = std::unique_ptr<es_producer> (*)(const parameter_set& parameters);
 
 struct registered_module {
@@ -45,8 +59,12 @@ HEDDLE_EXPORT std::vector<std::string> registered_module_names();
 
 namespace detail {
 template <class M>
-std::unique_ptr<module_base> make_module(const parameter_set& parameters) {
-  return std::make_unique<M>(parameters);
+std::unique_ptr<module_base> make_module(const parameter_set& parameters, [[maybe_unused]] const module_context& context) {
+  if constexpr (std::is_constructible_v<M, const parameter_set&, const module_context&>) {
+    return std::make_unique<M>(parameters, context);
+  } else {
+    return std::make_unique<M>(parameters);
+  }
 }
 template <class P>
 std::unique_ptr<es_producer> make_es_producer(const parameter_set& parameters) {
