@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "demo_rules.hpp"
 #include "graph.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/timeline.hpp"
@@ -40,8 +39,8 @@ namespace {
 
 // Events replayed one at a time with unlimited threads: a module starts as soon as it is asked
 // for and its producers are done, and takes its time; paths step as path_rule.hpp says, on the
-// filters' decisions by their pass patterns.
-// What a replayed event costs: each module's time, each filter's decision.
+// filters' decisions.
+// What a replayed event costs: each module's time, each filter's decision (module_costs).
 struct event_source {
   std::function<double(std::uint32_t module, std::uint64_t event)> seconds;
   std::function<bool(std::uint32_t filter, std::uint64_t event)> passes;
@@ -154,14 +153,9 @@ class replay {
 
 }  // namespace
 
-dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events) {
-  // The process checks the configuration and resolves its labels; its modules are not run.
-  process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
-  p.finalize();
+dependency_bound analyse_dependencies(const process& p, const module_costs& costs, std::uint64_t events) {
   const detail::graph& g = detail::graph_of(p);
-  event_source source{[&](std::uint32_t m, std::uint64_t e) { return detail::module_seconds(config.modules[m], g.nodes[m].hash, e) * time_scale; },
-                      [&](std::uint32_t m, std::uint64_t e) { return detail::filter_result(config.modules[m], e) != 0; }};
-  replay r(std::move(source), g);
+  replay r(event_source{costs.seconds, costs.passes}, g);
   dependency_bound bound;
   bound.events.reserve(events);
   for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));
@@ -174,13 +168,9 @@ dependency_bound analyse_dependencies(const process& p, const timeline& recorded
   std::vector<std::vector<double>> seconds(events, std::vector<double>(g.size(), 0.0));
   for (const timeline_entry& t : recorded.entries())
     if (t.event < events && t.module < g.size()) seconds[t.event][t.module] += double(t.end_ns - t.start_ns) * 1e-9;
-  event_source source{[&](std::uint32_t m, std::uint64_t e) { return seconds[e][m]; },
-                      [](std::uint32_t, std::uint64_t) { return true; }};
-  replay r(std::move(source), g);
-  dependency_bound bound;
-  bound.events.reserve(events);
-  for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));
-  return bound;
+  return analyse_dependencies(p, module_costs{[&](std::uint32_t m, std::uint64_t e) { return seconds[e][m]; },
+                                              [](std::uint32_t, std::uint64_t) { return true; }},
+                              events);
 }
 
 }  // namespace heddle::fw

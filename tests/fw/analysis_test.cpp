@@ -74,6 +74,30 @@ TEST(DependencyBound, FromARecordedTimeline) {
   EXPECT_THROW((void)analyse_dependencies(unfinalized, t, 1), std::logic_error);
 }
 
+// The generic form: any process, its modules' times and filters' decisions given per event.
+TEST(DependencyBound, FromGivenCosts) {
+  const process_config c = config(
+      R"({"@label":"a","@type":"BusyWaitProducer","averageTime":1},
+         {"@label":"d","@type":"BusyWaitProducer","averageTime":1})",
+      R"({"@label":"f1","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"a","product":""}]},
+         {"@label":"f2","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"d","product":""}]})",
+      R"({"p":["f1","f2"]})");
+  process p = make_process(c, timing_options{});
+  p.finalize();
+  // Declaration order: a, d, f1, f2; module m takes m + 1 seconds in event 0, twice that in event 1;
+  // f1 rejects event 1, so neither d nor f2 runs then.
+  const module_costs costs{[](std::uint32_t m, std::uint64_t e) { return double(m + 1) * double(e + 1); },
+                           [](std::uint32_t f, std::uint64_t e) { return !(f == 2 && e == 1); }};
+  const dependency_bound b = analyse_dependencies(p, costs, 2);
+  ASSERT_EQ(b.events.size(), 2u);
+  EXPECT_DOUBLE_EQ(b.events[0].work_s, 1 + 2 + 3 + 4);
+  EXPECT_DOUBLE_EQ(b.events[0].critical_path_s, 1 + 3 + 2 + 4);  // a, f1, then d, f2
+  EXPECT_DOUBLE_EQ(b.events[1].work_s, 2 + 6);
+  EXPECT_DOUBLE_EQ(b.events[1].critical_path_s, 2 + 6);
+  process unfinalized = make_process(c, timing_options{});
+  EXPECT_THROW((void)analyse_dependencies(unfinalized, costs, 1), std::logic_error);
+}
+
 TEST(DependencyBound, PathsRunInOrderAndRejectionStopsThem) {
   // f2's producer d is asked for only when the path reaches f2, after f1.
   const std::string producers = R"({"@label":"d","@type":"BusyWaitProducer","averageTime":2})";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "heddle/core/export.hpp"
@@ -28,12 +29,26 @@ class HEDDLE_EXPORT dependency_bound {
   double speedup(unsigned threads, std::uint64_t in_flight) const noexcept;
 };
 
-// For events 0 .. events-1, times multiplied by `time_scale`. config_error if the configuration
-// does not form a valid process.
+// For events 0 .. events-1 of a configuration of the study's timing modules, their times
+// multiplied by `time_scale`, their filters deciding by their pass patterns (study_analysis.cpp,
+// on the generic bound below). config_error if the configuration does not form a valid process.
 HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
 
 class process;
 class timeline;
+
+// What the bound replays, per module (its index in the process, as added) and event: the module's
+// time in seconds, and a filter's decision (asked of filters only, once they have run).
+struct module_costs {
+  std::function<double(std::uint32_t module, std::uint64_t event)> seconds;
+  std::function<bool(std::uint32_t filter, std::uint64_t event)> passes;
+};
+
+// The bound of finalized process `p` for events 0 .. events-1, its modules costing what `costs`
+// says: the generic form, for any module types that know their times. Cost: per event, one call
+// of costs.seconds per module, one of costs.passes per filter that runs, and one replay.
+// std::logic_error if p is not finalized.
+HEDDLE_EXPORT dependency_bound analyse_dependencies(const process& p, const module_costs& costs, std::uint64_t events);
 
 // The same from a recorded run of finalized process `p` (a timeline filled through
 // run_options::record, best by the single-threaded processor, whose module times are not
