@@ -244,8 +244,14 @@ void scan(scan_settings& s) {
   const process_config config = load_config(s.config);
   if (s.threads == 0) s.threads = default_thread_count();
   if (s.events == 0) s.events = std::min<std::uint64_t>(config.events, 100);
-  process_config unsafe = config;
-  for (module_config& m : unsafe.modules) m.threads = thread_type::unsafe;
+  // Every timing module ThreadUnsafe: the same file with threadType set in each one's parameters,
+  // as --set would (a registered type of another kind keeps its own).
+  const std::vector<std::string>& timing_types = known_module_types();
+  std::vector<parameter_override> all_unsafe;
+  for (const module_config& m : config.modules)
+    if (std::binary_search(timing_types.begin(), timing_types.end(), m.type))
+      all_unsafe.push_back({m.label + ".threadType", "ThreadUnsafe", "heddle-fw scan"});
+  const process_config unsafe = load_config(s.config, all_unsafe);
   std::filesystem::create_directories(s.out);
   const dependency_bound bound = analyse_dependencies(config, s.time_scale, s.events);
 
