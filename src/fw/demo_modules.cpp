@@ -46,7 +46,7 @@ bool waits_on_timer(const detail::module_type& t, wait_mode w) noexcept {
   return w == wait_mode::timer || (w == wait_mode::as_configured && t.how == detail::spend::acquire);
 }
 
-class demo_module final : public module_base {
+class demo_module final : public module_base, public detail::timing_module {
  public:
   demo_module(const module_config& c, const detail::module_type& t, const timing_options& timing, double busy_scale)
       : module_base(kind_of(c.threads), c.role, waits_on_timer(t, timing.wait)),
@@ -76,6 +76,11 @@ class demo_module final : public module_base {
       s /= double(config_.event_times.size());
     }
     return s * time_scale_;
+  }
+
+  double seconds_for(std::uint64_t event) const noexcept override { return seconds(event); }
+  bool passes(std::uint64_t event) const noexcept override {
+    return config_.role != module_role::filter || detail::filter_result(config_, event) != 0;
   }
 
   void call_acquire(const event& e, const event_setup&, async_handle h) override {

@@ -1,6 +1,6 @@
 // What a built-in module does for an event, as numbers: its time and, for a filter, its decision.
-// demo_modules.cpp spends and returns them; their dependency bound (study_analysis.cpp) counts them without
-// running anything, so the two cannot disagree.
+// demo_modules.cpp spends and returns them, and tells them to their dependency bound
+// (study_analysis.cpp, which runs nothing), so the two cannot disagree.
 #pragma once
 
 #include <algorithm>

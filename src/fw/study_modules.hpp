@@ -2,12 +2,26 @@
 // what the process assembly (process_builder.cpp) asks of them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "heddle/fw/config.hpp"
 #include "heddle/fw/process.hpp"
 
 namespace heddle::fw::detail {
+
+// What a timing module does for an event, as numbers (demo_rules.hpp), for the study's dependency
+// bound (study_analysis.cpp): the study's own interface beside module_base, which knows none of it.
+class timing_module {
+ public:
+  // Its time for `event`, in seconds, scaled as the process's timing says.
+  virtual double seconds_for(std::uint64_t event) const noexcept = 0;
+  // Whether it passes `event` (a filter's decision by its pass pattern; true for any other role).
+  virtual bool passes(std::uint64_t event) const noexcept = 0;
+
+ protected:
+  ~timing_module() = default;
+};
 
 // The factory of the built-in module configured by `c` (a type of module_types.hpp), spending its
 // times as `timing` says, at timing.busy_wait_scale busy-wait iterations per second, else at the
