@@ -3,7 +3,7 @@
 #include "heddle/core/detail/trace_extension.hpp"
 #include "trace_run.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace trace_kinds {
 const core_detail::trace::kind message_send = core_detail::trace::layer_kind(layer, 0);
@@ -48,4 +48,4 @@ struct trace_installer {
 
 }  // namespace
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

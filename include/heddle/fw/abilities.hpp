@@ -41,7 +41,9 @@ namespace heddle::fw {
 
 // The module's acquire() runs first and starts asynchronous work; produce (filter, analyze, write)
 // runs once its handle is completed or its future is ready, and acquire() has returned, with no
-// thread waiting in between. Any kind, any role. The module overrides one of the two spellings of
+// thread waiting in between. Any kind, any role. The framework calls acquire as the module's kind
+// calls its event methods (global::, for several events at once); the handle is completed from
+// any thread (async_handle.hpp). The module overrides one of the two spellings of
 // acquire (a module that overrides neither does not compile where it is added: process::add<M>,
 // HEDDLE_FW_MODULE(M)); a module without ExternalWork has no acquire.
 struct ExternalWork {};

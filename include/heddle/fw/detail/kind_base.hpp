@@ -36,9 +36,10 @@ class kind_root<Kind, Role, false> : public module_base {
 template <class Base>
 class shared_resources : public Base {
  protected:
-  // Runs one at a time with every module that declares `name` (in the constructor only).
+  // Runs one at a time with every module that declares `name` (in the constructor only: the
+  // constructing thread's call, std::logic_error once the module is in a process).
   void uses_resource(std::string name) { this->declare_resource(std::move(name)); }
-  // The legacy resource: one at a time with every thread-unsafe module.
+  // The legacy resource: one at a time with every thread-unsafe module (as above).
   void uses_resource() { this->declare_resource(legacy_resource); }
 };
 
