@@ -60,16 +60,15 @@ has_spdx() {
   [[ $prefix == "#" && $first == '#!'* && $second == "$prefix $spdx_id" ]]
 }
 add_spdx() {
-  local file=$1 prefix=$2 first tmp
+  local file=$1 prefix=$2 first
   IFS= read -r first <"$file" || true
-  tmp=$(mktemp "$file.XXXXXX")
-  if [[ $prefix == "#" && $first == '#!'* ]]; then
-    { printf '%s\n%s %s\n' "$first" "$prefix" "$spdx_id"; tail -n +2 "$file"; } >"$tmp"
+  if [[ ! -s $file ]]; then
+    printf '%s %s\n' "$prefix" "$spdx_id" >"$file"
+  elif [[ $prefix == "#" && $first == '#!'* ]]; then
+    sed -i "1a $prefix $spdx_id" "$file"  # GNU sed -i keeps the file's mode
   else
-    { printf '%s %s\n' "$prefix" "$spdx_id"; cat "$file"; } >"$tmp"
+    sed -i "1i $prefix $spdx_id" "$file"
   fi
-  chmod --reference="$file" "$tmp"
-  mv "$tmp" "$file"
 }
 
 missing_slash=() missing_hash=()
