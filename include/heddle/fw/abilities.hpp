@@ -125,6 +125,8 @@ inline constexpr bool is_external_work_layer = false;
 template <class B, bool Const>
 inline constexpr bool is_external_work_layer<external_work_layer<B, Const>> = true;
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class M>
 concept inherits_handle_acquire =
     requires { handle_acquire_owner(&M::acquire); } &&
@@ -133,6 +135,7 @@ template <class M>
 concept inherits_future_acquire =
     requires { future_acquire_owner(&M::acquire); } &&
     is_external_work_layer<std::remove_pointer_t<decltype(future_acquire_owner(&M::acquire))>>;
+// clang-format on
 
 // What module type M must meet beyond compiling as a class, checked where the framework learns
 // the type: an ExternalWork module overrides one of the acquires (each of its declarations hides

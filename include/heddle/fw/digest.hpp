@@ -46,6 +46,8 @@ std::uint64_t range_digest(const Range& r) noexcept {
 }
 }  // namespace detail
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class T>
 std::uint64_t product_digest(const T& value) noexcept {
   if constexpr (detail::user_digest<T>) {
@@ -68,5 +70,6 @@ std::uint64_t product_digest(const T& value) noexcept {
     return 0;  // counts nothing: give the type a heddle_fw_digest to include it
   }
 }
+// clang-format on
 
 }  // namespace heddle::fw

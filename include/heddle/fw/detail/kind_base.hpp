@@ -43,8 +43,11 @@ class shared_resources : public Base {
   void uses_resource() { this->declare_resource(legacy_resource); }
 };
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class A>
 concept is_ability = requires { ability<A>::allowed(module_kind::global); };
+// clang-format on
 
 template <class A, module_kind Kind>
 constexpr bool allowed_in() noexcept {
@@ -61,11 +64,14 @@ template <class A, module_kind Kind, class Base>
 struct with_layer {
   using type = Base;
 };
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class A, module_kind Kind, class Base>
   requires is_ability<A>
 struct with_layer<A, Kind, Base> {
   using type = typename ability<A>::template layer<Base, Kind>;
 };
+// clang-format on
 
 template <module_kind Kind, class Base, class... Abilities>
 struct stack_layers {
