@@ -35,7 +35,7 @@ RESULTS := results
 .PHONY: deps build demo test test-release test-tsan test-asan stress bench fuzz install clean help
 
 help:
-	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
+	@grep -v '^# SPDX-License-Identifier:' Makefile | sed -n '3,22p' | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh

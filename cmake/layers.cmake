@@ -36,7 +36,7 @@ set(heddle_layer_fw_folders fw)
 set(heddle_layer_core_namespace heddle::core_detail)
 set(heddle_layer_async_namespace heddle::async_detail)
 set(heddle_layer_dispatch_namespace heddle::dispatch_detail)
-set(heddle_layer_am_namespace heddle::offload::detail)
+set(heddle_layer_am_namespace heddle::am_detail)
 set(heddle_layer_fw_namespace heddle::fw::detail)
 
 # heddle_layer_<layer>_offers: the headers of its detail/ folders that the layers above it may
@@ -121,35 +121,33 @@ foreach(heddle_dl IN LISTS CMAKE_DL_LIBS)
 endforeach()
 unset(heddle_dl)
 
-# heddle_layer_uses(<layer> <out>): every layer <layer> may use, nearest first (its _on layers, then
-# theirs), without repeats.
-function(heddle_layer_uses layer out)
+# heddle_closure(<out> <start> <prefix> <suffix>): everything <start> reaches through the lists
+# ${<prefix><name><suffix>} (a table above: the layers a layer builds on, the components a component
+# needs), directly or not, nearest first (<start>'s own list, then theirs), without repeats.
+function(heddle_closure out start prefix suffix)
   set(result "")
-  set(todo ${heddle_layer_${layer}_on})
+  set(todo ${${prefix}${start}${suffix}})
   while(todo)
     list(POP_FRONT todo next)
     if(NOT next IN_LIST result)
       list(APPEND result ${next})
-      list(APPEND todo ${heddle_layer_${next}_on})
+      list(APPEND todo ${${prefix}${next}${suffix}})
     endif()
   endwhile()
   set(${out} "${result}" PARENT_SCOPE)
 endfunction()
 
+# heddle_layer_uses(<layer> <out>): every layer <layer> may use, nearest first (its _on layers, then
+# theirs). A macro, so that heddle_closure sets <out> in the caller's scope.
+macro(heddle_layer_uses layer out)
+  heddle_closure(${out} ${layer} heddle_layer_ _on)
+endmacro()
+
 # heddle_component_closure(<component> <out>): the components <component> needs, directly or not,
-# nearest first, without repeats (what a consumer of it must import).
-function(heddle_component_closure component out)
-  set(result "")
-  set(todo ${heddle_component_${component}_needs})
-  while(todo)
-    list(POP_FRONT todo next)
-    if(NOT next IN_LIST result)
-      list(APPEND result ${next})
-      list(APPEND todo ${heddle_component_${next}_needs})
-    endif()
-  endwhile()
-  set(${out} "${result}" PARENT_SCOPE)
-endfunction()
+# nearest first (what a consumer of it must import).
+macro(heddle_component_closure component out)
+  heddle_closure(${out} ${component} heddle_component_ _needs)
+endmacro()
 
 # heddle_layer_owning(<folder> <out>): the layer that owns include/heddle/<folder>, or "" if none.
 function(heddle_layer_owning folder out)

@@ -27,6 +27,7 @@ packages=(
   libopenmpi-dev openmpi-bin                                    # am layer over MPI
   liburing-dev libhwloc-dev                                     # async engines, topology
   valgrind                                                      # callgrind instruction counts
+  clang-format-14                                               # scripts/format.sh (the test build_format)
 )
 
 dry_run=0

@@ -50,6 +50,8 @@ struct variant_def {
   const char* baseline;    // whose time this one's is compared with
 };
 
+// Formatted by hand: a table, one row a line.
+// clang-format off
 const variant_def defs[] = {
     {"noblock", "heddle: no wait (baseline)", runtime_kind::heddle, heddle_mode::noblock, {}, {}, false, "noblock"},
     {"blocking", "heddle: std::this_thread::sleep_until in a task", runtime_kind::heddle, heddle_mode::blocking, {}, {},
@@ -73,6 +75,7 @@ const variant_def defs[] = {
     {"tbb_heddle_timer", "oneTBB: heddle::then_in_arena(heddle::sleep_until(...))", runtime_kind::tbb, {}, {},
      tbb_mode::heddle_timer, true, "tbb_noblock"},
 };
+// clang-format on
 
 // What the timed runs of one variant at one thread count measured besides their time.
 struct collected {

@@ -7,12 +7,14 @@
 namespace heddle::offload {
 
 node_id this_node() {
-  detail::engine& e = detail::current_engine();
-  return detail::current_node_of(e);
+  am_detail::engine& e = am_detail::current_engine();
+  return am_detail::current_node_of(e);
 }
-node_id num_nodes() { return detail::current_engine().nodes(); }
+node_id num_nodes() { return am_detail::current_engine().nodes(); }
 
-namespace detail {
+}  // namespace heddle::offload
+
+namespace heddle::am_detail {
 
 // `p` failed with the session_error that there is no session.
 void fail_without_session(pending_call* p) noexcept {
@@ -131,5 +133,4 @@ future<void> copy_bytes(const buffer_ref& from, const buffer_ref& to, std::uint6
   return offload::async(from.node, heddle::f2f<&copy_from_here>(from, to, bytes));
 }
 
-}  // namespace detail
-}  // namespace heddle::offload
+}  // namespace heddle::am_detail

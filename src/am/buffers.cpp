@@ -4,7 +4,7 @@
 
 #include "heddle/am/errors.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 buffer_ref buffer_table::allocate(transport& t, node_id here, std::uint64_t bytes, std::size_t alignment) {
   const std::uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
@@ -51,4 +51,4 @@ void buffer_table::clear() {
   buffers_.clear();
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

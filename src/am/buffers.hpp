@@ -20,7 +20,7 @@
 #include "heddle/am/buffer.hpp"
 #include "transport.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class buffer_table {
  public:
@@ -52,4 +52,4 @@ class buffer_table {
   std::atomic<std::uint64_t> next_id_{1};
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

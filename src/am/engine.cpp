@@ -17,7 +17,7 @@
 #include "heddle/core/trace.hpp"
 #include "trace_kinds.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -741,4 +741,4 @@ void engine::lost(node_id peer, const std::string& why) {
   fail_pending(peer, [&] { return std::make_exception_ptr(peer_lost(peer, what)); });
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

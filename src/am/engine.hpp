@@ -36,7 +36,7 @@
 #include "receiver.hpp"
 #include "transport.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class engine final : public frame_sink {
  public:
@@ -303,4 +303,4 @@ HEDDLE_FAST_TLS(bool, in_handler);
 // The node the calling thread acts for: the node whose handler it runs, else the engine's own.
 inline node_id current_node_of(const engine& e) noexcept { return in_handler ? handler_node : e.self(); }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -3,7 +3,7 @@
 // serialisation and the runtime, so the loopback tests all of the engine but the wire.
 #include "transports.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -40,4 +40,4 @@ std::unique_ptr<transport> make_loopback_transport(const session_options&) {
   return std::make_unique<loopback_transport>();
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -27,7 +27,7 @@
 #include "small_copy.hpp"
 #include "transports.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 using heddle::async_detail::mpi_error_text;
 using heddle::async_detail::mpi_unusable;
@@ -474,4 +474,4 @@ class mpi_transport final : public transport {
 
 std::unique_ptr<transport> make_mpi_transport(session_options& o) { return std::make_unique<mpi_transport>(o); }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

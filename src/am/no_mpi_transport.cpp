@@ -3,11 +3,11 @@
 #include "heddle/am/errors.hpp"
 #include "transports.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 std::unique_ptr<transport> make_mpi_transport(session_options&) {
   throw session_error("heddle::offload: the mpi backend is not in this build (heddle was built without MPI); "
                       "use loopback, shm or tcp");
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

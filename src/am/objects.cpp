@@ -13,7 +13,7 @@
 #include "engine.hpp"
 #include "heddle/am/remote.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 thread_local void* running_object = nullptr;
@@ -95,7 +95,7 @@ void engine::release_object(node_id from, node_id to, std::uint64_t id) {
 }
 
 void engine::object_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
-  const std::uint64_t id = object_id_of(payload);  // decode_error: a corrupt frame
+  const std::uint64_t id = offload::object_id_of(payload);  // decode_error: a corrupt frame
   std::shared_ptr<object_table::entry> o;
   switch (objects_.enqueue(to, id, from, h, payload.subspan(sizeof id), o)) {
     case object_table::queued::no_object:
@@ -131,4 +131,4 @@ void engine::drain_object(node_id here, const std::shared_ptr<object_table::entr
   }
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

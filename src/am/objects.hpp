@@ -24,7 +24,7 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/message.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class object_table {
  public:
@@ -71,4 +71,4 @@ class object_table {
   std::atomic<std::uint64_t> next_id_{1};
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

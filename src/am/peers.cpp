@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 peer_table::peer_table(node_id self, node_id nodes) : peers_(nodes), self_(self) {
   peers_[self].hello = true;
@@ -162,4 +162,4 @@ bool peer_table::await_clock_reply(std::int64_t probe_ns, std::chrono::steady_cl
       deadline);
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

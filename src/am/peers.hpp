@@ -24,7 +24,7 @@
 
 #include "heddle/am/errors.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class peer_table {
  public:
@@ -133,4 +133,4 @@ bool peer_table::await(Pred pred, std::chrono::steady_clock::time_point deadline
   return true;
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -22,7 +22,7 @@
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/core/detail/assert.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class pending_table {
  public:
@@ -139,4 +139,4 @@ class pending_table {
   std::atomic<std::size_t> overflow_count_{0};
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

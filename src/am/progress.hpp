@@ -28,7 +28,7 @@
 #include "heddle/core/detail/futex.hpp"
 #include "heddle/core/export.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class progress {
  public:
@@ -71,4 +71,4 @@ class progress {
 // call in the shared build.
 inline constinit thread_local bool polling_thread HEDDLE_DETAIL_TLS_MODEL = false;
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

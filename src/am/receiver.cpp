@@ -4,7 +4,7 @@
 
 #include "heddle/core/detail/spin_wait.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 receiver::receiver(transport& wire, progress& lock, std::chrono::nanoseconds spin, std::function<void()> between_polls)
     : wire_(wire), progress_(lock), spin_(spin), between_polls_(std::move(between_polls)) {}
@@ -82,4 +82,4 @@ void receiver::loop() {
   }
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

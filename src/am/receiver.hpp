@@ -18,7 +18,7 @@
 #include "progress.hpp"
 #include "transport.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class receiver {
  public:
@@ -47,4 +47,4 @@ class receiver {
   std::thread thread_;
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -2,11 +2,11 @@
 // whichever shared object (a plugin, the program) registers a handler.
 #include "heddle/am/functor.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 registry& registry::instance() {
   static registry r;
   return r;
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

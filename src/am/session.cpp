@@ -12,14 +12,36 @@
 #include "engine.hpp"
 #include "transports.hpp"
 
-namespace heddle::offload {
+namespace heddle::am_detail {
 
-std::atomic<detail::engine*> detail::the_engine{nullptr};
+std::atomic<engine*> the_engine{nullptr};
+namespace {
+std::atomic<int> engine_users{0};  // threads inside drive_reply
+}  // namespace
+
+void throw_no_session() {
+  throw session_error("heddle::offload: no session is open (construct a heddle::offload::session first)");
+}
+engine& current_engine() {
+  engine* e = the_engine.load(std::memory_order_acquire);
+  if (!e) [[unlikely]] throw_no_session();
+  return *e;
+}
+engine* acquire_engine() noexcept {
+  engine_users.fetch_add(1);
+  engine* e = the_engine.load();
+  if (!e) engine_users.fetch_sub(1);
+  return e;
+}
+void release_engine() noexcept { engine_users.fetch_sub(1); }
+}  // namespace heddle::am_detail
+
+namespace heddle::offload {
 
 namespace {
 
-using detail::the_engine;
-std::atomic<int> engine_users{0};  // threads inside drive_reply
+using am_detail::engine_users;
+using am_detail::the_engine;
 
 std::uint64_t parse_number(std::string_view text, const std::string& where, std::uint64_t max) {
   std::uint64_t v = 0;
@@ -118,18 +140,18 @@ session_options options_from(int& argc, char**& argv) {
 session::session(int& argc, char**& argv) : session(options_from(argc, argv)) {}
 
 session::session(const session_options& options) : options_(options) {
-  std::unique_ptr<detail::transport> t;
+  std::unique_ptr<am_detail::transport> t;
   switch (options_.transport) {
-    case backend::loopback: t = detail::make_loopback_transport(options_); break;
-    case backend::shm: t = detail::make_shm_transport(options_); break;
-    case backend::tcp: t = detail::make_tcp_transport(options_); break;
-    case backend::mpi: t = detail::make_mpi_transport(options_); break;
+    case backend::loopback: t = am_detail::make_loopback_transport(options_); break;
+    case backend::shm: t = am_detail::make_shm_transport(options_); break;
+    case backend::tcp: t = am_detail::make_tcp_transport(options_); break;
+    case backend::mpi: t = am_detail::make_mpi_transport(options_); break;
   }
   if (options_.nodes == 0 || options_.node >= options_.nodes)
     throw session_error("heddle::offload: node " + std::to_string(options_.node) + " of " + std::to_string(options_.nodes) +
                         ": a node is numbered from 0 to nodes - 1");
-  auto e = std::make_unique<detail::engine>(options_, std::move(t));
-  detail::engine* expected = nullptr;
+  auto e = std::make_unique<am_detail::engine>(options_, std::move(t));
+  am_detail::engine* expected = nullptr;
   if (!the_engine.compare_exchange_strong(expected, e.get()))
     throw session_error("heddle::offload: a session is already open in this process");
   try {
@@ -142,7 +164,7 @@ session::session(const session_options& options) : options_(options) {
 }
 
 session::~session() {
-  detail::engine* e = the_engine.load();
+  am_detail::engine* e = the_engine.load();
   if (!e) return;
   e->finish();
   the_engine.store(nullptr);
@@ -150,22 +172,6 @@ session::~session() {
   delete e;
 }
 
-int session::serve() { return detail::current_engine().serve_until_node0_leaves() ? 0 : 1; }
-
-namespace detail {
-void throw_no_session() { throw session_error("heddle::offload: no session is open (construct a heddle::offload::session first)"); }
-engine& current_engine() {
-  engine* e = the_engine.load(std::memory_order_acquire);
-  if (!e) [[unlikely]] throw_no_session();
-  return *e;
-}
-engine* acquire_engine() noexcept {
-  engine_users.fetch_add(1);
-  engine* e = the_engine.load();
-  if (!e) engine_users.fetch_sub(1);
-  return e;
-}
-void release_engine() noexcept { engine_users.fetch_sub(1); }
-}  // namespace detail
+int session::serve() { return am_detail::current_engine().serve_until_node0_leaves() ? 0 : 1; }
 
 }  // namespace heddle::offload

@@ -21,7 +21,7 @@
 
 #include "heddle/am/message.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 struct ring_cell {
   static constexpr std::size_t bytes = 64;
@@ -75,4 +75,4 @@ class ring_view {
   std::uint64_t count_ = 0;
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

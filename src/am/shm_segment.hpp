@@ -14,7 +14,7 @@
 #include <system_error>
 #include <utility>
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class shm_segment {
  public:
@@ -96,4 +96,4 @@ class shm_segment {
   bool owner_ = false;
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

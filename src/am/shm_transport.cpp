@@ -22,7 +22,7 @@
 #include "small_copy.hpp"
 #include "transports.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -487,4 +487,4 @@ class shm_transport final : public transport {
 
 std::unique_ptr<transport> make_shm_transport(const session_options& o) { return std::make_unique<shm_transport>(o); }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <span>
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 // Copies `from` (at most 16 bytes) to `to`: two moves of 8 or of 4 bytes, overlapping where the
 // size is not one of them, or up to three single bytes.
@@ -27,4 +27,4 @@ inline void copy_small(std::byte* to, std::span<const std::byte> from) noexcept 
 }
 inline constexpr std::size_t copy_small_bytes = 16;
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -28,7 +28,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "transports.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -647,4 +647,4 @@ class tcp_transport final : public transport {
 
 std::unique_ptr<transport> make_tcp_transport(const session_options& o) { return std::make_unique<tcp_transport>(o); }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -3,7 +3,7 @@
 #include "heddle/core/detail/trace_extension.hpp"
 #include "trace_run.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace trace_kinds {
 const core_detail::trace::kind message_send = core_detail::trace::layer_kind(layer, 0);
@@ -18,12 +18,15 @@ using core_detail::trace::event_out;
 using core_detail::trace::kind_format;
 using core_detail::trace::record;
 
+// Formatted by hand: the trace JSON, each key beside its value.
+// clang-format off
 void write_message(event_out& out, const record& r) {
   const bool send = r.k == trace_kinds::message_send;
   out.span("am", send ? "send" : "receive", r)
       .raw(",\"args\":{\"kind\":").str(r.name ? r.name : "?").raw(send ? ",\"to\":" : ",\"from\":").num(r.sub)
       .raw(",\"bytes\":").num(r.arg).raw("}}");
 }
+// clang-format on
 void write_flow(event_out& out, const record& r) {
   out.flow(r.k == trace_kinds::message_begin, "message", r).raw("}");
 }
@@ -48,4 +51,4 @@ struct trace_installer {
 
 }  // namespace
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -9,7 +9,7 @@
 
 #include "heddle/core/detail/trace.hpp"
 
-namespace heddle::offload::detail::trace_kinds {
+namespace heddle::am_detail::trace_kinds {
 
 // The active-message layer's number among the layers that record (docs/trace.md, "Adding kinds").
 inline constexpr std::uint8_t layer = 3;
@@ -29,4 +29,4 @@ inline std::uint64_t message_flow_id(std::uint32_t from, std::uint32_t to, std::
   return std::uint64_t{1} << 52 | std::uint64_t{from & 0xfff} << 28 | std::uint64_t{to & 0xfff} << 16 | sequence;
 }
 
-}  // namespace heddle::offload::detail::trace_kinds
+}  // namespace heddle::am_detail::trace_kinds

@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 int merge_traces(const std::string& out, const std::vector<std::string>& inputs, const std::string& preferred) noexcept {
   try {
@@ -39,4 +39,4 @@ int merge_traces(const std::string& out, const std::vector<std::string>& inputs,
   }
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -25,7 +25,7 @@
 #include "heddle/am/detail/trace_merge.hpp"
 #include "heddle/core/detail/trace_extension.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -112,4 +112,4 @@ void join_trace_run() noexcept {
   core_detail::trace::join_process_group(member);
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -9,7 +9,7 @@
 #include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/ready_future.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 namespace {
 
@@ -215,4 +215,4 @@ future<void> engine::gather(std::span<const buffer_ref> from, std::byte* local, 
   return f;
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -3,7 +3,7 @@
 
 #include <new>
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 local_allocation transport::allocate(std::uint64_t bytes, std::uint64_t, std::size_t alignment) {
   const std::size_t n = bytes ? static_cast<std::size_t>(bytes) : 1;
@@ -12,4 +12,4 @@ local_allocation transport::allocate(std::uint64_t bytes, std::uint64_t, std::si
           std::shared_ptr<void>(p, [alignment](void* q) { ::operator delete(q, std::align_val_t(alignment)); })};
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -14,7 +14,7 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/message.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 // Direct placement: where a transport may read part of a payload straight into, so that its bytes
 // are not copied twice (a put's data into the buffer, a get's reply into the caller's memory).
@@ -112,4 +112,4 @@ class transport {
   virtual void forget(node_id /*owner*/, std::uint64_t /*id*/) {}
 };
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

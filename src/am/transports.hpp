@@ -6,11 +6,11 @@
 #include "heddle/am/session.hpp"
 #include "transport.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 std::unique_ptr<transport> make_loopback_transport(const session_options& o);
 std::unique_ptr<transport> make_shm_transport(const session_options& o);
 std::unique_ptr<transport> make_tcp_transport(const session_options& o);
 std::unique_ptr<transport> make_mpi_transport(session_options& o);  // fills in node and nodes from MPI
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

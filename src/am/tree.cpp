@@ -14,7 +14,7 @@
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/detail/worker.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 class engine::tree_gather {
  public:
@@ -186,4 +186,4 @@ void engine::tree_result(tree_gather* g, node_id node, bool threw, std::span<con
   g->add_entry(node, threw ? tree_outcome::threw : tree_outcome::value, bytes);
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -133,6 +133,8 @@ struct conv<bool> {
   }
 };
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class T>
   requires std::integral<T> && (!std::same_as<T, bool>)
 struct conv<T> {
@@ -178,6 +180,7 @@ struct conv<T> {
     return static_cast<T>(d);
   }
 };
+// clang-format on
 
 template <>
 struct conv<std::string> {

@@ -21,6 +21,8 @@ using core_detail::trace::kind_format;
 using core_detail::trace::placement;
 using core_detail::trace::record;
 
+// Formatted by hand: the trace JSON, each key beside its value.
+// clang-format off
 void write_module(event_out& out, const record& r) {
   const char* cat = r.k == trace_kinds::module ? "module" : r.k == trace_kinds::module_prefetch ? "module.prefetch" : "module.stall";
   out.span(cat, r.name ? r.name : "module", r)
@@ -39,6 +41,7 @@ void write_transition(event_out& out, const record& r) {
   out.span("fw", r.name ? r.name : "transition", r)
       .raw(",\"args\":{\"run\":").num(static_cast<std::int64_t>(r.id)).raw(",\"lumi\":").num(r.arg).raw("}}");
 }
+// clang-format on
 
 // On the tracks of stream `arg` ("stream N"), or its modules' lanes ("stream N modules").
 kind_format per_stream(void (*write)(event_out&, const record&), const char* suffix) {

@@ -59,6 +59,7 @@ struct heddle::offload::serializer<word_stats> {
 namespace {
 
 using namespace heddle::offload;
+namespace am_detail = heddle::am_detail;
 
 // What a transport does: index and arguments on one side, the registry's handler on the other.
 template <class F>
@@ -68,7 +69,7 @@ auto travel(const F& call) {
   const std::uint32_t index = F::index();
   reader args(w.data());
   writer result;
-  detail::registry::instance().at(index)(args, result);
+  am_detail::registry::instance().at(index)(args, result);
   EXPECT_EQ(args.remaining(), 0u);
   reader r(result.data());
   return read_result<typename F::result_type>(r);
@@ -114,7 +115,7 @@ TEST(Functor, AConstReferenceInAndAStructOut) {
 }
 
 TEST(Functor, EveryFunctorTypeHasItsOwnIndexAndTheOrderIsByName) {
-  auto& reg = detail::registry::instance();
+  auto& reg = am_detail::registry::instance();
   const std::uint32_t a = decltype(heddle::f2f<&scale>(1, std::string()))::index();
   const std::uint32_t b = decltype(heddle::f2f<&repeat>(std::vector<int>{}, 1))::index();
   const std::uint32_t c = decltype(heddle::f2f<&log_line>(std::string()))::index();
@@ -125,11 +126,12 @@ TEST(Functor, EveryFunctorTypeHasItsOwnIndexAndTheOrderIsByName) {
   EXPECT_NE(reg.hash(), 0u);
   EXPECT_EQ(reg.hash(), reg.hash());
   // The names carry the function: two functions with the same signature differ.
-  EXPECT_NE(detail::type_name<decltype(heddle::f2f<&scale>(1, std::string()))>().find("scale"), std::string_view::npos);
+  EXPECT_NE(am_detail::type_name<decltype(heddle::f2f<&scale>(1, std::string()))>().find("scale"),
+            std::string_view::npos);
 }
 
 TEST(Functor, AnIndexFromTheWireIsChecked) {
-  auto& reg = detail::registry::instance();
+  auto& reg = am_detail::registry::instance();
   try {
     reg.at(static_cast<std::uint32_t>(reg.size()));
     FAIL();
@@ -147,7 +149,7 @@ TEST(Functor, TruncatedArgumentsAreRejected) {
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     reader args(std::span(bytes.data(), n));
     writer result;
-    EXPECT_THROW(detail::registry::instance().at(index)(args, result), decode_error) << n;
+    EXPECT_THROW(am_detail::registry::instance().at(index)(args, result), decode_error) << n;
   }
 }
 

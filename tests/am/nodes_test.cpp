@@ -628,7 +628,7 @@ int main(int argc, char** argv) {
     // Before the session: this process's registry then differs from its peers'.
     const char* node = std::getenv("HEDDLE_NODE");
     if (node && std::string(node) == k)
-      heddle::offload::detail::registry::instance().add("an extra handler", [](heddle::offload::reader&, heddle::offload::writer&) {});
+      heddle::am_detail::registry::instance().add("an extra handler", [](off::reader&, off::writer&) {});
   }
   try {
     heddle::offload::session_options o = heddle::offload::options_from(argc, argv);

@@ -15,8 +15,8 @@
 namespace {
 
 using heddle::offload::node_id;
-using heddle::offload::detail::pending_call;
-using heddle::offload::detail::pending_table;
+using heddle::am_detail::pending_call;
+using heddle::am_detail::pending_table;
 
 // A call that counts how often it was completed or failed (exactly once is right).
 struct counted_call final : pending_call {

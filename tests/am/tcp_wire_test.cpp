@@ -23,6 +23,7 @@ namespace tcp_wire_test {
 namespace {
 
 namespace off = heddle::offload;
+namespace am_detail = heddle::am_detail;
 
 int scale(int a, std::string s) { return a * static_cast<int>(s.size()); }
 // Registered here, answered by the fake node 1: it sends the call's payload back as the reply,
@@ -184,7 +185,7 @@ fake_peer start_fake_node1(Node node) {
   fake_peer p;
   p.listener = listen_any(p.port);
   if (p.listener < 0) return p;
-  off::detail::registry& reg = off::detail::registry::instance();
+  am_detail::registry& reg = am_detail::registry::instance();
   const std::uint64_t hash = reg.hash(), count = reg.size();
   p.child = ::fork();
   if (p.child == 0) node(p.port, hash, count);  // never returns

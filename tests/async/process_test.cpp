@@ -286,9 +286,12 @@ TEST(Process, ManyChildrenAtOnce) {
   std::vector<std::string> expect;
   for (int i = 0; i < n; ++i) {
     switch (i % 4) {
+      // Formatted by hand: a table, one row a line.
+      // clang-format off
       case 0: wave.push_back(spawn({"/bin/true"})); expect.push_back("exit 0"); break;
       case 1: wave.push_back(spawn({"/bin/false"})); expect.push_back("exit 1"); break;
       case 2: wave.push_back(sh("exit 7")); expect.push_back("exit 7"); break;
+      // clang-format on
       default:
         wave.push_back(spawn({"/bin/sleep", "30"}));
         expect.push_back("signal " + std::to_string(SIGKILL));

@@ -34,8 +34,8 @@ expect_differs '/^- `core\/detail\/trace.hpp`/d' \
   'core/detail/trace.hpp is offered by cmake/layers.cmake, but not listed by the page'
 expect_differs 's/^- `core\/detail\/futex.hpp`/- `core\/detail\/futex.hpp`, `block_cache.hpp`/' \
   'core/detail/block_cache.hpp is listed by the page as offered, but cmake/layers.cmake does not offer it'
-expect_differs 's/^| am | `heddle::offload::detail` |/| am | `heddle::am_detail` |/' \
-  "the am layer's detail namespace is heddle::offload::detail by cmake/layers.cmake, but heddle::am_detail by the page"
+expect_differs 's/^| am | `heddle::am_detail` |/| am | `heddle::offload::detail` |/' \
+  "the am layer's detail namespace is heddle::am_detail by cmake/layers.cmake, but heddle::offload::detail by the page"
 expect_differs 's/^\(| fw | `heddle::fw`, `heddle-fw` |\) dispatch, async, core |/\1 dispatch, core |/' \
   "the fw layer uses 'dispatch, async, core' by cmake/layers.cmake, but 'dispatch, core' by the page"
 expect_differs 's/, `include\/heddle\/algorithm\/` |/ |/' \

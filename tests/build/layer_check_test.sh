@@ -55,7 +55,7 @@ expect_refused async src/async/a.cpp '#include "heddle/algorithm/detail/run.hpp"
 expect_refused async src/async/a.cpp 'namespace heddle::core_detail {' \
   "opens namespace heddle::core_detail: the detail namespace of the core layer, not of the async layer" opens
 expect_refused fw include/heddle/fw/a.hpp '  namespace dispatch_detail {' "the detail namespace of the dispatch layer" opens
-expect_refused core src/core/a.cpp 'namespace heddle::offload::detail {' "the detail namespace of the am layer" opens
+expect_refused core src/core/a.cpp 'namespace heddle::am_detail {' "the detail namespace of the am layer" opens
 expect_refused dispatch src/dispatch/a.cpp 'namespace heddle::detail {' "no layer's" opens
 # A line with a non-ASCII character before the bad one does not shift its number.
 expect_refused core src/core/a.cpp $'// 20 \xc2\xb5s \xe2\x80\x94 a comment\n#include "heddle/fw/event.hpp"' "the fw layer is not below the core layer" includes 4
@@ -70,11 +70,11 @@ for owner in "${layers[@]}"; do
 done
 # The other spellings: nested in an enclosing namespace, relative to one, or a namespace inside
 # another layer's detail namespace.
-expect_refused core src/core/a.cpp $'namespace heddle::offload {\nnamespace detail {' \
-  "opens namespace detail (as heddle::offload::detail): the detail namespace of the am layer" opens 4
+expect_refused core src/core/a.cpp $'namespace heddle {\nnamespace am_detail {' \
+  "opens namespace am_detail (as heddle::am_detail): the detail namespace of the am layer" opens 4
 expect_refused dispatch include/heddle/dispatch/a.hpp $'namespace heddle {\nnamespace fw {\n  namespace detail {' \
   "(as heddle::fw::detail): the detail namespace of the fw layer" opens 5
-expect_refused core src/core/a.cpp $'namespace heddle {\nnamespace offload::detail {' "the detail namespace of the am layer" opens 4
+expect_refused core src/core/a.cpp $'namespace heddle {\nnamespace am_detail::trace_kinds {' "the detail namespace of the am layer" opens 4
 expect_refused async src/async/a.cpp 'namespace heddle::core_detail::trace {' "the detail namespace of the core layer" opens
 expect_refused am src/am/a.cpp $'namespace heddle {\nnamespace detail {' "(as heddle::detail): no layer's" opens 4
 # Closing a namespace (by its closing comment) ends what was opened in it.
@@ -90,7 +90,7 @@ touch "$tmp/tree/src/fw/own.hpp"
 printf '#include "heddle/core/future.hpp"\n#include "heddle/algorithm/parallel_for.hpp"\n#include <heddle/algorithm.hpp>\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
 # ... and its own detail namespace spelled nested, after another layer's public one was closed; an
 # alias of another layer's detail namespace; a namespace opened and closed on one line.
-printf 'namespace heddle::offload {\n}  // namespace heddle::offload\nnamespace heddle::fw {\nnamespace detail {\nnamespace x {}\n}  // namespace detail\n}  // namespace heddle::fw\nnamespace od = heddle::offload::detail;\n' >"$tmp/tree/src/fw/b.cpp"
+printf 'namespace heddle::offload {\n}  // namespace heddle::offload\nnamespace heddle::fw {\nnamespace detail {\nnamespace x {}\n}  // namespace detail\n}  // namespace heddle::fw\nnamespace od = heddle::am_detail;\n' >"$tmp/tree/src/fw/b.cpp"
 cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
 
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"

@@ -48,12 +48,15 @@ static_assert(parameter_type<std::vector<bool>> && parameter_type<std::vector<pa
 // Other types do not compile (the call is refused by its constraint, not at link time).
 static_assert(!parameter_type<short> && !parameter_type<char> && !parameter_type<long double> &&
               !parameter_type<const char*> && !parameter_type<std::vector<std::vector<int>>>);
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class T>
 concept gettable = requires(const parameter_set& p) { p.get<T>("x"); };
 template <class T, class F>
 concept gettable_with = requires(const parameter_set& p, F fallback) { p.get<T>("x", fallback); };
 template <class F>
 concept gettable_deduced = requires(const parameter_set& p, F fallback) { p.get("x", fallback); };
+// clang-format on
 static_assert(!gettable<short> && !gettable<std::vector<char>> && gettable<std::vector<std::string>>);
 static_assert(!gettable_deduced<const char*> && gettable_deduced<std::string> && gettable_deduced<double>);
 static_assert(gettable_with<std::string, const char*>);  // get<std::string>("name", "default")

@@ -156,6 +156,8 @@ struct random_body {
 };
 
 // Declares the spec's inputs and product through module M's consumes / produces.
+// Formatted by hand: a table, one row a line.
+// clang-format off
 #define FW_TEST_RANDOM_DECLARE(spec)                                                                                      \
   b_.type = (spec).type;                                                                                                 \
   b_.salt = std::hash<std::string>()((spec).label);                                                                      \
@@ -173,6 +175,7 @@ struct random_body {
     case t_string: b_.s = this->template produces<std::string>(); break;                                                 \
     default: b_.c = this->template produces<cluster>(); break;                                                           \
   }
+// clang-format on
 
 // ExternalWork modules wait on a timer for odd events and go on at once for even ones.
 inline void random_acquire(const event& e, async_handle& h) {

@@ -76,7 +76,7 @@ int merge_node_traces(const std::string& out, const std::vector<std::string>& in
     beside = std::string(self);
     beside = beside.substr(0, beside.rfind('/') + 1) + "heddle-trace";
   }
-  return heddle::offload::detail::merge_traces(out, inputs, beside);
+  return heddle::am_detail::merge_traces(out, inputs, beside);
 }
 
 void remove_leftovers(const std::string& session) {

@@ -34,6 +34,8 @@ int charge_of(const particle& p) noexcept {
     return static_cast<int>(h % 3) - 1;  // -1, 0, +1 each a third of the time
   }
   const int id = p.pdg_id, a = std::abs(id), sign = id > 0 ? 1 : -1;
+  // Formatted by hand: a table, one row a line.
+  // clang-format off
   switch (a) {
     case 11: case 13: case 15:  // leptons: the particle is negative
       return -sign;
@@ -44,6 +46,7 @@ int charge_of(const particle& p) noexcept {
     default:
       return 0;
   }
+  // clang-format on
 }
 
 namespace {

@@ -51,10 +51,13 @@ h5_id event_type() {
 h5_id jet_type() {
   h5_id t = compound(sizeof(jet_row));
   HEP_FIELD(t, jet_row, event, H5T_NATIVE_UINT64);
+  // Formatted by hand: a table, one row a line.
+  // clang-format off
   for (auto [name, offset] : {std::pair{"px", offsetof(jet_row, px)}, {"py", offsetof(jet_row, py)}, {"pz", offsetof(jet_row, pz)},
                               {"e", offsetof(jet_row, e)}, {"pt", offsetof(jet_row, pt)}, {"eta", offsetof(jet_row, eta)},
                               {"phi", offsetof(jet_row, phi)}, {"area", offsetof(jet_row, area)},
                               {"raw_pt", offsetof(jet_row, raw_pt)}, {"jec", offsetof(jet_row, jec)}})
+  // clang-format on
     H5Tinsert(t.get(), name, offset, H5T_NATIVE_DOUBLE);
   return t;
 }

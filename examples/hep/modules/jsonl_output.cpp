@@ -19,6 +19,8 @@ namespace {
 
 nlohmann::json to_json(const selected_event& s) {
   const event_row& r = s.row;
+  // Formatted by hand: a table, one row a line.
+  // clang-format off
   nlohmann::json j = {{"run", r.run},       {"lumi", r.lumi},         {"event", r.event},          {"n_pileup", r.n_pileup},
                       {"n_candidates", r.n_candidates}, {"n_jets", r.n_jets}, {"n_fat_jets", r.n_fat_jets}, {"rho", r.rho},
                       {"met", r.met},       {"met_phi", r.met_phi},   {"sum_et", r.sum_et},        {"dijet", r.dijet},
@@ -31,6 +33,7 @@ nlohmann::json to_json(const selected_event& s) {
   for (const fat_jet_row& x : s.fat_jets)
     fat.push_back({{"px", x.px}, {"py", x.py}, {"pz", x.pz}, {"e", x.e}, {"pt", x.pt}, {"eta", x.eta}, {"phi", x.phi},
                    {"mass", x.mass}, {"groomed_mass", x.groomed_mass}});
+  // clang-format on
   return j;
 }
 

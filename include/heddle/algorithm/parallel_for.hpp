@@ -157,6 +157,8 @@ void run_step_for(runtime* rt, I first, I last, S step, const F& f, const O&... 
 
 // Calls body(piece) for pieces that together cover `range` exactly once, in parallel, and returns
 // when every call has returned. Never calls body with an empty range. Thread-safe; blocks until done.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <core_detail::splittable_range Range, class Body, core_detail::range_option... O>
   requires std::invocable<const Body&, const Range&>
 void parallel_for(const Range& range, const Body& body, const O&... options) {
@@ -211,5 +213,6 @@ template <std::integral I, std::integral S, class F, core_detail::range_option..
 void parallel_for(runtime& rt, I first, I last, S step, F&& f, const O&... options) {
   core_detail::run_step_for(&rt, first, last, step, f, options...);
 }
+// clang-format on
 
 }  // namespace heddle

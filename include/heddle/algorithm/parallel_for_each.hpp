@@ -71,6 +71,8 @@ void run_for_each(runtime* rt, It first, It last, const F& f, const O&... option
 
 }  // namespace core_detail
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <std::forward_iterator It, class F, core_detail::token_option... O>
   requires std::invocable<const F&, std::iter_reference_t<It>>
 void parallel_for_each(It first, It last, const F& f, const O&... options) {
@@ -91,5 +93,6 @@ template <std::ranges::forward_range C, class F, core_detail::token_option... O>
 void parallel_for_each(runtime& rt, C&& c, const F& f, const O&... options) {
   core_detail::run_for_each(&rt, std::ranges::begin(c), std::ranges::end(c), f, options...);
 }
+// clang-format on
 
 }  // namespace heddle

@@ -37,8 +37,11 @@ namespace heddle {
 
 namespace core_detail {
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class A>
 concept invoke_argument = std::invocable<std::remove_reference_t<A>&> || token_option<A>;
+// clang-format on
 
 template <class... A>
 constexpr std::size_t first_callable() {
@@ -69,6 +72,8 @@ void run_invoke(runtime* rt, std::index_sequence<I...>, A&... a) {
 
 }  // namespace core_detail
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class... A>
   requires(sizeof...(A) >= 1 && (core_detail::invoke_argument<A> && ...))
 void parallel_invoke(A&&... a) {
@@ -79,5 +84,6 @@ template <class... A>
 void parallel_invoke(runtime& rt, A&&... a) {
   core_detail::run_invoke(&rt, std::index_sequence_for<A...>{}, a...);
 }
+// clang-format on
 
 }  // namespace heddle

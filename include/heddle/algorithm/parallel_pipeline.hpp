@@ -114,6 +114,8 @@ inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void,
 // included: calls nest). The bodies run on the workers (and the caller, when it is one), a parallel
 // filter's concurrently. Blocks until every item has left: a worker of the runtime runs the
 // pipeline's tasks and other tasks meanwhile, any other thread sleeps.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_pipeline(std::size_t max_tokens, const filter<void, void>& chain, const Options&... options) {
@@ -124,5 +126,6 @@ template <class... Options>
 void parallel_pipeline(runtime& rt, std::size_t max_tokens, const filter<void, void>& chain, const Options&... options) {
   core_detail::run_pipeline(&rt, max_tokens, chain, core_detail::option_or(cancellation_token{}, options...));
 }
+// clang-format on
 
 }  // namespace heddle

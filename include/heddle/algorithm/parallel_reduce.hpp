@@ -84,6 +84,8 @@ T run_reduce(runtime* rt, const cancellation_token& token, const char* what, con
 
 }  // namespace core_detail
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class Range, class T, class Body, class Join, core_detail::range_option... O>
   requires core_detail::reduction<Range, T, Body, Join>
 T parallel_reduce(const Range& range, const T& identity, const Body& body, const Join& join, const O&... options) {
@@ -113,5 +115,6 @@ T parallel_deterministic_reduce(runtime& rt, const Range& range, const T& identi
   return core_detail::run_reduce<core_detail::partitioner_of<simple_partitioner, O...>, true>(
       &rt, core_detail::token_of(options...), "heddle::parallel_deterministic_reduce", range, identity, body, join);
 }
+// clang-format on
 
 }  // namespace heddle

@@ -272,6 +272,8 @@ Out exclusive_scan(runtime& rt, In first, In last, Out out, T init, const Op& op
 }
 
 // parallel_scan(range, identity, scan, join[, options...]): oneTBB's functional form.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <core_detail::splittable_range Range, class T, class Scan, class Join, core_detail::range_option... O>
   requires std::convertible_to<std::invoke_result_t<const Scan&, const Range&, const T&, bool>, T>
 T parallel_scan(const Range& range, const T& identity, const Scan& scan, const Join& join, const O&... options) {
@@ -285,5 +287,6 @@ T parallel_scan(runtime& rt, const Range& range, const T& identity, const Scan& 
   return core_detail::run_range_scan<core_detail::partitioner_of<auto_partitioner, O...>>(
       &rt, core_detail::token_of(options...), range, identity, scan, join);
 }
+// clang-format on
 
 }  // namespace heddle

@@ -49,6 +49,8 @@ concept sort_comparator = !std::is_same_v<std::remove_cvref_t<C>, cancellation_t
 // of partitions a piece goes to std::sort, whose introsort bounds it — with a critical path of
 // about 2n comparisons (the partitions at the top). Inputs of at most 2048 elements are sorted on
 // one thread. No memory beyond the tasks' records. Thread-safe; blocks until done.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_sort(runtime& rt, It first, It last, const Compare& comp, const Options&... options) {
@@ -120,5 +122,6 @@ template <std::random_access_iterator It, class... Options>
 void parallel_stable_sort(It first, It last, const Options&... options) {
   heddle::parallel_stable_sort(first, last, std::less<>{}, options...);
 }
+// clang-format on
 
 }  // namespace heddle

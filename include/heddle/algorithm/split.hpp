@@ -38,6 +38,8 @@ class proportional_split {
 namespace core_detail {
 
 // oneTBB's Range requirements (see above).
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class R>
 concept splittable_range = std::copy_constructible<R> && std::constructible_from<R, R&, split> && requires(const R& r) {
   { r.empty() } -> std::convertible_to<bool>;
@@ -48,6 +50,7 @@ concept splittable_range = std::copy_constructible<R> && std::constructible_from
 template <class R>
 concept proportionally_splittable = splittable_range<R> && std::constructible_from<R, R&, proportional_split&> &&
                                     requires { requires R::is_splittable_in_proportion; };
+// clang-format on
 
 }  // namespace core_detail
 

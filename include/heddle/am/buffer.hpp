@@ -34,7 +34,9 @@ namespace heddle::offload {
 template <class T>
 class [[nodiscard]] buffer_ptr;
 
-namespace detail {
+}  // namespace heddle::offload
+
+namespace heddle::am_detail {
 struct buffer_ref {
   node_id node = 0;
   std::uint64_t id = 0;           // the owner's number for the allocation; 0 is never used
@@ -51,13 +53,15 @@ HEDDLE_EXPORT future<void> copy_bytes(const buffer_ref& from, const buffer_ref& 
 HEDDLE_EXPORT future<void> scatter_bytes(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each);
 HEDDLE_EXPORT future<void> gather_bytes(std::span<const buffer_ref> from, std::byte* local, std::uint64_t each);
 template <class T>
-std::vector<buffer_ref> refs_of(std::span<const buffer_ptr<T>> buffers) {
+std::vector<buffer_ref> refs_of(std::span<const offload::buffer_ptr<T>> buffers) {
   std::vector<buffer_ref> refs;
   refs.reserve(buffers.size());
-  for (const buffer_ptr<T>& b : buffers) refs.push_back(b.ref());
+  for (const offload::buffer_ptr<T>& b : buffers) refs.push_back(b.ref());
   return refs;
 }
-}  // namespace detail
+}  // namespace heddle::am_detail
+
+namespace heddle::offload {
 
 template <class T>
 class [[nodiscard]] buffer_ptr {
@@ -66,7 +70,7 @@ class [[nodiscard]] buffer_ptr {
  public:
   buffer_ptr() noexcept = default;
   // From the layer's own reference (allocate, and a buffer_ptr read from a message).
-  explicit buffer_ptr(const detail::buffer_ref& r) noexcept : ref_(r) {}
+  explicit buffer_ptr(const am_detail::buffer_ref& r) noexcept : ref_(r) {}
 
   // The node that owns the memory. Thread-safe.
   node_id node() const noexcept { return ref_.node; }
@@ -85,47 +89,48 @@ class [[nodiscard]] buffer_ptr {
 
   // The memory, on the node that owns it (inside a function offloaded there); session_error
   // elsewhere or once freed. Thread-safe.
-  T* get() const { return reinterpret_cast<T*>(detail::local_address(ref_)); }
+  T* get() const { return reinterpret_cast<T*>(am_detail::local_address(ref_)); }
 
   friend bool operator==(const buffer_ptr& a, const buffer_ptr& b) noexcept {
     return a.ref_.node == b.ref_.node && a.ref_.id == b.ref_.id && a.ref_.offset == b.ref_.offset;
   }
 
-  const detail::buffer_ref& ref() const noexcept { return ref_; }
+  const am_detail::buffer_ref& ref() const noexcept { return ref_; }
 
  private:
-  detail::buffer_ref ref_;
+  am_detail::buffer_ref ref_;
 };
 
 // `n` elements of T on `node` (uninitialised, aligned for T and to 64 bytes). Thread-safe; blocks
 // as offload::sync (a call to `node`).
 template <class T>
 buffer_ptr<T> allocate(node_id node, std::size_t n) {
-  return buffer_ptr<T>(detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T), alignof(T) > 64 ? alignof(T) : 64));
+  return buffer_ptr<T>(
+      am_detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T), alignof(T) > 64 ? alignof(T) : 64));
 }
 
 // Returns the memory to its node. Freeing twice, or a pointer that is not an allocation's start,
 // is an error naming the node. Thread-safe; blocks as offload::sync.
 template <class T>
 void free(const buffer_ptr<T>& b) {
-  detail::free_bytes(b.ref());
+  am_detail::free_bytes(b.ref());
 }
 
 // Writes n elements from local memory into `to`. Thread-safe; never waits for the transfer.
 template <class T>
 future<void> put(const T* local, const buffer_ptr<T>& to, std::size_t n) {
-  return detail::put_bytes(reinterpret_cast<const std::byte*>(local), to.ref(), std::uint64_t{n} * sizeof(T));
+  return am_detail::put_bytes(reinterpret_cast<const std::byte*>(local), to.ref(), std::uint64_t{n} * sizeof(T));
 }
 // Reads n elements of `from` into local memory. Thread-safe; never waits for the transfer.
 template <class T>
 future<void> get(const buffer_ptr<T>& from, T* local, std::size_t n) {
-  return detail::get_bytes(from.ref(), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
+  return am_detail::get_bytes(from.ref(), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
 }
 // Copies n elements between two buffers, wherever they are. Thread-safe; never waits for the
 // transfer.
 template <class T>
 future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_t n) {
-  return detail::copy_bytes(from.ref(), to.ref(), std::uint64_t{n} * sizeof(T));
+  return am_detail::copy_bytes(from.ref(), to.ref(), std::uint64_t{n} * sizeof(T));
 }
 
 // Writes block i of `local` (the n elements from local + i·n) into to[i], for every i: MPI_Scatter's
@@ -143,7 +148,8 @@ future<void> copy(const buffer_ptr<T>& from, const buffer_ptr<T>& to, std::size_
 // this node once either way, and a tree would add hops and copies on the nodes between.
 template <class T>
 future<void> scatter(const T* local, std::type_identity_t<std::span<const buffer_ptr<T>>> to, std::size_t n) {
-  return detail::scatter_bytes(reinterpret_cast<const std::byte*>(local), detail::refs_of(to), std::uint64_t{n} * sizeof(T));
+  return am_detail::scatter_bytes(reinterpret_cast<const std::byte*>(local), am_detail::refs_of(to),
+                                  std::uint64_t{n} * sizeof(T));
 }
 // Reads n elements of from[i] into block i of `local` (local + i·n), for every i: MPI_Gather's shape,
 // as scatter's: the requests go out at once and the blocks arrive together (each straight into its
@@ -151,7 +157,8 @@ future<void> scatter(const T* local, std::type_identity_t<std::span<const buffer
 // failing, as scatter's future; out_of_range as scatter. Thread-safe; never waits for the transfers.
 template <class T>
 future<void> gather(std::type_identity_t<std::span<const buffer_ptr<T>>> from, T* local, std::size_t n) {
-  return detail::gather_bytes(detail::refs_of(from), reinterpret_cast<std::byte*>(local), std::uint64_t{n} * sizeof(T));
+  return am_detail::gather_bytes(am_detail::refs_of(from), reinterpret_cast<std::byte*>(local),
+                                 std::uint64_t{n} * sizeof(T));
 }
 
 // A buffer_ptr is trivially copyable: it travels in messages bitwise, and means the same memory on

@@ -55,3 +55,13 @@ class HEDDLE_EXPORT session_error : public std::runtime_error {
 };
 
 }  // namespace heddle::offload
+
+// The am layer's internals (heddle::am_detail) name these unqualified.
+namespace heddle::am_detail {
+using offload::node_id;
+using offload::peer_error;
+using offload::peer_lost;
+using offload::registry_mismatch;
+using offload::remote_error;
+using offload::session_error;
+}  // namespace heddle::am_detail

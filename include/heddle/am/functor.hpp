@@ -35,7 +35,9 @@ class HEDDLE_EXPORT unknown_handler : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-namespace detail {
+}  // namespace heddle::offload
+
+namespace heddle::am_detail {
 
 // A compiler-made name for T, the same in every process built by the same compiler.
 template <class T>
@@ -48,6 +50,8 @@ constexpr std::string_view type_name() noexcept {
 
 // Reads the arguments from `args`, runs the call, writes its result (nothing for void) to `result`.
 using handler_fn = void (*)(reader& args, writer& result);
+
+using offload::unknown_handler;  // what the registry throws for a name or an index it lacks
 
 class HEDDLE_EXPORT registry {
  public:
@@ -127,7 +131,9 @@ inline constexpr bool travels_v = !std::is_pointer_v<std::remove_cvref_t<T>> &&
                                   !(std::is_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>>) &&
                                   !std::is_rvalue_reference_v<T>;
 
-}  // namespace detail
+}  // namespace heddle::am_detail
+
+namespace heddle::offload {
 
 template <class F, F Fn>
 class function_call;
@@ -135,7 +141,7 @@ class function_call;
 // A call of `Fn` with its arguments stored by value (the function's parameter types, decayed).
 template <class R, class... P, R (*Fn)(P...)>
 class function_call<R (*)(P...), Fn> {
-  static_assert((detail::travels_v<P> && ...),
+  static_assert((am_detail::travels_v<P> && ...),
                 "heddle::f2f: a function called remotely takes its parameters by value or const reference: a pointer "
                 "or a non-const reference would point into the caller's memory");
   static_assert(!std::is_pointer_v<R> && !std::is_reference_v<R>,
@@ -153,7 +159,7 @@ class function_call<R (*)(P...), Fn> {
   // The handler's index in this process's registry. Thread-safe (after static initialisation).
   static std::uint32_t index() {
     (void)registered_;
-    static const std::uint32_t i = detail::registry::instance().index_of(detail::type_name<function_call>());
+    static const std::uint32_t i = am_detail::registry::instance().index_of(am_detail::type_name<function_call>());
     return i;
   }
 
@@ -175,7 +181,8 @@ class function_call<R (*)(P...), Fn> {
 
  private:
   // Registers `handle` during static initialisation, for every functor type the program makes.
-  inline static const bool registered_ = detail::registry::instance().add(detail::type_name<function_call>(), &handle);
+  inline static const bool registered_ =
+      am_detail::registry::instance().add(am_detail::type_name<function_call>(), &handle);
   args_type args_;
 };
 
@@ -190,13 +197,13 @@ R read_result(reader& r) {
 
 namespace heddle {
 
-namespace offload::detail {
+namespace am_detail {
 // True for the address of a non-member function that is not noexcept: what function_call is made for.
 template <class F>
 inline constexpr bool plain_function_pointer_v = false;
 template <class R, class... P>
 inline constexpr bool plain_function_pointer_v<R (*)(P...)> = true;
-}  // namespace offload::detail
+}  // namespace am_detail
 
 // heddle::f2f<&fn>(args...): a call of `fn` with `args`, to hand to offload::async, sync or ping (or
 // to run here with operator()). HAM writes f2f(&fn, args...); C++ cannot turn a function argument
@@ -214,7 +221,7 @@ inline constexpr bool plain_function_pointer_v<R (*)(P...)> = true;
 // error a wrong Fn draws, not an incomplete function_call. Thread-safe.
 template <auto Fn, class... A>
 [[nodiscard]] auto f2f(A&&... a) {
-  static_assert(offload::detail::plain_function_pointer_v<decltype(Fn)>,
+  static_assert(am_detail::plain_function_pointer_v<decltype(Fn)>,
                 "heddle::f2f<Fn>: Fn is the address of a non-member function that is not noexcept, as in "
                 "heddle::f2f<&fn>(args...); for an overloaded or noexcept fn, name its plain pointer type: "
                 "heddle::f2f<static_cast<int (*)(int)>(&fn)>(1)");

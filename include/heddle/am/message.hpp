@@ -190,3 +190,13 @@ inline const char* to_string(message_kind k) noexcept {
 }
 
 }  // namespace heddle::offload
+
+// The am layer's internals (heddle::am_detail) name these unqualified.
+namespace heddle::am_detail {
+using offload::message_flags_known;
+using offload::message_header;
+using offload::message_kind;
+using offload::message_kind_count;
+using offload::message_out_of_line;
+using offload::message_placed;
+}  // namespace heddle::am_detail

@@ -48,9 +48,9 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
   using R = typename Call::result_type;
   writer args;
   call.write_args(args);
-  auto* p = heddle::core_detail::make_record<detail::pending_result<R>>();
+  auto* p = heddle::core_detail::make_record<am_detail::pending_result<R>>();
   future<R> f = p->get_future();
-  detail::send_call(node, Call::index(), how, args, p);
+  am_detail::send_call(node, Call::index(), how, args, p);
   return f;
 }
 
@@ -65,8 +65,8 @@ template <class Call>
 typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
   writer args;
   call.write_args(args);
-  detail::pending_result<typename Call::result_type, /*Owned=*/false> p;
-  detail::call_and_poll(node, Call::index(), how, args, &p, &p);
+  am_detail::pending_result<typename Call::result_type, /*Owned=*/false> p;
+  am_detail::call_and_poll(node, Call::index(), how, args, &p, &p);
   heddle::core_detail::force(&p);  // a worker runs other tasks meanwhile; another thread has polled
   return p.take();
 }
@@ -88,9 +88,9 @@ future<std::vector<typename Call::result_type>> broadcast(const Call& call, stra
   static_assert(!std::is_void_v<R>, "heddle::offload::broadcast: the function returns void: use for_each_node");
   writer args;
   call.write_args(args);
-  auto* p = heddle::core_detail::make_record<detail::pending_tree<std::vector<R>>>();
+  auto* p = heddle::core_detail::make_record<am_detail::pending_tree<std::vector<R>>>();
   future<std::vector<R>> f = p->get_future();
-  detail::send_tree(Call::index(), how, args, p);
+  am_detail::send_tree(Call::index(), how, args, p);
   return f;
 }
 
@@ -101,9 +101,9 @@ template <class Call>
 future<void> for_each_node(const Call& call, strategy how = strategy::express) {
   writer args;
   call.write_args(args);
-  auto* p = heddle::core_detail::make_record<detail::pending_tree<void>>();
+  auto* p = heddle::core_detail::make_record<am_detail::pending_tree<void>>();
   future<void> f = p->get_future();
-  detail::send_tree(Call::index(), how, args, p);
+  am_detail::send_tree(Call::index(), how, args, p);
   return f;
 }
 
@@ -115,7 +115,7 @@ template <class Call>
 void ping(node_id node, const Call& call, strategy how = strategy::express) {
   writer args;
   call.write_args(args);
-  detail::send_post(node, Call::index(), how, args);
+  am_detail::send_post(node, Call::index(), how, args);
 }
 
 }  // namespace heddle::offload

@@ -35,9 +35,7 @@
 #include "heddle/am/offload.hpp"
 #include "heddle/core/export.hpp"
 
-namespace heddle::offload {
-
-namespace detail {
+namespace heddle::am_detail {
 
 // The object a method call runs on (set by the engine while the owner's queue runs the call).
 HEDDLE_EXPORT void* current_object() noexcept;
@@ -112,7 +110,9 @@ struct remote_handle {
   ~remote_handle() { release_object(node, id); }
 };
 
-}  // namespace detail
+}  // namespace heddle::am_detail
+
+namespace heddle::offload {
 
 template <class T>
 class remote_ptr {
@@ -130,33 +130,33 @@ class remote_ptr {
   // peer_lost, session_error). Throws std::logic_error on an empty remote_ptr. Thread-safe; never
   // waits for the call.
   template <auto M, class... A>
-  future<typename detail::method_call<M>::result_type> call(A&&... a) const {
-    using R = typename detail::method_call<M>::result_type;
-    static_assert(std::is_same_v<typename detail::method_traits<decltype(M)>::object_type, T>,
+  future<typename am_detail::method_call<M>::result_type> call(A&&... a) const {
+    using R = typename am_detail::method_call<M>::result_type;
+    static_assert(std::is_same_v<typename am_detail::method_traits<decltype(M)>::object_type, T>,
                   "heddle::offload::remote_ptr<T>::call<&M>: M is not a method of T");
     if (!handle_) throw std::logic_error("heddle::offload::remote_ptr::call on an empty remote_ptr");
-    const typename detail::method_call<M>::args_type args(std::forward<A>(a)...);
+    const typename am_detail::method_call<M>::args_type args(std::forward<A>(a)...);
     writer w;
     offload::write(w, args);
-    auto* p = heddle::core_detail::make_record<detail::pending_result<R>>();
+    auto* p = heddle::core_detail::make_record<am_detail::pending_result<R>>();
     future<R> f = p->get_future();
-    detail::send_object_call(handle_->node, handle_->id, detail::method_call<M>::index(), w, p);
+    am_detail::send_object_call(handle_->node, handle_->id, am_detail::method_call<M>::index(), w, p);
     return f;
   }
 
  private:
   template <class U, class... A>
   friend remote_ptr<U> make_remote(node_id node, A&&... a);
-  remote_ptr(node_id node, std::uint64_t id) : handle_(std::make_shared<detail::remote_handle>(node, id)) {}
-  std::shared_ptr<detail::remote_handle> handle_;
+  remote_ptr(node_id node, std::uint64_t id) : handle_(std::make_shared<am_detail::remote_handle>(node, id)) {}
+  std::shared_ptr<am_detail::remote_handle> handle_;
 };
 
 // Constructs a T from `a` on `node` and waits for it: its remote_ptr. Throws what the construction
 // threw there (as remote_error), peer_lost, session_error. Thread-safe; blocks as offload::sync.
 template <class T, class... A>
 remote_ptr<T> make_remote(node_id node, A&&... a) {
-  const std::uint64_t id =
-      offload::sync(node, heddle::f2f<&detail::construct_object<T, std::remove_cvref_t<A>...>>(std::forward<A>(a)...));
+  const std::uint64_t id = offload::sync(
+      node, heddle::f2f<&am_detail::construct_object<T, std::remove_cvref_t<A>...>>(std::forward<A>(a)...));
   return remote_ptr<T>(node, id);
 }
 

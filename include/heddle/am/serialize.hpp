@@ -322,3 +322,10 @@ struct serializer<std::map<K, V, C, A>> {
 };
 
 }  // namespace heddle::offload
+
+// The am layer's internals (heddle::am_detail) name these unqualified.
+namespace heddle::am_detail {
+using offload::decode_error;
+using offload::reader;
+using offload::writer;
+}  // namespace heddle::am_detail

@@ -135,3 +135,9 @@ int run(int argc, char** argv, F&& node0_main) {
 HEDDLE_EXPORT session_options options_from(int& argc, char**& argv);
 
 }  // namespace heddle::offload
+
+// The am layer's internals (heddle::am_detail) name these unqualified.
+namespace heddle::am_detail {
+using offload::backend;
+using offload::session_options;
+}  // namespace heddle::am_detail

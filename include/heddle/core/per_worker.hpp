@@ -112,12 +112,15 @@ class per_worker {
   per_worker(runtime& rt, const T& exemplar) : per_worker(rt, [exemplar] { return exemplar; }, 0) {}
   // Each slot made by make() on its first local(); make is called once per slot used, on the
   // thread that uses it, and may run concurrently with itself for different slots.
+  // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+  // clang-format off
   template <class Factory>
     requires(std::is_invocable_r_v<T, Factory&> && !std::is_convertible_v<Factory, T>)
   explicit per_worker(Factory make) : per_worker(current_runtime(), std::move(make), 0) {}
   template <class Factory>
     requires(std::is_invocable_r_v<T, Factory&> && !std::is_convertible_v<Factory, T>)
   per_worker(runtime& rt, Factory make) : per_worker(rt, std::move(make), 0) {}
+  // clang-format on
 
   per_worker(const per_worker&) = delete;
   per_worker& operator=(const per_worker&) = delete;
@@ -264,11 +267,14 @@ class per_worker<T>::basic_iterator {
   basic_iterator() noexcept = default;
   basic_iterator(owner_t* o, std::size_t i) noexcept : owner_(o), i_(i) {}
   // iterator converts to const_iterator
+  // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+  // clang-format off
   operator basic_iterator<true>() const noexcept
     requires(!Const)
   {
     return {owner_, i_};
   }
+  // clang-format on
 
   reference operator*() const noexcept { return owner_->at(i_).value; }
   pointer operator->() const noexcept { return std::addressof(owner_->at(i_).value); }

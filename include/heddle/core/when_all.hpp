@@ -43,11 +43,14 @@ template <class T>
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
 // inputs are checked). Thread-safe (the inputs are the caller's); never waits.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all(It first, It last) {
   return when_all(std::vector<std::iter_value_t<It>>(std::make_move_iterator(first), std::make_move_iterator(last)));
 }
+// clang-format on
 
 // future<vector<future<T>>>: the inputs, in order, once every one is ready; never fails itself.
 // An empty vector gives a ready future of an empty vector. Thread-safe (the inputs are the
@@ -62,11 +65,14 @@ template <class T>
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
 // inputs are checked). Thread-safe (the inputs are the caller's); never waits.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_all_ready(It first, It last) {
   return when_all_ready(
       std::vector<std::iter_value_t<It>>(std::make_move_iterator(first), std::make_move_iterator(last)));
 }
+// clang-format on
 
 }  // namespace heddle

@@ -44,10 +44,13 @@ template <class T>
 
 // The same over an iterator range of futures, which are moved from (into a vector, before the
 // inputs are checked). Thread-safe (the inputs are the caller's); never waits.
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <std::input_iterator It>
   requires core_detail::is_future_v<std::iter_value_t<It>>
 [[nodiscard]] auto when_any(It first, It last) {
   return when_any(std::vector<std::iter_value_t<It>>(std::make_move_iterator(first), std::make_move_iterator(last)));
 }
+// clang-format on
 
 }  // namespace heddle

@@ -41,7 +41,9 @@ namespace heddle::fw {
 
 // The module's acquire() runs first and starts asynchronous work; produce (filter, analyze, write)
 // runs once its handle is completed or its future is ready, and acquire() has returned, with no
-// thread waiting in between. Any kind, any role. The module overrides one of the two spellings of
+// thread waiting in between. Any kind, any role. The framework calls acquire as the module's kind
+// calls its event methods (global::, for several events at once); the handle is completed from
+// any thread (async_handle.hpp). The module overrides one of the two spellings of
 // acquire (a module that overrides neither does not compile where it is added: process::add<M>,
 // HEDDLE_FW_MODULE(M)); a module without ExternalWork has no acquire.
 struct ExternalWork {};
@@ -123,6 +125,8 @@ inline constexpr bool is_external_work_layer = false;
 template <class B, bool Const>
 inline constexpr bool is_external_work_layer<external_work_layer<B, Const>> = true;
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class M>
 concept inherits_handle_acquire =
     requires { handle_acquire_owner(&M::acquire); } &&
@@ -131,6 +135,7 @@ template <class M>
 concept inherits_future_acquire =
     requires { future_acquire_owner(&M::acquire); } &&
     is_external_work_layer<std::remove_pointer_t<decltype(future_acquire_owner(&M::acquire))>>;
+// clang-format on
 
 // What module type M must meet beyond compiling as a class, checked where the framework learns
 // the type: an ExternalWork module overrides one of the acquires (each of its declarations hides

@@ -17,6 +17,7 @@ struct event_cost {
   double critical_path_s;  // the event's duration with unlimited threads
 };
 
+// A value: its const calls are thread-safe.
 class HEDDLE_EXPORT dependency_bound {
  public:
   std::vector<event_cost> events;
@@ -32,6 +33,8 @@ class HEDDLE_EXPORT dependency_bound {
 // For events 0 .. events-1 of a configuration of the study's timing modules, their times
 // multiplied by `time_scale`, their filters deciding by their pass patterns (study_analysis.cpp,
 // on the generic bound below). config_error if the configuration does not form a valid process.
+// Thread-safe: it builds a process of its own (the modules' constructors run on the calling
+// thread) and runs none.
 HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
 
 class process;
@@ -56,7 +59,8 @@ HEDDLE_EXPORT dependency_bound analyse_dependencies(const process& p, const modu
 // executions for e, 0 if it did not run, for events 0 .. events-1. Filters' decisions are not
 // recorded: every filter counts as passing, and a module its path then skipped costs nothing, so
 // the bound is that of the modules that ran. Cost: one pass over the timeline, one replay per event.
-// std::logic_error if p is not finalized.
+// std::logic_error if p is not finalized. Thread-safe beside other reads of `p`, not beside a change
+// to it (process.hpp's builder calls) or a run of it starting; it reads `recorded` under its lock.
 HEDDLE_EXPORT dependency_bound analyse_dependencies(const process& p, const timeline& recorded, std::uint64_t events);
 
 }  // namespace heddle::fw

@@ -41,22 +41,35 @@ class HEDDLE_EXPORT acquire_sink {
 // Completes the asynchronous part of one acquire, exactly once, from any thread. Move-only; a
 // handle destroyed without being completed fails the module ("acquire dropped its handle"), so a
 // forgotten handle ends the run with an error instead of hanging it.
+// Thread safety: one handle object is one owner's at a time (its calls are not thread-safe against
+// each other): move it to the thread or continuation that completes it. Completing it may happen
+// anywhere, inside acquire included; the module's produce then runs later as a task of the
+// framework, never on the completing thread's stack. In the single-threaded processor, which has
+// no runtime, after() and done_at() block the calling thread until the future is ready or the
+// deadline has passed.
 class HEDDLE_EXPORT async_handle {
  public:
   async_handle(async_handle&& o) noexcept : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
   async_handle& operator=(async_handle&&) = delete;
   async_handle(const async_handle&) = delete;
+  // Fails the module if the handle was not completed (nor moved from). The owner's call, any thread.
   ~async_handle();
 
-  // The work is done: produce() may run.
+  // The work is done: produce() may run. The owner's call, any thread; never waits.
+  // std::logic_error if the handle was completed already or moved from (as for each call below).
   void done();
-  // The work failed: the module fails with `error`.
+  // The work failed: the module fails with `error` (std::invalid_argument for a null one). The
+  // owner's call, any thread; never waits.
   void fail(std::exception_ptr error);
-  // Done when `f` completes; failed if `f` fails. Nothing waits in between.
+  // Done when `f` completes; failed if `f` fails. Nothing waits in between (invalid_future for a
+  // future without a state). The owner's call, any thread; never waits (but in the single-threaded
+  // processor, above).
   void after(future<void>&& f);
-  // Done at `deadline`, through the runtime's timer engine; nothing waits in between.
+  // Done at `deadline`, through the runtime's timer engine; nothing waits in between. The owner's
+  // call, any thread; never waits (but in the single-threaded processor, above).
   void done_at(std::chrono::steady_clock::time_point deadline);
 
+  // False once completed or moved from. The owner's call.
   bool valid() const noexcept { return sink_ != nullptr; }
 
  private:

@@ -23,6 +23,8 @@ struct iov_start {
   friend auto operator<=>(const iov_start&, const iov_start&) = default;
 };
 
+// A value, as a std::map: its const calls are thread-safe beside each other, add() is not beside
+// any other call on the same object. A process takes a copy (process::set_conditions).
 class HEDDLE_EXPORT conditions {
  public:
   struct interval {
@@ -34,16 +36,18 @@ class HEDDLE_EXPORT conditions {
   //   { "records": { "JetRecord": [ { "firstRun": 1, "firstLumi": 1, "payload": { ... } }, ... ] } }
   // Records are named as their C++ type is written, with its namespaces ("reco::JetRecord");
   // "firstLumi" defaults to 1. config_error naming the file and the place on malformed JSON, a
-  // missing or mistyped key, or intervals not in increasing order.
+  // missing or mistyped key, or intervals not in increasing order. Thread-safe.
   static conditions from_json_file(const std::string& path);
-  // The same from text; `file` names it in messages.
+  // The same from text; `file` names it in messages. Thread-safe.
   static conditions from_json(std::string_view text, const std::string& file);
 
-  // Adds an interval of `record` (starts must increase; std::invalid_argument otherwise).
+  // Adds an interval of `record` (starts must increase; std::invalid_argument otherwise). Not
+  // thread-safe: no other call on this object meanwhile.
   void add(const std::string& record, iov_start start, parameter_set payload);
 
-  // The record's intervals, in order; empty if the record has none.
+  // The record's intervals, in order; empty if the record has none. Thread-safe (const).
   const std::vector<interval>& intervals(const std::string& record) const;
+  // The records' names, sorted. Thread-safe (const).
   std::vector<std::string> records() const;
 
  private:

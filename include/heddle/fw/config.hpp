@@ -1,6 +1,8 @@
 // The framework's configuration: the JSON of the CMS threaded-framework study's test framework,
 // read as it is, plus heddle's extensions (docs/fw-config.md). Reading checks everything that can
 // be checked without building the graph: syntax, required keys, unknown keys, types, times.
+// Every call here is thread-safe: reading a configuration shares nothing that changes; the
+// structs are plain values.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,9 @@ namespace heddle::fw {
 // How timing modules wait for their time: as their type says (busy-wait or sleep), or all of them
 // one way. `timer` goes through the async timer engine: a waiting module holds no thread.
 enum class wait_mode : std::uint8_t { as_configured, busy, sleep, timer };
+// The mode's name. Thread-safe.
 HEDDLE_EXPORT const char* to_string(wait_mode w) noexcept;
-// "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise.
+// "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise. Thread-safe.
 HEDDLE_EXPORT std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
 
 // The study's thread types, as its configurations name them, and the kind a built-in module of
@@ -30,6 +33,7 @@ enum class thread_type : std::uint8_t {
   safe_between_modules,    // ThreadSafeBetweenModules: a one:: module, on its own serial queue
   unsafe,                  // ThreadUnsafe: a one:: module on the legacy resource, shared by all such
 };
+// The study's name of the type. Thread-safe.
 HEDDLE_EXPORT const char* to_string(thread_type t) noexcept;
 
 struct product_request {
@@ -123,15 +127,16 @@ struct command_line_parameter {
 // "FILE: WHERE 'label': ..." on anything wrong. `overrides` are applied, in order, to the modules'
 // parameters before they are read (config_error "ORIGIN TARGET: no module labelled 'x' in FILE"
 // when one names no module); a parameter the module does not know is then reported as any
-// unknown parameter.
+// unknown parameter. Thread-safe; blocks reading the file.
 HEDDLE_EXPORT process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides = {});
-// The same from text; `file` names it in messages.
+// The same from text; `file` names it in messages. Thread-safe.
 HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file,
                                           const std::vector<parameter_override>& overrides = {});
-// The configuration file's text (config_error naming it when it cannot be read).
+// The configuration file's text (config_error naming it when it cannot be read). Thread-safe.
 HEDDLE_EXPORT std::string read_config_text(const std::string& path);
 // The process.commandLine declarations of a configuration's text, checked (config_error naming
 // the place); empty when it declares none or is not a configuration (parse_config says why).
+// Thread-safe.
 HEDDLE_EXPORT std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file);
 
 }  // namespace heddle::fw

@@ -6,7 +6,9 @@
 // any other type counts nothing unless it says what it adds: a free function
 //   std::uint64_t heddle_fw_digest(const T&) noexcept
 // found by argument-dependent lookup (in T's namespace). Cost: called once per product per event,
-// at the end of the event.
+// at the end of the event. The framework calls it on its threads (module_base.hpp), for several
+// events at once, once the event's modules are done: no module changes the product then, so a
+// heddle_fw_digest that reads only its product is thread-safe.
 #pragma once
 
 #include <array>
@@ -31,6 +33,7 @@ concept user_digest = requires(const T& t) {
 };
 }  // namespace detail
 
+// What `value` adds to a checksum (above). Thread-safe where T's heddle_fw_digest is.
 template <class T>
 std::uint64_t product_digest(const T& value) noexcept;
 
@@ -43,6 +46,8 @@ std::uint64_t range_digest(const Range& r) noexcept {
 }
 }  // namespace detail
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class T>
 std::uint64_t product_digest(const T& value) noexcept {
   if constexpr (detail::user_digest<T>) {
@@ -65,5 +70,6 @@ std::uint64_t product_digest(const T& value) noexcept {
     return 0;  // counts nothing: give the type a heddle_fw_digest to include it
   }
 }
+// clang-format on
 
 }  // namespace heddle::fw

@@ -1,6 +1,7 @@
 // Errors of the event-processing framework. Two kinds, because they end a job differently:
 // a configuration that cannot run (heddle-fw exits 2 before any event starts), and a module that
-// failed while events were in flight (the run stops cleanly, exit 1).
+// failed while events were in flight (the run stops cleanly, exit 1). Their calls are const:
+// thread-safe.
 #pragma once
 
 #include <cstdint>

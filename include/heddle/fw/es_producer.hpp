@@ -47,6 +47,7 @@ template <class T, class R>
 class es_put_token {
  public:
   es_put_token() = default;
+  // Thread-safe, both (a plain value).
   bool valid() const noexcept { return index_ != detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }
 
@@ -63,12 +64,14 @@ class HEDDLE_EXPORT es_context {
   es_context& operator=(const es_context&) = delete;
 
   // The interval's start and its payload from the conditions source (empty without one).
+  // Thread-safe, during produce (the context is valid only then).
   const iov_start& start() const noexcept { return start_; }
   const parameter_set& payload() const noexcept { return payload_; }
 
   // Makes the data `token` names for this interval (a producer makes each item it declared).
   // std::logic_error for a token of another producer or an item made twice; what T's constructor
-  // throws. Costs one allocation.
+  // throws. Costs one allocation. Not thread-safe: produce's own call (or one task of it at a
+  // time); never waits.
   template <class T, class R, class... A>
   T& emplace(es_put_token<T, R> token, A&&... args) {
     check(token.index(), typeid(T));
@@ -77,6 +80,7 @@ class HEDDLE_EXPORT es_context {
     store(token.index(), box.release(), [](void* p) noexcept { delete static_cast<T*>(p); });
     return data;
   }
+  // emplace(token, std::move(value)), with its thread safety.
   template <class T, class R>
   void put(es_put_token<T, R> token, T value) {
     emplace(token, std::move(value));
@@ -106,15 +110,20 @@ class HEDDLE_EXPORT es_producer {
   es_producer& operator=(const es_producer&) = delete;
 
   // Makes the record's data for one interval (es_context). An exception fails every module that
-  // needed the data: the job stops, naming this producer, the record and the interval.
+  // needed the data: the job stops, naming this producer, the record and the interval. The
+  // framework calls it on its threads (module_base.hpp), for several intervals at once (const:
+  // thread-safe), never twice for one: for events as a task of its own, before the modules that
+  // read the data run; for a transition that needs it first, on the transition's thread.
   virtual void produce(es_context& c) const = 0;
 
+  // The producer's label in its process ("" until it is added to one). Thread-safe once it is.
   const std::string& label() const noexcept { return label_; }
 
  protected:
   es_producer() = default;
   // Declares that this producer makes T of record R (labelled `label` where a record holds
-  // several T). In the constructor only; every declaration of one producer names the same record
+  // several T). In the constructor only (std::logic_error once in a process: the constructing
+  // thread's call, not thread-safe); every declaration of one producer names the same record
   // (std::logic_error otherwise).
   template <class T, class R>
   es_put_token<T, R> es_produces(std::string label = {}) {

@@ -29,25 +29,29 @@ struct event_id {
   std::uint64_t event = 0;
   friend bool operator==(const event_id&, const event_id&) = default;
 };
+// Writes "run R lumi L event E". Thread-safe as writing to `out` is.
 HEDDLE_EXPORT std::ostream& operator<<(std::ostream& out, const event_id& id);
 
 // Not copyable or movable: the framework makes one per module call, and it is valid only during
-// that call (produce, filter, analyze, write, acquire).
+// that call (produce, filter, analyze, write, acquire): its calls are the module's, from that call
+// or from tasks the call waits for, never from work that outlives it (acquire's asynchronous work
+// included).
 class HEDDLE_EXPORT event {
  public:
   event(const event&) = delete;
   event& operator=(const event&) = delete;
 
+  // Which event. Thread-safe (during the call).
   const event_id& id() const noexcept { return id_; }
   // The event's stream: which of the concurrent event slots it occupies (0 ..
-  // events in flight - 1); stream modules have one instance per stream.
+  // events in flight - 1); stream modules have one instance per stream. Thread-safe (during the call).
   unsigned stream() const noexcept { return stream_; }
 
   // The product `token` names (declared with consumes<T>). Inline: an index, a type check (a
   // pointer comparison) and a check that the product was made. Throws product_error
   // (errors.hpp) if its producer did not make it in this event (it failed, or ran without putting
   // it), naming the product, both modules and the event; std::logic_error for an invalid token or
-  // one of another module.
+  // one of another module. Thread-safe (during the call); never waits.
   template <class T>
   const T& get(get_token<T> token) const {
     const std::uint32_t i = token.index();
@@ -63,7 +67,9 @@ class HEDDLE_EXPORT event {
   // it (the module may fill it in until it returns). Small trivially copyable types live in the
   // event's own slot; others cost one allocation. Throws product_error if the module already made
   // it in this event, std::logic_error for a token it did not get, and what T's constructor throws
-  // (the product is then not made).
+  // (the product is then not made). Not thread-safe for one token: two emplace calls of the same
+  // token at once escape the made-twice check; different tokens may be made from different tasks
+  // of the call. Never waits.
   template <class T, class... A>
   T& emplace(put_token<T> token, A&&... args) {
     const std::uint32_t i = token.index();
@@ -76,7 +82,7 @@ class HEDDLE_EXPORT event {
     made_[p].store(1, std::memory_order_release);  // a plain store: the flag is this product's alone
     return *product;
   }
-  // emplace(token, std::move(value)).
+  // emplace(token, std::move(value)), with its thread safety.
   template <class T>
   void put(put_token<T> token, T value) {
     emplace(token, std::move(value));

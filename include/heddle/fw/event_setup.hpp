@@ -26,7 +26,10 @@ class HEDDLE_EXPORT event_setup {
   // The data `token` names, for the interval of validity of the event or transition being
   // processed. Prefetched for events (costs a lookup); a transition may make it first. Throws
   // std::logic_error for an invalid token or one of another module, and the condition producer's
-  // failure if it failed for this interval.
+  // failure if it failed for this interval. Thread-safe, during the module's call (the setup is
+  // valid only then, as the event is). In an event call the data is ready: it never waits for it;
+  // in a transition it may run the condition producer on the calling thread, or block (sleep) until
+  // another thread has made the data.
   template <class T, class R>
   const T& get(es_token<T, R> token) const {
     return *static_cast<const T*>(data(token.index(), typeid(T), typeid(R)));

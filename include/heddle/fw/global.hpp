@@ -17,6 +17,7 @@ namespace heddle::fw::global {
 template <class... Abilities>
 class EDProducer : public detail::kind_base<module_kind::global, module_role::producer, Abilities...> {
  public:
+  // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void produce(event& e, const event_setup& setup) const = 0;
 
  private:
@@ -30,6 +31,7 @@ class EDProducer : public detail::kind_base<module_kind::global, module_role::pr
 template <class... Abilities>
 class EDFilter : public detail::kind_base<module_kind::global, module_role::filter, Abilities...> {
  public:
+  // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual bool filter(event& e, const event_setup& setup) const = 0;
 
  private:
@@ -42,6 +44,7 @@ class EDFilter : public detail::kind_base<module_kind::global, module_role::filt
 template <class... Abilities>
 class EDAnalyzer : public detail::kind_base<module_kind::global, module_role::analyzer, Abilities...> {
  public:
+  // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void analyze(const event& e, const event_setup& setup) const = 0;
 
  private:
@@ -56,6 +59,7 @@ class EDAnalyzer : public detail::kind_base<module_kind::global, module_role::an
 template <class... Abilities>
 class OutputModule : public detail::kind_base<module_kind::global, module_role::output, Abilities...> {
  public:
+  // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void write(const event& e) const = 0;
 
  private:

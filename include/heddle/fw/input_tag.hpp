@@ -14,6 +14,8 @@
 
 namespace heddle::fw {
 
+// A value, as a pair of strings: its calls touch nothing else, so each is thread-safe as a
+// std::string's (const calls from any number of threads; a change not beside any other use).
 struct HEDDLE_EXPORT input_tag {
   std::string label;     // the producing module's label; never empty in a tag made by parse()
   std::string instance;  // the product instance name; "" is the module's default product
@@ -44,7 +46,7 @@ struct HEDDLE_EXPORT input_tag {
   friend bool operator==(const input_tag&, const input_tag&) = default;
 };
 
-// Writes t.encode().
+// Writes t.encode(). Thread-safe as writing to `os` is.
 HEDDLE_EXPORT std::ostream& operator<<(std::ostream& os, const input_tag& t);
 
 }  // namespace heddle::fw

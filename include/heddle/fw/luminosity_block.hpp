@@ -46,12 +46,14 @@ class HEDDLE_EXPORT luminosity_block : public detail::block_products<luminosity_
   luminosity_block(const luminosity_block&) = delete;
   luminosity_block& operator=(const luminosity_block&) = delete;
 
+  // Which lumi: its id, its run, its number in the run (CMS: luminosityBlock()). Thread-safe (during
+  // the call).
   const luminosity_block_id& id() const noexcept { return id_; }
   std::uint32_t run() const noexcept { return id_.run; }
-  std::uint32_t number() const noexcept { return id_.lumi; }  // CMS: luminosityBlock()
+  std::uint32_t number() const noexcept { return id_.lumi; }
 
   // get(token), emplace(token, args...), put(token, value): the products of this lumi, from
-  // detail::block_products (their contracts are there).
+  // detail::block_products (their contracts and thread safety are there).
 
  private:
   friend struct detail::event_access;

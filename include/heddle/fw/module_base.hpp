@@ -11,6 +11,12 @@
 //   one::     one instance, one event at a time, on the module's serial queue; with
 //             uses_resource(name), one at a time with every module that shares the resource.
 // The names are CMS's, so that code ports by recognition (docs/fw.md).
+//
+// Where a module's code runs: the framework calls its event methods and transitions on the
+// framework's threads, which are the threaded processor's workers (run_threaded: a runtime of its
+// own), or the thread that called run_single_threaded; each kind says which calls may overlap. The
+// constructor runs on the thread that makes the module (process::add, make_process, or, for the
+// further instances of a stream module, the thread that calls run_threaded, before any event).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +39,7 @@ namespace heddle::fw {
 
 enum class module_kind : std::uint8_t { global, stream, one };
 enum class module_role : std::uint8_t { producer, filter, analyzer, output };
+// The names. Thread-safe.
 HEDDLE_EXPORT const char* to_string(module_kind k) noexcept;  // "global", "stream", "one"
 HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "filter", "analyzer", "output module"
 
@@ -46,10 +53,12 @@ class HEDDLE_EXPORT module_base {
   module_base(const module_base&) = delete;
   module_base& operator=(const module_base&) = delete;
 
+  // What the module is, fixed by its kind's class. Thread-safe.
   module_kind kind() const noexcept { return kind_; }
   module_role role() const noexcept { return role_; }
   bool external_work() const noexcept { return external_; }  // it lists ExternalWork (abilities.hpp)
-  // The module's label in its process ("" until it is added to one).
+  // The module's label in its process ("" until it is added to one). Thread-safe once the module is
+  // in a process (process::add_module sets it, on the builder's thread).
   const std::string& label() const noexcept { return label_; }
 
   // Transitions, in order: begin_job once before the first event, begin_run / end_run around
@@ -61,7 +70,9 @@ class HEDDLE_EXPORT module_base {
   // the process has a one:: or stream module); with more, a global:: module's lumi transitions may
   // run while its event methods run for events of another lumi (begin of lumi L+1 beside the last
   // events of L, end of L beside the first events of L+1): state kept per lumi must be keyed by
-  // lumi and synchronised. end_luminosity_block runs in an order where a module making a
+  // lumi and synchronised. The framework calls them on its threads (above: in the threaded
+  // processor, one transition at a time, each an item of one serial queue on its workers); a module
+  // never calls them itself. end_luminosity_block runs in an order where a module making a
   // luminosity-block product comes before the modules that read it (consumes(tag, in_lumi)),
   // otherwise in the order modules were added. An exception stops the job, naming the module and
   // the transition: no further event starts; in the threaded processor the lumis that began
@@ -80,17 +91,21 @@ class HEDDLE_EXPORT module_base {
   virtual void end_luminosity_block(luminosity_block& /*lumi*/, const event_setup& /*setup*/) {}
 
   // Whether the job stopped on an error: false until end_job, then true if it did. Inline, a load.
+  // From the module's own calls (end_job's answer is final): the processors set it while none of
+  // them runs, before end_job.
   bool job_failed() const noexcept { return job_failed_; }
 
   // About how long one event's call takes, waits included, in seconds; 0 if unknown. A hint: the
   // threaded processor runs first what lies on the longest remaining chain of work, and learns
-  // real durations as the run goes.
+  // real durations as the run goes. It asks the module's first instance, once per run, on the
+  // thread that called run_threaded, before any event starts.
   virtual double expected_seconds() const noexcept { return 0; }
 
  protected:
   module_base(module_kind kind, module_role role, bool external) noexcept : kind_(kind), role_(role), external_(external) {}
 
-  // Declarations, in the constructor only (std::logic_error once the module is in a process).
+  // Declarations, in the constructor only (std::logic_error once the module is in a process): the
+  // constructing thread's calls, not thread-safe.
   // Reads product `tag` of type T, from the event, or with `where` in_lumi the luminosity-block
   // product of that tag (read in end_luminosity_block), with in_run the run product (read in
   // end_run). finalize() checks that some module makes it, in the event, at end_luminosity_block

@@ -19,6 +19,8 @@ namespace heddle::fw::one {
 template <class... Abilities>
 class EDProducer : public detail::kind_base<module_kind::one, module_role::producer, Abilities...> {
  public:
+  // The framework calls it on its threads, one event at a time (holding the module's serial queue,
+  // or its resources').
   virtual void produce(event& e, const event_setup& setup) = 0;
 
  private:
@@ -32,6 +34,8 @@ class EDProducer : public detail::kind_base<module_kind::one, module_role::produ
 template <class... Abilities>
 class EDFilter : public detail::kind_base<module_kind::one, module_role::filter, Abilities...> {
  public:
+  // The framework calls it on its threads, one event at a time (holding the module's serial queue,
+  // or its resources').
   virtual bool filter(event& e, const event_setup& setup) = 0;
 
  private:
@@ -44,6 +48,8 @@ class EDFilter : public detail::kind_base<module_kind::one, module_role::filter,
 template <class... Abilities>
 class EDAnalyzer : public detail::kind_base<module_kind::one, module_role::analyzer, Abilities...> {
  public:
+  // The framework calls it on its threads, one event at a time (holding the module's serial queue,
+  // or its resources').
   virtual void analyze(const event& e, const event_setup& setup) = 0;
 
  private:
@@ -58,6 +64,8 @@ class EDAnalyzer : public detail::kind_base<module_kind::one, module_role::analy
 template <class... Abilities>
 class OutputModule : public detail::kind_base<module_kind::one, module_role::output, Abilities...> {
  public:
+  // The framework calls it on its threads, one event at a time (holding the module's serial queue,
+  // or its resources').
   virtual void write(const event& e) = 0;
 
  private:

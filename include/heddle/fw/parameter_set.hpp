@@ -17,7 +17,8 @@
 //
 // Thread safety: a set is immutable but for its read tracking, which is locked. get, exists and
 // every other const call may run on one set (and on the sets got from it, and on copies) from any
-// number of threads at once.
+// number of threads at once. Assigning to one set object is not thread-safe against other uses of
+// that object, as for a std::shared_ptr.
 //
 // JSON (nlohmann-json) is a private dependency of heddle::fw: this header shows none of it.
 #pragma once
@@ -90,12 +91,13 @@ concept parameter_type = detail::is_parameter_type<T>;
 class HEDDLE_EXPORT parameter_set {
  public:
   // The empty set: no parameters, where() "parameters". May allocate (once per process).
+  // Thread-safe.
   parameter_set();
 
   // The set of the JSON object `json_object_text`; `where` names it in messages (and is where()).
   // Parses and copies the text once. Throws config_error "<where>:<line>:<column>: malformed JSON:
   // <why>" on bad syntax, "<where>:<line>:<column>: expected a JSON object, found <type>" when
-  // the text is another JSON value.
+  // the text is another JSON value. Thread-safe.
   static parameter_set from_json(std::string_view json_object_text, std::string where = "parameters");
 
   // The parameter `name`, converted to T as the list above parameter_type says. Costs a map lookup
@@ -103,35 +105,38 @@ class HEDDLE_EXPORT parameter_set {
   // allocation (parameter_set: it shares this set's document and read tracking; its where() is
   // where() + "." + name). Throws parameter_error if the parameter is absent, of another JSON
   // type, not whole or out of T's range (the message says the range), or an input tag that does
-  // not parse; for a vector, naming the first bad element ("bins[3]").
+  // not parse; for a vector, naming the first bad element ("bins[3]"). Thread-safe (above);
+  // never waits but for the tracking's lock.
   template <parameter_type T>
   T get(std::string_view name) const;
 
   // As get(name), but `fallback` when the parameter is absent. A parameter that is present but
   // cannot be read as T is still an error (parameter_error): a misspelt value is never replaced
-  // silently by the default.
+  // silently by the default. Thread-safe, as get(name).
   template <parameter_type T>
   T get(std::string_view name, T fallback) const;
 
   // Whether the parameter is present (of any type); marks it read if so. A lookup and a lock.
+  // Thread-safe.
   bool exists(std::string_view name) const;
 
-  // The parameters' names, sorted. Does not mark them read. Allocates the list.
+  // The parameters' names, sorted. Does not mark them read. Allocates the list. Thread-safe.
   std::vector<std::string> names() const;
 
   // Every parameter of this set that no get or exists, on it or on any set got from it (or a copy
   // of either), has looked at: after a module's constructor, its unknown parameters. Sorted;
   // a nested set's parameters appear as "outer.inner" (the nested set itself only if it is empty
   // and unread), a vector is one parameter (its elements are not listed, nor what lies in a
-  // vector of sets). Walks the whole set under the lock.
+  // vector of sets). Walks the whole set under the lock. Thread-safe; a get on another thread
+  // meanwhile is or is not counted, as it comes before or after.
   std::vector<std::string> unread() const;
 
   // Where the set came from, for messages: from_json's `where`, e.g. "reco.json:
   // process.producers[3] 'jets'"; a nested set's is its parent's + ".name" (or ".name[i]" for an
-  // element of a vector of sets).
+  // element of a vector of sets). Thread-safe.
   const std::string& where() const noexcept;
 
-  // The set as compact JSON text, keys in sorted order. Does not mark anything read.
+  // The set as compact JSON text, keys in sorted order. Does not mark anything read. Thread-safe.
   std::string dump() const;
 
  private:

@@ -40,7 +40,7 @@ struct run_options {
   // default: with few events in flight a module's consumers are often made ready just after a
   // worker ran out of work, and waking a sleeping thread costs tens of microseconds each time.
   std::chrono::nanoseconds idle_spin = std::chrono::microseconds(500);
-  timeline* record = nullptr;         // every module execution, when given
+  timeline* record = nullptr;         // every module execution, when given (from the framework's threads)
   // Called on the calling thread about every 100 ms, and once at the end, with events done.
   std::function<void(std::uint64_t done)> progress;
 };
@@ -80,11 +80,19 @@ struct run_report {
 // Throws config_error for options no processor can run: first_event + events past 2^64 - 1, or an
 // event whose run or lumi number (run_options::events_per_run, events_per_lumi) would pass 2^32 - 1.
 // The processors call it before they start; a tool may call it first to fail before its own work.
+// Thread-safe.
 HEDDLE_EXPORT void check_run_options(const run_options& options);
 
 // Both throw config_error for a process that does not finalize or options check_run_options
 // refuses, and module_error once the run has stopped cleanly after a module threw (events in
 // flight finish, no new one starts).
+// Thread safety: one run of a process at a time (a run changes the process: it finalizes it, makes
+// stream modules' instances, tells the modules job_failed), from any thread. Runs of different
+// processes may go on at once on different threads; each report's cpu_s, peak_rss_bytes and
+// os_threads, which measure the whole OS process, then mix both runs. Both block until the run is over: run_threaded's
+// thread sleeps (waking for progress) while the events run on a runtime of its own, started and
+// stopped by the call (run_options::threads workers; from a worker of another runtime, that worker
+// runs nothing meanwhile); run_single_threaded runs every module call on the calling thread.
 HEDDLE_EXPORT run_report run_threaded(process& p, const run_options& options);
 HEDDLE_EXPORT run_report run_single_threaded(process& p, const run_options& options);
 

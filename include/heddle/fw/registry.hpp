@@ -52,9 +52,9 @@ struct registered_module {
 };
 
 // The registered type `name`, if any; config_error if two libraries registered that name (naming
-// both). Cost: a lock and a map lookup.
+// both). Cost: a lock and a map lookup. Thread-safe, beside libraries loading and unloading too.
 HEDDLE_EXPORT std::optional<registered_module> find_registered_module(const std::string& name);
-// Every registered name, sorted.
+// Every registered name, sorted. Thread-safe.
 HEDDLE_EXPORT std::vector<std::string> registered_module_names();
 
 namespace detail {
@@ -85,7 +85,9 @@ constexpr auto maker_of() noexcept {
 // Registers `name` for as long as it lives (a library's registrations end when it is unloaded).
 // Never throws (it runs while a library loads, where an exception cannot be caught): a problem
 // (an empty name, a name registered twice) is kept and reported by find_registered_module and by
-// the plugin loader, naming both libraries.
+// the plugin loader, naming both libraries. Made and destroyed as a static object (HEDDLE_FW_MODULE),
+// during static initialisation and destruction of the program or of a library being loaded or
+// unloaded, on that thread; thread-safe (the registry is locked).
 class HEDDLE_EXPORT module_registration {
  public:
   module_registration(const char* name, module_maker make) noexcept;
@@ -104,7 +106,8 @@ class HEDDLE_EXPORT module_registration {
 
 #define HEDDLE_FW_CONCAT2(a, b) a##b
 #define HEDDLE_FW_CONCAT(a, b) HEDDLE_FW_CONCAT2(a, b)
-// Registers module class `type` under its name as written.
+// Registers module class `type` under its name as written. At namespace scope in a .cpp file: it
+// defines a static object, which registers during static initialisation.
 #define HEDDLE_FW_MODULE(type)                                                             \
   static const ::heddle::fw::detail::module_registration HEDDLE_FW_CONCAT(heddle_fw_module_, \
                                                                           __COUNTER__)(#type, ::heddle::fw::detail::maker_of<type>())

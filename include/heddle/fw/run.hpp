@@ -33,10 +33,11 @@ class HEDDLE_EXPORT run : public detail::block_products<run> {
   run(const run&) = delete;
   run& operator=(const run&) = delete;
 
-  std::uint32_t number() const noexcept { return number_; }  // CMS: run(); runs count from 1
+  // Which run (CMS: run()); runs count from 1. Thread-safe (during the call).
+  std::uint32_t number() const noexcept { return number_; }
 
   // get(token), emplace(token, args...), put(token, value): the products of this run, from
-  // detail::block_products (their contracts are there).
+  // detail::block_products (their contracts and thread safety are there).
 
  private:
   friend struct detail::event_access;

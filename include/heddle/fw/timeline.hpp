@@ -19,14 +19,19 @@ struct timeline_entry {
   std::int64_t end_ns;
 };
 
+// Thread-safe: every call takes the timeline's lock.
 class HEDDLE_EXPORT timeline {
  public:
+  // Adds an entry. Thread-safe: the processors call it from their threads as modules finish; a
+  // short lock.
   void record(const timeline_entry& e) {
     std::lock_guard lock(m_);
     entries_.push_back(e);
   }
-  // Every entry so far, by start time.
+  // Every entry so far, by start time: a copy, taken under the lock. Thread-safe.
   std::vector<timeline_entry> entries() const;
+  // Forgets every entry. Thread-safe; meant for between runs (during one it drops what the run
+  // recorded so far).
   void clear() {
     std::lock_guard lock(m_);
     entries_.clear();

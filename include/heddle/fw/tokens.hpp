@@ -3,7 +3,7 @@
 // A token is a small index into the declaring module's own declarations, as CMS's EDGetToken and
 // EDPutToken are: reading a product through one costs an array lookup and a check that the
 // product was made, never a search by name or type. Default-constructed tokens are invalid; using
-// one throws std::logic_error.
+// one throws std::logic_error. A token is a plain value: copied and read from any thread, as an int.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +46,7 @@ template <class T>
 class get_token {
  public:
   get_token() = default;
+  // Thread-safe, both (a plain value).
   bool valid() const noexcept { return index_ != detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's consumes, in order
 
@@ -62,6 +63,7 @@ template <class T>
 class put_token {
  public:
   put_token() = default;
+  // Thread-safe, both (a plain value).
   bool valid() const noexcept { return index_ != detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's produces, in order
 
@@ -76,6 +78,7 @@ template <class T, class R>
 class es_token {
  public:
   es_token() = default;
+  // Thread-safe, both (a plain value).
   bool valid() const noexcept { return index_ != detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's es_consumes, in order
 

@@ -103,18 +103,26 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       } else if (const kind_format* f = kinds.find(r.k)) {
         f->write(w, r);
       } else {  // a layer's kind whose library did not install it
+        // Formatted by hand: the trace JSON, each key beside its value.
+        // clang-format off
         w.begin('i', "trace", "unknown kind", r.t0)
             .raw(",\"s\":\"t\",\"args\":{\"kind\":").num(static_cast<std::uint16_t>(r.k)).raw("}}");
+        // clang-format on
       }
     }
     if (t.dropped) {
       const std::int64_t last = t.records.empty() ? s.stop_ns : s.clock.to_ns(end_ticks(t.records.back()));
+      // Formatted by hand: the trace JSON, each key beside its value.
+      // clang-format off
       w.begin_at('i', "trace", "records dropped", last)
           .raw(",\"s\":\"t\",\"args\":{\"dropped\":").num(static_cast<std::int64_t>(t.dropped)).raw("}}");
+      // clang-format on
     }
   }
   out.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"heddle_trace_version\":1,\"clock\":")
       .raw(s.clock.tsc ? "\"tsc\"" : "\"steady\"")
+      // Formatted by hand: the trace JSON, each key beside its value.
+      // clang-format off
       .raw(",\"records\":").num(static_cast<std::int64_t>(records))
       .raw(",\"dropped\":").num(static_cast<std::int64_t>(dropped))
       .raw(",\"buffer_bytes\":").num(static_cast<std::int64_t>(s.buffer_bytes))
@@ -124,6 +132,7 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       .raw(",\"clock_measured\":").raw(s.clock_measured ? "true" : "false")
       .raw(",\"clock_offset_us\":").micros(s.clock_offset_ns)
       .raw(",\"clock_uncertainty_us\":").micros(s.clock_uncertainty_ns).raw("}],\"threads\":[");
+      // clang-format on
   bool first = true;
   for (auto& t : tracks) {
     if (t.synthetic) continue;

@@ -39,6 +39,8 @@ const char* wait_on_name(std::uint16_t w) {
   return "?";
 }
 
+// Formatted by hand: the trace JSON, each key beside its value.
+// clang-format off
 void write_task(event_out& out, const record& r) {
   out.span("task", r.name ? r.name : "task", r).raw(",\"args\":{\"how\":\"").raw(how_name(r.sub)).raw("\"");
   if (r.arg) out.raw(",\"stolen_from\":").num(r.arg - 1);
@@ -65,6 +67,7 @@ void write_flow(event_out& out, const record& r) {
   out.flow(r.k == kind::flow_begin, "successor", r)
       .raw(",\"args\":{\"strategy\":\"").raw(strategy_name(r.sub)).raw("\"}}");
 }
+// clang-format on
 
 constexpr kind_format on_thread(void (*write)(event_out&, const record&)) {
   kind_format f;
@@ -74,6 +77,8 @@ constexpr kind_format on_thread(void (*write)(event_out&, const record&)) {
 constexpr kind_format successor_flow(flow_end end) { return flow_format(write_flow, end, kind::flow_begin); }
 
 // Indexed by kind.
+// Formatted by hand: a table, one row a line.
+// clang-format off
 constexpr kind_format formats[] = {
     on_thread(write_task),          // task
     on_thread(write_search),        // search
@@ -87,6 +92,7 @@ constexpr kind_format formats[] = {
     successor_flow(flow_end::start),   // flow_begin
     successor_flow(flow_end::finish),  // flow_end
 };
+// clang-format on
 static_assert(std::size(formats) == static_cast<std::size_t>(kind::core_count_), "a format for each of the core's kinds");
 
 }  // namespace

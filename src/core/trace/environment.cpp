@@ -35,10 +35,13 @@ bool parse_size(const char* text, std::size_t& out) {
   unsigned shift = 0;
   switch (*end) {
     case '\0': break;
+    // Formatted by hand: a table, one row a line.
+    // clang-format off
     case 'K': case 'k': shift = 10; ++end; break;
     case 'M': case 'm': shift = 20; ++end; break;
     case 'G': case 'g': shift = 30; ++end; break;
     default: return false;
+    // clang-format on
   }
   if (*end != '\0' || v > (~0ull >> shift)) return false;
   out = static_cast<std::size_t>(v << shift);

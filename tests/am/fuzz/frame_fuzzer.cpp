@@ -29,6 +29,7 @@
 namespace {
 
 namespace off = heddle::offload;
+namespace am_detail = heddle::am_detail;
 
 // Handlers of every shape a message can carry; they touch what they get.
 std::size_t sink = 0;
@@ -57,11 +58,11 @@ template <class Call>
 std::vector<std::byte> tree_frame(const Call& call, std::uint32_t first, std::uint32_t count) {
   off::writer args;
   call.write_args(args);
-  std::vector<std::byte> out(off::message_header::size + off::detail::tree_range::bytes);
+  std::vector<std::byte> out(off::message_header::size + am_detail::tree_range::bytes);
   const off::message_header h{.kind = off::message_kind::tree_call, .handler = Call::index(), .call_id = 9,
-                              .payload_bytes = off::detail::tree_range::bytes + args.size()};
+                              .payload_bytes = am_detail::tree_range::bytes + args.size()};
   h.encode(out.data());
-  off::detail::tree_range{first, count}.encode(out.data() + off::message_header::size);
+  am_detail::tree_range{first, count}.encode(out.data() + off::message_header::size);
   out.insert(out.end(), args.data().begin(), args.data().end());
   return out;
 }
@@ -88,9 +89,10 @@ std::vector<std::byte> tree_reply() {
   for (std::uint32_t n : {3, 1, 2, 7, 4, 6, 5}) {
     off::writer v;
     off::write(v, std::string(n, 'x'));
-    if (n == 4) off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::threw, std::as_bytes(std::span(threw)));
-    else if (n == 5) off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::lost, std::as_bytes(std::span(lost)));
-    else off::detail::append_tree_entry(entries, n, off::detail::tree_outcome::value, v.data());
+    using am_detail::tree_outcome;
+    if (n == 4) am_detail::append_tree_entry(entries, n, tree_outcome::threw, std::as_bytes(std::span(threw)));
+    else if (n == 5) am_detail::append_tree_entry(entries, n, tree_outcome::lost, std::as_bytes(std::span(lost)));
+    else am_detail::append_tree_entry(entries, n, tree_outcome::value, v.data());
   }
   const off::message_header h{.kind = off::message_kind::reply_value, .call_id = 9, .payload_bytes = entries.size()};
   std::vector<std::byte> out(off::message_header::size);
@@ -135,8 +137,8 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> wrong_lengths() {
 void run_frame(const off::message_header& h, std::span<const std::byte> payload) {
   constexpr std::uint32_t nodes = 8;
   if (h.kind == off::message_kind::tree_call) {
-    (void)off::detail::tree_range::decode(payload, nodes);
-    payload = payload.subspan(off::detail::tree_range::bytes);
+    (void)am_detail::tree_range::decode(payload, nodes);
+    payload = payload.subspan(am_detail::tree_range::bytes);
   }
   if (h.kind == off::message_kind::object_call || h.kind == off::message_kind::object_release) {
     (void)off::object_id_of(payload);
@@ -144,14 +146,14 @@ void run_frame(const off::message_header& h, std::span<const std::byte> payload)
   }
   if (h.kind == off::message_kind::call || h.kind == off::message_kind::post || h.kind == off::message_kind::tree_call ||
       h.kind == off::message_kind::object_call) {
-    const off::detail::handler_fn fn = off::detail::registry::instance().at(h.handler);
+    const am_detail::handler_fn fn = am_detail::registry::instance().at(h.handler);
     off::reader r(payload);
     off::writer result;
     fn(r, result);
   }
   if (h.kind == off::message_kind::reply_value) {
-    std::vector<off::detail::tree_entry> by_node(nodes);
-    off::detail::decode_tree_entries(payload, 0, by_node);
+    std::vector<am_detail::tree_entry> by_node(nodes);
+    am_detail::decode_tree_entries(payload, 0, by_node);
   }
 }
 

@@ -20,12 +20,15 @@
 // never unloads this library. fw_plugin_loader.LibrariesAreUnloadedWhenTheLoaderEnds thus checks
 // that the flag works (hidden symbols are never unique: with only those, it would check nothing).
 // Counts the events the checkers of this process checked.
+// Formatted by hand: clang-format 14 misreads a namespace with an attribute.
+// clang-format off
 namespace fw_test_plugins_default_visibility __attribute__((visibility("default"))) {
 inline std::atomic<unsigned long>& events_checked() {
   static std::atomic<unsigned long> count{0};
   return count;
 }
 }  // namespace fw_test_plugins_default_visibility
+// clang-format on
 
 namespace fw_test_plugins {
 

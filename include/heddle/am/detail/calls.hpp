@@ -16,7 +16,7 @@
 #include "heddle/core/future.hpp"
 #include "heddle/core/strategy.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 // A call that waits for its reply. The engine calls exactly one of complete or fail, once, from
 // the thread that receives the reply (or finds the peer lost); the object may be gone after it.
@@ -182,4 +182,4 @@ HEDDLE_EXPORT void send_tree(std::uint32_t handler, heddle::strategy how, const 
 // Sends a call that wants no reply.
 HEDDLE_EXPORT void send_post(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args);
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -7,7 +7,7 @@
 
 #include "heddle/core/export.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 // Runs `heddle-trace merge out inputs...` and waits for it: `preferred` when it names an executable
 // file, else the heddle-trace in PATH, else the installed one. Its report goes to stderr (the
@@ -16,4 +16,4 @@ namespace heddle::offload::detail {
 HEDDLE_EXPORT int merge_traces(const std::string& out, const std::vector<std::string>& inputs,
                                const std::string& preferred = {}) noexcept;
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -22,7 +22,7 @@
 #include "heddle/am/errors.hpp"
 #include "heddle/am/serialize.hpp"
 
-namespace heddle::offload::detail {
+namespace heddle::am_detail {
 
 struct tree_range {
   static constexpr std::size_t bytes = 8;
@@ -99,4 +99,4 @@ inline void decode_tree_entries(std::span<const std::byte> in, std::uint32_t ori
                        std::to_string(nodes - 1) + " nodes");
 }
 
-}  // namespace heddle::offload::detail
+}  // namespace heddle::am_detail

@@ -23,7 +23,8 @@ class block_products {
   // Costs an index lookup and a check. Throws product_error if its producer did not make it in this
   // block (not yet: in the begin transition nothing is made; or it did not put it), naming the
   // product, both modules and the block; std::logic_error for an invalid token, one of another
-  // module, or one consumed from the event (or, for a run, from the luminosity block).
+  // module, or one consumed from the event (or, for a run, from the luminosity block). Thread-safe,
+  // during the module's transition (the block is valid only then); never waits.
   template <class T>
   const T& get(get_token<T> token) const {
     return *product_in<T>(self().slot_to_read(token.index(), typeid(T)));
@@ -34,7 +35,8 @@ class block_products {
   // place, and returns it. Only in the end transition. Costs one allocation unless T is small and
   // trivially copyable. Throws product_error if the module already made it in this block or is in
   // the begin transition, std::logic_error for a token of another module or of another kind of
-  // product, and what T's constructor throws (the product is then not made).
+  // product, and what T's constructor throws (the product is then not made). Not thread-safe: the
+  // transition's own call (or one task of it at a time); never waits.
   template <class T, class... A>
   T& emplace(put_token<T> token, A&&... args) {
     void* slot = self().slot_to_write(token.index(), typeid(T));
@@ -42,7 +44,7 @@ class block_products {
     self().made(token.index());
     return *product;
   }
-  // emplace(token, std::move(value)).
+  // emplace(token, std::move(value)), with its thread safety.
   template <class T>
   void put(put_token<T> token, T value) {
     emplace(token, std::move(value));

@@ -36,14 +36,18 @@ class kind_root<Kind, Role, false> : public module_base {
 template <class Base>
 class shared_resources : public Base {
  protected:
-  // Runs one at a time with every module that declares `name` (in the constructor only).
+  // Runs one at a time with every module that declares `name` (in the constructor only: the
+  // constructing thread's call, std::logic_error once the module is in a process).
   void uses_resource(std::string name) { this->declare_resource(std::move(name)); }
-  // The legacy resource: one at a time with every thread-unsafe module.
+  // The legacy resource: one at a time with every thread-unsafe module (as above).
   void uses_resource() { this->declare_resource(legacy_resource); }
 };
 
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class A>
 concept is_ability = requires { ability<A>::allowed(module_kind::global); };
+// clang-format on
 
 template <class A, module_kind Kind>
 constexpr bool allowed_in() noexcept {
@@ -60,11 +64,14 @@ template <class A, module_kind Kind, class Base>
 struct with_layer {
   using type = Base;
 };
+// Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
+// clang-format off
 template <class A, module_kind Kind, class Base>
   requires is_ability<A>
 struct with_layer<A, Kind, Base> {
   using type = typename ability<A>::template layer<Base, Kind>;
 };
+// clang-format on
 
 template <module_kind Kind, class Base, class... Abilities>
 struct stack_layers {
