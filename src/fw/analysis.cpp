@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dependency bound: the framework's scheduling rules replayed on a clock with unlimited threads.
 #include "heddle/fw/analysis.hpp"
 
@@ -139,7 +140,7 @@ class replay {
   event_source source_;
   const detail::graph& g_;
   std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
-  std::vector<double> seconds_;                       // per module, its time for this event
+  std::vector<double> seconds_;                        // per module, its time for this event
   std::vector<std::uint8_t> requested_, done_;
   std::vector<std::uint32_t> pending_;  // per requested module, its producers not done yet
   std::vector<std::uint8_t> result_;    // per module, whether it passes the event
@@ -168,8 +169,9 @@ dependency_bound analyse_dependencies(const process& p, const timeline& recorded
   std::vector<std::vector<double>> seconds(events, std::vector<double>(g.size(), 0.0));
   for (const timeline_entry& t : recorded.entries())
     if (t.event < events && t.module < g.size()) seconds[t.event][t.module] += double(t.end_ns - t.start_ns) * 1e-9;
-  return analyse_dependencies(p, module_costs{[&](std::uint32_t m, std::uint64_t e) { return seconds[e][m]; },
-                                              [](std::uint32_t, std::uint64_t) { return true; }},
+  return analyse_dependencies(p,
+                              module_costs{[&](std::uint32_t m, std::uint64_t e) { return seconds[e][m]; },
+                                           [](std::uint32_t, std::uint64_t) { return true; }},
                               events);
 }
 

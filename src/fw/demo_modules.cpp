@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in modules of the test framework's configurations: each spends its time for the event
 // (busy-wait, sleep, or a timer that holds no thread) and makes a deterministic integer product
 // (std::int64_t) from the products it reads, or, as a filter, decides by its pass pattern.
@@ -11,10 +12,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "heddle/algorithm/parallel_for.hpp"
 #include "config_keys.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
+#include "heddle/algorithm/parallel_for.hpp"
 #include "heddle/fw/parameter_set.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/waiting.hpp"
@@ -28,13 +29,15 @@ namespace {
 // The process options the timing modules read (config_keys.hpp, added_option): the framework's
 // reader checks them and keeps them in process_config::options.
 const detail::option_registration busy_wait_scale_option{
-    {"busyWaitScaleFactor", "nSimultaneousEvents", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
+    {"busyWaitScaleFactor", "nSimultaneousEvents",
+     [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
 const detail::option_registration time_scale_option{
     {"timeScale", "nThreads", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
 const detail::option_registration wait_option{{"wait", "timeScale", [](const detail::json& v, const detail::place& p) {
                                                  const std::string w = detail::string(v, p);
                                                  if (!parse_wait_mode(w))
-                                                   p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+                                                   p.fail("unknown wait mode '" + w +
+                                                          "' (known: busy, sleep, timer, configured)");
                                                }}};
 
 module_kind kind_of(thread_type t) noexcept {
@@ -96,7 +99,8 @@ class demo_module final : public module_base, public detail::timing_module {
     if (how_ == how::busy || how_ == how::sleep) {
       const double s = seconds(number);
       if (ranges_ > 1) {
-        heddle::parallel_for(0u, ranges_, [&](unsigned) { spend(s / ranges_); }, 1);
+        heddle::parallel_for(
+            0u, ranges_, [&](unsigned) { spend(s / ranges_); }, 1);
       } else {
         spend(s);
       }
@@ -106,8 +110,9 @@ class demo_module final : public module_base, public detail::timing_module {
     for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
     if (config_.role == module_role::filter) return detail::filter_result(config_, number) != 0;
     if (config_.role == module_role::producer)
-      e.emplace(product_, wrap_add(sum, type_.fixed_value ? *config_.value
-                                                          : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
+      e.emplace(product_,
+                wrap_add(sum, type_.fixed_value ? *config_.value
+                                                : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
     return true;
   }
 
@@ -147,7 +152,8 @@ module_factory study_module_factory(const module_config& c, const timing_options
                                     const std::string& named) {
   const module_type* t = find_module_type(c.type);
   if (!t) throw config_error(named + ": unknown module type '" + c.type + "'");
-  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale : options.get<double>("busyWaitScaleFactor", 0.0);
+  const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale
+                                                       : options.get<double>("busyWaitScaleFactor", 0.0);
   if (!(busy_scale > 0))
     throw config_error(named + ": a timing module needs process.options.busyWaitScaleFactor " +
                        "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");

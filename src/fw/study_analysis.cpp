@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dependency bound of a configuration of the study's timing modules: their times and pass
 // patterns, as the modules themselves compute them (timing_module, study_modules.hpp), fed to the
 // framework's generic bound (analysis.cpp), which knows nothing of the study.
