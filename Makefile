@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # heddle: the everyday commands, over CMake + Ninja. The work is done by scripts/ (build.sh for one
 # build flavour, test.sh for the suite), so CI and people run the same thing.
 #

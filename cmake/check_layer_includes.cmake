@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Checks that one layer's files include only what the layering allows (docs/architecture.md):
 #   - its own public headers (include/heddle/<layer>/), its own internals (include/heddle/<layer>/detail/)
 #     and its own private headers (src/<layer>/, by a name in the same folder, never "../");

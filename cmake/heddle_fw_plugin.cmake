@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # heddle_fw_add_plugin(<target> <sources>...): a plugin of module types for heddle-fw, a shared
 # library that heddle::fw::plugin_loader opens with dlopen when a configuration names one of its
 # types (include/heddle/fw/plugins.hpp). Its sources register their modules with

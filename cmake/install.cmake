@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install` puts under the prefix: the headers, one library per layer, a CMake package with
 # one component per layer (find_package(heddle CONFIG REQUIRED COMPONENTS core async dispatch mpi
 # am fw); each component finds only its own dependencies, and no component means heddle::heddle),

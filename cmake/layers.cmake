@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The one table of heddle's layers: what each may use, the folders it owns, its detail namespace,
 # the detail headers it offers the layers above it, and the libraries (package components) it is
 # shipped as with their dependencies. Everything that states one of these facts reads them here:

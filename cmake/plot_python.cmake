@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # heddle_find_plot_python(<out-var> <override> [MODULES <module>...]): a python3 that can import
 # every module named (matplotlib when none is), for the plots of heddle-bench --plot and heddle-fw
 # scan and the hep example's tools (MODULES numpy h5py matplotlib); <override> if not empty.

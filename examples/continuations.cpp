@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Futures composed without blocking: then, when_all, and an exception that travels down a chain.
 #include <heddle/heddle.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-demo: the core runtime against plain serial code on three classic workloads, each result
 // checked against the serial one.
 #include <heddle/heddle.hpp>

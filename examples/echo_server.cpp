@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A TCP echo server on two workers that never block: each connection is a chain of io::read and
 // io::write continuations, the listening socket waits in io::accept, and the whole server stops
 // through one cancellation token. Clients connect with io::connect on the same runtime.
@@ -68,17 +69,16 @@ int main() {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     auto line = std::make_shared<std::string>("hello from client " + std::to_string(i) + "\n");
     auto reply = std::make_shared<std::string>(line->size(), '\0');
-    clients.push_back(
-        heddle::io::connect(rt, fd, reinterpret_cast<sockaddr*>(&addr), len)
-            .then([fd, line] { return heddle::io::write(fd, std::as_bytes(std::span(*line))).get(); })
-            .then([fd, reply](std::size_t) {
-              std::size_t got = 0;
-              while (got < reply->size())  // forcing inside a task helps: no worker blocks
-                got += heddle::io::read(fd, std::as_writable_bytes(std::span(*reply)).subspan(got)).get();
-              close(fd);
-              return true;
-            })
-            .then([line, reply](bool) { return *line == *reply; }));
+    clients.push_back(heddle::io::connect(rt, fd, reinterpret_cast<sockaddr*>(&addr), len)
+                          .then([fd, line] { return heddle::io::write(fd, std::as_bytes(std::span(*line))).get(); })
+                          .then([fd, reply](std::size_t) {
+                            std::size_t got = 0;
+                            while (got < reply->size())  // forcing inside a task helps: no worker blocks
+                              got += heddle::io::read(fd, std::as_writable_bytes(std::span(*reply)).subspan(got)).get();
+                            close(fd);
+                            return true;
+                          })
+                          .then([line, reply](bool) { return *line == *reply; }));
   }
   int good = 0;
   for (auto& c : clients) good += c.get() ? 1 : 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // examples/echo_server.cpp written as coroutines: the same TCP echo server on two workers that never
 // block, each connection a loop of co_await io::read and io::write, the listening socket a loop of
 // co_await io::accept, the clients coroutines too, and the whole server stopped through one
@@ -23,10 +24,12 @@ heddle::co_task<void> serve(int fd) {
   try {
     for (;;) {
       const std::size_t n = co_await heddle::io::read(fd, buf);
-      for (std::size_t done = 0; done < n;) done += co_await heddle::io::write(fd, std::span(buf).first(n).subspan(done));
+      for (std::size_t done = 0; done < n;)
+        done += co_await heddle::io::write(fd, std::span(buf).first(n).subspan(done));
     }
   } catch (const std::system_error& e) {
-    if (e.code() != heddle::io::errc::end_of_file) std::fprintf(stderr, "echo_server_co: connection %d: %s\n", fd, e.what());
+    if (e.code() != heddle::io::errc::end_of_file)
+      std::fprintf(stderr, "echo_server_co: connection %d: %s\n", fd, e.what());
   }
   close(fd);
 }
@@ -51,7 +54,8 @@ heddle::co_task<bool> client(const sockaddr_in& addr, int i) {
   const std::string line = "hello from client " + std::to_string(i) + "\n";
   std::string reply(line.size(), '\0');
   co_await heddle::io::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-  for (std::size_t sent = 0; sent < line.size();) sent += co_await heddle::io::write(fd, std::as_bytes(std::span(line)).subspan(sent));
+  for (std::size_t sent = 0; sent < line.size();)
+    sent += co_await heddle::io::write(fd, std::as_bytes(std::span(line)).subspan(sent));
   for (std::size_t got = 0; got < reply.size();)
     got += co_await heddle::io::read(fd, std::as_writable_bytes(std::span(reply)).subspan(got));
   close(fd);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tasks as futures: each call spawns its two children and forces them.
 // Forcing a future on a worker runs other tasks until the value is there.
 #include <heddle/heddle.hpp>

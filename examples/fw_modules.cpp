@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // An event-processing job written in C++ against the framework, with user modules of each kind and
 // typed products: a digitizer that makes the event's hits (std::vector<int>), a calibration that
 // waits on a (simulated) remote service through ExternalWork and holds no thread meanwhile, a
 // tracker that keeps state across events and so runs one event at a time (one::), a filter, and an
 // output module on an end path. The same process runs multi-threaded with many events in flight
 // and with the single-threaded reference processor; the checksums agree.
-#include <heddle/heddle.hpp>
 #include <heddle/fw.hpp>
+#include <heddle/heddle.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -47,7 +48,9 @@ class digitizer final : public fw::global::EDProducer<> {
 class calibration final : public fw::global::EDProducer<fw::ExternalWork> {
  public:
   calibration() : hits_(consumes<std::vector<int>>("hits")), energies_(produces<std::vector<double>>()) {}
-  heddle::future<void> acquire(const fw::event&, const fw::event_setup&) const override { return heddle::sleep_for(2ms); }
+  heddle::future<void> acquire(const fw::event&, const fw::event_setup&) const override {
+    return heddle::sleep_for(2ms);
+  }
   void produce(fw::event& e, const fw::event_setup&) const override {
     const std::vector<int>& hits = e.get(hits_);  // the digitizer's vector itself, not a copy
     std::vector<double> energies;

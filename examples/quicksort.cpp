@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parallel quicksort with a task_group: partition, sort one side as a task, the other in place.
 #include <heddle/heddle.hpp>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Re-measures the suites whose results docs/benchmarks.md cites, each at the scale and repetitions
 # its section states, and records each report in bench/recorded/<suite>.<machine>.json (replacing
 # that machine's last one); then rewrites the page's summary table from the recorded results.

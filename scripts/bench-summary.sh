@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/benchmarks.md's summary table is the output of `heddle-bench summary bench/recorded`: the
 # figures with a target in the recorded results (one JSON report per suite and machine, written by
 # `heddle-bench <suite> --record bench/recorded`). Between the page's two markers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures (CMake + Ninja) and builds one flavour of heddle in its own folder.
 #
 #   scripts/build.sh release   build/        g++ 12, Release, the default build (shared libraries, as

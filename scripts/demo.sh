@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make demo: the framework's main job, a reconstruction of LHC events (examples/hep/reco.json):
 # Pythia events from Debian's fastjet-examples mixed with mu = 50 pile-up, particle flow, FastJet
 # jets, corrections from conditions, two selections, histograms and an HDF5 file. heddle-fw runs it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make fuzz: the active-message frame fuzzer (tests/am/fuzz/frame_fuzzer.cpp) under libFuzzer with
 # AddressSanitizer and UBSan, for HEDDLE_FUZZ_RUNS inputs (default 1,000,000). It starts from the
 # kept corpus (tests/am/fuzz/corpus/) and adds there the inputs that reach code the corpus did not

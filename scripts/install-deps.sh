@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages heddle needs, and only those that are missing.
 #
 # Idempotent and quiet: when everything is present it makes one dpkg-query call and exits (well

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads ctest's JUnit report (ctest --output-junit FILE) of one phase and prints what scripts/test.sh
 and scripts/stress.sh need: the counts, the failed and the skipped tests by name, the slowest tests.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by scripts/test.sh and scripts/stress.sh: the suite's sanitizer settings, before any the
 # caller set (later ones win). Stop at the first report (so a report fails its test), full stacks.
 # No detect_stack_use_after_return: it moves locals off the thread's stack, and the runtime

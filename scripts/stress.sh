@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make stress: the stress, race and multi-process tests, each repeated until it fails or has passed
 # N times (ctest --repeat until-fail:N), in the Release and ThreadSanitizer builds. Not part of
 # make test: at N = 20 it took 60m35 on the 2-core VM (196 tests, release and tsan).

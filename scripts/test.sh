@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite, one phase per build flavour (scripts/build.sh), each in its own folder:
 #
 #   release  build/       g++ 12, Release, shared (the default build): every test, oneTBB and MPI

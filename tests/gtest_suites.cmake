@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # heddle_gtest_suites(<target> LABELS <labels>... TIMEOUT <seconds> [TEST_FILTER <filter>]
 #                     [TEST_PREFIX <prefix>] [ENVIRONMENT <var=value>...] [COSTS <suite>=<cost>...])
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Run by ctest (through the include file heddle_gtest_suites writes, gtest_suites.cmake): lists the
 # program's suites when the list is missing or older than the program, then includes the list, one
 # add_test per suite. A program that cannot list its tests becomes one failing test that says why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One experiment of the algorithms suite. Each file registers its own:
 //   const experiment_registration reg{{"sort", 50, &run_sort}};
 // and suite.cpp runs them all, by `order` (lowest first), then name.

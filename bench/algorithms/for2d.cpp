@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // for2d: a 2-D five-point Jacobi stencil, several sweeps over an n×n grid of doubles, each sweep one
 // parallel loop over the interior as a blocked_range2d: heddle::parallel_for against
 // tbb::parallel_for with the same range and grains (both with their default auto_partitioner),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the loop experiments of the algorithms suite share (for2d, reduce, scan): one computation
 // written with heddle's algorithm, oneTBB's same-named one, OpenMP's construct (where it has one)
 // and serially (a peer_program: common/run_peers.hpp), run interleaved in one process at each thread
@@ -14,8 +15,8 @@
 
 #include "harness.hpp"
 #include "heddle_counters.hpp"
-#include "run_peers.hpp"
 #include "report.hpp"
+#include "run_peers.hpp"
 #include "table.hpp"
 
 namespace heddle::bench::algorithms {

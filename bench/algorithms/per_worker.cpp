@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-worker accumulation: a 256-bin histogram of n hashed indices, each thread filling its own
 // copy, folded at the end. heddle::per_worker in heddle::parallel_for against oneTBB's
 // enumerable_thread_specific in tbb::parallel_for, OpenMP's array reduction, and a serial loop.
@@ -61,9 +62,8 @@ histogram run_heddle(heddle::runtime& rt, std::size_t n) {
   return rt.execute([&] {
     heddle::per_worker<histogram> local(histogram{});
     const std::size_t chunks = (n + chunk - 1) / chunk;
-    heddle::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
-      fill(local.local(), c * chunk, std::min(n, (c + 1) * chunk));
-    });
+    heddle::parallel_for(std::size_t{0}, chunks,
+                         [&](std::size_t c) { fill(local.local(), c * chunk, std::min(n, (c + 1) * chunk)); });
     return local.combine(add);
   });
 }
@@ -129,7 +129,8 @@ void run(const options& opt, nlohmann::json& report) {
   vs.push_back({"serial", 1, {}, timed_check([n] { return run_serial(n); }, "serial")});
   for (unsigned t : threads) {
     const std::string at = " at " + std::to_string(t);
-    vs.push_back({heddle_name, t, {}, timed_check([&rt = runtimes[t], n] { return run_heddle(rt, n); }, heddle_name + at)});
+    vs.push_back(
+        {heddle_name, t, {}, timed_check([&rt = runtimes[t], n] { return run_heddle(rt, n); }, heddle_name + at)});
     vs.push_back({tbb_name, t, {}, timed_check([&a = arenas[t], n] { return run_tbb(a, n); }, tbb_name + at)});
     vs.push_back({omp_name, t, {}, timed_check([n, t] { return run_omp(n, t); }, omp_name + at)});
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pipeline experiment: oneTBB's text_filter example. A text file (generated in /tmp at the
 // start) is read in chunks by a serial input filter, each chunk's words get a capital first letter
 // in a parallel filter, and a serial_in_order filter writes the chunks to an output file in order.
@@ -166,19 +167,15 @@ output run_heddle(heddle::runtime& rt, int in, int out, std::uint64_t size, std:
   text_job job(in, out, size, tokens);
   heddle::parallel_pipeline(
       rt, tokens,
-      heddle::make_filter<void, chunk*>(heddle::filter_mode::serial_in_order,
-                                        [&](heddle::flow_control& fc) -> chunk* {
-                                          chunk* c = job.claim();
-                                          if (!c) fc.stop();
-                                          else job.read_sync(*c);
-                                          return c;
-                                        }) &
-          heddle::make_filter<chunk*, chunk*>(heddle::filter_mode::parallel,
-                                              [](chunk* c) {
-                                                capitalize(*c);
-                                                return c;
-                                              }) &
-          heddle::make_filter<chunk*, void>(heddle::filter_mode::serial_in_order, [&](chunk* c) { job.write(*c); }));
+      heddle::make_filter<void, chunk*>(heddle::filter_mode::serial_in_order, [&](heddle::flow_control& fc) -> chunk* {
+        chunk* c = job.claim();
+        if (!c) fc.stop();
+        else job.read_sync(*c);
+        return c;
+      }) & heddle::make_filter<chunk*, chunk*>(heddle::filter_mode::parallel, [](chunk* c) {
+        capitalize(*c);
+        return c;
+      }) & heddle::make_filter<chunk*, void>(heddle::filter_mode::serial_in_order, [&](chunk* c) { job.write(*c); }));
   return job.result;
 }
 
@@ -188,23 +185,24 @@ output run_heddle_async(heddle::runtime& rt, int in, int out, std::uint64_t size
   text_job job(in, out, size, tokens);
   heddle::parallel_pipeline(
       rt, tokens,
-      heddle::make_filter<void, chunk*>(
-          heddle::filter_mode::serial_in_order,
-          [&](heddle::flow_control& fc) -> heddle::future<chunk*> {
-            chunk* c = job.claim();
-            if (!c) {
-              fc.stop();
-              return heddle::make_ready_future<chunk*>(nullptr);
-            }
-            // The same single read as the other variants, by the file engine. Its successor only
-            // checks the count: short_task runs it on the engine's thread, no task in between.
-            const std::span<std::byte> to = c->read_span();
-            return heddle::io::pread(rt, in, to, c->read_offset())
-                .then(heddle::strategy::short_task, [c, want = to.size()](std::size_t got) {
-                  if (got != want) throw std::runtime_error("pipeline: short read");
-                  return c;
-                });
-          }) &
+      heddle::make_filter<void, chunk*>(heddle::filter_mode::serial_in_order,
+                                        [&](heddle::flow_control& fc) -> heddle::future<chunk*> {
+                                          chunk* c = job.claim();
+                                          if (!c) {
+                                            fc.stop();
+                                            return heddle::make_ready_future<chunk*>(nullptr);
+                                          }
+                                          // The same single read as the other variants, by the file engine. Its
+                                          // successor only checks the count: short_task runs it on the engine's thread,
+                                          // no task in between.
+                                          const std::span<std::byte> to = c->read_span();
+                                          return heddle::io::pread(rt, in, to, c->read_offset())
+                                              .then(heddle::strategy::short_task,
+                                                    [c, want = to.size()](std::size_t got) {
+                                                      if (got != want) throw std::runtime_error("pipeline: short read");
+                                                      return c;
+                                                    });
+                                        }) &
           heddle::make_filter<chunk*, chunk*>(heddle::filter_mode::parallel,
                                               [](chunk* c) {
                                                 capitalize(*c);
@@ -217,20 +215,15 @@ output run_heddle_async(heddle::runtime& rt, int in, int out, std::uint64_t size
 output run_tbb(int in, int out, std::uint64_t size, std::size_t tokens) {
   text_job job(in, out, size, tokens);
   tbb::parallel_pipeline(
-      tokens,
-      tbb::make_filter<void, chunk*>(tbb::filter_mode::serial_in_order,
-                                     [&](tbb::flow_control& fc) -> chunk* {
-                                       chunk* c = job.claim();
-                                       if (!c) fc.stop();
-                                       else job.read_sync(*c);
-                                       return c;
-                                     }) &
-          tbb::make_filter<chunk*, chunk*>(tbb::filter_mode::parallel,
-                                           [](chunk* c) {
-                                             capitalize(*c);
-                                             return c;
-                                           }) &
-          tbb::make_filter<chunk*, void>(tbb::filter_mode::serial_in_order, [&](chunk* c) { job.write(*c); }));
+      tokens, tbb::make_filter<void, chunk*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> chunk* {
+                chunk* c = job.claim();
+                if (!c) fc.stop();
+                else job.read_sync(*c);
+                return c;
+              }) & tbb::make_filter<chunk*, chunk*>(tbb::filter_mode::parallel, [](chunk* c) {
+                capitalize(*c);
+                return c;
+              }) & tbb::make_filter<chunk*, void>(tbb::filter_mode::serial_in_order, [&](chunk* c) { job.write(*c); }));
   return job.result;
 }
 
@@ -252,16 +245,15 @@ long items_heddle(heddle::runtime& rt, long n, std::size_t tokens) {
 }
 long items_tbb(long n, std::size_t tokens) {
   long next = 0, sum = 0;
-  tbb::parallel_pipeline(tokens,
-                         tbb::make_filter<void, long>(tbb::filter_mode::serial_in_order,
-                                                      [&](tbb::flow_control& fc) -> long {
-                                                        if (next == n) fc.stop();
-                                                        return next++;
-                                                      }) &
-                             tbb::make_filter<long, long>(tbb::filter_mode::parallel,
-                                                          [](long v) { return v * v % 1000003; }) &
-                             tbb::make_filter<long, void>(tbb::filter_mode::serial_in_order,
-                                                          [&](long v) { sum = (sum * 31 + v) % 1000000007; }));
+  tbb::parallel_pipeline(tokens, tbb::make_filter<void, long>(tbb::filter_mode::serial_in_order,
+                                                              [&](tbb::flow_control& fc) -> long {
+                                                                if (next == n) fc.stop();
+                                                                return next++;
+                                                              }) &
+                                     tbb::make_filter<long, long>(tbb::filter_mode::parallel,
+                                                                  [](long v) { return v * v % 1000003; }) &
+                                     tbb::make_filter<long, void>(tbb::filter_mode::serial_in_order,
+                                                                  [&](long v) { sum = (sum * 31 + v) % 1000000007; }));
   return sum;
 }
 
@@ -278,7 +270,8 @@ void run_items(const options& opt, nlohmann::json& report, const std::vector<uns
   for (unsigned t : threads) {
     const std::size_t tokens = 4 * t;
     vs.push_back({"heddle", t, {}, [=] {
-                    return timed([&] { return items_heddle((*runtimes)[t], n, tokens); }, expect_equal(want, "pipeline items: heddle"));
+                    return timed([&] { return items_heddle((*runtimes)[t], n, tokens); },
+                                 expect_equal(want, "pipeline items: heddle"));
                   }});
     vs.push_back({"oneTBB", t, {}, [=] {
                     return timed(
@@ -322,7 +315,8 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
   } cleanup{in_path, out_path};
   fd_guard in(::open(in_path.c_str(), O_RDONLY), "pipeline: open " + in_path);
   fd_guard out(::open(out_path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644), "pipeline: open " + out_path);
-  if (run_serial(in.get(), out.get(), bytes).bytes != bytes) throw std::runtime_error("pipeline: the serial run wrote the wrong size");
+  if (run_serial(in.get(), out.get(), bytes).bytes != bytes)
+    throw std::runtime_error("pipeline: the serial run wrote the wrong size");
   const output want = digest(out.get());
   if (want.bytes != bytes) throw std::runtime_error("pipeline: the serial output has the wrong size");
 
@@ -332,7 +326,8 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
   auto once = [want, fo](const std::string& who, auto&& body) {
     return timed([&] { return body(); },
                  [&](const output&) {
-                   if (!(digest(fo) == want)) throw std::runtime_error("pipeline: " + who + " wrote a different output");
+                   if (!(digest(fo) == want))
+                     throw std::runtime_error("pipeline: " + who + " wrote a different output");
                  });
   };
   std::vector<variant> vs;
@@ -343,7 +338,8 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
                     return once("heddle", [&] { return run_heddle((*runtimes)[t], fi, fo, bytes, tokens); });
                   }});
     vs.push_back({"heddle async read", t, {}, [=] {
-                    return once("heddle async read", [&] { return run_heddle_async((*runtimes)[t], fi, fo, bytes, tokens); });
+                    return once("heddle async read",
+                                [&] { return run_heddle_async((*runtimes)[t], fi, fo, bytes, tokens); });
                   }});
     vs.push_back({"oneTBB", t, {}, [=] {
                     return once("oneTBB", [&] {
@@ -368,7 +364,8 @@ void run_pipeline(const options& opt, nlohmann::json& report) {
              at_most(1.0));
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t) + "t";
-    add_figure(report, "pipeline_" + ts + "_vs_tbb", ratio("heddle", t), "heddle / oneTBB pipeline, per round, " + th(t));
+    add_figure(report, "pipeline_" + ts + "_vs_tbb", ratio("heddle", t),
+               "heddle / oneTBB pipeline, per round, " + th(t));
     add_figure(report, "pipeline_async_" + ts + "_vs_tbb", ratio("heddle async read", t),
                "heddle with io::pread input / oneTBB pipeline, per round, " + th(t));
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce: three reductions, heddle against oneTBB's same-named call, OpenMP's reduction(+:) where it
 // applies, and serial.
 //   map-reduce    sum of sin(x)·exp(-x²) over n points: compute-bound         -> reduce_vs_tbb
@@ -61,9 +62,10 @@ using trange = tbb::blocked_range<std::size_t>;
 
 void run_map_reduce(const options& opt, nlohmann::json& report, const std::vector<unsigned>& threads) {
   const std::size_t n = opt.pick<std::size_t>(10'000, 2'000'000, 20'000'000, 100'000'000);
-  std::printf("## reduce, map-reduce: sum of sin(3x)·exp(-x²), x in [0, 2), at %zu points (compute-bound), %d interleaved "
-              "repetitions after a warm-up %s\n\n",
-              n, opt.reps, opt.scale_name());
+  std::printf(
+      "## reduce, map-reduce: sum of sin(3x)·exp(-x²), x in [0, 2), at %zu points (compute-bound), %d interleaved "
+      "repetitions after a warm-up %s\n\n",
+      n, opt.reps, opt.scale_name());
   const double want = map_chunk(0, n, n, 0.0);
   double got = 0;
   peer_program p;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan: inclusive prefix sum of n int64 values: heddle::inclusive_scan against tbb::parallel_scan
 // (its functional form over a blocked_range, default auto_partitioner), OpenMP's fastest form of
 // it, a two-pass blocked scan in one parallel region, and std::inclusive_scan. Memory-bound: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sort experiment: 10^7 random ints and 10^7 random doubles sorted by heddle::parallel_sort,
 // tbb::parallel_sort, std::sort(std::execution::par) (libstdc++'s parallel algorithms, whose
 // backend is oneTBB: it runs inside the same oneTBB arena) and serial std::sort, interleaved; every
@@ -62,13 +63,17 @@ void run_one(const options& opt, nlohmann::json& report, const char* type, const
         });
   };
   std::vector<variant> vs;
-  vs.push_back({"std::sort", 1, {}, [once] { return once("std::sort", [](auto& v) { std::sort(v.begin(), v.end()); }); }});
+  vs.push_back({"std::sort", 1, {}, [once] {
+                  return once("std::sort", [](auto& v) { std::sort(v.begin(), v.end()); });
+                }});
   for (unsigned t : threads) {
     vs.push_back({"heddle", t, {}, [once, runtimes, t] {
                     return once("heddle", [&](auto& v) { heddle::parallel_sort((*runtimes)[t], v.begin(), v.end()); });
                   }});
     vs.push_back({"oneTBB", t, {}, [once, arenas, t] {
-                    return once("oneTBB", [&](auto& v) { (*arenas)[t].execute([&] { tbb::parallel_sort(v.begin(), v.end()); }); });
+                    return once("oneTBB", [&](auto& v) {
+                      (*arenas)[t].execute([&] { tbb::parallel_sort(v.begin(), v.end()); });
+                    });
                   }});
     vs.push_back({"std::execution::par", t, {}, [once, arenas, t] {
                     return once("std::execution::par", [&](auto& v) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The algorithms suite: heddle's parallel algorithms against oneTBB's, OpenMP's and serial code, one
 // experiment after another (experiment.hpp), all in this process.
 #include <algorithm>
@@ -22,10 +23,11 @@ void run(const options& opt, nlohmann::json& report) {
   for (const auto& e : list) e.run(opt, report);
 }
 
-const registration reg{{"algorithms", 60,
-                        "parallel algorithms: for over a 2-D range, reduce, deterministic reduce, scan, sort, pipeline, "
-                        "per-worker state; heddle against oneTBB, OpenMP and serial",
-                        &run}};
+const registration reg{
+    {"algorithms", 60,
+     "parallel algorithms: for over a 2-D range, reduce, deterministic reduce, scan, sort, pipeline, "
+     "per-worker state; heddle against oneTBB, OpenMP and serial",
+     &run}};
 
 }  // namespace
 

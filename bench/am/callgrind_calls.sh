@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The instructions of one small offload on each side, counted by callgrind (repeatable where times
 # on this VM are not). Runs heddle-bench-am-calls under valgrind on both nodes of a shm or tcp
 # session (heddle-run) or an mpi one (mpirun); each node's profile covers the N calls only. Prints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-bench-am-calls: the instructions of one small offload, for callgrind. Node 0 makes N empty
 // short_task calls to node 1 and waits for each (offload::sync; with `broadcast`, N broadcasts of a
 // function returning the node's number, each waited for with get()), between a "measure" call that
@@ -9,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 #include <heddle/am.hpp>
+#include <vector>
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-bench-am-flag-work: how a raw shared-memory round trip (two processes, one flag line each
 // way, a PAUSE between looks: heddle-bench-am-raw's shm-pause-lines-64-apart way, one of the raw
 // ways heddle-bench am takes the fastest of) changes when a side does some work between seeing its
@@ -98,7 +99,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    auto* f = static_cast<flags*>(::mmap(nullptr, sizeof(flags), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+    auto* f = static_cast<flags*>(::mmap(nullptr, sizeof(flags), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                                         0));
     if (f == MAP_FAILED) throw std::runtime_error("mmap failed");
     new (f) flags;
     const double per_iteration = calibrate();
@@ -119,14 +121,15 @@ int main(int argc, char** argv) {
     round_trips(f, n / 10, 0, false);  // warm-up
     for (int r = 0; r < reps; ++r)
       for (variant& v : vs) v.samples.push_back(round_trips(f, n, v.iterations, v.both));
-    std::printf("\n| work a side | where | round trip, median ns | min–max | vs no work |\n|---:|---|---:|---:|---:|\n");
+    std::printf(
+        "\n| work a side | where | round trip, median ns | min–max | vs no work |\n|---:|---|---:|---:|---:|\n");
     double none = 0;
     for (variant& v : vs) {
       std::sort(v.samples.begin(), v.samples.end());
       const double median = v.samples[v.samples.size() / 2];
       if (v.ns == 0 && !v.both) none = median;
-      std::printf("| %.0f ns | %s | %.1f | %.1f–%.1f | %.2f |\n", v.ns, v.both ? "both sides" : "answering side", median,
-                  v.samples.front(), v.samples.back(), none > 0 ? median / none : 0.0);
+      std::printf("| %.0f ns | %s | %.1f | %.1f–%.1f | %.2f |\n", v.ns, v.both ? "both sides" : "answering side",
+                  median, v.samples.front(), v.samples.back(), none > 0 ? median / none : 0.0);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-bench-am-node: the nodes of the am suite (suite.cpp starts them with heddle-run or mpirun).
 // Node 0 measures one of three things and writes it to --json FILE:
 //   - (by default) with any number of nodes, a call to every other node, offload::broadcast
@@ -38,7 +39,9 @@ namespace {
 namespace off = heddle::offload;
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
 
 void empty() {}
 
@@ -69,7 +72,8 @@ double sequential_time(std::uint64_t n) {
   const auto t0 = clock_type::now();
   for (std::uint64_t i = 0; i < n; ++i)
     for (off::node_id k = 1; k < off::num_nodes(); ++k)
-      if (off::sync(k, heddle::f2f<&here>(), heddle::strategy::short_task) != k) throw std::runtime_error("a call answered from elsewhere");
+      if (off::sync(k, heddle::f2f<&here>(), heddle::strategy::short_task) != k)
+        throw std::runtime_error("a call answered from elsewhere");
   return seconds_since(t0) / static_cast<double>(n);
 }
 
@@ -143,7 +147,7 @@ nlohmann::json transfers(std::uint64_t max_bytes, std::uint64_t seed) {
   std::vector<char> data(max_bytes), back(max_bytes);
   for (std::uint64_t i = 0; i < max_bytes; ++i) data[i] = static_cast<char>(i * 31 + 7);
   off::buffer_ptr<char> b = off::allocate<char>(1, max_bytes);
-  off::put(data.data(), b, max_bytes).get();  // what every get below must read back, whichever runs first
+  off::put(data.data(), b, max_bytes).get();          // what every get below must read back, whichever runs first
   std::vector<std::pair<std::uint64_t, bool>> steps;  // (bytes, put)
   for (std::uint64_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {
     off::put(data.data(), b, bytes).get();  // the warm-up: one of each
@@ -156,7 +160,8 @@ nlohmann::json transfers(std::uint64_t max_bytes, std::uint64_t seed) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& [bytes, put] : steps) {
     const std::uint64_t k = std::max<std::uint64_t>(1, std::min<std::uint64_t>(200, (std::uint64_t{64} << 20) / bytes));
-    const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+    const std::string config = bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB"
+                                                   : std::to_string(bytes >> 10) + " KiB";
     double sec = 0;
     if (put) {
       off::put(data.data(), b, bytes).get();  // untimed
@@ -193,7 +198,8 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps);
     app.add_option("--rtt-iterations", rtt_n)->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
     bool do_transfers = false;
-    auto* transfers_flag = app.add_flag("--transfers", do_transfers, "time only put and get to node 1, one sample of each");
+    auto* transfers_flag = app.add_flag("--transfers", do_transfers,
+                                        "time only put and get to node 1, one sample of each");
     app.add_option("--max-bytes", max_bytes, "the largest transfer")
         ->check(CLI::Range(std::uint64_t{1024}, std::uint64_t{1} << 30))
         ->needs(transfers_flag);
@@ -244,7 +250,8 @@ int main(int argc, char** argv) {
                 add);
     }
     nlohmann::json j{{"backend", backend_name}, {"results", nlohmann::json::array()}};
-    for (const series& x : out) j["results"].push_back({{"name", x.name}, {"config", x.config}, {"samples", x.samples}});
+    for (const series& x : out)
+      j["results"].push_back({{"name", x.name}, {"config", x.config}, {"samples", x.samples}});
     std::ofstream(json_file) << j.dump(1) << "\n";
     return 0;
   } catch (const std::exception& e) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-bench-am-raw: the raw round trips and transfers heddle-bench am holds an empty offload's
 // round trip and put/get against, in two processes of their own with no heddle in them (no runtime,
 // no receiver threads polling beside them): the best a hand-written program does on each transport.
@@ -257,7 +258,6 @@ double mpi_round_trips(u64 n, bool posted) {
   return s;
 }
 
-
 // ---- transfers ----
 // What the measuring side (this process, or rank 0) asks of the other, for a run of transfers or
 // for a check.
@@ -376,7 +376,8 @@ constexpr std::size_t shm_control_bytes = 4096;
 
 class shm_link {
  public:
-  shm_link(u64 max_bytes, bool handshake) : max_(max_bytes), size_(shm_control_bytes + 2 * max_bytes), handshake_(handshake) {
+  shm_link(u64 max_bytes, bool handshake)
+      : max_(max_bytes), size_(shm_control_bytes + 2 * max_bytes), handshake_(handshake) {
     void* m = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) throw std::runtime_error("mmap failed");
     mem_ = static_cast<char*>(m);
@@ -570,9 +571,7 @@ struct mpi_io {
     const u64 h[3] = {o, b, n};
     MPI_Send(h, 3, MPI_UINT64_T, peer, header_tag, MPI_COMM_WORLD);
   }
-  void post() {
-    MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &next);
-  }
+  void post() { MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &next); }
   // The other side: the first of `count` blocks, or requests, posted for.
   void begin_receiving(char* p, u64 b, u64) {
     into = p;
@@ -657,7 +656,8 @@ nlohmann::json transfers(const std::string& way, u64 max_bytes, u64 seed) {
   if (way.rfind("tcp", 0) == 0) {
     const bool polled = way == "tcp-transfer-polled";
     tcp_link link(max_bytes, polled);
-    return timed_transfers(link, max_bytes, seed, polled ? "raw TCP socket, polled recv" : "raw TCP socket, blocking recv");
+    return timed_transfers(link, max_bytes, seed,
+                           polled ? "raw TCP socket, polled recv" : "raw TCP socket, blocking recv");
   }
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -670,7 +670,8 @@ nlohmann::json transfers(const std::string& way, u64 max_bytes, u64 seed) {
     serve_transfers(io, max_bytes);
   } else {
     mpi_link link(posted);
-    results = timed_transfers(link, max_bytes, seed, posted ? "raw MPI_Isend/MPI_Irecv posted ahead" : "raw MPI_Send/MPI_Recv");
+    results = timed_transfers(link, max_bytes, seed,
+                              posted ? "raw MPI_Isend/MPI_Irecv posted ahead" : "raw MPI_Send/MPI_Recv");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return results;
@@ -684,9 +685,10 @@ int main(int argc, char** argv) {
   u64 n = 20000, max_bytes = u64{64} << 20, seed = 1;
   app.add_option("--way", way, "the transport and the way of using it")
       ->required()
-      ->check(CLI::IsMember({"shm-pause-one-line", "shm-spin-one-line", "shm-pause-lines-64-apart", "shm-spin-lines-64-apart",
-                             "shm-pause-lines-128-apart", "shm-spin-lines-128-apart", "tcp-blocking", "tcp-polled",
-                             "mpi-blocking", "mpi-posted", "shm-transfer", "shm-transfer-handshake", "tcp-transfer", "tcp-transfer-polled", "mpi-transfer-blocking",
+      ->check(CLI::IsMember({"shm-pause-one-line", "shm-spin-one-line", "shm-pause-lines-64-apart",
+                             "shm-spin-lines-64-apart", "shm-pause-lines-128-apart", "shm-spin-lines-128-apart",
+                             "tcp-blocking", "tcp-polled", "mpi-blocking", "mpi-posted", "shm-transfer",
+                             "shm-transfer-handshake", "tcp-transfer", "tcp-transfer-polled", "mpi-transfer-blocking",
                              "mpi-transfer-posted"}));
   app.add_option("--json", json_file, "where the result goes")->required();
   app.add_option("--round-trips", n, "round trips timed")->check(CLI::Range(u64{1}, u64{1'000'000'000}));
@@ -706,7 +708,7 @@ int main(int argc, char** argv) {
     } else {
       // The bytes from one flag to the other.
       const std::size_t gap = way.find("one-line") != std::string::npos ? sizeof(u64)
-                              : way.find("-64-") != std::string::npos  ? 64
+                              : way.find("-64-") != std::string::npos   ? 64
                                                                         : 128;
       result = {{"seconds_per_round_trip", way.rfind("shm-pause", 0) == 0  ? shm_round_trips<true>(n, gap)
                                            : way.rfind("shm-spin", 0) == 0 ? shm_round_trips<false>(n, gap)

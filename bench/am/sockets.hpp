@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A TCP connection over the loopback between two processes, for the am suite's raw TCP references
 // (heddle-bench-am-raw's round trips and transfers). Every function throws
 // std::runtime_error naming the call that failed.
@@ -76,7 +77,9 @@ inline void full_read(int fd, void* p, std::size_t n, bool busy = false) {
   while (n) {
     const ssize_t r = ::recv(fd, c, n, busy ? MSG_DONTWAIT : 0);
     if (r < 0 && busy && errno == EAGAIN) continue;
-    if (r <= 0) throw std::runtime_error(r == 0 ? std::string("recv: the peer closed the connection") : std::string("recv: ") + std::strerror(errno));
+    if (r <= 0)
+      throw std::runtime_error(r == 0 ? std::string("recv: the peer closed the connection")
+                                      : std::string("recv: ") + std::strerror(errno));
     c += r;
     n -= static_cast<std::size_t>(r);
   }

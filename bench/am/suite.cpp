@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The am suite: HAM's Table 1 and Figure 6 on this machine. For each backend (shm and tcp under
 // heddle-run, mpi under mpirun) it times an empty offload's round trip against the raw transport's
 // best round trip, and put/get from 1 KiB up against raw transfers:
@@ -50,23 +51,24 @@ std::string shell_quote(const std::string& s) {
 
 // mpirun as this VM runs it: as root, the ranks talking through shared memory (ob1 and vader), more
 // ranks than cores allowed (the 4- and 8-node runs). The rank count follows.
-const char* const mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "
-                           "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np ";
+const char* const mpirun =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "
+    "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np ";
 
 // The command that starts `nodes` processes of `program` as the nodes of a `backend` session:
 // mpirun for mpi, heddle-run for shm and tcp.
 std::string launch(const std::string& backend, int nodes, const fs::path& program) {
   if (backend == "mpi") return mpirun + std::to_string(nodes) + " " + shell_quote(program.string());
-  return shell_quote((own_folder() / "heddle-run").string()) + " -n " + std::to_string(nodes) + " --backend " + backend +
-         " --timeout 900 " + shell_quote(program.string());
+  return shell_quote((own_folder() / "heddle-run").string()) + " -n " + std::to_string(nodes) + " --backend " +
+         backend + " --timeout 900 " + shell_quote(program.string());
 }
 
 // Runs `cmd` with " --json FILE" appended and returns what it wrote to FILE; std::runtime_error,
 // naming `what`, when it fails or writes nothing.
 nlohmann::json run_for_json(const std::string& cmd, const std::string& what) {
   static int runs = 0;
-  const fs::path json =
-      fs::temp_directory_path() / ("heddle-bench-am-" + std::to_string(::getpid()) + "-" + std::to_string(runs++) + ".json");
+  const fs::path json = fs::temp_directory_path() /
+                        ("heddle-bench-am-" + std::to_string(::getpid()) + "-" + std::to_string(runs++) + ".json");
   const std::string line = cmd + " --json " + shell_quote(json.string());
   std::fflush(stdout);
   if (const int rc = std::system(line.c_str()); rc != 0)
@@ -88,13 +90,14 @@ double checked_time(double v, const std::string& what) {
 // results, as harness results (threads = the nodes), each sample from one round.
 std::vector<result> run_backend(const std::string& backend, const options& opt, int nodes) {
   const int reps = opt.check ? 1 : opt.reps;
-  const std::string cmd = launch(backend, nodes, own_folder() / "heddle-bench-am-node") + " --backend " + backend + " --reps " +
-                          std::to_string(reps) + " --rtt-iterations " + std::to_string(opt.pick(200, 5000, 20000, 100000));
+  const std::string cmd = launch(backend, nodes, own_folder() / "heddle-bench-am-node") + " --backend " + backend +
+                          " --reps " + std::to_string(reps) + " --rtt-iterations " +
+                          std::to_string(opt.pick(200, 5000, 20000, 100000));
   const nlohmann::json j = run_for_json(cmd, "the " + backend + " nodes");
   std::vector<result> rs;
   for (const auto& r : j.at("results")) {
-    result x{r.at("name").get<std::string>(), static_cast<unsigned>(nodes), backend + " " + r.at("config").get<std::string>(),
-             r.at("samples").get<std::vector<double>>()};
+    result x{r.at("name").get<std::string>(), static_cast<unsigned>(nodes),
+             backend + " " + r.at("config").get<std::string>(), r.at("samples").get<std::vector<double>>()};
     for (double v : x.samples) checked_time(v, x.name + " " + x.config);
     rs.push_back(std::move(x));
   }
@@ -118,7 +121,8 @@ std::vector<raw_way> raw_ways(const std::string& backend) {
             {"shm-spin-lines-64-apart", "raw shm flags, lines 64 B apart, spin"},
             {"shm-pause-lines-128-apart", "raw shm flags, lines 128 B apart, pause"},
             {"shm-spin-lines-128-apart", "raw shm flags, lines 128 B apart, spin"}};
-  if (backend == "tcp") return {{"tcp-blocking", "raw TCP socket, blocking recv"}, {"tcp-polled", "raw TCP socket, polled recv"}};
+  if (backend == "tcp")
+    return {{"tcp-blocking", "raw TCP socket, blocking recv"}, {"tcp-polled", "raw TCP socket, polled recv"}};
   return {{"mpi-blocking", "raw MPI_Send/MPI_Recv"}, {"mpi-posted", "raw MPI_Send, MPI_Irecv posted ahead, MPI_Test"}};
 }
 
@@ -132,15 +136,18 @@ std::vector<result> round_trips(const std::string& backend, const options& opt) 
   std::vector<variant> vs;
   auto add = [&](const std::string& name, const std::string& cmd) {
     vs.push_back({name, 2, config, [name, cmd, config] {
-                    return checked_time(run_for_json(cmd, name).at("seconds_per_round_trip").get<double>(), name + " " + config);
+                    return checked_time(run_for_json(cmd, name).at("seconds_per_round_trip").get<double>(),
+                                        name + " " + config);
                   }});
   };
   for (const char* how : {"short_task", "express"})
-    add(std::string("heddle offload (") + how + ")", launch(backend, 2, own_folder() / "heddle-bench-am-node") + " --backend " +
-                                                         backend + " --round-trip " + how + " --rtt-iterations " + n);
+    add(std::string("heddle offload (") + how + ")", launch(backend, 2, own_folder() / "heddle-bench-am-node") +
+                                                         " --backend " + backend + " --round-trip " + how +
+                                                         " --rtt-iterations " + n);
   const std::string raw = shell_quote((own_folder() / "heddle-bench-am-raw").string());
   for (const raw_way& w : raw_ways(backend))
-    add(w.name, (backend == "mpi" ? mpirun + std::string("2 ") : std::string()) + raw + " --way " + w.way + " --round-trips " + n);
+    add(w.name, (backend == "mpi" ? mpirun + std::string("2 ") : std::string()) + raw + " --way " + w.way +
+                    " --round-trips " + n);
   return run_interleaved(vs, opt.check ? 1 : opt.reps);
 }
 
@@ -162,8 +169,8 @@ std::vector<std::string> raw_transfer_ways(const std::string& backend) {
 // program, size and direction ("heddle put", "raw MPI_Send/MPI_Recv 0→1"; config "<backend> 1 MiB"),
 // its i-th sample from the i-th round: a figure comparing two is formed round by round.
 std::vector<result> transfers(const std::string& backend, const options& opt) {
-  const std::string max_bytes =
-      std::to_string(opt.pick(std::uint64_t{64} << 10, std::uint64_t{16} << 20, std::uint64_t{64} << 20, std::uint64_t{64} << 20));
+  const std::string max_bytes = std::to_string(opt.pick(std::uint64_t{64} << 10, std::uint64_t{16} << 20,
+                                                        std::uint64_t{64} << 20, std::uint64_t{64} << 20));
   // Each variant's launches' results, the warm-up's first; the seed of the next launch.
   auto launches = std::make_shared<std::vector<std::vector<nlohmann::json>>>();
   auto seed = std::make_shared<std::uint64_t>(20261208);
@@ -171,28 +178,32 @@ std::vector<result> transfers(const std::string& backend, const options& opt) {
   auto add = [&](const std::string& name, const std::string& cmd) {
     const std::size_t at = launches->size();
     launches->emplace_back();
-    vs.push_back({name, 2, backend + " transfers", [=] {
-                    nlohmann::json rows = run_for_json(cmd + " --seed " + std::to_string((*seed)++), name).at("results");
-                    double total = 0;  // what run_interleaved keeps: nothing reads it
-                    for (const auto& r : rows)
-                      total += checked_time(r.at("seconds").get<double>(), r.at("name").get<std::string>() + " " + backend + " " +
-                                                                               r.at("config").get<std::string>());
-                    (*launches)[at].push_back(std::move(rows));
-                    return total;
-                  }});
+    vs.push_back(
+        {name, 2, backend + " transfers", [=] {
+           nlohmann::json rows = run_for_json(cmd + " --seed " + std::to_string((*seed)++), name).at("results");
+           double total = 0;  // what run_interleaved keeps: nothing reads it
+           for (const auto& r : rows)
+             total += checked_time(r.at("seconds").get<double>(), r.at("name").get<std::string>() + " " + backend +
+                                                                      " " + r.at("config").get<std::string>());
+           (*launches)[at].push_back(std::move(rows));
+           return total;
+         }});
   };
   add("heddle put and get", launch(backend, 2, own_folder() / "heddle-bench-am-node") + " --backend " + backend +
                                 " --transfers --max-bytes " + max_bytes);
   const std::string raw = shell_quote((own_folder() / "heddle-bench-am-raw").string());
   for (const std::string& way : raw_transfer_ways(backend))
-    add(way, (backend == "mpi" ? mpirun + std::string("2 ") : std::string()) + raw + " --way " + way + " --max-bytes " + max_bytes);
+    add(way, (backend == "mpi" ? mpirun + std::string("2 ") : std::string()) + raw + " --way " + way + " --max-bytes " +
+                 max_bytes);
   (void)run_interleaved(vs, opt.check ? 1 : opt.reps);
   std::vector<result> rs;
   for (const auto& runs : *launches)
     for (std::size_t i = 1; i < runs.size(); ++i)  // the warm-up's not kept
       for (const auto& r : runs[i]) {
-        const std::string name = r.at("name").get<std::string>(), config = backend + " " + r.at("config").get<std::string>();
-        auto row = std::find_if(rs.begin(), rs.end(), [&](const result& x) { return x.name == name && x.config == config; });
+        const std::string name = r.at("name").get<std::string>(),
+                          config = backend + " " + r.at("config").get<std::string>();
+        auto row = std::find_if(rs.begin(), rs.end(),
+                                [&](const result& x) { return x.name == name && x.config == config; });
         if (row == rs.end()) row = rs.insert(rs.end(), result{name, 2, config, {}});
         row->samples.push_back(r.at("seconds").get<double>());
       }
@@ -205,26 +216,28 @@ std::vector<result> transfers(const std::string& backend, const options& opt) {
 // Calls and transfers to every other node against the same done node by node, at every node count
 // measured: a table each, and <backend>_<what>_vs_<reference>_<N>nodes, the group's time over the
 // reference's round by round (< 1: the group is faster).
-void report_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows, const std::string& group,
-                   const std::string& in_turn, const std::string& ratio_name, const std::string& what) {
+void report_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows,
+                   const std::string& group, const std::string& in_turn, const std::string& ratio_name,
+                   const std::string& what) {
   std::printf("### %s: %s, %s against %s\n\n", backend.c_str(), what.c_str(), group.c_str(), in_turn.c_str());
-  std::printf("| nodes | %s (µs) | %s (µs) | ratio per round (95 %% interval) |\n|---|---|---|---|\n", group.c_str(), in_turn.c_str());
+  std::printf("| nodes | %s (µs) | %s (µs) | ratio per round (95 %% interval) |\n|---|---|---|---|\n", group.c_str(),
+              in_turn.c_str());
   std::vector<std::pair<std::string, estimate>> figures;
   for (const result& all : rows) {
     if (all.name.rfind(group, 0) != 0) continue;
     for (const result& each : rows) {
       if (each.config != all.config || each.name.rfind(in_turn, 0) != 0) continue;
       const estimate ratio = paired_ratio(all, each);
-      std::printf("| %u | %.1f | %.1f | %.2f (%.2f–%.2f) |\n", all.threads, all.median() * 1e6, each.median() * 1e6, ratio.value,
-                  ratio.lo, ratio.hi);
+      std::printf("| %u | %.1f | %.1f | %.2f (%.2f–%.2f) |\n", all.threads, all.median() * 1e6, each.median() * 1e6,
+                  ratio.value, ratio.lo, ratio.hi);
       figures.emplace_back(std::to_string(all.threads), ratio);
     }
   }
   std::printf("\n");
   for (const auto& [nodes, ratio] : figures)
     add_figure(report, backend + "_" + ratio_name + "_" + nodes + "nodes", ratio,
-               group + "'s time for " + what + ", over " + in_turn + ", per round, " + nodes + " " + backend + " nodes (< 1: " +
-                   group + " is faster)");
+               group + "'s time for " + what + ", over " + in_turn + ", per round, " + nodes + " " + backend +
+                   " nodes (< 1: " + group + " is faster)");
 }
 
 void report_calls_to_all(nlohmann::json& report, const std::string& backend, const std::vector<result>& rows) {
@@ -257,7 +270,9 @@ std::uint64_t transfer_bytes(const std::string& config) {
 // The raw transfer of `config` in the direction of `variant`: out of node 0 (0→1) for put, into it
 // (1→0) for get; of several raw ways, the fastest (lowest median).
 const result* raw_for(const std::vector<result>& rs, const std::string& variant, const std::string& config) {
-  const std::string direction = variant.find("get") != std::string::npos || variant.find("1→0") != std::string::npos ? "1→0" : "0→1";
+  const std::string direction = variant.find("get") != std::string::npos || variant.find("1→0") != std::string::npos
+                                    ? "1→0"
+                                    : "0→1";
   const result* best = nullptr;
   for (const result& r : rs)
     if (r.name.rfind("raw", 0) == 0 && r.config == config && r.name.find(direction) != std::string::npos &&
@@ -328,10 +343,13 @@ std::string report_round_trips(nlohmann::json& report, const std::string& backen
     if (&w != &ways.front())
       add_figure(report, "raw_" + figure_name(w.way) + "_vs_" + figure_name(ways.front().way, true),
                  paired_ratio(find(trips, w.name, 2, config), first),
-                 "the round trip of " + std::string(w.name) + " over that of " + first.name + ", per round (< 1: faster)");
+                 "the round trip of " + std::string(w.name) + " over that of " + first.name +
+                     ", per round (< 1: faster)");
   const estimate added = paired(*inl, *ref, [](double o, double r) { return (o - r) * 1e9; });
-  std::printf("round trip: raw reference %.0f ns (%s), offload %.0f ns short_task (added %.0f ns per round, %.0f to %.0f), %.0f ns express\n",
-              ref->median() * 1e9, ref->name.c_str(), inl->median() * 1e9, added.value, added.lo, added.hi, exp->median() * 1e9);
+  std::printf("round trip: raw reference %.0f ns (%s), offload %.0f ns short_task (added %.0f ns per round, %.0f to "
+              "%.0f), %.0f ns express\n",
+              ref->median() * 1e9, ref->name.c_str(), inl->median() * 1e9, added.value, added.lo, added.hi,
+              exp->median() * 1e9);
   add_figure(report, backend + "_offload_vs_raw", paired_ratio(*inl, *ref),
              "an empty offload's round-trip time (short_task, HAM's inline mode) over the raw " + backend +
                  " round trip's (the fastest raw way: " + ref->name + "), per round (< 1: faster than raw)",
@@ -347,7 +365,8 @@ std::string report_round_trips(nlohmann::json& report, const std::string& backen
 }
 
 void run(const options& opt, nlohmann::json& report) {
-  std::printf("## am: an empty offload's round trip and put/get against the raw transport (2 nodes) %s\n\n", opt.scale_name());
+  std::printf("## am: an empty offload's round trip and put/get against the raw transport (2 nodes) %s\n\n",
+              opt.scale_name());
   std::vector<result> all;
   nlohmann::json bandwidth = nlohmann::json::array(), references = nlohmann::json::object();
   for (const std::string backend : {"shm", "tcp", "mpi"}) {
@@ -364,7 +383,8 @@ void run(const options& opt, nlohmann::json& report) {
       return a.name != b.name ? a.name < b.name : transfer_bytes(a.config) < transfer_bytes(b.config);
     });
     const result* raw_transfer = rs.empty() ? nullptr : raw_for(rs, "heddle put", rs.front().config);
-    if (raw_transfer) std::printf("### %s: transfers\n\n%s\n", backend.c_str(), markdown_table(rs, raw_transfer->name).c_str());
+    if (raw_transfer)
+      std::printf("### %s: transfers\n\n%s\n", backend.c_str(), markdown_table(rs, raw_transfer->name).c_str());
     const std::string mib = backend + " 1 MiB";
     const result* put = find_row(rs, "heddle put", mib);
     const result* get = find_row(rs, "heddle get", mib);
@@ -372,12 +392,14 @@ void run(const options& opt, nlohmann::json& report) {
     const result* raw_in = get ? raw_for(rs, get->name, mib) : nullptr;
     if (raw_out && raw_in) {
       add_figure(report, backend + "_put_bw_1MiB_vs_raw", bw_vs_raw(*put, *raw_out),
-                 "put's bytes/s at 1 MiB over the raw " + backend + " transfer's in the same direction (the fastest raw way: " +
-                     raw_out->name + "), per round (> 1: faster than raw)",
+                 "put's bytes/s at 1 MiB over the raw " + backend +
+                     " transfer's in the same direction (the fastest raw way: " + raw_out->name +
+                     "), per round (> 1: faster than raw)",
                  at_least(0.90));
       add_figure(report, backend + "_get_bw_1MiB_vs_raw", bw_vs_raw(*get, *raw_in),
-                 "get's bytes/s at 1 MiB over the raw " + backend + " transfer's in the same direction (the fastest raw way: " +
-                     raw_in->name + "), per round (> 1: faster than raw)",
+                 "get's bytes/s at 1 MiB over the raw " + backend +
+                     " transfer's in the same direction (the fastest raw way: " + raw_in->name +
+                     "), per round (> 1: faster than raw)",
                  at_least(0.90));
     }
     std::printf("\n");
@@ -393,7 +415,8 @@ void run(const options& opt, nlohmann::json& report) {
              {"tables", {{"bandwidth", bandwidth}}}});
 }
 
-const registration reg{{"am", 90, "active messages: offload round trip and put/get bandwidth vs raw shm, TCP and MPI", &run}};
+const registration reg{
+    {"am", 90, "active messages: offload round trip and put/get bandwidth vs raw shm, TCP and MPI", &run}};
 
 }  // namespace
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocking workload on heddle. Compute chains are continuations (task(c0).then(c1)...); a light
 // task starts its successor after its own work: at once (noblock), as a task that sleeps on the
 // clock (blocking), or as heddle::sleep_until(rt, start + delay).then(strategy, successor) (timer).
@@ -42,9 +43,7 @@ void light_step(context* x, unsigned c, unsigned i) noexcept {
     const clock::time_point next_at = x->r.light(c, i);
     if (i + 1 == x->r.p().comm_length) return;
     switch (x->mode) {
-      case heddle_mode::noblock:
-        (void)heddle::task([x, c, i] { light_step(x, c, i + 1); });
-        break;
+      case heddle_mode::noblock: (void)heddle::task([x, c, i] { light_step(x, c, i + 1); }); break;
       case heddle_mode::blocking:
         (void)heddle::task([x, c, i, next_at] {
           std::this_thread::sleep_until(next_at);
@@ -103,10 +102,11 @@ heddle_outcome run_heddle(const params& p, run_record& r, heddle_mode mode, hedd
   root.get();
   if (!finished) {
     const std::string err = first_error(x);
-    throw std::runtime_error("heddle " + std::string(mode == heddle_mode::timer ? heddle::to_string(how) : "") +
-                             ": " + std::to_string(r.chains_left()) + " chains had not finished after " +
+    throw std::runtime_error("heddle " + std::string(mode == heddle_mode::timer ? heddle::to_string(how) : "") + ": " +
+                             std::to_string(r.chains_left()) + " chains had not finished after " +
                              std::to_string(std::chrono::duration<double>(timeout).count()) + " s" +
-                             (err.empty() ? std::string(" (no timer successor failed)") : "; a timer successor failed: " + err));
+                             (err.empty() ? std::string(" (no timer successor failed)")
+                                          : "; a timer successor failed: " + err));
   }
   {
     // Every chain has finished; each successor future is done or about to be (its task is returning).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One run of the blocking workload in each runtime, one file each: heddle.cpp, tbb.cpp. Each makes
 // its runtime (heddle::runtime, tbb::task_arena, the peer's timer thread) outside the timed region,
 // fresh for every run, and returns the wall time in seconds from submitting the first task to the
@@ -18,10 +19,10 @@ enum class heddle_mode {
   timer,     // heddle::sleep_until(rt, start).then(strategy, light task): no thread held
 };
 enum class tbb_mode {
-  noblock,     // the successor is spawned at once (oneTBB's baseline)
-  blocking,    // a task_group task that sleeps until the start time
-  async_node,  // flow graph: an async_node hands its gateway to the timer thread, which try_puts
-  suspend,     // resumable tasks: tbb::task::suspend, the timer thread calls tbb::task::resume
+  noblock,       // the successor is spawned at once (oneTBB's baseline)
+  blocking,      // a task_group task that sleeps until the start time
+  async_node,    // flow graph: an async_node hands its gateway to the timer thread, which try_puts
+  suspend,       // resumable tasks: tbb::task::suspend, the timer thread calls tbb::task::resume
   heddle_timer,  // heddle's timer engine, the successor enqueued into the arena (heddle::then_in_arena)
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocking suite: Table I of "Improving Blocking Operation Support in Intel TBB" (Dokulil,
 // Benkner, Sandrieser). Compute chains of 8 CPU-bound tasks (16 chains per worker) and 4
 // communication chains of 4 light tasks (1 % of a compute task each), each light task allowed to
@@ -46,8 +47,8 @@ struct variant_def {
   heddle_mode hmode = heddle_mode::noblock;
   heddle::strategy strat = heddle::strategy::normal;
   tbb_mode tmode = tbb_mode::noblock;
-  bool waits = true;       // light tasks wait for their start time (false: the baselines)
-  const char* baseline;    // whose time this one's is compared with
+  bool waits = true;     // light tasks wait for their start time (false: the baselines)
+  const char* baseline;  // whose time this one's is compared with
 };
 
 // Formatted by hand: a table, one row a line.
@@ -79,11 +80,11 @@ const variant_def defs[] = {
 
 // What the timed runs of one variant at one thread count measured besides their time.
 struct collected {
-  int calls = 0;                 // the first is run_interleaved's warm-up: not collected
-  std::vector<double> latency_ns;  // every light task's latency in every timed run
+  int calls = 0;                                  // the first is run_interleaved's warm-up: not collected
+  std::vector<double> latency_ns;                 // every light task's latency in every timed run
   std::vector<heddle::latency_summary> engine;    // rt.stats().latency(strategy), per timed run
   std::vector<heddle::latency_summary> lateness;  // rt.stats().timer_lateness, per timed run
-  std::uint64_t engine_count_mismatches = 0;    // runs whose engine count was not latency_samples()
+  std::uint64_t engine_count_mismatches = 0;      // runs whose engine count was not latency_samples()
 };
 
 struct latency_stats {
@@ -191,8 +192,8 @@ void run(const options& opt, nlohmann::json& report) {
 
   nlohmann::json lat_json = nlohmann::json::object();
   nlohmann::json ci_json = nlohmann::json::object();  // "<key> <threads>": the ratio, its interval, the verdict
-  nlohmann::json bar = nlohmann::json::array();        // the strategies that met the bar
-  std::vector<std::string> bar_verdicts;               // of each candidate strategy at main_threads
+  nlohmann::json bar = nlohmann::json::array();       // the strategies that met the bar
+  std::vector<std::string> bar_verdicts;              // of each candidate strategy at main_threads
   // The best candidate strategy within the latency bar at main_threads: the best verdict, then the
   // smallest ratio. Empty key: none within 1 ms.
   struct best_strategy {
@@ -253,9 +254,13 @@ void run(const options& opt, nlohmann::json& report) {
         }
         late_mean = late_count ? late_mean / double(late_count) : 0;
         engine += "; timer late " + ms(late_mean, 3) + " / max " + ms(late_max, 3);
-        ej = {{"count", count}, {"mean_ms", mean * 1e-6}, {"median_p50_ms", p50 * 1e-6}, {"max_p99_ms", p99 * 1e-6},
+        ej = {{"count", count},
+              {"mean_ms", mean * 1e-6},
+              {"median_p50_ms", p50 * 1e-6},
+              {"max_p99_ms", p99 * 1e-6},
               {"runs_with_wrong_count", c.engine_count_mismatches},
-              {"timer_lateness_mean_ms", late_mean * 1e-6}, {"timer_lateness_max_ms", late_max * 1e-6}};
+              {"timer_lateness_mean_ms", late_mean * 1e-6},
+              {"timer_lateness_max_ms", late_max * 1e-6}};
       }
       // The interval of the time ratio (none for a baseline against itself), and the bar's verdict
       // for heddle's timer strategies, the ones the bar is about.
@@ -265,8 +270,9 @@ void run(const options& opt, nlohmann::json& report) {
         char b[48];
         std::snprintf(b, sizeof b, "%.3f–%.3f", time_ratio.lo, time_ratio.hi);
         ci_text = b;
-        nlohmann::json cj = {{"variant", d.key}, {"threads", t},       {"baseline", d.baseline},
-                             {"ratio", time_ratio.value}, {"ci95_lo", time_ratio.lo}, {"ci95_hi", time_ratio.hi},
+        nlohmann::json cj = {{"variant", d.key},           {"threads", t},
+                             {"baseline", d.baseline},     {"ratio", time_ratio.value},
+                             {"ci95_lo", time_ratio.lo},   {"ci95_hi", time_ratio.hi},
                              {"rounds", time_ratio.rounds}};
         if (candidate) {
           verdict_text = bar_verdict_of(time_ratio, l.mean);
@@ -284,13 +290,18 @@ void run(const options& opt, nlohmann::json& report) {
       }
       std::printf("| %s | %s | %.1f | %.1f–%.1f | %.3f | %s | %s | %s | %s | %s | %s | %s |\n", d.key, d.how,
                   r.median() * 1e3, r.min() * 1e3, r.max() * 1e3, time_ratio.value, ci_text.c_str(),
-                  verdict_text.c_str(), d.waits ? ms(l.mean, 3).c_str() : "–",
-                  d.waits ? ms(l.p50, 3).c_str() : "–", d.waits ? ms(l.p99, 3).c_str() : "–",
-                  d.waits ? ms(l.max, 3).c_str() : "–", engine.c_str());
+                  verdict_text.c_str(), d.waits ? ms(l.mean, 3).c_str() : "–", d.waits ? ms(l.p50, 3).c_str() : "–",
+                  d.waits ? ms(l.p99, 3).c_str() : "–", d.waits ? ms(l.max, 3).c_str() : "–", engine.c_str());
       if (d.waits)
         lat_json[std::string(d.key) + " " + std::to_string(t)] = {
-            {"variant", d.key},       {"threads", t},          {"samples", l.n},       {"mean_ms", l.mean * 1e-6},
-            {"p50_ms", l.p50 * 1e-6}, {"p99_ms", l.p99 * 1e-6}, {"max_ms", l.max * 1e-6}, {"heddle_stats", ej},
+            {"variant", d.key},
+            {"threads", t},
+            {"samples", l.n},
+            {"mean_ms", l.mean * 1e-6},
+            {"p50_ms", l.p50 * 1e-6},
+            {"p99_ms", l.p99 * 1e-6},
+            {"max_ms", l.max * 1e-6},
+            {"heddle_stats", ej},
             // In run order; within a run chain by chain, light tasks 1, 2, 3 of each.
             {"samples_ms", [&] {
                auto a = nlohmann::json::array();
@@ -333,16 +344,17 @@ void run(const options& opt, nlohmann::json& report) {
         }
       }
     }
-    std::printf("\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock, round by round (the "
-                "median over the rounds); 95 %% CI: percentile bootstrap of that median over the rounds (fixed seed). "
-                "bar: ≤ %.2f × the baseline with mean "
-                "latency ≤ 1 ms, met only when the whole interval is at or below %.2f, missed when all of it is above or "
-                "the latency is over, else not shown. Latency: start of "
-                "a light task − (its predecessor's start + %.0f ms), %zu per run, pooled over the timed runs "
-                "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
-                "over runs, median of the runs' p50, largest p99; the count in brackets); timer late: "
-                "rt.stats().timer_lateness, deadline to the timer engine's completion (mean, largest max).\n\n",
-                bar_ratio, bar_ratio, delay_s * 1e3, p.latency_samples());
+    std::printf(
+        "\nvs baseline: heddle's variants against noblock, oneTBB's against tbb_noblock, round by round (the "
+        "median over the rounds); 95 %% CI: percentile bootstrap of that median over the rounds (fixed seed). "
+        "bar: ≤ %.2f × the baseline with mean "
+        "latency ≤ 1 ms, met only when the whole interval is at or below %.2f, missed when all of it is above or "
+        "the latency is over, else not shown. Latency: start of "
+        "a light task − (its predecessor's start + %.0f ms), %zu per run, pooled over the timed runs "
+        "(nearest rank). heddle stats: rt.stats().latency(strategy), timer completion to start (mean "
+        "over runs, median of the runs' p50, largest p99; the count in brackets); timer late: "
+        "rt.stats().timer_lateness, deadline to the timer engine's completion (mean, largest max).\n\n",
+        bar_ratio, bar_ratio, delay_s * 1e3, p.latency_samples());
     // The bar is 2 %: say so when the baselines' own runs spread wider than that.
     for (const char* b : {"noblock", "tbb_noblock"}) {
       const result& base = find(rs, b, t);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocking workload on oneTBB, in a task_arena of p.threads that the calling thread joins.
 // Compute chains are task_group tasks, each running its successor with g.run at its end. A light
 // task's successor: a task run at once (noblock), a task that sleeps (blocking), a task that
@@ -45,9 +46,7 @@ void light_step(env& e, unsigned c, unsigned i) {
   const clock::time_point next_at = e.r.light(c, i);
   if (i + 1 == e.r.p().comm_length) return;
   switch (e.mode) {
-    case tbb_mode::noblock:
-      e.g.run([&e, c, i] { light_step(e, c, i + 1); });
-      break;
+    case tbb_mode::noblock: e.g.run([&e, c, i] { light_step(e, c, i + 1); }); break;
     case tbb_mode::blocking:
       e.g.run([&e, c, i, next_at] {
         std::this_thread::sleep_until(next_at);
@@ -56,9 +55,7 @@ void light_step(env& e, unsigned c, unsigned i) {
       break;
     case tbb_mode::suspend:
       e.g.run([&e, c, i, next_at] {
-        tbb::task::suspend([&](tbb::task::suspend_point sp) {
-          e.timer->at(next_at, [sp] { tbb::task::resume(sp); });
-        });
+        tbb::task::suspend([&](tbb::task::suspend_point sp) { e.timer->at(next_at, [sp] { tbb::task::resume(sp); }); });
         light_step(e, c, i + 1);
       });
       break;
@@ -71,8 +68,7 @@ void light_step(env& e, unsigned c, unsigned i) {
                                   });
       break;
     }
-    case tbb_mode::async_node:
-      break;  // not a task_group chain: see run_graph
+    case tbb_mode::async_node: break;  // not a task_group chain: see run_graph
   }
 }
 

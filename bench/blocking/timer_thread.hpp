@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oneTBB peers' own timer: one thread that sleeps until the earliest deadline and then calls
 // what was registered for it (an async_node gateway's try_put, tbb::task::resume). oneTBB has no
 // timers; a program that uses async_node or resumable tasks writes one like this.

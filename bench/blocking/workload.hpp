@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocking suite's workload: Table I of "Improving Blocking Operation Support in Intel TBB"
 // (Dokulil, Benkner, Sandrieser). Compute chains of CPU-bound tasks keep every worker busy while a
 // few communication chains of light tasks each wait a fixed delay after their predecessor started
@@ -32,13 +33,13 @@ double calibrate_iters_per_us();
 
 struct params {
   unsigned threads = 1;
-  unsigned compute_chains = 16;    // 16 per worker thread
-  unsigned compute_length = 8;     // tasks per compute chain
+  unsigned compute_chains = 16;  // 16 per worker thread
+  unsigned compute_length = 8;   // tasks per compute chain
   unsigned comm_chains = 4;
-  unsigned comm_length = 4;        // light tasks per communication chain
-  std::uint64_t compute_iters = 0; // spin_work rounds of one compute task
-  std::uint64_t light_iters = 0;   // one light task: 1 % of a compute task
-  clock::duration delay{};         // a light task may start this long after its predecessor started
+  unsigned comm_length = 4;         // light tasks per communication chain
+  std::uint64_t compute_iters = 0;  // spin_work rounds of one compute task
+  std::uint64_t light_iters = 0;    // one light task: 1 % of a compute task
+  clock::duration delay{};          // a light task may start this long after its predecessor started
 
   // The compute part alone at `threads` threads, from the calibration.
   double compute_seconds(double iters_per_us) const {

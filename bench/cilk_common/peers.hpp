@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Cilk-example suites (matmul, heat, lu) share: one divide-and-conquer program written for
 // heddle, oneTBB's task_group and OpenMP's tasks, timed against its serial version in one process,
 // interleaved, each result checked against the serial one. A suite fills in a cilk::program (a

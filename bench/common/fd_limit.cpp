@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fd_limit.hpp"
 
 #include <sys/resource.h>
@@ -25,9 +26,9 @@ void raise_fd_limit(std::size_t fds) {
       std::fclose(f);
     }
     throw std::runtime_error("needs " + std::to_string(fds) + " descriptors; RLIMIT_NOFILE is " +
-                             std::to_string(l.rlim_cur) + " (hard " + std::to_string(l.rlim_max) +
-                             ", fs.nr_open " + std::to_string(nr_open) + ") and setrlimit failed: " +
-                             std::strerror(error) + " (run as root, or raise `ulimit -n`)");
+                             std::to_string(l.rlim_cur) + " (hard " + std::to_string(l.rlim_max) + ", fs.nr_open " +
+                             std::to_string(nr_open) + ") and setrlimit failed: " + std::strerror(error) +
+                             " (run as root, or raise `ulimit -n`)");
   }
 }
 

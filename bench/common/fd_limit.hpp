@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Raising the process's descriptor limit, for benchmarks that hold many sockets at once (the waits
 // suite's idle sockets, the coroutines suite's echo server).
 #pragma once

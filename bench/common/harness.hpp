@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark harness: runs several variants interleaved (A B C, C A B, ...), so that the fast
 // and slow phases of a noisy VM hit every variant alike; reports each variant's median with min–max,
 // and every comparison of two variants round by round, as a median with its interval (estimate).
@@ -39,7 +40,7 @@ unsigned headline_threads(const std::vector<unsigned>& threads);
 // One thing to time. run() does the work once and returns its wall time in seconds; it throws
 // std::runtime_error when the result is wrong (heddle-bench then exits with status 1).
 struct variant {
-  std::string name;    // the runtime and the way it is used: "heddle", "oneTBB task_group"
+  std::string name;  // the runtime and the way it is used: "heddle", "oneTBB task_group"
   unsigned threads = 1;
   std::string config;  // the input or the parameter that varies within a suite; may be empty
   std::function<double()> run;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's scheduler counters (runtime_stats) summed over every run of one variant, read around each
 // run outside its timing: how many tasks ran, were stolen, how often workers slept and were woken.
 // Header-only: only suites that link heddle::heddle include it.
@@ -38,9 +39,13 @@ struct heddle_counters {
   double per_run(std::uint64_t v) const { return runs ? double(v) / runs : 0.0; }
 
   nlohmann::json json() const {
-    return {{"spawned", per_run(sum.spawned)}, {"executed", per_run(sum.executed)}, {"steals", per_run(sum.steals)},
-            {"failed_steals", per_run(sum.failed_steals)}, {"parks", per_run(sum.parks)},
-            {"wakeups", per_run(sum.wakeups)}, {"lost_wakeups", per_run(sum.lost_wakeups)}};
+    return {{"spawned", per_run(sum.spawned)},
+            {"executed", per_run(sum.executed)},
+            {"steals", per_run(sum.steals)},
+            {"failed_steals", per_run(sum.failed_steals)},
+            {"parks", per_run(sum.parks)},
+            {"wakeups", per_run(sum.wakeups)},
+            {"lost_wakeups", per_run(sum.lost_wakeups)}};
   }
 
   // "spawned 2692536, executed 2692537, steals 12, failed steals 3, parks 2, wake-ups 2, lost 0" (per

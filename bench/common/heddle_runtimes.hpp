@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle runtimes at chosen thread counts, made once per count outside the timed region.
 // Header-only: only suites that link heddle::heddle include it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plot.hpp"
 
 #include <spawn.h>
@@ -59,9 +60,10 @@ std::vector<std::filesystem::path> write_csv(const nlohmann::json& report, const
     csv.precision(9);
     csv << "suite,variant,threads,config,median_s,min_s,max_s\n";
     for (auto& r : suite.at("rows"))
-      csv << csv_field(name) << ',' << csv_field(r.at("variant").get<std::string>()) << ',' << r.at("threads").get<unsigned>()
-          << ',' << csv_field(r.value("config", std::string{})) << ',' << r.at("median").get<double>() << ','
-          << r.at("min").get<double>() << ',' << r.at("max").get<double>() << '\n';
+      csv << csv_field(name) << ',' << csv_field(r.at("variant").get<std::string>()) << ','
+          << r.at("threads").get<unsigned>() << ',' << csv_field(r.value("config", std::string{})) << ','
+          << r.at("median").get<double>() << ',' << r.at("min").get<double>() << ',' << r.at("max").get<double>()
+          << '\n';
     if (!csv.flush()) throw std::runtime_error("cannot write " + path.string());
     if (suite.value("plot_rows", true)) files.push_back(std::move(path));
     if (suite.contains("tables"))

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plotting hook behind --plot DIR: a CSV per suite (DIR/<suite>.csv), then bench/common/plot.py
 // (python3 + matplotlib) turns each CSV into DIR/<suite>.png.
 #pragma once

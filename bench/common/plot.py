@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots for heddle-bench --plot DIR: a PNG per CSV written by bench/common/plot.cpp.
 
 Left: median time per variant and thread count, with min-max bars (log scale when the medians span

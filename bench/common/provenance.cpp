@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "provenance.hpp"
 
 #include <sys/utsname.h>
@@ -57,7 +58,8 @@ nlohmann::json provenance_json() {
   if (commit.empty()) commit = "unknown";
   // The recorded results are the runs' output, not their input: a run that replaces one (--record
   // bench/recorded) leaves the next suite's tree as clean as it found it.
-  else dirty = !first_line_of(git + "status --porcelain --untracked-files=no -- . ':!bench/recorded' 2>/dev/null").empty();
+  else
+    dirty = !first_line_of(git + "status --porcelain --untracked-files=no -- . ':!bench/recorded' 2>/dev/null").empty();
 
   utsname u{};
   std::string kernel = uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : "unknown";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a benchmark report records about its own making, so that a reader can tell which code, which
 // build and which machine a figure comes from (report["provenance"]):
 //   commit, dirty         the source tree's HEAD and whether it had uncommitted changes (to any

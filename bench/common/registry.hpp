@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The suites heddle-bench knows. Each suite registers itself from its own folder:
 //   static const heddle::bench::registration reg{{"spawn", 0, "fib(n) with a task per call", &run}};
 // and its CMake target is an OBJECT library (heddle_bench_suite() in bench/CMakeLists.txt), so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report.hpp"
 
 #include <cmath>
@@ -22,7 +23,8 @@ std::string verdict(const estimate& e, const target& t) {
 }
 
 nlohmann::json new_report() {
-  return {{"provenance", provenance_json()}, {"suites", nlohmann::json::object()}, {"ratios", nlohmann::json::object()}};
+  return {
+      {"provenance", provenance_json()}, {"suites", nlohmann::json::object()}, {"ratios", nlohmann::json::object()}};
 }
 
 void add_suite(nlohmann::json& report, const std::string& suite, const std::vector<result>& rs, nlohmann::json extra) {

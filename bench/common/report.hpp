@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON report heddle-bench writes with --json (and, one file per suite, with --record):
 //   { "provenance": { what ran, where and when: provenance.hpp },
 //     "suites":  { "<suite>": { "unit": "s", "rows": [ { "variant", "threads", ["config",]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One computation written for heddle, oneTBB, OpenMP (where it has the construct) and serially, run
 // interleaved in one process at each thread count, every result checked. The algorithms suite's
 // loop experiments (algorithms/loop_peers.hpp) and the Cilk-example suites (cilk_common/peers.hpp:
@@ -83,19 +84,24 @@ inline void add_peer_ratios(nlohmann::json& report, const std::vector<result>& r
                             const std::string& name, const std::vector<unsigned>& threads,
                             std::optional<target> headline_target = std::nullopt) {
   const unsigned head = headline_threads(threads);
-  auto ratio = [&](const std::string& peer, unsigned t) { return paired_ratio(find(rs, p.heddle_name, t), find(rs, peer, t)); };
+  auto ratio = [&](const std::string& peer, unsigned t) {
+    return paired_ratio(find(rs, p.heddle_name, t), find(rs, peer, t));
+  };
   auto plural = [](unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
   add_figure(report, name + "_vs_tbb", ratio(p.tbb_name, head),
-             "heddle / " + p.tbb_name + ", per round, " + plural(head) + " (most without oversubscription)", headline_target);
+             "heddle / " + p.tbb_name + ", per round, " + plural(head) + " (most without oversubscription)",
+             headline_target);
   if (!p.omp_name.empty())
     add_figure(report, name + "_vs_omp", ratio(p.omp_name, head),
                "heddle / " + p.omp_name + ", per round, " + plural(head) + " (most without oversubscription)",
                headline_target);
   for (unsigned t : threads) {
     const std::string ts = std::to_string(t) + "t";
-    add_figure(report, name + "_" + ts + "_vs_tbb", ratio(p.tbb_name, t), "heddle / " + p.tbb_name + ", per round, " + plural(t));
+    add_figure(report, name + "_" + ts + "_vs_tbb", ratio(p.tbb_name, t),
+               "heddle / " + p.tbb_name + ", per round, " + plural(t));
     if (!p.omp_name.empty())
-      add_figure(report, name + "_" + ts + "_vs_omp", ratio(p.omp_name, t), "heddle / " + p.omp_name + ", per round, " + plural(t));
+      add_figure(report, name + "_" + ts + "_vs_omp", ratio(p.omp_name, t),
+                 "heddle / " + p.omp_name + ", per round, " + plural(t));
   }
 }
 

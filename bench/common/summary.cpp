@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "summary.hpp"
 
 #include <algorithm>
@@ -46,9 +47,8 @@ std::string summary_table(const std::filesystem::path& dir) {
   std::sort(files.begin(), files.end());
   if (files.empty()) throw std::runtime_error("summary: no recorded results (*.json) in " + dir.string());
 
-  std::string out =
-      "| suite | figure | value (95 % interval) | target | verdict | machine | date | commit |\n"
-      "|---|---|---:|---|---|---|---|---|\n";
+  std::string out = "| suite | figure | value (95 % interval) | target | verdict | machine | date | commit |\n"
+                    "|---|---|---:|---|---|---|---|---|\n";
   for (auto& path : files) {
     nlohmann::json r;
     try {
@@ -67,8 +67,8 @@ std::string summary_table(const std::filesystem::path& dir) {
       for (auto& [name, f] : r.at("ratios").items()) {
         if (!f.is_object()) throw std::runtime_error("ratio " + name + " is not an object (an old report?)");
         if (!f.contains("target")) continue;
-        out += "| " + suites + " | `" + name + "` | " + figure_cell(f) + " | " + f.at("target").get<std::string>() + " | " +
-               (f.at("verdict") == "missed" ? "**missed**" : f.at("verdict").get<std::string>()) + " | " +
+        out += "| " + suites + " | `" + name + "` | " + figure_cell(f) + " | " + f.at("target").get<std::string>() +
+               " | " + (f.at("verdict") == "missed" ? "**missed**" : f.at("verdict").get<std::string>()) + " | " +
                p.at("machine").get<std::string>() + " | " + date + " | " + commit + " |\n";
       }
     } catch (const nlohmann::json::exception& e) {

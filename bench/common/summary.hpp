@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `heddle-bench summary DIR`: the summary table of docs/benchmarks.md, made from the recorded results
 // in DIR (heddle-bench --record DIR writes them: one JSON report per suite and machine). One row per
 // figure that has a target, in the order of the files' names and then of the figures' names:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The markdown table every suite prints: medians with min–max, and ratios to a reference variant.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // oneTBB at a chosen thread count, made once per count outside the timed region. Header-only: only
 // suites that link TBB::tbb include it (heddle_bench_common does not depend on oneTBB).
 #pragma once

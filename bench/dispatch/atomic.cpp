@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The floor under a group's enter()+leave(): the same two atomic read-modify-writes on a bare
 // counter (a relaxed add, then an acq_rel sub), with nothing checked and nothing to notify.
 #include <atomic>

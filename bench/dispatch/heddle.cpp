@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's side of the suite: the serial queue as a lock (q.async and q.sync from heddle tasks),
 // items through one queue, group enter/leave, and idle queues.
 #include <heddle/heddle.hpp>
@@ -21,12 +22,14 @@ namespace {
 // finish() in the root task; seconds from the root task's start to finish()'s return.
 template <class Body, class Finish>
 double on_heddle_tasks(heddle::runtime& rt, unsigned producers, Body body, Finish finish) {
-  return rt.task([&] {
-             const auto t0 = clock::now();
-             heddle::parallel_for(0u, producers, [&](unsigned k) { body(k); }, 1);
-             finish();
-             return seconds(clock::now() - t0);
-           })
+  return rt
+      .task([&] {
+        const auto t0 = clock::now();
+        heddle::parallel_for(
+            0u, producers, [&](unsigned k) { body(k); }, 1);
+        finish();
+        return seconds(clock::now() - t0);
+      })
       .get();
 }
 
@@ -63,11 +66,13 @@ double through_serialq(heddle::runtime& rt, producer_kind who, std::uint64_t n, 
   double s = 0;
   switch (who) {
     case producer_kind::one_task:
-      s = on_heddle_tasks(rt, 1, [&](unsigned) { produce(0, n); }, [&] { q.sync([] {}); });
+      s = on_heddle_tasks(
+          rt, 1, [&](unsigned) { produce(0, n); }, [&] { q.sync([] {}); });
       break;
     case producer_kind::all_workers: {
       const unsigned p = rt.num_threads();
-      s = on_heddle_tasks(rt, p, [&](unsigned k) { produce(n * k / p, n * (k + 1) / p); }, [&] { q.sync([] {}); });
+      s = on_heddle_tasks(
+          rt, p, [&](unsigned k) { produce(n * k / p, n * (k + 1) / p); }, [&] { q.sync([] {}); });
       break;
     }
     case producer_kind::outside: {
@@ -101,7 +106,8 @@ double group_pairs(group_mode mode, std::uint64_t n) {
     g.leave();
     if (!zero->is_ready()) throw std::runtime_error("heddle group: the final leave did not fire the notification");
   }
-  if (g.pending() != 0 || !g.when_empty().is_ready()) throw std::runtime_error("heddle group: not empty after the pairs");
+  if (g.pending() != 0 || !g.when_empty().is_ready())
+    throw std::runtime_error("heddle group: not empty after the pairs");
   return s;
 }
 
@@ -140,8 +146,8 @@ memory_run idle_serial_queues(heddle::runtime& rt, std::uint64_t n, bool labelle
     // Outside the measurement: every queue carries its label, and the first and last still work.
     for (std::uint64_t i = 0; i < n; ++i)
       if (std::string_view(queues[i].label()) != label_of(buf, sizeof buf, i))
-        throw std::runtime_error("idle serial queues: queue " + std::to_string(i) + " has label '" +
-                                 queues[i].label() + "'");
+        throw std::runtime_error("idle serial queues: queue " + std::to_string(i) + " has label '" + queues[i].label() +
+                                 "'");
     if (n) {
       std::atomic<int> ran{0};  // two queues: their items may run at once
       queues.front().async([&ran] { ++ran; });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock workload under std::mutex: the best std::mutex can do, on the producers' own threads
 // (std::threads) and on heddle's workers (heddle tasks, as the serial queue's producers run).
 #include <heddle/heddle.hpp>
@@ -29,11 +30,13 @@ double lock_mutex_threads(const lock_params& p, shared_state& s) {
 
 double lock_mutex_heddle(heddle::runtime& rt, const lock_params& p, shared_state& s) {
   padded_mutex pm;
-  return rt.task([&] {
-             const auto t0 = clock::now();
-             heddle::parallel_for(0u, p.producers, [&](unsigned k) { produce(pm.m, s, p, k); }, 1);
-             return seconds(clock::now() - t0);
-           })
+  return rt
+      .task([&] {
+        const auto t0 = clock::now();
+        heddle::parallel_for(
+            0u, p.producers, [&](unsigned k) { produce(pm.m, s, p, k); }, 1);
+        return seconds(clock::now() - t0);
+      })
       .get();
 }
 

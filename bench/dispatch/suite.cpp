@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch suite (workload.hpp): heddle's serial queue used as a lock against std::mutex,
 // oneTBB's spin_mutex and queuing_mutex and a oneTBB function_node of concurrency 1
 // (queueing_lightweight, oneTBB's fastest serial node: tbb.cpp); items through one queue; a group's
@@ -32,13 +33,15 @@ struct lock_def {
 };
 
 const lock_def lock_defs[] = {
-    {lock_kind::serialq_async, "heddle serial_queue async", "`q.async(cs)` from P heddle tasks, then one `q.sync` (drained)"},
+    {lock_kind::serialq_async, "heddle serial_queue async",
+     "`q.async(cs)` from P heddle tasks, then one `q.sync` (drained)"},
     {lock_kind::serialq_sync, "heddle serial_queue sync", "`q.sync(cs)` from P heddle tasks"},
     {lock_kind::mutex_threads, "std::mutex, std::threads", "`std::lock_guard` in P std::threads"},
     {lock_kind::mutex_heddle, "std::mutex, heddle tasks", "`std::lock_guard` in P heddle tasks"},
     {lock_kind::tbb_spin, "oneTBB spin_mutex", "`scoped_lock` in P oneTBB tasks"},
     {lock_kind::tbb_queuing, "oneTBB queuing_mutex", "`scoped_lock` in P oneTBB tasks"},
-    {lock_kind::tbb_node, "oneTBB function_node(1, queueing_lightweight)", "`try_put(item)` from P oneTBB tasks, then `wait_for_all`"},
+    {lock_kind::tbb_node, "oneTBB function_node(1, queueing_lightweight)",
+     "`try_put(item)` from P oneTBB tasks, then `wait_for_all`"},
 };
 
 const char* const lock_config = "lock";
@@ -90,9 +93,15 @@ struct memory_runs {
     for (auto& r : runs) v.push_back(f(r));
     return stat_of(v);
   }
-  stat heap_per() const { return of([](const memory_run& r) { return r.heap_bytes / double(r.n); }); }
-  stat rss_per() const { return of([](const memory_run& r) { return r.rss_bytes / double(r.n); }); }
-  stat ns_per() const { return of([](const memory_run& r) { return r.seconds * 1e9 / double(r.n); }); }
+  stat heap_per() const {
+    return of([](const memory_run& r) { return r.heap_bytes / double(r.n); });
+  }
+  stat rss_per() const {
+    return of([](const memory_run& r) { return r.rss_bytes / double(r.n); });
+  }
+  stat ns_per() const {
+    return of([](const memory_run& r) { return r.seconds * 1e9 / double(r.n); });
+  }
 };
 
 void run(const options& opt, nlohmann::json& report) {
@@ -162,16 +171,20 @@ void run(const options& opt, nlohmann::json& report) {
     vs.push_back({through_outside, t, through_config, through(through_outside, [rt, through_n](std::uint64_t& ran) {
                     return through_serialq(*rt, producer_kind::outside, through_n, ran);
                   })});
-    vs.push_back({through_node_one, t, through_config, through(through_node_one, [arena, through_n](std::uint64_t& ran) {
+    vs.push_back({through_node_one, t, through_config,
+                  through(through_node_one, [arena, through_n](std::uint64_t& ran) {
                     return through_tbb_function_node(*arena, 1, through_n, ran);
                   })});
-    vs.push_back({through_node_all, t, through_config, through(through_node_all, [arena, t, through_n](std::uint64_t& ran) {
+    vs.push_back({through_node_all, t, through_config,
+                  through(through_node_all, [arena, t, through_n](std::uint64_t& ran) {
                     return through_tbb_function_node(*arena, t, through_n, ran);
                   })});
 
     if (t >= 2) {
-      vs.push_back({group_contended, t, group_config, [t, group_contended_n] { return group_pairs_contended(t, group_contended_n); }});
-      vs.push_back({atomic_contended, t, group_config, [t, group_contended_n] { return atomic_pairs_contended(t, group_contended_n); }});
+      vs.push_back({group_contended, t, group_config,
+                    [t, group_contended_n] { return group_pairs_contended(t, group_contended_n); }});
+      vs.push_back({atomic_contended, t, group_config,
+                    [t, group_contended_n] { return atomic_pairs_contended(t, group_contended_n); }});
     }
   }
   vs.push_back({group_zero, 1, group_config, [group_n] { return group_pairs(group_mode::back_to_zero, group_n); }});
@@ -227,9 +240,10 @@ void run(const options& opt, nlohmann::json& report) {
     const double items = double(lock_n);
     for (const lock_def& d : lock_defs) {
       const result& r = find(rs, d.name, t, lock_config);
-      std::printf("| %s | %s | %u | %s | %s–%s | %s | %s | %s |\n", d.name, d.how, t, fixed(r.median() * 1e3, 2).c_str(),
-                  fixed(r.min() * 1e3, 2).c_str(), fixed(r.max() * 1e3, 2).c_str(), mps(items, r.median()).c_str(),
-                  fixed(best_mutex(t) / r.median(), 2).c_str(), fixed(best_tbb(t) / r.median(), 2).c_str());
+      std::printf("| %s | %s | %u | %s | %s–%s | %s | %s | %s |\n", d.name, d.how, t,
+                  fixed(r.median() * 1e3, 2).c_str(), fixed(r.min() * 1e3, 2).c_str(), fixed(r.max() * 1e3, 2).c_str(),
+                  mps(items, r.median()).c_str(), fixed(best_mutex(t) / r.median(), 2).c_str(),
+                  fixed(best_tbb(t) / r.median(), 2).c_str());
     }
   }
   std::printf("\nThe critical section (cs): ++counter, counter's fmix64 added to a sum, the item added to one of 8 "
@@ -245,7 +259,8 @@ void run(const options& opt, nlohmann::json& report) {
               (unsigned long long)lock_n);
 
   // ---- throughput
-  std::printf("### throughput: %llu trivial items (++count) through one serial queue\n\n", (unsigned long long)through_n);
+  std::printf("### throughput: %llu trivial items (++count) through one serial queue\n\n",
+              (unsigned long long)through_n);
   std::printf("| variant | threads | median ms | min–max ms | M items/s |\n|---|---:|---:|---:|---:|\n");
   for (unsigned t : threads)
     for (const char* name : {through_one, through_all, through_outside, through_node_one, through_node_all}) {
@@ -260,7 +275,8 @@ void run(const options& opt, nlohmann::json& report) {
 
   // ---- group
   std::printf("### group: enter()+leave() pairs\n\n");
-  std::printf("| variant | threads | pairs per thread | ns per pair (median) | min–max ns |\n|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| variant | threads | pairs per thread | ns per pair (median) | min–max ns |\n|---|---:|---:|---:|---:|\n");
   auto pair_ns = [&](const char* name, unsigned t, std::uint64_t n) {
     const result& r = find(rs, name, t, group_config);
     return stat{r.median() * 1e9 / double(n), r.min() * 1e9 / double(n), r.max() * 1e9 / double(n)};
@@ -282,13 +298,15 @@ void run(const options& opt, nlohmann::json& report) {
 
   // ---- idle queues
   std::printf("### idle queues\n\n");
-  std::printf("| variant | n | heap B each (median, min–max) | RSS B each | ns to make one |\n|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| variant | n | heap B each (median, min–max) | RSS B each | ns to make one |\n|---|---:|---:|---:|---:|\n");
   for (const char* name : {idle_labelled, idle_unlabelled, idle_tbb}) {
     const memory_runs& m = memory.at(name);
     const stat h = m.heap_per(), r = m.rss_per(), c = m.ns_per();
     std::printf("| %s | %llu | %s (%s–%s) | %s | %s |\n", name,
                 (unsigned long long)(std::string(name) == idle_tbb ? nodes_n : queues_n), fixed(h.median, 1).c_str(),
-                fixed(h.min, 1).c_str(), fixed(h.max, 1).c_str(), fixed(r.median, 1).c_str(), fixed(c.median, 1).c_str());
+                fixed(h.min, 1).c_str(), fixed(h.max, 1).c_str(), fixed(r.median, 1).c_str(),
+                fixed(c.median, 1).c_str());
   }
   std::printf("\nGrowth of malloc's bytes in use (mallinfo2 uordblks + hblkhd: chunk sizes, malloc's headers "
               "included) and of RSS from before the std::vector of handles is reserved to every queue made, per "
@@ -314,7 +332,9 @@ void run(const options& opt, nlohmann::json& report) {
     return median_with_interval(std::move(v));
   };
   auto rate = [&](const result& r, double items) { return per_round(r, [items](double x) { return items / x; }); };
-  auto ns_each = [&](const result& r, double count) { return per_round(r, [count](double x) { return x * 1e9 / count; }); };
+  auto ns_each = [&](const result& r, double count) {
+    return per_round(r, [count](double x) { return x * 1e9 / count; });
+  };
   const lock_kind async = lock_kind::serialq_async;
   add_figure(report, "serialq_throughput_vs_mutex", throughput_vs(mt, async, best_mutex_way(mt)),
              "lock, " + mts + " producers: serial_queue q.async items/s over the better std::mutex's (" +
@@ -352,10 +372,13 @@ void run(const options& opt, nlohmann::json& report) {
     add_figure(report, "serialq_" + ts + "t_throughput_vs_mutex", throughput_vs(t, async, best_mutex_way(t)),
                "lock: q.async items/s over the better std::mutex's" + at);
     add_figure(report, "serialq_" + ts + "t_throughput_vs_best_tbb", throughput_vs(t, async, best_tbb_way(t)),
-               std::string("lock: q.async items/s over the fastest oneTBB way's (") + lock_name(best_tbb_way(t)) + ")" + at);
-    add_figure(report, "serialq_" + ts + "t_throughput_vs_tbb_serial_node", throughput_vs(t, async, lock_kind::tbb_node),
+               std::string("lock: q.async items/s over the fastest oneTBB way's (") + lock_name(best_tbb_way(t)) + ")" +
+                   at);
+    add_figure(report, "serialq_" + ts + "t_throughput_vs_tbb_serial_node",
+               throughput_vs(t, async, lock_kind::tbb_node),
                "lock: q.async items/s over oneTBB function_node(1, queueing_lightweight)'s" + at);
-    add_figure(report, "serialq_sync_" + ts + "t_throughput_vs_mutex", throughput_vs(t, lock_kind::serialq_sync, best_mutex_way(t)),
+    add_figure(report, "serialq_sync_" + ts + "t_throughput_vs_mutex",
+               throughput_vs(t, lock_kind::serialq_sync, best_mutex_way(t)),
                "lock: q.sync items/s over the better std::mutex's" + at);
     best_tbb_ways[ts] = lock_name(best_tbb_way(t));
   }
@@ -381,13 +404,15 @@ void run(const options& opt, nlohmann::json& report) {
   add_figure(report, "group_enter_leave_above_zero_ns", ns_each(group_result(group_above, 1), double(group_n)),
              "ns per pair, one thread, the count kept above zero, per round");
   if (mt >= 2)
-    add_figure(report, "group_enter_leave_contended_ns", ns_each(group_result(group_contended, mt), double(group_contended_n)),
+    add_figure(report, "group_enter_leave_contended_ns",
+               ns_each(group_result(group_contended, mt), double(group_contended_n)),
                "ns per pair per thread, " + mts + " threads on one group, per round");
   add_ratio(report, "bytes_per_queue_unlabelled", memory.at(idle_unlabelled).heap_per().median,
             "heap bytes per idle serial_queue without a label, handle included (median of the runs)");
   add_ratio(report, "rss_bytes_per_queue", memory.at(idle_labelled).rss_per().median,
             "RSS bytes per idle serial_queue with a label \"q<i>\", handle included (median of the runs)");
-  add_ratio(report, "tbb_function_node_bytes", std::max(memory.at(idle_tbb).heap_per().median, memory.at(idle_tbb).rss_per().median),
+  add_ratio(report, "tbb_function_node_bytes",
+            std::max(memory.at(idle_tbb).heap_per().median, memory.at(idle_tbb).rss_per().median),
             "bytes per idle oneTBB function_node(serial, queueing_lightweight) (the larger of heap and RSS growth, "
             "medians of the runs), unique_ptr included");
   std::printf("\n");

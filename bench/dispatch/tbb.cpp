@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // oneTBB's side of the suite: tbb::spin_mutex and tbb::queuing_mutex taken in oneTBB tasks, and a
 // flow-graph function_node of concurrency 1 fed by try_put from oneTBB tasks. Each runs in a
 // tbb::task_arena of P threads that the calling thread joins.
@@ -25,8 +26,7 @@ namespace heddle::bench::dispatch {
 
 namespace {
 
-using serial_node =
-    tbb::flow::function_node<std::uint64_t, tbb::flow::continue_msg, tbb::flow::queueing_lightweight>;
+using serial_node = tbb::flow::function_node<std::uint64_t, tbb::flow::continue_msg, tbb::flow::queueing_lightweight>;
 
 // body(k) for k in [0, producers), one oneTBB task each, then finish(); called inside the arena.
 // Seconds from the start of the loop to finish()'s return.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting P producers together. std::threads wait at a start line so that all of them are running
 // before the clock starts (thread creation is not what is measured); the time ends when the last one
 // has finished its part. Header-only helpers for the suite's files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "workload.hpp"
 
 #include <fcntl.h>
@@ -20,9 +21,10 @@ void check_state(const shared_state& s, std::uint64_t n, std::uint64_t mixsum, c
   for (std::uint64_t v : s.slots) slots += v;
   const std::uint64_t items = n ? n * (n - 1) / 2 : 0;  // items are 0 .. n-1, each once
   if (s.counter != n || s.mixsum != mixsum || slots != items)
-    throw std::runtime_error(who + ": " + std::to_string(s.counter) + " critical sections ran, expected " +
-                             std::to_string(n) + (s.counter == n && s.mixsum != mixsum ? " (a counter value repeated: not mutually exclusive)" : "") +
-                             (s.counter == n && s.mixsum == mixsum && slots != items ? " (the slots lost an update)" : ""));
+    throw std::runtime_error(
+        who + ": " + std::to_string(s.counter) + " critical sections ran, expected " + std::to_string(n) +
+        (s.counter == n && s.mixsum != mixsum ? " (a counter value repeated: not mutually exclusive)" : "") +
+        (s.counter == n && s.mixsum == mixsum && slots != items ? " (the slots lost an update)" : ""));
 }
 
 double heap_bytes() {

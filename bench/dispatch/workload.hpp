@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch suite: heddle's serial queue against the locks and the serial flow-graph node that a
 // program would otherwise use, and what groups and idle queues cost. One file per runtime:
 // heddle.cpp (serial_queue, group), mutex.cpp (std::mutex), atomic.cpp (a bare atomic counter, the
@@ -30,8 +31,8 @@ namespace heddle::bench::dispatch {
 
 // What every lock variant's critical section updates: two cache lines that move with the lock.
 struct alignas(64) shared_state {
-  std::uint64_t counter = 0;  // how many critical sections ran
-  std::uint64_t mixsum = 0;   // Σ fmix64(counter value): each value 1..n exactly once, whatever the order
+  std::uint64_t counter = 0;    // how many critical sections ran
+  std::uint64_t mixsum = 0;     // Σ fmix64(counter value): each value 1..n exactly once, whatever the order
   std::uint64_t slots[8] = {};  // Σ over slots = Σ items
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heat: 2D heat diffusion by explicit finite differences (Cilk's heat.cilk, Strumpen's Jacobi-type
 // iteration). An nx×ny grid of doubles, two buffers; each of the nt time steps computes the next
 // grid from the current one with the five-point stencil, and the boundary from the exact solution
@@ -49,8 +50,8 @@ double* time_steps(const problem& p, double* u0, double* u1, Divide&& divide) {
 
 // All nt steps on u0 (which holds the initial grid) and u1; the result is in the returned buffer.
 double* heat_serial(const problem& p, double* u0, double* u1);
-double* heat_heddle(const problem& p, double* u0, double* u1);  // on a worker
-double* heat_tbb(const problem& p, double* u0, double* u1);     // in an arena
+double* heat_heddle(const problem& p, double* u0, double* u1);                 // on a worker
+double* heat_tbb(const problem& p, double* u0, double* u1);                    // in an arena
 double* heat_omp(const problem& p, double* u0, double* u1, unsigned threads);  // makes a team
 
 }  // namespace heddle::bench::heat

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The problem set-up and the stencil over a band of rows, compiled once for every runtime.
 #include <algorithm>
 
@@ -7,7 +8,7 @@ namespace heddle::bench::heat {
 
 namespace {
 constexpr double half_pi = 1.570796326794896558;  // Cilk's xo and yo
-constexpr double end_time = 0.0000001;           // Cilk's to
+constexpr double end_time = 0.0000001;            // Cilk's to
 }  // namespace
 
 problem::problem(int nx, int ny, int nt, int leaf_rows)

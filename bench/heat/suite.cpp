@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The heat suite: Cilk's heat (TaskMan §6.1.2): nt explicit time steps on an nx×ny grid, each step
 // a recursive division of the rows into tasks; heddle against oneTBB and OpenMP at each thread count
 // and serial, interleaved in one process.
@@ -56,7 +57,8 @@ void run(const options& opt, nlohmann::json& report) {
   p.omp = [&](unsigned t) { out = heat_omp(pb, u0.data(), u1.data(), t); };
   // The same arithmetic per cell: bitwise equal.
   p.check = [&](const std::string& who) {
-    if (out != (nt % 2 ? u1.data() : u0.data())) throw std::runtime_error("heat: " + who + " returned the wrong buffer");
+    if (out != (nt % 2 ? u1.data() : u0.data()))
+      throw std::runtime_error("heat: " + who + " returned the wrong buffer");
     identical &= cilk::compare("heat", who, out, want, pb.cells(), 1e-12, "cell", [ny](std::size_t k) {
       char at[48];
       std::snprintf(at, sizeof at, "(x %zu, y %zu)", k / std::size_t(ny), k % std::size_t(ny));
@@ -74,8 +76,13 @@ void run(const options& opt, nlohmann::json& report) {
               serial / (double(pb.cells()) * nt) * 1e9, max_error, identical ? "bitwise equal to" : "within 1e-12 of");
   const auto stats = print_counters(counters);
   add_suite(report, "heat", rs,
-            {{"nx", nx}, {"ny", ny}, {"nt", nt}, {"leaf_rows", leaf_rows}, {"reps", opt.reps},
-             {"max_error_vs_exact", max_error}, {"bitwise_equal_to_serial", identical},
+            {{"nx", nx},
+             {"ny", ny},
+             {"nt", nt},
+             {"leaf_rows", leaf_rows},
+             {"reps", opt.reps},
+             {"max_error_vs_exact", max_error},
+             {"bitwise_equal_to_serial", identical},
              {"heddle_counters_per_run", stats}});
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The block operations, compiled once for every runtime. Inner loops run along rows (contiguous),
 // so the compiler vectorizes them; `block` is a constant, so it also unrolls them.
 #include "lu.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lu: LU decomposition without pivoting of a diagonally dominant n×n matrix by Cilk's recursive
 // block algorithm (lu.cilk, Blumofe). The matrix is stored as nb×nb blocks of block×block doubles,
 // each block contiguous. lu(M): lu(M00); then in parallel lower_solve(M01, M00) and
@@ -38,8 +39,8 @@ void block_schur(double* B, const double* A, const double* C) noexcept;  // B �
 // The factorization of M (nb a power of two) in place: L below the diagonal (unit diagonal not
 // stored), U on and above it.
 void lu_serial(blocks M);
-void lu_heddle(blocks M);  // on a worker
-void lu_tbb(blocks M);     // in an arena
+void lu_heddle(blocks M);                 // on a worker
+void lu_tbb(blocks M);                    // in an arena
 void lu_omp(blocks M, unsigned threads);  // makes a team
 
 }  // namespace heddle::bench::lu

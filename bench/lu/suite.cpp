@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lu suite: Cilk's recursive block LU (TaskMan §6.1.2), heddle against oneTBB and OpenMP at each
 // thread count and serial, interleaved in one process.
 #include <algorithm>
@@ -109,15 +110,18 @@ void run(const options& opt, nlohmann::json& report) {
   if (res >= 0) std::printf("max |A - L·U| / max |A| = %.3g; ", res);
   std::printf("every result %s the serial one\n", identical ? "bitwise equal to" : "within 1e-12 of");
   const auto stats = print_counters(counters);
-  nlohmann::json extra{{"n", n}, {"block", block}, {"gflop", gflop}, {"reps", opt.reps},
-                       {"bitwise_equal_to_serial", identical}, {"heddle_counters_per_run", stats}};
+  nlohmann::json extra{{"n", n},
+                       {"block", block},
+                       {"gflop", gflop},
+                       {"reps", opt.reps},
+                       {"bitwise_equal_to_serial", identical},
+                       {"heddle_counters_per_run", stats}};
   if (res >= 0) extra["residual"] = res;
   add_suite(report, "lu", rs, std::move(extra));
 }
 
-const registration reg{{"lu", 12,
-                        "LU without pivoting, recursive blocks (Cilk lu): heddle, oneTBB, OpenMP tasks, serial",
-                        &run}};
+const registration reg{
+    {"lu", 12, "LU without pivoting, recursive blocks (Cilk lu): heddle, oneTBB, OpenMP tasks, serial", &run}};
 
 }  // namespace
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The leaf product, compiled once so that every runtime runs the same instructions (and rounds alike).
 #include "matmul.hpp"
 

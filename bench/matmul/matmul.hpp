@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul: C += A·B on n×n row-major doubles by the divide-and-conquer of the Cilk examples. Each
 // call splits C, A and B into quadrants and does the eight half-size products in two rounds of
 // four: the products of one round write different quadrants of C, so they run in parallel; the
@@ -28,13 +29,13 @@ struct product {
 };
 
 // The four products of round 0 (C_ij += A_i0·B_0j) or round 1 (C_ij += A_i1·B_1j), quadrants h wide.
-inline std::array<product, 4> round_products(double* C, const double* A, const double* B, std::size_t h,
-                                             std::size_t ld, int round) {
+inline std::array<product, 4> round_products(double* C, const double* A, const double* B, std::size_t h, std::size_t ld,
+                                             int round) {
   const std::size_t down = h * ld;
-  const double* a_i0 = A + std::size_t(round) * h;            // A_0r
-  const double* a_i1 = a_i0 + down;                           // A_1r
-  const double* b_0j = B + std::size_t(round) * down;         // B_r0
-  const double* b_1j = b_0j + h;                              // B_r1
+  const double* a_i0 = A + std::size_t(round) * h;     // A_0r
+  const double* a_i1 = a_i0 + down;                    // A_1r
+  const double* b_0j = B + std::size_t(round) * down;  // B_r0
+  const double* b_1j = b_0j + h;                       // B_r1
   return {{{C, a_i0, b_0j}, {C + h, a_i0, b_1j}, {C + down, a_i1, b_0j}, {C + down + h, a_i1, b_1j}}};
 }
 

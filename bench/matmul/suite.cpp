@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The matmul suite: C += A·B by recursive quadrants (Cilk's matmul, as in TaskMan §6.1.2), heddle
 // against oneTBB and OpenMP at each thread count and serial, interleaved in one process.
 #include <cmath>
@@ -81,12 +82,16 @@ void run(const options& opt, nlohmann::json& report) {
               identical ? "bitwise equal to" : "within 1e-12 (relative) of");
   const auto stats = print_counters(counters);
   add_suite(report, "matmul", rs,
-            {{"n", n}, {"leaf", leaf}, {"gflop", gflop}, {"reps", opt.reps}, {"bitwise_equal_to_serial", identical},
+            {{"n", n},
+             {"leaf", leaf},
+             {"gflop", gflop},
+             {"reps", opt.reps},
+             {"bitwise_equal_to_serial", identical},
              {"heddle_counters_per_run", stats}});
 }
 
-const registration reg{{"matmul", 10,
-                        "C += A·B by recursive quadrants (Cilk matmul): heddle, oneTBB, OpenMP tasks, serial", &run}};
+const registration reg{
+    {"matmul", 10, "C += A·B by recursive quadrants (Cilk matmul): heddle, oneTBB, OpenMP tasks, serial", &run}};
 
 }  // namespace
 

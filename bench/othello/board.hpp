@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Othello on bitboards, shared by every variant of the suite: move generation, flips, the two
 // heuristics and the mid-game positions. A board is seen from the side to move (negamax form), so
 // playing a move swaps the two sides.
@@ -96,9 +97,7 @@ constexpr int discs(std::uint64_t x) {
 
 // The score of a finished game: the disc difference, scaled above anything a heuristic returns, so
 // that a won game beats every unfinished one.
-constexpr int final_score(const board& b) {
-  return 10000 * (discs(b.own) - discs(b.opp));
-}
+constexpr int final_score(const board& b) { return 10000 * (discs(b.own) - discs(b.opp)); }
 
 enum class heuristic { simple, strategic };
 const char* name(heuristic h);
@@ -109,10 +108,10 @@ constexpr int evaluate_simple(const board& b) { return discs(b.own) - discs(b.op
 namespace detail {
 // The classic square weights: corners high, the squares next to corners (which give corners
 // away) negative, edges above the centre.
-inline constexpr int weights[8][8] = {
-    {100, -20, 10, 5, 5, 10, -20, 100}, {-20, -50, -2, -2, -2, -2, -50, -20}, {10, -2, -1, -1, -1, -1, -2, 10},
-    {5, -2, -1, -1, -1, -1, -2, 5},     {5, -2, -1, -1, -1, -1, -2, 5},       {10, -2, -1, -1, -1, -1, -2, 10},
-    {-20, -50, -2, -2, -2, -2, -50, -20}, {100, -20, 10, 5, 5, 10, -20, 100}};
+inline constexpr int weights[8][8] = {{100, -20, 10, 5, 5, 10, -20, 100},   {-20, -50, -2, -2, -2, -2, -50, -20},
+                                      {10, -2, -1, -1, -1, -1, -2, 10},     {5, -2, -1, -1, -1, -1, -2, 5},
+                                      {5, -2, -1, -1, -1, -1, -2, 5},       {10, -2, -1, -1, -1, -1, -2, 10},
+                                      {-20, -50, -2, -2, -2, -2, -50, -20}, {100, -20, 10, 5, 5, 10, -20, 100}};
 
 // row_weight[r][bits]: the summed weights of the squares of row r whose bits are set.
 struct row_weights {

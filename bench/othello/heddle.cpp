@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle: a task per child above the serial plies. The last child runs inline, the others are
 // spawned first so that thieves find them while this worker is busy.
 #include <heddle/heddle.hpp>

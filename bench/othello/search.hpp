@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minimax search in negamax form, to a fixed depth, without alpha-beta: the tree is the same
 // whatever the order in which the children finish, so every variant searches the same nodes and
 // returns the same move and score (TaskMan §6.1.3). Tasks are spawned for every node down to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The serial search: the whole tree for the serial variant, and the subtrees below the last
 // task-spawning level for the parallel ones.
 #include "search.hpp"

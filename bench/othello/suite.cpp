@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The othello suite (TaskMan §6.1.3, Hower & Jackson): an Othello player's minimax search to depth
 // d from a few mid-game positions, a task per child down to depth d − 2 and the serial search
 // below, with the simple heuristic (disc difference) and the strategic one (square weights).
@@ -45,9 +46,7 @@ std::vector<position> positions(int n) {
   return ps;
 }
 
-std::string describe(const move_score& r) {
-  return square_name(r.move) + " (score " + std::to_string(r.score) + ")";
-}
+std::string describe(const move_score& r) { return square_name(r.move) + " (score " + std::to_string(r.score) + ")"; }
 
 // A check for timed(): every position's move and score as serial found them.
 auto expect_results(const std::vector<move_score>& expected, const std::vector<position>& pos, std::string variant,
@@ -98,8 +97,8 @@ void run(const options& opt, nlohmann::json& report) {
               "one per seed), a task per child down to depth d-%d, %d interleaved repetitions after a warm-up %s\n\n",
               n_positions, playout_plies, serial_plies, opt.reps, opt.scale_name());
   for (int i = 0; i < n_positions; ++i) {
-    std::printf("position %d (seed %u): %d discs, %d moves;", i, pos[i].seed, std::popcount(pos[i].b.own | pos[i].b.opp),
-                std::popcount(legal_moves(pos[i].b)));
+    std::printf("position %d (seed %u): %d discs, %d moves;", i, pos[i].seed,
+                std::popcount(pos[i].b.own | pos[i].b.opp), std::popcount(legal_moves(pos[i].b)));
     for (const auto& s : settings)
       std::printf(" %s: %s, %llu nodes;", s.config.c_str(), describe(s.expected[i]).c_str(),
                   static_cast<unsigned long long>(s.nodes[i]));
@@ -164,8 +163,7 @@ void run(const options& opt, nlohmann::json& report) {
   const auto rs = run_interleaved(vs, opt.reps);
   std::printf("%s\n", markdown_table(rs, tbb_name).c_str());
 
-  nlohmann::json depths = nlohmann::json::object(), nodes = nlohmann::json::object(),
-                 moves = nlohmann::json::object();
+  nlohmann::json depths = nlohmann::json::object(), nodes = nlohmann::json::object(), moves = nlohmann::json::object();
   for (const auto& s : settings) {
     const std::string hn = name(s.h);
     const double serial = find(rs, "serial", 1, s.config).median();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // oneTBB: a task per child above the serial plies with tbb::task_group; the last child runs inline.
 #include <tbb/task_group.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "child.hpp"
 
 #include <fcntl.h>
@@ -38,8 +39,8 @@ double seconds(clock_type::duration d) { return std::chrono::duration<double>(d)
 
 struct running {
   pid_t pid = -1;
-  int out = -1;     // its stdout, until end of file
-  int pidfd = -1;   // readable once it has exited; -1 where pidfd_open is not there (then waitpid polls)
+  int out = -1;    // its stdout, until end of file
+  int pidfd = -1;  // readable once it has exited; -1 where pidfd_open is not there (then waitpid polls)
   std::string text;
   bool exited = false;
   int status = 0;
@@ -95,7 +96,8 @@ std::string read_proc(pid_t pid, const char* file) {
 std::pair<double, double> resident_and_anon_bytes(pid_t pid) {
   static const double page = double(::sysconf(_SC_PAGESIZE));
   unsigned long long size = 0, resident = 0, shared = 0;
-  if (std::sscanf(read_proc(pid, "statm").c_str(), "%llu %llu %llu", &size, &resident, &shared) != 3 || resident < shared)
+  if (std::sscanf(read_proc(pid, "statm").c_str(), "%llu %llu %llu", &size, &resident, &shared) != 3 ||
+      resident < shared)
     return {0, 0};
   return {double(resident) * page, double(resident - shared) * page};
 }
@@ -173,7 +175,8 @@ void abandon(std::vector<running>& procs) {
 
 }  // namespace
 
-child_result run_children(const std::vector<std::vector<std::string>>& commands, std::chrono::milliseconds sample_every) {
+child_result run_children(const std::vector<std::vector<std::string>>& commands,
+                          std::chrono::milliseconds sample_every) {
   const auto t0 = clock_type::now();
   std::vector<running> procs;
   child_result result;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting heddle-reco-job processes and measuring them from outside and from inside: wall time as
 // the parent sees it (process start and library loading included), the processes' memory as the
 // parent samples it while they run (their proportional set size, PSS, summed), and the JSON line
@@ -20,12 +21,13 @@ namespace heddle::bench::reco {
 
 // One process, as it reported itself and as the parent saw it.
 struct process_result {
-  std::string checksum;     // its run_report::checksum, "0x..."
-  std::uint64_t events_checksum = 0;  // its run_report::events_checksum: the events' share, which adds up over a split job
-  std::uint64_t events = 0; // events it ran
-  double loop_s = 0;        // its event loop's wall time, as the process measured it (run_report::wall_s)
-  double wall_s = 0;        // from its start to its exit, as the parent saw it
-  double vm_hwm_bytes = 0;  // its peak RSS (VmHWM of /proc/self/status), read by the process at its end
+  std::string checksum;  // its run_report::checksum, "0x..."
+  std::uint64_t events_checksum =
+      0;                      // its run_report::events_checksum: the events' share, which adds up over a split job
+  std::uint64_t events = 0;   // events it ran
+  double loop_s = 0;          // its event loop's wall time, as the process measured it (run_report::wall_s)
+  double wall_s = 0;          // from its start to its exit, as the parent saw it
+  double vm_hwm_bytes = 0;    // its peak RSS (VmHWM of /proc/self/status), read by the process at its end
   double peak_pss_bytes = 0;  // the largest of its own PSS samples
   // The largest of its RSS samples (statm's resident pages): beside vm_hwm_bytes, how near the
   // samples come to the process's true peak.
@@ -33,12 +35,12 @@ struct process_result {
 };
 
 struct child_result {
-  double wall_s = 0;          // from the start of the first process to the exit of the last
+  double wall_s = 0;  // from the start of the first process to the exit of the last
   // The largest, over the parent's samples, of the processes' PSS summed at the sample's time (a
   // process that has exited counts 0). Sampled every `sample_every` (run_children).
   double peak_pss_bytes = 0;
-  double peak_anon_bytes = 0;  // the same of their anonymous memory alone (no file or library pages)
-  int samples = 0;             // samples taken
+  double peak_anon_bytes = 0;             // the same of their anonymous memory alone (no file or library pages)
+  int samples = 0;                        // samples taken
   std::vector<process_result> processes;  // in start order
 };
 

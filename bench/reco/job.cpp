@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-reco-job: the reconstruction job (examples/hep/reco.json, its modules linked in) as one
 // process, for heddle-bench reco, which starts it to compare one threaded process against several
 // single-threaded ones (how CMS ran before its framework was threaded), memory included.
-//   heddle-reco-job CONFIG --events N --mu MU [--first-event K] [--seed S] [--threads T --in-flight F | --single-threaded]
+//   heddle-reco-job CONFIG --events N --mu MU [--first-event K] [--seed S] [--threads T --in-flight F |
+//   --single-threaded]
 //                   [--out FILE]
 // Prints one JSON line: {"events": N, "checksum": "0x...", "events_checksum": "0x..." (the events'
 // share of it, run_report::events_checksum), "loop_s": seconds of the event loop (run_report::wall_s),
@@ -53,7 +55,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", out);
   CLI11_PARSE(app, argc, argv);
   try {
-    std::vector<parameter_override> o = {{"mixing.mu", std::to_string(mu), "--mu"}, {"output.fileName", out, "--out"},
+    std::vector<parameter_override> o = {{"mixing.mu", std::to_string(mu), "--mu"},
+                                         {"output.fileName", out, "--out"},
                                          {"output.report", "false", "heddle-reco-job"}};
     for (const char* label : {"mixing", "particleFlow", "rho", "ak4Jets"})
       o.push_back({std::string(label) + ".seed", std::to_string(seed), "--seed"});

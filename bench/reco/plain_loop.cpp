@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plain_loop.hpp"
 
 #include <hdf5.h>
@@ -50,7 +51,8 @@ struct plain_loop::state {
 
 plain_loop::plain_loop(const fw::process_config& c) : s_(std::make_unique<state>()) {
   const fw::parameter_set& mix = parameters_of(c, "mixing");
-  s_->library = load_event_library(mix.get<std::vector<std::string>>("hardScatterFiles"), mix.get<std::vector<std::string>>("pileupFiles"));
+  s_->library = load_event_library(mix.get<std::vector<std::string>>("hardScatterFiles"),
+                                   mix.get<std::vector<std::string>>("pileupFiles"));
   s_->mixing.mu = mix.get<double>("mu");
   s_->mixing.seed = mix.get<std::uint64_t>("seed", 1);
   s_->detector_seed = parameters_of(c, "particleFlow").get<std::uint64_t>("seed", 1);
@@ -76,7 +78,8 @@ plain_loop::plain_loop(const fw::process_config& c) : s_(std::make_unique<state>
 
 plain_loop::~plain_loop() = default;
 
-std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std::uint64_t per_run, const std::string& file) {
+std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std::uint64_t per_run,
+                              const std::string& file) {
   const state& s = *s_;
   h5_output_file out(file);
   std::vector<atomic_histogram> histograms = make_reco_histograms();
@@ -94,7 +97,8 @@ std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std:
     }
   };
   for (std::uint64_t n = 0; n < events; ++n) {
-    const event_key k{static_cast<std::uint32_t>(n / per_run + 1), static_cast<std::uint32_t>((n % per_run) / per_lumi + 1), n};
+    const event_key k{static_cast<std::uint32_t>(n / per_run + 1),
+                      static_cast<std::uint32_t>((n % per_run) / per_lumi + 1), n};
     if (open.run != k.run || open.lumi != k.lumi) {
       if (open.run != 0) end_block();
       order.begin_block(k.run, k.lumi);
@@ -102,8 +106,9 @@ std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std:
     }
     mixing_summary summary;
     const particles generated = mix_event(s.library, s.mixing, k, summary);
-    const candidates pf = detector_response(
-        generated, s.detector, event_seed(s.detector_seed, salt("hep::DetectorResponse"), k.run, k.lumi, k.event));
+    const candidates pf = detector_response(generated, s.detector,
+                                            event_seed(s.detector_seed, salt("hep::DetectorResponse"), k.run, k.lumi,
+                                                       k.event));
     const candidates chs = charged_hadron_subtraction(pf);
     const background rho = estimate_rho(chs, s.rho, k);
     const jets ak4 = cluster_jets(chs, rho.rho, s.corrections_for(k.run), s.ak4, k);
@@ -114,8 +119,7 @@ std::uint64_t plain_loop::run(std::uint64_t events, std::uint64_t per_lumi, std:
     fill_reco_histograms(histograms, ak4, ak8, rho, met, pf.size());
     if (dijet || boosted)
       order.add(make_selected_event(k.run, k.lumi, k.event, summary, pf.size(), rho, met, ak4, ak8, dijet, boosted));
-    else
-      order.skip(k.run, k.lumi);
+    else order.skip(k.run, k.lumi);
   }
   if (open.run != 0) end_block();
   const event_order::totals written = order.handed_out();

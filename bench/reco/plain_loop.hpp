@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction job without the framework: the same steps (examples/hep/modules/
 // reco_steps.hpp), histograms and HDF5 output, called in a plain serial loop, with the settings
 // read from the same configuration. What heddle-bench reco measures the single-threaded

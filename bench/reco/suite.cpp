@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reco suite: the hep reconstruction job (examples/hep/reco.json) at mu = 50 and mu = 140.
 //   - its shape: per-module mean times, work and critical path per event, the dependency bound
 //     (from a recorded single-threaded run), beside the CMS study's configurations;
@@ -40,7 +41,7 @@ using namespace heddle::fw;
 
 struct scale {
   double mu;
-  std::uint64_t events;     // processes against threads, in-flight scan
+  std::uint64_t events;       // processes against threads, in-flight scan
   std::uint64_t loop_events;  // overhead, shape
 };
 
@@ -69,7 +70,9 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-nlohmann::json to_json(const estimate& e) { return {{"value", e.value}, {"lo", e.lo}, {"hi", e.hi}, {"rounds", e.rounds}}; }
+nlohmann::json to_json(const estimate& e) {
+  return {{"value", e.value}, {"lo", e.lo}, {"hi", e.hi}, {"rounds", e.rounds}};
+}
 
 // "0.982 [0.970, 0.991]", or the value alone without an interval (one round).
 std::string interval_text(const estimate& e) {
@@ -81,8 +84,8 @@ std::string interval_text(const estimate& e) {
 
 // Process `p` of a variant's runs (one a round): its own figures, medians over the rounds, and its
 // loop and wall times round by round.
-nlohmann::json process_json(const std::vector<child_result>& runs, std::size_t p, std::uint64_t first_event, std::uint64_t events,
-                            std::uint64_t seed) {
+nlohmann::json process_json(const std::vector<child_result>& runs, std::size_t p, std::uint64_t first_event,
+                            std::uint64_t events, std::uint64_t seed) {
   std::vector<double> loop, wall, hwm, pss, rss;
   for (const child_result& r : runs) {
     loop.push_back(r.processes[p].loop_s);
@@ -149,16 +152,18 @@ nlohmann::json shape(const scale& s, const std::string& dir, std::uint64_t& chec
     const module_spec& spec = p.spec(m);
     std::printf("| %s | %s | %.2f | %.1f %% |\n", spec.label.c_str(), spec.type.c_str(), mean * 1e3, 100 * mean / work);
     modules.push_back({{"label", spec.label}, {"type", spec.type}, {"mean_ms", mean * 1e3}});
-    if (spec.type == "hep::RhoEstimator" || spec.type == "hep::JetProducer" || spec.type == "hep::FatJetProducer") fastjet += mean;
+    if (spec.type == "hep::RhoEstimator" || spec.type == "hep::JetProducer" || spec.type == "hep::FatJetProducer")
+      fastjet += mean;
   }
   // Were the FastJet modules behind one shared resource (one at a time), 2 workers could not
   // go beyond one event per FastJet time.
   const double bound2 = b.speedup(2, 4), serialised = std::min(bound2, work / fastjet);
-  std::printf("\nWork %.1f ms and critical path %.1f ms per event (parallelism within an event %.2f); dependency bound at 2 "
-              "workers: %.2f (1 in flight), %.2f (2), %.2f (4) x the single-threaded processor. FastJet's modules are "
-              "%.0f %% of the work: behind one shared resource the bound at 2 workers would be %.2f.\n",
-              work * 1e3, critical * 1e3, work / critical, b.speedup(2, 1), b.speedup(2, 2), bound2, 100 * fastjet / work,
-              serialised);
+  std::printf(
+      "\nWork %.1f ms and critical path %.1f ms per event (parallelism within an event %.2f); dependency bound at 2 "
+      "workers: %.2f (1 in flight), %.2f (2), %.2f (4) x the single-threaded processor. FastJet's modules are "
+      "%.0f %% of the work: behind one shared resource the bound at 2 workers would be %.2f.\n",
+      work * 1e3, critical * 1e3, work / critical, b.speedup(2, 1), b.speedup(2, 2), bound2, 100 * fastjet / work,
+      serialised);
   nlohmann::json cms = nlohmann::json::array();
   for (const char* name : {"reco_minbias_busywait.json", "reco_hipileup_5_2_0_busywait_perfectIO.json"}) {
     const std::string path = std::string(HEDDLE_CMS_DATA) + "/" + name;
@@ -169,7 +174,8 @@ nlohmann::json shape(const scale& s, const std::string& dir, std::uint64_t& chec
     std::printf("The CMS study's %s: %zu modules, work %.1f ms and critical path %.1f ms per event (parallelism within "
                 "an event %.2f).\n",
                 name, cc.modules.size(), cw * 1e3, cp * 1e3, cw / cp);
-    cms.push_back({{"config", name}, {"modules", cc.modules.size()}, {"work_ms", cw * 1e3}, {"critical_path_ms", cp * 1e3}});
+    cms.push_back(
+        {{"config", name}, {"modules", cc.modules.size()}, {"work_ms", cw * 1e3}, {"critical_path_ms", cp * 1e3}});
   }
   std::printf("\n");
   return {{"modules", modules},
@@ -182,9 +188,10 @@ nlohmann::json shape(const scale& s, const std::string& dir, std::uint64_t& chec
 }
 
 void run(const options& opt, nlohmann::json& report) {
-  std::printf("## reco: the hep reconstruction job (examples/hep/reco.json), heddle-fw against a plain loop and against "
-              "independent processes %s\n\n",
-              opt.scale_name());
+  std::printf(
+      "## reco: the hep reconstruction job (examples/hep/reco.json), heddle-fw against a plain loop and against "
+      "independent processes %s\n\n",
+      opt.scale_name());
   if (!std::filesystem::exists(std::string(HEP_FASTJET_EXAMPLES) + "/Pythia-PtMin1000-LHC-10ev.dat")) {
     std::printf("Skipped: %s has no Pythia files (apt-get install fastjet-examples).\n\n", HEP_FASTJET_EXAMPLES);
     return;
@@ -194,7 +201,8 @@ void run(const options& opt, nlohmann::json& report) {
   const std::string dir = temp_dir();
   std::vector<scale> scales = {{50, opt.pick<std::uint64_t>(4, 24, 80, 400), opt.pick<std::uint64_t>(4, 16, 40, 200)},
                                {140, opt.pick<std::uint64_t>(2, 8, 60, 200), opt.pick<std::uint64_t>(2, 6, 16, 60)}};
-  const std::vector<std::uint64_t> in_flight = opt.check ? std::vector<std::uint64_t>{2} : std::vector<std::uint64_t>{1, 2, 3, 4, 8};
+  const std::vector<std::uint64_t> in_flight = opt.check ? std::vector<std::uint64_t>{2}
+                                                         : std::vector<std::uint64_t>{1, 2, 3, 4, 8};
   nlohmann::json extra = {{"tables", nlohmann::json::object()}};
   std::vector<result> all;
   for (const scale& s : scales) {
@@ -209,12 +217,14 @@ void run(const options& opt, nlohmann::json& report) {
     const std::string mu = "mu=" + std::to_string(int(s.mu));
     std::vector<variant> vs;
     vs.push_back({"plain loop", 1, mu, [&] {
-                    return timed([&] { return loop.run(s.loop_events, c.events_per_lumi, c.events_per_run, dir + "/plain.h5"); },
-                                 [](std::uint64_t) {});
+                    return timed(
+                        [&] { return loop.run(s.loop_events, c.events_per_lumi, c.events_per_run, dir + "/plain.h5"); },
+                        [](std::uint64_t) {});
                   }});
     vs.push_back({"heddle-fw single-threaded", 1, mu, [&] {
-                    return timed([&] { return run_single_threaded(fw_process, options_for(c, s.loop_events)).checksum; },
-                                 expect_equal(reference, "reco: the single-threaded processor"));
+                    return timed(
+                        [&] { return run_single_threaded(fw_process, options_for(c, s.loop_events)).checksum; },
+                        expect_equal(reference, "reco: the single-threaded processor"));
                   }});
 
     // One threaded process against two single-threaded ones, each started fresh, as children of
@@ -227,13 +237,15 @@ void run(const options& opt, nlohmann::json& report) {
     std::map<std::string, std::vector<child_result>> measured;  // by variant, a run each (the warm-up first)
     std::string process_checksums;
     auto job_args = [&](std::uint64_t first, std::uint64_t events, const std::string& out) {
-      return std::vector<std::string>{job, HEP_RECO_CONFIG, "--first-event", std::to_string(first), "--events", std::to_string(events),
-                                      "--mu", std::to_string(s.mu), "--seed", std::to_string(job_seed), "--out", out};
+      return std::vector<std::string>{job,        HEP_RECO_CONFIG,          "--first-event", std::to_string(first),
+                                      "--events", std::to_string(events),   "--mu",          std::to_string(s.mu),
+                                      "--seed",   std::to_string(job_seed), "--out",         out};
     };
     const std::uint64_t first_half = s.events / 2, second_half = s.events - s.events / 2;
     const std::string processes = "two processes, half the events each";
     vs.push_back({processes, 2, mu, [&, processes] {
-                    auto a = job_args(0, first_half, dir + "/a.h5"), b = job_args(first_half, second_half, dir + "/b.h5");
+                    auto a = job_args(0, first_half, dir + "/a.h5"),
+                         b = job_args(first_half, second_half, dir + "/b.h5");
                     a.push_back("--single-threaded");
                     b.push_back("--single-threaded");
                     child_result r = run_children({a, b});
@@ -257,8 +269,10 @@ void run(const options& opt, nlohmann::json& report) {
                       child_result r = run_children({a});
                       const std::string& sum = r.processes[0].checksum;
                       if (!threaded_checksum.empty() && sum != threaded_checksum)
-                        throw std::runtime_error("reco: " + name + ": checksum " + sum + ", another run " + threaded_checksum);
-                      if (r.processes[0].events != s.events) throw std::runtime_error("reco: " + name + " ran other events than asked");
+                        throw std::runtime_error("reco: " + name + ": checksum " + sum + ", another run " +
+                                                 threaded_checksum);
+                      if (r.processes[0].events != s.events)
+                        throw std::runtime_error("reco: " + name + " ran other events than asked");
                       threaded_checksum = sum;
                       const double wall = r.wall_s;
                       measured[name].push_back(std::move(r));
@@ -275,25 +289,29 @@ void run(const options& opt, nlohmann::json& report) {
     // add up to its (modulo 2^64) in every run. Their whole checksums are checked too where N/2 is a
     // run boundary (--full): a lumi split between them has its products (JetHistograms') made by
     // each from its own events, as a run would its run products (run_report::checksum).
-    const std::uint64_t threaded_events_checksum = measured[threaded_name(in_flight.front())].front().processes[0].events_checksum;
+    const std::uint64_t threaded_events_checksum =
+        measured[threaded_name(in_flight.front())].front().processes[0].events_checksum;
     const bool at_run_boundary = c.events_per_run != 0 && first_half % c.events_per_run == 0;
     for (const child_result& r : measured[processes]) {
       const std::uint64_t sum = r.processes[0].events_checksum + r.processes[1].events_checksum;
       if (sum != threaded_events_checksum)
-        throw std::runtime_error("reco: the two processes' events checksums add up to " + hex(sum) + ", the threaded job's is " +
-                                 hex(threaded_events_checksum));
-      if (at_run_boundary && hex(std::stoull(r.processes[0].checksum, nullptr, 16) + std::stoull(r.processes[1].checksum, nullptr, 16)) !=
-                                 threaded_checksum)
-        throw std::runtime_error("reco: the two processes' checksums do not add up to the threaded job's " + threaded_checksum);
+        throw std::runtime_error("reco: the two processes' events checksums add up to " + hex(sum) +
+                                 ", the threaded job's is " + hex(threaded_events_checksum));
+      if (at_run_boundary && hex(std::stoull(r.processes[0].checksum, nullptr, 16) +
+                                 std::stoull(r.processes[1].checksum, nullptr, 16)) != threaded_checksum)
+        throw std::runtime_error("reco: the two processes' checksums do not add up to the threaded job's " +
+                                 threaded_checksum);
     }
     for (std::uint64_t f : in_flight)
       for (const child_result& r : measured[threaded_name(f)])
         if (r.processes[0].events_checksum != threaded_events_checksum)
-          throw std::runtime_error("reco: " + threaded_name(f) + ": events checksum " + hex(r.processes[0].events_checksum) +
-                                   ", another run " + hex(threaded_events_checksum));
+          throw std::runtime_error("reco: " + threaded_name(f) + ": events checksum " +
+                                   hex(r.processes[0].events_checksum) + ", another run " +
+                                   hex(threaded_events_checksum));
     // The warm-up's measurements out: measured[v][i] is then round i's, as find(rs, v).samples[i].
     for (auto& [name, runs] : measured) {
-      if (runs.size() != std::size_t(opt.reps) + 1) throw std::logic_error("reco: " + name + ": runs and rounds differ");
+      if (runs.size() != std::size_t(opt.reps) + 1)
+        throw std::logic_error("reco: " + name + ": runs and rounds differ");
       runs.erase(runs.begin());
     }
 
@@ -321,11 +339,12 @@ void run(const options& opt, nlohmann::json& report) {
     auto anon_mib = [](const child_result& r) { return r.peak_anon_bytes / mib; };
     auto hwm_mib = [](const child_result& r, std::size_t p) { return r.processes[p].vm_hwm_bytes / mib; };
 
-    std::printf("\n| mu = %g, %llu events | events/s (wall) | x two processes (wall) | x two processes (loop) | peak PSS MiB "
-                "(anon) | PSS / two processes' | VmHWM MiB |\n|---|---|---|---|---|---|---|\n",
-                s.mu, static_cast<unsigned long long>(s.events));
-    std::printf("| %s | %.2f | 1 | 1 | %.1f (%.1f) | 1 | %.1f + %.1f |\n", processes.c_str(), double(s.events) / procs.median(),
-                column(procs_m, pss_mib), column(procs_m, anon_mib),
+    std::printf(
+        "\n| mu = %g, %llu events | events/s (wall) | x two processes (wall) | x two processes (loop) | peak PSS MiB "
+        "(anon) | PSS / two processes' | VmHWM MiB |\n|---|---|---|---|---|---|---|\n",
+        s.mu, static_cast<unsigned long long>(s.events));
+    std::printf("| %s | %.2f | 1 | 1 | %.1f (%.1f) | 1 | %.1f + %.1f |\n", processes.c_str(),
+                double(s.events) / procs.median(), column(procs_m, pss_mib), column(procs_m, anon_mib),
                 column(procs_m, [&](const child_result& r) { return hwm_mib(r, 0); }),
                 column(procs_m, [&](const child_result& r) { return hwm_mib(r, 1); }));
     nlohmann::json scan = nlohmann::json::array(), variants_json = nlohmann::json::array();
@@ -335,15 +354,21 @@ void run(const options& opt, nlohmann::json& report) {
       const result& t = find(rs, name, 2, mu);
       const std::vector<child_result>& m = measured[name];
       throughput[f] = paired(procs, t, [](double p, double th) { return p / th; });
-      const estimate by_loop = per_round(name, [&](const child_result& th, const child_result& p) { return loop_rate(th) / loop_rate(p); });
-      pss_ratio[f] = per_round(name, [](const child_result& th, const child_result& p) { return th.peak_pss_bytes / p.peak_pss_bytes; });
+      const estimate by_loop = per_round(name, [&](const child_result& th, const child_result& p) {
+        return loop_rate(th) / loop_rate(p);
+      });
+      pss_ratio[f] = per_round(name, [](const child_result& th, const child_result& p) {
+        return th.peak_pss_bytes / p.peak_pss_bytes;
+      });
       // The anonymous memory alone: no library pages, so nothing split with this process (which
       // maps FastJet and HDF5 too) or any other.
-      const estimate anon_ratio =
-          per_round(name, [](const child_result& th, const child_result& p) { return th.peak_anon_bytes / p.peak_anon_bytes; });
+      const estimate anon_ratio = per_round(name, [](const child_result& th, const child_result& p) {
+        return th.peak_anon_bytes / p.peak_anon_bytes;
+      });
       std::printf("| %s | %.2f | %s | %s | %.1f (%.1f) | %s | %.1f |\n", name.c_str(), double(s.events) / t.median(),
-                  interval_text(throughput[f]).c_str(), interval_text(by_loop).c_str(), column(m, pss_mib), column(m, anon_mib),
-                  interval_text(pss_ratio[f]).c_str(), column(m, [&](const child_result& r) { return hwm_mib(r, 0); }));
+                  interval_text(throughput[f]).c_str(), interval_text(by_loop).c_str(), column(m, pss_mib),
+                  column(m, anon_mib), interval_text(pss_ratio[f]).c_str(),
+                  column(m, [&](const child_result& r) { return hwm_mib(r, 0); }));
       scan.push_back({{"series", "heddle-fw, 2 workers, mu " + std::to_string(int(s.mu))},
                       {"events_in_flight", f},
                       {"events_per_s", double(s.events) / t.median()},
@@ -368,31 +393,36 @@ void run(const options& opt, nlohmann::json& report) {
                              {"events_per_s_loop", column(procs_m, loop_rate)},
                              {"peak_pss_mib", column(procs_m, pss_mib)},
                              {"peak_anon_mib", column(procs_m, anon_mib)},
-                             {"processes", {process_json(procs_m, 0, 0, first_half, job_seed),
-                                            process_json(procs_m, 1, first_half, second_half, job_seed)}}});
+                             {"processes",
+                              {process_json(procs_m, 0, 0, first_half, job_seed),
+                               process_json(procs_m, 1, first_half, second_half, job_seed)}}});
     extra["tables"]["throughput" + suffix(s.mu)] = scan;
-    extra["threads_vs_processes" + suffix(s.mu)] = {{"events", s.events},
-                                                     {"heddle_bench_vm_hwm_mib", own_vm_hwm_bytes() / mib},
-                                                     {"pss_sample_every_ms", pss_sample_every.count()},
-                                                     {"pss_samples_median", column(procs_m, [](const child_result& r) { return double(r.samples); })},
-                                                     {"variants", variants_json}};
+    extra["threads_vs_processes" + suffix(s.mu)] = {
+        {"events", s.events},
+        {"heddle_bench_vm_hwm_mib", own_vm_hwm_bytes() / mib},
+        {"pss_sample_every_ms", pss_sample_every.count()},
+        {"pss_samples_median", column(procs_m, [](const child_result& r) { return double(r.samples); })},
+        {"variants", variants_json}};
 
     // Each process's own figures: its loop as it timed it against its life as this process saw it
     // (the difference: starting, loading the libraries, the event library and the conditions).
-    std::printf("\n| mu = %g: each process (medians, seed %llu) | events | loop s | wall s (start to exit) | VmHWM MiB | sampled peak "
+    std::printf("\n| mu = %g: each process (medians, seed %llu) | events | loop s | wall s (start to exit) | VmHWM MiB "
+                "| sampled peak "
                 "RSS MiB | own peak PSS MiB |\n|---|---|---|---|---|---|---|\n",
                 s.mu, static_cast<unsigned long long>(job_seed));
-    auto process_row = [&](const std::string& label, const std::vector<child_result>& m, std::size_t p, std::uint64_t first,
-                           std::uint64_t events) {
+    auto process_row = [&](const std::string& label, const std::vector<child_result>& m, std::size_t p,
+                           std::uint64_t first, std::uint64_t events) {
       const nlohmann::json j = process_json(m, p, first, events, job_seed);
-      std::printf("| %s | %llu-%llu | %.3f | %.3f | %.1f | %.1f | %.1f |\n", label.c_str(), static_cast<unsigned long long>(first),
-                  static_cast<unsigned long long>(first + events - 1), j["loop_s"].get<double>(), j["wall_s"].get<double>(),
-                  j["vm_hwm_mib"].get<double>(), j["sampled_peak_rss_mib"].get<double>(), j["peak_pss_mib"].get<double>());
+      std::printf("| %s | %llu-%llu | %.3f | %.3f | %.1f | %.1f | %.1f |\n", label.c_str(),
+                  static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + events - 1),
+                  j["loop_s"].get<double>(), j["wall_s"].get<double>(), j["vm_hwm_mib"].get<double>(),
+                  j["sampled_peak_rss_mib"].get<double>(), j["peak_pss_mib"].get<double>());
     };
     process_row("process 1 of 2 (the threaded job's first half)", procs_m, 0, 0, first_half);
     process_row("process 2 of 2 (its second half)", procs_m, 1, first_half, second_half);
     for (std::uint64_t f : in_flight) process_row(threaded_name(f), measured[threaded_name(f)], 0, 0, s.events);
-    std::printf("\nPSS sampled every %lld ms (median %.0f samples a run of the two processes); heddle-bench's own VmHWM %.1f MiB "
+    std::printf("\nPSS sampled every %lld ms (median %.0f samples a run of the two processes); heddle-bench's own "
+                "VmHWM %.1f MiB "
                 "(wait4's ru_maxrss of a child it spawns is at least this).\n\n",
                 static_cast<long long>(pss_sample_every.count()),
                 column(procs_m, [](const child_result& r) { return double(r.samples); }), own_vm_hwm_bytes() / mib);
@@ -404,17 +434,19 @@ void run(const options& opt, nlohmann::json& report) {
     for (std::uint64_t f : in_flight)
       if (f >= 2 && f <= 4 && (worst == 0 || throughput[f].value < throughput[worst].value)) worst = f;
     const std::uint64_t memory_at = opt.check ? 2 : 4;
-    add_figure(report, "reco_throughput_threads_vs_processes" + sfx, throughput[worst],
-               at_mu + "heddle-fw's events/s (2 workers, " + std::to_string(worst) +
-                   " in flight: the least of 2, 3 and 4) over two single-threaded processes' together, wall time from start "
-                   "to exit, per round",
-               at_least(0.97));
+    add_figure(
+        report, "reco_throughput_threads_vs_processes" + sfx, throughput[worst],
+        at_mu + "heddle-fw's events/s (2 workers, " + std::to_string(worst) +
+            " in flight: the least of 2, 3 and 4) over two single-threaded processes' together, wall time from start "
+            "to exit, per round",
+        at_least(0.97));
     add_figure(report, "reco_pss_threads_vs_processes" + sfx, pss_ratio[memory_at],
                at_mu + "heddle-fw's peak PSS (" + std::to_string(memory_at) +
                    " in flight) over the two processes' peak summed PSS, sampled every " +
                    std::to_string(pss_sample_every.count()) + " ms, per round",
                at_most(0.65));
-    add_figure(report, "reco_overhead_vs_plain_loop" + sfx, paired_ratio(find(rs, "heddle-fw single-threaded", 1, mu), find(rs, "plain loop", 1, mu)),
+    add_figure(report, "reco_overhead_vs_plain_loop" + sfx,
+               paired_ratio(find(rs, "heddle-fw single-threaded", 1, mu), find(rs, "plain loop", 1, mu)),
                at_mu + "the single-threaded processor's time over the plain loop's, per round", at_most(1.01));
   }
 
@@ -443,7 +475,8 @@ void run(const options& opt, nlohmann::json& report) {
   std::filesystem::remove_all(dir);
 }
 
-const registration reg{{"reco", 90, "the hep reconstruction job: shape, framework overhead, threads against processes", &run}};
+const registration reg{
+    {"reco", 90, "the hep reconstruction job: shape, framework overhead, threads against processes", &run}};
 
 }  // namespace
 }  // namespace suite_impl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "co_echo.hpp"
 
 #include "fd_limit.hpp"
@@ -53,10 +54,11 @@ struct connection : std::enable_shared_from_this<connection> {
     (void)heddle::io::read(fd, buf).then([self = shared_from_this()](std::size_t n) { self->echo(n, 0); });
   }
   void echo(std::size_t n, std::size_t done) {
-    (void)heddle::io::write(fd, std::span(buf).first(n).subspan(done)).then([self = shared_from_this(), n, done](std::size_t w) {
-      if (done + w < n) self->echo(n, done + w);
-      else self->serve();
-    });
+    (void)heddle::io::write(fd, std::span(buf).first(n).subspan(done))
+        .then([self = shared_from_this(), n, done](std::size_t w) {
+          if (done + w < n) self->echo(n, done + w);
+          else self->serve();
+        });
   }
 };
 
@@ -73,7 +75,8 @@ void read_all(int fd, std::byte* p, std::size_t n) {
   while (n > 0) {
     const ssize_t r = ::read(fd, p, n);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) throw std::system_error(r == 0 ? EPIPE : errno, std::generic_category(), "coroutines: echo client read");
+    if (r <= 0)
+      throw std::system_error(r == 0 ? EPIPE : errno, std::generic_category(), "coroutines: echo client read");
     p += r;
     n -= static_cast<std::size_t>(r);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The echo server of examples/echo_server.cpp over `connections` AF_UNIX socket pairs, its server
 // side written as coroutines or as chains of `then` callbacks, driven by the same client (the
 // calling thread: a round writes one message to every connection, then reads every echo back).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "co_suspended.hpp"
 
 #include <unistd.h>
@@ -58,7 +59,8 @@ suspended_figures measure_suspended(heddle::runtime& rt, int n) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the last few reach their co_await
   out.suspended_bytes = (resident_bytes() - before) / n;
   out.beyond_frame_bytes = out.suspended_bytes - out.frame_bytes;
-  if (clock::now() >= deadline) throw std::runtime_error("coroutines: the spawns took past the deadline: memory measured too late");
+  if (clock::now() >= deadline)
+    throw std::runtime_error("coroutines: the spawns took past the deadline: memory measured too late");
   made.clear();
   long sum = 0;
   for (auto& f : fs) sum += f.get();

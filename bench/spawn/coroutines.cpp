@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coroutines suite: fib(n) written as heddle coroutines against the same recursion with heddle's
 // futures and with oneTBB's task_group, interleaved in one process (co_fib.cpp, heddle.cpp, tbb.cpp);
 // and the echo server over 1,000 connections, its server side as coroutines against the same
@@ -47,9 +48,10 @@ void run(const options& opt, nlohmann::json& report) {
   const long expected = fib_value(n);
   const int echo_rounds = opt.pick(2, 10, 20, 50);
   const auto threads = opt.threads_or({1, 2});
-  std::printf("## coroutines: fib(%d) as coroutines, futures and oneTBB tasks; an echo server over %d connections, %d rounds, "
-              "as coroutines and as callbacks; %d interleaved repetitions after a warm-up %s\n\n",
-              n, echo_connections, echo_rounds, reps_factor * opt.reps, opt.scale_name());
+  std::printf(
+      "## coroutines: fib(%d) as coroutines, futures and oneTBB tasks; an echo server over %d connections, %d rounds, "
+      "as coroutines and as callbacks; %d interleaved repetitions after a warm-up %s\n\n",
+      n, echo_connections, echo_rounds, reps_factor * opt.reps, opt.scale_name());
 
   // First, while the block caches hold no freed blocks of the runs below: memory measured as new
   // resident pages is then the coroutines' own.
@@ -60,9 +62,11 @@ void run(const options& opt, nlohmann::json& report) {
     heddle::runtime rt(suspended_threads);
     sf = measure_suspended(rt, suspended);
   }
-  std::printf("%d coroutines suspended on timers at once (%u threads): frame %.0f bytes, spawned and suspended %.0f bytes, "
-              "beyond the frame %.0f bytes each; %.2f million completions/s once their deadline passed\n\n",
-              suspended, suspended_threads, sf.frame_bytes, sf.suspended_bytes, sf.beyond_frame_bytes, sf.completions_per_s / 1e6);
+  std::printf(
+      "%d coroutines suspended on timers at once (%u threads): frame %.0f bytes, spawned and suspended %.0f bytes, "
+      "beyond the frame %.0f bytes each; %.2f million completions/s once their deadline passed\n\n",
+      suspended, suspended_threads, sf.frame_bytes, sf.suspended_bytes, sf.beyond_frame_bytes,
+      sf.completions_per_s / 1e6);
   add_ratio(report, "co_bytes_per_suspended", sf.beyond_frame_bytes,
             "bytes per coroutine suspended on a timer beyond its frame (resident memory; " + std::to_string(suspended) +
                 " at once)",
@@ -80,7 +84,8 @@ void run(const options& opt, nlohmann::json& report) {
                     return timed([&] { return rt.spawn(co_fib(n)).get(); }, expect_equal(expected, co_name));
                   }});
     vs.push_back({co_inline_name, t, {}, [=, &rt] {
-                    return timed([&] { return rt.spawn(co_fib_inline(n)).get(); }, expect_equal(expected, co_inline_name));
+                    return timed([&] { return rt.spawn(co_fib_inline(n)).get(); },
+                                 expect_equal(expected, co_inline_name));
                   }});
     vs.push_back({futures_name, t, {}, [=, &rt] {
                     return timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, futures_name));
@@ -88,16 +93,19 @@ void run(const options& opt, nlohmann::json& report) {
     vs.push_back(tbb_fib_variant(tbb_name, t, arena, n, expected));
     // Their own config: the table's "vs heddle futures" column divides only rows of one config, and
     // an echo run's time over fib's means nothing.
-    echo_vs.push_back(
-        {echo_co_name, t, echo_config, [&rt, echo_rounds] { return time_echo(rt, echo_style::coroutines, echo_connections, echo_rounds); }});
-    echo_vs.push_back(
-        {echo_cb_name, t, echo_config, [&rt, echo_rounds] { return time_echo(rt, echo_style::callbacks, echo_connections, echo_rounds); }});
+    echo_vs.push_back({echo_co_name, t, echo_config, [&rt, echo_rounds] {
+                         return time_echo(rt, echo_style::coroutines, echo_connections, echo_rounds);
+                       }});
+    echo_vs.push_back({echo_cb_name, t, echo_config, [&rt, echo_rounds] {
+                         return time_echo(rt, echo_style::callbacks, echo_connections, echo_rounds);
+                       }});
   }
   const int reps = reps_factor * opt.reps;
   auto rs = run_interleaved(vs, reps);
   for (auto& r : run_interleaved(echo_vs, reps)) rs.push_back(std::move(r));
   std::printf("%s\n", markdown_table(rs, futures_name).c_str());
-  std::printf("| threads | co_task / futures (95 %% interval) | co_task / oneTBB | co_task (one in place) / futures | echo throughput, "
+  std::printf("| threads | co_task / futures (95 %% interval) | co_task / oneTBB | co_task (one in place) / futures | "
+              "echo throughput, "
               "coroutines / callbacks (95 %% interval) |\n"
               "|---:|---:|---:|---:|---:|\n");
   for (unsigned t : threads) {
@@ -105,15 +113,17 @@ void run(const options& opt, nlohmann::json& report) {
                  &co_inline = find(rs, co_inline_name, t);
     const result &echo_co = find(rs, echo_co_name, t, echo_config), &echo_cb = find(rs, echo_cb_name, t, echo_config);
     // Throughput: the callbacks' time over the coroutines' in the same round; above 1, coroutines serve faster.
-    const estimate echo = paired_ratio(echo_cb, echo_co), co_fut = paired_ratio(co, fut), co_tbb = paired_ratio(co, tbb),
-                   inl = paired_ratio(co_inline, fut);
+    const estimate echo = paired_ratio(echo_cb, echo_co), co_fut = paired_ratio(co, fut),
+                   co_tbb = paired_ratio(co, tbb), inl = paired_ratio(co_inline, fut);
     std::printf("| %u | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f (%.2f–%.2f) |\n", t, co_fut.value, co_fut.lo, co_fut.hi,
                 co_tbb.value, inl.value, echo.value, echo.lo, echo.hi);
     const auto ts = std::to_string(t);
     const std::string count = ts + " thread" + (t == 1 ? "" : "s");
     add_figure(report, "co_fib_" + ts + "t_vs_futures", co_fut,
-               "fib as coroutines (both children spawned and awaited) / heddle futures, per round, " + count, at_most(1.5));
-    add_figure(report, "co_fib_" + ts + "t_vs_tbb", co_tbb, "fib as coroutines / oneTBB task_group, per round, " + count);
+               "fib as coroutines (both children spawned and awaited) / heddle futures, per round, " + count,
+               at_most(1.5));
+    add_figure(report, "co_fib_" + ts + "t_vs_tbb", co_tbb,
+               "fib as coroutines / oneTBB task_group, per round, " + count);
     add_figure(report, "co_fib_inline_" + ts + "t_vs_futures", inl,
                "fib as coroutines, one child awaited in place / heddle futures, per round, " + count);
     add_figure(report, "co_echo_throughput_" + ts + "t_vs_callbacks", echo,
@@ -126,7 +136,10 @@ void run(const options& opt, nlohmann::json& report) {
             {{"n", n}, {"echo_connections", echo_connections}, {"echo_rounds", echo_rounds}, {"reps", reps}});
 }
 
-const registration reg{{"coroutines", 0, "fib(n) as heddle coroutines against heddle futures and oneTBB task_group; an echo server as coroutines and as callbacks", &run}};
+const registration reg{{"coroutines", 0,
+                        "fib(n) as heddle coroutines against heddle futures and oneTBB task_group; an echo server as "
+                        "coroutines and as callbacks",
+                        &run}};
 
 }  // namespace
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fib(n) with a task per call — both children spawned — in each runtime, and the plain recursion.
 // One file per runtime, side by side: heddle.cpp, tbb.cpp, serial.cpp; suite.cpp times them; the
 // coroutine forms (co_fib.cpp) are timed against heddle's futures and oneTBB by coroutines.cpp.
@@ -7,10 +8,10 @@
 
 namespace heddle::bench::spawn {
 
-long fib_heddle(int n);        // futures: a = heddle::task(fib, n-1); b = heddle::task(fib, n-2); *a + *b
-long fib_heddle_group(int n);  // heddle::task_group, the same shape as the oneTBB version
-long fib_tbb(int n);           // tbb::task_group: g.run both children, g.wait()
-long fib_serial(int n);        // the same recursion without tasks, both calls kept (serial.cpp)
+long fib_heddle(int n);                      // futures: a = heddle::task(fib, n-1); b = heddle::task(fib, n-2); *a + *b
+long fib_heddle_group(int n);                // heddle::task_group, the same shape as the oneTBB version
+long fib_tbb(int n);                         // tbb::task_group: g.run both children, g.wait()
+long fib_serial(int n);                      // the same recursion without tasks, both calls kept (serial.cpp)
 heddle::co_task<long> co_fib(int n);         // coroutines: both children spawned, both awaited (co_fib.cpp)
 heddle::co_task<long> co_fib_inline(int n);  // one child spawned, the other awaited in place
 

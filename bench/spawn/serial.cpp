@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built at -O3 like the rest, with -fno-optimize-sibling-calls (bench/spawn/CMakeLists.txt): with
 // it on, GCC's tail-recursion pass turns fib(n-1) + fib(n-2) into a loop around one recursive call
 // (it is the pass that keeps an accumulator), and the baseline would do less work than the task

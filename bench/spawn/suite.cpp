@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The spawn suite: fib(n) with a task per call, heddle against oneTBB and serial, interleaved in one
 // process. Measures what a spawn costs: (T_1 thread − T_serial) / tasks.
 #include <heddle/heddle.hpp>
@@ -37,7 +38,9 @@ void run(const options& opt, nlohmann::json& report) {
   std::map<std::string, heddle_counters> counters;  // "<variant> <threads>t"
 
   std::vector<variant> vs;
-  vs.push_back({"serial", 1, {}, [=] { return timed([=] { return fib_serial(n); }, expect_equal(expected, "serial")); }});
+  vs.push_back({"serial", 1, {}, [=] {
+                  return timed([=] { return fib_serial(n); }, expect_equal(expected, "serial"));
+                }});
   for (unsigned t : threads) {
     auto& rt = runtimes[t];
     auto& arena = arenas[t];
@@ -64,16 +67,19 @@ void run(const options& opt, nlohmann::json& report) {
   // that the reader sees how much of the headline is the spelling rather than the scheduler.
   // Every ratio is formed round by round (both variants measured in the same round) and reported
   // as the median over the rounds with its 95 % interval (harness.hpp: estimate).
-  std::printf("| threads | heddle futures / oneTBB task_group (95 %% interval) | heddle task_group / oneTBB task_group (same "
-              "shape) |\n|---:|---:|---:|\n");
+  std::printf(
+      "| threads | heddle futures / oneTBB task_group (95 %% interval) | heddle task_group / oneTBB task_group (same "
+      "shape) |\n|---:|---:|---:|\n");
   for (unsigned t : threads) {
     const auto& tbb = find(rs, tbb_name, t);
-    const auto futures = paired_ratio(find(rs, "heddle", t), tbb), group = paired_ratio(find(rs, "heddle task_group", t), tbb);
+    const auto futures = paired_ratio(find(rs, "heddle", t), tbb),
+               group = paired_ratio(find(rs, "heddle task_group", t), tbb);
     std::printf("| %u | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) |\n", t, futures.value, futures.lo, futures.hi, group.value,
                 group.lo, group.hi);
     const auto ts = std::to_string(t);
     const std::string count = ts + " thread" + (t == 1 ? "" : "s");
-    add_figure(report, "fib_" + ts + "t_vs_tbb", futures, "heddle futures / oneTBB task_group, per round, " + count, at_most(1.0));
+    add_figure(report, "fib_" + ts + "t_vs_tbb", futures, "heddle futures / oneTBB task_group, per round, " + count,
+               at_most(1.0));
     add_figure(report, "fib_group_" + ts + "t_vs_tbb", group,
                "heddle task_group / oneTBB task_group (the same shape), per round, " + count, at_most(1.0));
   }
@@ -83,7 +89,8 @@ void run(const options& opt, nlohmann::json& report) {
     auto per_spawn = [&](const char* v) {
       return paired(find(rs, v, 1), serial, [&](double x, double s) { return (x - s) / double(tasks) * 1e9; });
     };
-    add_figure(report, "spawn_ns_1t", per_spawn("heddle"), "ns per task, heddle futures: (T_1t - T_serial) / tasks, per round");
+    add_figure(report, "spawn_ns_1t", per_spawn("heddle"),
+               "ns per task, heddle futures: (T_1t - T_serial) / tasks, per round");
     add_figure(report, "spawn_ns_1t_group", per_spawn("heddle task_group"), "ns per task, heddle task_group");
     add_figure(report, "spawn_ns_1t_tbb", per_spawn(tbb_name), "ns per task, oneTBB task_group");
   }
@@ -91,12 +98,15 @@ void run(const options& opt, nlohmann::json& report) {
   const nlohmann::json stats = print_counters(counters);
   measure_trace_cost(opt, n, report);
   add_suite(report, "spawn", rs,
-            {{"n", n}, {"tasks", tasks}, {"reps", opt.reps}, {"serial", "fib_serial built at -O3 with -fno-optimize-sibling-calls and noinline: both calls kept"},
+            {{"n", n},
+             {"tasks", tasks},
+             {"reps", opt.reps},
+             {"serial", "fib_serial built at -O3 with -fno-optimize-sibling-calls and noinline: both calls kept"},
              {"heddle_counters_per_run", stats}});
 }
 
-const registration reg{{"spawn", 0, "fib(n) with a task per call: heddle futures and task_group, oneTBB task_group, serial",
-                        &run}};
+const registration reg{
+    {"spawn", 0, "fib(n) with a task per call: heddle futures and task_group, oneTBB task_group, serial", &run}};
 
 }  // namespace
 

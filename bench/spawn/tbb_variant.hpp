@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oneTBB task_group fib as a variant of an interleaved run: shared by the spawn and coroutines
 // suites, which both time heddle's forms of fib against it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-spawn-child: fib(n) with futures and with task groups on a fresh runtime, timed, for the
 // spawn suite's trace_off_vs_compiled_out. Built twice from the same sources against two static
 // copies of the core that differ only in HEDDLE_TRACE_COMPILED (CMakeLists.txt): the suite runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "trace_cost.hpp"
 
 #include <heddle/core/trace.hpp>
@@ -23,7 +24,8 @@ std::string sibling(const char* program) {
 
 // One run of a child program: its samples appended to futures and group.
 void run_child(const std::string& program, int n, unsigned threads, int reps, result& futures, result& group) {
-  const std::string cmd = program + " " + std::to_string(n) + " " + std::to_string(threads) + " " + std::to_string(reps);
+  const std::string cmd = program + " " + std::to_string(n) + " " + std::to_string(threads) + " " +
+                          std::to_string(reps);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot start " + cmd);
   std::string out;
@@ -52,7 +54,8 @@ void compiled_out_ratio(const options& opt, int n, nlohmann::json& report) {
               n, opt.reps, inner, markdown_table({in_f, out_f, in_g, out_g}, "compiled out").c_str());
   // The two programs alternate within each round: the ratio is formed round by round.
   const estimate futures = paired_ratio(in_f, out_f), group = paired_ratio(in_g, out_g);
-  std::printf("trace_off_vs_compiled_out: futures %.3f (95%% interval %.3f–%.3f), task_group %.3f (%.3f–%.3f) (target ≤ 1.02)\n\n",
+  std::printf("trace_off_vs_compiled_out: futures %.3f (95%% interval %.3f–%.3f), task_group %.3f (%.3f–%.3f) (target "
+              "≤ 1.02)\n\n",
               futures.value, futures.lo, futures.hi, group.value, group.lo, group.hi);
   add_figure(report, "trace_off_vs_compiled_out", futures,
              "fib with futures, recorder compiled in but off / compiled out, per round, 1 thread", at_most(1.02));
@@ -63,7 +66,8 @@ void ns_per_event(const options& opt, int n, nlohmann::json& report) {
   heddle::runtime rt({.threads = 1});
   const long expected = fib_value(n);
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("heddle-bench-spawn-" + std::to_string(getpid()) + ".trace.json")).string();
+                            ("heddle-bench-spawn-" + std::to_string(getpid()) + ".trace.json"))
+                               .string();
   heddle::trace::options o;
   o.buffer_bytes = static_cast<std::size_t>(fib_tasks(n) + 1024) * 2 * sizeof(core_detail::trace::record);
   double records = 0;
@@ -76,7 +80,8 @@ void ns_per_event(const options& opt, int n, nlohmann::json& report) {
                   // The worker's first record gives it its buffer (once per thread and session):
                   // outside the timed region, which measures what each record costs.
                   if (*rt.task(fib_heddle, 2) != 1) throw std::runtime_error("fib(2) is not 1");
-                  const double s = timed([&] { return *rt.task(fib_heddle, n); }, expect_equal(expected, "fib, traced"));
+                  const double s = timed([&] { return *rt.task(fib_heddle, n); },
+                                         expect_equal(expected, "fib, traced"));
                   const heddle::trace::result r = heddle::trace::stop();
                   if (r.dropped) throw std::runtime_error("the trace dropped records: its buffer is too small");
                   records = static_cast<double>(r.records);
@@ -87,10 +92,13 @@ void ns_per_event(const options& opt, int n, nlohmann::json& report) {
   const auto& on = find(rs, "trace on", 1, "futures");
   const auto& off = find(rs, "trace off", 1, "futures");
   const estimate ns = paired(on, off, [&](double a, double b) { return (a - b) / records * 1e9; });
-  std::printf("### tracing on (fib(%d), 1 worker, %.0f records a run)\n\n%s\ntrace_ns_per_event: %.1f ns (%.1f–%.1f; target ≤ 30)\n\n",
+  std::printf("### tracing on (fib(%d), 1 worker, %.0f records a run)\n\n%s\ntrace_ns_per_event: %.1f ns (%.1f–%.1f; "
+              "target ≤ 30)\n\n",
               n, records, markdown_table(rs, "trace off").c_str(), ns.value, ns.lo, ns.hi);
-  add_figure(report, "trace_ns_per_event", ns, "(T traced - T off) / records, fib with futures, 1 thread, per round", at_most(30));
-  add_figure(report, "trace_on_vs_off", paired_ratio(on, off), "fib with futures traced / not traced, per round, 1 thread");
+  add_figure(report, "trace_ns_per_event", ns, "(T traced - T off) / records, fib with futures, 1 thread, per round",
+             at_most(30));
+  add_figure(report, "trace_on_vs_off", paired_ratio(on, off),
+             "fib with futures traced / not traced, per round, 1 thread");
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the trace recorder costs the spawn benchmark (docs/trace.md, "Cost"):
 //   trace_off_vs_compiled_out  fib with the recorder compiled in but off / compiled out, medians,
 //                              two child programs run alternately (trace_child.cpp); aim ≤ 1.02

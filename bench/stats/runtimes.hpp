@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stats workload in each runtime, one file each: heddle.cpp, tbb.cpp, omp.cpp.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stats suite (TaskMan §6.1.1): scheduling overhead on null tasks of random length.
 // overhead = (T − T_ideal) / T_ideal with T_ideal = total work / threads, for heddle, oneTBB and
 // OpenMP, two distributions (exponential, Pareto with the same mean), two shapes (loop, tree) and
@@ -64,7 +65,8 @@ estimate overhead_ratio(const result& heddle, const result& peer, const result& 
                         const estimate& peer_floor) {
   const std::size_t n = serial.samples.size();
   if (heddle.samples.size() != n || peer.samples.size() != n || n == 0)
-    throw std::logic_error("heddle-bench: " + heddle.name + ", " + peer.name + " and serial were not measured in the "
+    throw std::logic_error("heddle-bench: " + heddle.name + ", " + peer.name +
+                           " and serial were not measured in the "
                            "same rounds");
   const double not_formed = std::nan("");
   if (!(peer_floor.lo > 0)) return {not_formed, not_formed, not_formed, 0};
@@ -89,10 +91,8 @@ std::string percent(double x) {
 std::string ratio_text(const estimate& e) {
   if (std::isnan(e.value)) return "n/a";
   char s[64];
-  if (e.has_interval())
-    std::snprintf(s, sizeof s, "%.2f (%.2f–%.2f)", e.value, e.lo, e.hi);
-  else
-    std::snprintf(s, sizeof s, "%.2f", e.value);
+  if (e.has_interval()) std::snprintf(s, sizeof s, "%.2f (%.2f–%.2f)", e.value, e.lo, e.hi);
+  else std::snprintf(s, sizeof s, "%.2f", e.value);
   return s;
 }
 
@@ -121,7 +121,12 @@ void run(const options& opt, nlohmann::json& report) {
     const std::string config = w->name();
     // Times body() and checks that every task ran exactly once (outside the timed region).
     auto timed_run = [w](const char* who, auto&& body) {
-      return timed([&] { body(); return 0; }, [w, who](int) { w->check_and_reset(who); });
+      return timed(
+          [&] {
+            body();
+            return 0;
+          },
+          [w, who](int) { w->check_and_reset(who); });
     };
     vs.push_back({"serial", 1, config, [=] { return timed_run("serial", [w] { run_serial(*w); }); }});
     for (unsigned t : threads) {
@@ -141,9 +146,10 @@ void run(const options& opt, nlohmann::json& report) {
   // The overhead table: TaskMan's measure, then each runtime's overhead above the serial floor and
   // the ratios of those, both round by round. The figures are recorded after the table, so that
   // their lines do not break it.
-  std::printf("| shape | distribution | mean | tasks | threads | serial | heddle | oneTBB | OpenMP | heddle − floor | "
-              "oneTBB − floor | OpenMP − floor | heddle / oneTBB (95 %% interval) | heddle / OpenMP (95 %% interval) |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| shape | distribution | mean | tasks | threads | serial | heddle | oneTBB | OpenMP | heddle − floor | "
+      "oneTBB − floor | OpenMP − floor | heddle / oneTBB (95 %% interval) | heddle / OpenMP (95 %% interval) |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   struct pending_figure {
     std::string name;
     estimate value;
@@ -175,11 +181,17 @@ void run(const options& opt, nlohmann::json& report) {
                   percent(shown(of)).c_str(), ratio_text(vs_tbb).c_str(), ratio_text(vs_omp).c_str());
       // Every row has the same keys: the CSV's columns are the first row's (plot.cpp).
       const estimate none{std::nan(""), std::nan(""), std::nan(""), 0};
-      for (auto [variant, value, floored] : {std::tuple{"serial", serial, none},
-                                             {"heddle", h, hf}, {"oneTBB", b, bf}, {"OpenMP", o, of}})
-        table.push_back({{"shape", form}, {"distribution", dist}, {"mean_us", w.mean_ns / 1000}, {"threads", t},
-                         {"variant", variant}, {"overhead", value}, {"above_floor", or_null(shown(floored))},
-                         {"above_floor_lo", or_null(floored.lo)}, {"above_floor_hi", or_null(floored.hi)}});
+      for (auto [variant, value, floored] :
+           {std::tuple{"serial", serial, none}, {"heddle", h, hf}, {"oneTBB", b, bf}, {"OpenMP", o, of}})
+        table.push_back({{"shape", form},
+                         {"distribution", dist},
+                         {"mean_us", w.mean_ns / 1000},
+                         {"threads", t},
+                         {"variant", variant},
+                         {"overhead", value},
+                         {"above_floor", or_null(shown(floored))},
+                         {"above_floor_lo", or_null(floored.lo)},
+                         {"above_floor_hi", or_null(floored.hi)}});
 
       // stats_exp_loop_1us_overhead_vs_tbb at the machine's thread count, ..._<t>t_... at every count;
       // the former held to ≤ 1 where the mean task is 1 µs or longer.
@@ -211,7 +223,8 @@ void run(const options& opt, nlohmann::json& report) {
 
   nlohmann::json sizes = nlohmann::json::object();
   for (auto& lp : loads)
-    sizes[lp->name()] = {{"tasks", lp->size()}, {"total_work_s", double(lp->total_ns) * 1e-9}, {"tree_depth", lp->depth()}};
+    sizes[lp->name()] = {
+        {"tasks", lp->size()}, {"total_work_s", double(lp->total_ns) * 1e-9}, {"tree_depth", lp->depth()}};
   add_suite(report, "stats", rs,
             {{"reps", opt.reps},
              {"pareto_alpha", pareto_alpha},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <tbb/task_group.h>
 
 #include "runtimes.hpp"

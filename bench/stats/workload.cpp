@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "workload.hpp"
 
 #include <cmath>
@@ -18,7 +19,8 @@ workload::workload(distribution d, shape s, double mean, std::size_t tasks, std:
   const double pareto_scale = mean * (pareto_alpha - 1) / pareto_alpha;
   for (auto& ns : duration_ns) {
     const double u = uniform_open0(rng);
-    const double x = d == distribution::exponential ? -mean * std::log(u) : pareto_scale / std::pow(u, 1 / pareto_alpha);
+    const double x = d == distribution::exponential ? -mean * std::log(u)
+                                                    : pareto_scale / std::pow(u, 1 / pareto_alpha);
     ns = std::llround(x);
     total_ns += ns;
   }
@@ -46,8 +48,8 @@ std::string mean_label(double mean_ns) {
 }
 
 std::string workload::name() const {
-  return std::string(dist == distribution::exponential ? "exp" : "pareto") + (form == shape::loop ? " loop " : " tree ") +
-         mean_label(mean_ns);
+  return std::string(dist == distribution::exponential ? "exp" : "pareto") +
+         (form == shape::loop ? " loop " : " tree ") + mean_label(mean_ns);
 }
 
 namespace {
@@ -64,8 +66,7 @@ void tree_serial(workload& w, std::size_t i) {
 void run_serial(workload& w) {
   if (w.form == shape::loop)
     for (std::size_t i = 0; i < w.size(); ++i) w.run_task(i);
-  else
-    tree_serial(w, 0);
+  else tree_serial(w, 0);
 }
 
 }  // namespace heddle::bench::stats

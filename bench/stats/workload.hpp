@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The statistical evaluator of TaskMan §6.1.1: null tasks that spin on the clock for durations drawn
 // from a distribution, in two shapes. Every runtime runs the same workload object; only the way the
 // tasks are spawned differs (heddle.cpp, tbb.cpp, omp.cpp side by side).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probes.hpp"
 
 #include <dirent.h>
@@ -204,11 +205,12 @@ void thread_set::start(std::size_t n) {
     const int rc = pthread_create(&threads_[i], &attr, &main, &args_[i]);
     if (rc != 0) {
       pthread_attr_destroy(&attr);
-      throw std::runtime_error(
-          "waits: pthread_create refused thread " + std::to_string(i) + " of " + std::to_string(n) + ": " +
-          std::strerror(rc) + " (limits: kernel.threads-max " + std::to_string(read_long_file("/proc/sys/kernel/threads-max")) +
-          ", kernel.pid_max " + std::to_string(read_long_file("/proc/sys/kernel/pid_max")) + ", vm.max_map_count " +
-          std::to_string(read_long_file("/proc/sys/vm/max_map_count")) + ", RLIMIT_NPROC, the cgroup's pids.max)");
+      throw std::runtime_error("waits: pthread_create refused thread " + std::to_string(i) + " of " +
+                               std::to_string(n) + ": " + std::strerror(rc) + " (limits: kernel.threads-max " +
+                               std::to_string(read_long_file("/proc/sys/kernel/threads-max")) + ", kernel.pid_max " +
+                               std::to_string(read_long_file("/proc/sys/kernel/pid_max")) + ", vm.max_map_count " +
+                               std::to_string(read_long_file("/proc/sys/vm/max_map_count")) +
+                               ", RLIMIT_NPROC, the cgroup's pids.max)");
     }
     ++started_;
   }
@@ -258,7 +260,8 @@ run_result in_child(const std::function<run_result()>& f, double timeout_s, cons
   run_result r;
   char* p = reinterpret_cast<char*>(&r);
   std::size_t got = 0;
-  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline = clock::now() +
+                        std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
   bool timed_out = false;
   while (got < sizeof r) {
     const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
@@ -284,8 +287,8 @@ run_result in_child(const std::function<run_result()>& f, double timeout_s, cons
     throw std::runtime_error("waits: " + what + ": no result after " + std::to_string(timeout_s) +
                              " s; the child process was killed");
   if (WIFSIGNALED(status))
-    throw std::runtime_error("waits: " + what + ": the child process died of signal " + std::to_string(WTERMSIG(status)) +
-                             " (" + strsignal(WTERMSIG(status)) + ")");
+    throw std::runtime_error("waits: " + what + ": the child process died of signal " +
+                             std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")");
   if (got < sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("waits: " + what + ": the child process exited with status " +
                              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + " without a result");

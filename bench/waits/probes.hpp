@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the waits suite reads about its own process, the limits it raises, the baseline's threads,
 // and the child process each run happens in.
 #pragma once

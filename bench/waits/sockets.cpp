@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Idle sockets: n socketpairs with a one-byte read pending on one end of each, in heddle's fd
 // engine or in one blocked thread per socket. After an idle window (what does waiting cost the CPU
 // when nothing happens?), the main thread writes one distinct byte to the other end of every pair,
@@ -62,7 +63,8 @@ struct pairs {
       do w = ::write(write_end[i], &b, 1);
       while (w < 0 && errno == EINTR);
       if (w != 1)
-        throw std::system_error(w < 0 ? errno : EIO, std::generic_category(), "waits: write to pair " + std::to_string(i));
+        throw std::system_error(w < 0 ? errno : EIO, std::generic_category(),
+                                "waits: write to pair " + std::to_string(i));
     }
     return t;
   }
@@ -115,7 +117,8 @@ run_result sockets_heddle(const socket_params& p) {
       starters.push_back(heddle::task([&, lo, hi] {
         for (std::size_t i = lo; i < hi; ++i)
           futs[i] = heddle::io::read(rt, s.read_end[i], std::span<std::byte>(&buf[i], 1))
-                        .then(heddle::strategy::normal, [&t, &buf, i](std::size_t n) { t.hit(i, n == 1 && buf[i] == byte_of(i)); });
+                        .then(heddle::strategy::normal,
+                              [&t, &buf, i](std::size_t n) { t.hit(i, n == 1 && buf[i] == byte_of(i)); });
       }));
     }
     for (auto& st : starters) st.get();
@@ -124,7 +127,8 @@ run_result sockets_heddle(const socket_params& p) {
   const auto t1 = clock::now();
   const snapshot after = snapshot::take(heddle::core_detail::depot_slabs());
   if (t.done() != 0)
-    throw std::runtime_error("heddle sockets: " + std::to_string(t.done()) + " reads completed before any byte was written");
+    throw std::runtime_error("heddle sockets: " + std::to_string(t.done()) +
+                             " reads completed before any byte was written");
   idle(r, p.idle_s);
 
   const double cpu0 = cpu_seconds();
@@ -186,7 +190,8 @@ run_result sockets_threads(const socket_params& p) {
   const auto t1 = clock::now();
   const snapshot after = snapshot::take();
   if (t.done() != 0)
-    throw std::runtime_error("thread per socket: " + std::to_string(t.done()) + " reads returned before any byte was written");
+    throw std::runtime_error("thread per socket: " + std::to_string(t.done()) +
+                             " reads returned before any byte was written");
   idle(r, p.idle_s);
 
   const double cpu0 = cpu_seconds();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The waits suite: what an outstanding wait costs in heddle (memory per operation, starts and
 // completions per second) against one thread per wait, for timers and for idle sockets. See
 // waits.hpp for the workloads. Every run happens in a child process forked for it, so that each
@@ -36,7 +37,9 @@ struct def {
   kind k;
   impl how;
   std::uint64_t n;
-  std::string config() const { return std::string(k == kind::timers ? "timers" : "sockets") + " n=" + std::to_string(n); }
+  std::string config() const {
+    return std::string(k == kind::timers ? "timers" : "sockets") + " n=" + std::to_string(n);
+  }
   std::string name() const { return how == impl::heddle ? heddle_name : threads_name; }
   std::string key() const { return name() + " " + config(); }
 };
@@ -134,7 +137,8 @@ void run(const options& opt, nlohmann::json& report) {
   // Two descriptors per socketpair: where RLIMIT_NOFILE cannot be raised far enough (no
   // CAP_SYS_RESOURCE), as many pairs as fit.
   const std::uint64_t sockets_n = socketpairs_that_fit(sockets_wanted);
-  const std::uint64_t sockets_threads_n = std::min<std::uint64_t>({sockets_threads_wanted, sockets_n, timers_threads_n});
+  const std::uint64_t sockets_threads_n = std::min<std::uint64_t>({sockets_threads_wanted, sockets_n,
+                                                                   timers_threads_n});
   if (sockets_n < 2)
     throw std::runtime_error("waits: RLIMIT_NOFILE leaves room for " + std::to_string(sockets_n) + " socketpairs");
   if (timers_threads_n < 2)
@@ -166,7 +170,8 @@ void run(const options& opt, nlohmann::json& report) {
                 (unsigned long long)timers_threads_wanted, thread_bound.c_str());
 
   std::vector<def> defs;
-  for (auto [k, n, nb] : {std::tuple{kind::timers, timers_n, timers_threads_n}, std::tuple{kind::sockets, sockets_n, sockets_threads_n}}) {
+  for (auto [k, n, nb] : {std::tuple{kind::timers, timers_n, timers_threads_n},
+                          std::tuple{kind::sockets, sockets_n, sockets_threads_n}}) {
     defs.push_back({k, impl::heddle, n});
     if (nb != n) defs.push_back({k, impl::heddle, nb});
     defs.push_back({k, impl::threads, nb});
@@ -257,10 +262,10 @@ void run(const options& opt, nlohmann::json& report) {
     std::printf("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(),
                 si(double(d.n)).c_str(), si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(),
                 c.late_memory_reads() ? " *" : "", fixed(c.rss_total_mib().median, 1).c_str(),
-                fixed(c.rss_peak_mib().median, 1).c_str(), si(c.heap_per_op().median).c_str(), d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–",
-                si(c.kstack_per_op().median).c_str(), cell(c.completions_per_s()).c_str(),
-                fixed(c.cpu_us_per_completion().median, 2).c_str(), fixed(c.lateness_min_ms().median, 2).c_str(),
-                fixed(c.lateness_p50_ms().median, 2).c_str(),
+                fixed(c.rss_peak_mib().median, 1).c_str(), si(c.heap_per_op().median).c_str(),
+                d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–", si(c.kstack_per_op().median).c_str(),
+                cell(c.completions_per_s()).c_str(), fixed(c.cpu_us_per_completion().median, 2).c_str(),
+                fixed(c.lateness_min_ms().median, 2).c_str(), fixed(c.lateness_p50_ms().median, 2).c_str(),
                 fixed(c.lateness_max_ms().median, 2).c_str());
   }
   std::printf("\nMedians (min–max) of %d runs. started/s: waits started per second (heddle: by tasks on %u workers, "
@@ -291,14 +296,14 @@ void run(const options& opt, nlohmann::json& report) {
     std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.name().c_str(),
                 si(double(d.n)).c_str(), si(c.starts_per_s().median).c_str(), cell(c.bytes_per_op()).c_str(),
                 fixed(c.rss_total_mib().median, 1).c_str(), fixed(c.rss_peak_mib().median, 1).c_str(),
-                si(c.heap_per_op().median).c_str(),
-                d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–", si(c.kstack_per_op().median).c_str(),
-                fixed(c.idle_cpu_ms_per_s().median, 2).c_str(), cell(c.completions_per_s()).c_str(),
-                fixed(c.cpu_us_per_completion().median, 2).c_str());
+                si(c.heap_per_op().median).c_str(), d.how == impl::heddle ? si(c.slab_per_op().median).c_str() : "–",
+                si(c.kstack_per_op().median).c_str(), fixed(c.idle_cpu_ms_per_s().median, 2).c_str(),
+                cell(c.completions_per_s()).c_str(), fixed(c.cpu_us_per_completion().median, 2).c_str());
   }
   std::printf("\nAs above; the socketpairs themselves are made before the first snapshot (both variants need them). "
               "idle CPU: CPU time per second of wall time of every thread but the measuring one (which sleeps; "
-              "from /proc/self/task/*/schedstat) while every read waits and nothing is written (%.2f s, from 20 ms after the last start). completions/s: reads / (first write → last successor's end), the writes (one "
+              "from /proc/self/task/*/schedstat) while every read waits and nothing is written (%.2f s, from 20 ms "
+              "after the last start). completions/s: reads / (first write → last successor's end), the writes (one "
               "thread, in order) included. Kernel objects (sockets, epoll entries) are not in RSS.\n\n",
               idle_s);
 
@@ -315,14 +320,18 @@ void run(const options& opt, nlohmann::json& report) {
   // the threads' run of the same round, the median of those per-round ratios. Both with 95 % intervals.
   auto vs_threads = [](const collected& h, const collected& t, metric f) { return paired_runs(h, f, t, f); };
 
-  add_figure(report, "waits_timer_bytes_per_op", th.figure(bytes_per_op), "heddle: RSS bytes per outstanding timer, " + tn + " timers");
-  add_figure(report, "waits_timer_heap_bytes_per_op", th.figure(heap_per_op), "heddle: malloc bytes per outstanding timer, " + tn + " timers");
-  add_figure(report, "waits_timer_starts_per_s", th.figure(starts_per_s), "heddle: timers started per second, " + tn + " timers");
+  add_figure(report, "waits_timer_bytes_per_op", th.figure(bytes_per_op),
+             "heddle: RSS bytes per outstanding timer, " + tn + " timers");
+  add_figure(report, "waits_timer_heap_bytes_per_op", th.figure(heap_per_op),
+             "heddle: malloc bytes per outstanding timer, " + tn + " timers");
+  add_figure(report, "waits_timer_starts_per_s", th.figure(starts_per_s),
+             "heddle: timers started per second, " + tn + " timers");
   add_figure(report, "waits_timer_completions_per_s", th.figure(completions_per_s),
              "heddle: timer successors completed per second after the deadline, " + tn + " timers");
   add_figure(report, "waits_timer_first_late_ms", th.figure(lateness_min_ms),
              "heddle: the first successor's start after the deadline, ms, " + tn + " timers due together");
-  add_figure(report, "waits_timer_threads_bytes_per_op", tt.figure(bytes_per_op), "thread per wait: RSS bytes per sleeping thread, " + tb + " threads");
+  add_figure(report, "waits_timer_threads_bytes_per_op", tt.figure(bytes_per_op),
+             "thread per wait: RSS bytes per sleeping thread, " + tb + " threads");
   add_figure(report, "waits_timer_threads_kernel_stack_bytes_per_op", tt.figure(kstack_per_op),
              "thread per wait: kernel stack bytes per sleeping thread (not in RSS), " + tb + " threads");
   add_figure(report, "waits_timer_threads_completions_per_s", tt.figure(completions_per_s),
@@ -345,14 +354,18 @@ void run(const options& opt, nlohmann::json& report) {
   add_figure(report, "waits_timer_completions_per_s_vs_threads", vs_threads(thb, tt, completions_per_s),
              "heddle completions per second / threads', per round, " + tb + " each (higher: heddle faster)");
 
-  add_figure(report, "waits_socket_bytes_per_op", sh.figure(bytes_per_op), "heddle: RSS bytes per pending read, " + sn + " sockets");
-  add_figure(report, "waits_socket_heap_bytes_per_op", sh.figure(heap_per_op), "heddle: malloc bytes per pending read, " + sn + " sockets");
-  add_figure(report, "waits_socket_starts_per_s", sh.figure(starts_per_s), "heddle: reads started per second, " + sn + " sockets");
+  add_figure(report, "waits_socket_bytes_per_op", sh.figure(bytes_per_op),
+             "heddle: RSS bytes per pending read, " + sn + " sockets");
+  add_figure(report, "waits_socket_heap_bytes_per_op", sh.figure(heap_per_op),
+             "heddle: malloc bytes per pending read, " + sn + " sockets");
+  add_figure(report, "waits_socket_starts_per_s", sh.figure(starts_per_s),
+             "heddle: reads started per second, " + sn + " sockets");
   add_figure(report, "waits_socket_idle_cpu_ms_per_s", sh.figure(idle_cpu_ms_per_s),
              "heddle: process CPU ms per idle second with every read pending, " + sn + " sockets");
   add_figure(report, "waits_socket_completions_per_s", sh.figure(completions_per_s),
              "heddle: reads completed per second from the first write, " + sn + " sockets");
-  add_figure(report, "waits_socket_threads_bytes_per_op", st.figure(bytes_per_op), "thread per wait: RSS bytes per blocked reader, " + sb + " sockets");
+  add_figure(report, "waits_socket_threads_bytes_per_op", st.figure(bytes_per_op),
+             "thread per wait: RSS bytes per blocked reader, " + sb + " sockets");
   add_figure(report, "waits_socket_threads_kernel_stack_bytes_per_op", st.figure(kstack_per_op),
              "thread per wait: kernel stack bytes per blocked reader (not in RSS), " + sb + " sockets");
   add_figure(report, "waits_socket_threads_idle_cpu_ms_per_s", st.figure(idle_cpu_ms_per_s),
@@ -360,7 +373,8 @@ void run(const options& opt, nlohmann::json& report) {
   add_figure(report, "waits_socket_threads_completions_per_s", st.figure(completions_per_s),
              "thread per wait: reads completed per second from the first write, " + sb + " sockets");
   add_figure(report, "waits_socket_bytes_per_op_vs_threads", vs_threads(shb, st, bytes_per_op),
-             "heddle RSS per pending read / RSS per blocked reader, per round, " + sb + " each (lower: heddle smaller)");
+             "heddle RSS per pending read / RSS per blocked reader, per round, " + sb +
+                 " each (lower: heddle smaller)");
   add_figure(report, "waits_socket_bytes_per_op_vs_threads_with_kernel_stacks",
              paired_runs(shb, bytes_per_op, st, bytes_with_kstack_per_op),
              "heddle RSS per pending read / (RSS + kernel stack) per blocked reader, per round, " + sb + " each");
@@ -381,7 +395,8 @@ void run(const options& opt, nlohmann::json& report) {
              {"workers", workers},
              {"thread_stack_bytes", thread_stack_bytes},
              {"idle_s", idle_s},
-             {"rows_are", "completion time per run: deadline (timers) or first write (sockets) to the last successor's end"},
+             {"rows_are",
+              "completion time per run: deadline (timers) or first write (sockets) to the last successor's end"},
              {"metrics", metrics},
              {"plot_rows", false}});
 }

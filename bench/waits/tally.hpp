@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the successors of one run record: when each started, how often it ran, whether what it
 // received was right, and when the last one ended. Allocated and touched before the "before"
 // snapshot, so that its own pages are not counted as the waits' memory.
@@ -66,8 +67,9 @@ class tally {
     }
     std::string e;
     auto add = [&](std::size_t count, const char* what, std::size_t first) {
-      if (count) e += (e.empty() ? "" : "; ") + std::to_string(count) + " of " + std::to_string(n_) + " " + what +
-                      " (the first: #" + std::to_string(first) + ")";
+      if (count)
+        e += (e.empty() ? "" : "; ") + std::to_string(count) + " of " + std::to_string(n_) + " " + what +
+             " (the first: #" + std::to_string(first) + ")";
     };
     add(never, "successors never ran", first_never);
     add(twice, "successors ran more than once", first_twice);

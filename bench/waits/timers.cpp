@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Outstanding timers: heddle's timer engine against one thread per wait. Every wait is due at the
 // same instant D, a lead time after the first start, so that all are pending when the memory is
 // read and the completions measure how fast the waiters drain: from D to the last successor's end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The waits suite: many outstanding waits on 2 workers, against one thread per wait.
 //   timers   N heddle::sleep_until(rt, D).then(strategy::normal, count) started by tasks, all due at
 //            the same instant D; the baseline is one thread per wait (pthread, 64 KiB stack: what
@@ -17,25 +18,25 @@ namespace heddle::bench::waits {
 
 // What one run measured. Plain data: a child process sends it to heddle-bench through a pipe.
 struct run_result {
-  std::uint64_t n = 0;             // outstanding operations (timers, pending reads, threads)
-  double start_s = 0;              // first start → every operation started (threads: every thread in its wait)
-  double rss_bytes = 0;            // resident set with all n pending − before the first start (/proc/self/statm)
+  std::uint64_t n = 0;   // outstanding operations (timers, pending reads, threads)
+  double start_s = 0;    // first start → every operation started (threads: every thread in its wait)
+  double rss_bytes = 0;  // resident set with all n pending − before the first start (/proc/self/statm)
   // The per-wait figures leave out what the process held before the first start (the runtime, its
   // engines, what the child inherited from heddle-bench); these two are the whole process.
-  double rss_total_bytes = 0;      // resident set with all n pending
-  double rss_peak_bytes = 0;       // the largest resident set of the run, read at its end (VmHWM)
-  double heap_bytes = 0;           // malloc's bytes in use, the same two moments (mallinfo2: uordblks + hblkhd)
-  double slab_bytes = 0;           // heddle's record slabs carved meanwhile (core_detail::depot_slabs() × 64 KiB)
-  double kernel_stack_bytes = 0;   // /proc/meminfo KernelStack, the same two moments (system-wide)
-  double idle_s = 0;               // sockets: the idle window with every read pending
-  double idle_cpu_s = 0;           // CPU time in that window of every thread but the one measuring (which sleeps)
-  double completion_s = 0;         // first deadline (timers) or first write (sockets) → last successor's end
-  double completion_cpu_s = 0;     // process CPU time from all started to the last successor's end
-  double lateness_min_s = 0;       // timers: successor start − deadline, the first successor
-  double lateness_p50_s = 0;       // ... median over the n waits
-  double lateness_max_s = 0;       // ... and largest
-  bool measured_before_due = true; // timers: the memory was read before the deadline (else it is not valid)
-  char error[768] = {};            // non-empty: the run failed; what happened
+  double rss_total_bytes = 0;       // resident set with all n pending
+  double rss_peak_bytes = 0;        // the largest resident set of the run, read at its end (VmHWM)
+  double heap_bytes = 0;            // malloc's bytes in use, the same two moments (mallinfo2: uordblks + hblkhd)
+  double slab_bytes = 0;            // heddle's record slabs carved meanwhile (core_detail::depot_slabs() × 64 KiB)
+  double kernel_stack_bytes = 0;    // /proc/meminfo KernelStack, the same two moments (system-wide)
+  double idle_s = 0;                // sockets: the idle window with every read pending
+  double idle_cpu_s = 0;            // CPU time in that window of every thread but the one measuring (which sleeps)
+  double completion_s = 0;          // first deadline (timers) or first write (sockets) → last successor's end
+  double completion_cpu_s = 0;      // process CPU time from all started to the last successor's end
+  double lateness_min_s = 0;        // timers: successor start − deadline, the first successor
+  double lateness_p50_s = 0;        // ... median over the n waits
+  double lateness_max_s = 0;        // ... and largest
+  bool measured_before_due = true;  // timers: the memory was read before the deadline (else it is not valid)
+  char error[768] = {};             // non-empty: the run failed; what happened
 };
 
 struct timer_params {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fwplugin::DistanceSummary: sums, over the events it sees, how many tracks they had and how far
 // the tracks got, and prints the totals at the end of each run and of the job. A one:: analyzer:
 // one event at a time, so its sums need no lock.
@@ -15,7 +16,8 @@ namespace fwplugin {
 class DistanceSummary final : public heddle::fw::one::EDAnalyzer<> {
  public:
   explicit DistanceSummary(const heddle::fw::parameter_set& ps)
-      : token_(consumes<tracks>(ps.get<heddle::fw::input_tag>("src"))), name_(ps.get<std::string>("title", "distances")) {}
+      : token_(consumes<tracks>(ps.get<heddle::fw::input_tag>("src"))),
+        name_(ps.get<std::string>("title", "distances")) {}
 
   void analyze(const heddle::fw::event& e, const heddle::fw::event_setup&) override {
     const tracks& all = e.get(token_);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The product the example's modules share: the tracks of an event, each a random walk in the plane.
 #pragma once
 
@@ -9,8 +10,8 @@
 namespace fwplugin {
 
 struct track {
-  double x = 0, y = 0;    // where the walk ended, starting from the origin
-  double length = 0;      // the path walked
+  double x = 0, y = 0;  // where the walk ended, starting from the origin
+  double length = 0;    // the path walked
   std::uint32_t steps = 0;
 
   double distance() const noexcept;  // from the origin to the end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fwplugin::TrackCountFilter: passes the events with at least minTracks tracks that walked at least
 // minDistance away from the origin. Stateless, so global: any number of events at once.
 #include <algorithm>
@@ -19,7 +20,8 @@ class TrackCountFilter final : public heddle::fw::global::EDFilter<> {
 
   bool filter(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
     const tracks& all = e.get(token_);
-    const auto far = std::count_if(all.begin(), all.end(), [&](const track& t) { return t.distance() >= min_distance_; });
+    const auto far = std::count_if(all.begin(), all.end(),
+                                   [&](const track& t) { return t.distance() >= min_distance_; });
     return static_cast<unsigned long>(far) >= min_tracks_;
   }
 

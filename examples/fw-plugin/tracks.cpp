@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fwplugin::RandomWalkTracks: a global producer of each event's tracks. Every event draws its own
 // number of tracks and their steps from a generator seeded with the seed parameter and the event's
 // number, so an event's tracks are the same whichever thread makes them, in whatever order.
@@ -16,7 +17,8 @@ namespace fwplugin {
 double track::distance() const noexcept { return std::hypot(x, y); }
 
 std::uint64_t heddle_fw_digest(const track& t) noexcept {
-  return heddle::fw::product_digest(t.x) ^ (heddle::fw::product_digest(t.y) * 3) ^ (heddle::fw::product_digest(t.length) * 5) ^ t.steps;
+  return heddle::fw::product_digest(t.x) ^ (heddle::fw::product_digest(t.y) * 3) ^
+         (heddle::fw::product_digest(t.length) * 5) ^ t.steps;
 }
 
 class RandomWalkTracks final : public heddle::fw::global::EDProducer<> {
@@ -28,8 +30,7 @@ class RandomWalkTracks final : public heddle::fw::global::EDProducer<> {
         steps_(ps.get<unsigned>("steps")),
         step_size_(ps.get<double>("stepSize", 1.0)),
         token_(produces<tracks>()) {
-    if (max_tracks_ < min_tracks_)
-      throw heddle::fw::parameter_error(ps.where(), "maxTracks", "less than minTracks");
+    if (max_tracks_ < min_tracks_) throw heddle::fw::parameter_error(ps.where(), "maxTracks", "less than minTracks");
     if (!(step_size_ > 0)) throw heddle::fw::parameter_error(ps.where(), "stepSize", "not positive");
   }
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Validate a hep job's HDF5 output (and its JSON-lines twin) against the layout (hep_layout.py).
 
 usage: check_output.py FILE.h5 [--jsonl FILE.jsonl] [--max-problems N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare two HDF5 files' content: the same groups and datasets, the same dtypes and shapes, the
 same values bit for bit (NaN == NaN, 0.0 != -0.0), the same attributes on every object.
 

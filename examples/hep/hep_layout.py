@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The HDF5 layout that hep::HDF5Output writes ("heddle-hep-1"), as data for the Python tools.
 
 One place for the contract: check_output.py validates against it, the tests build files from it.

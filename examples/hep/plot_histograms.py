@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot a hep job's histograms (the HDF5 layout of hep_layout.py) as PNG files.
 
 usage: plot_histograms.py FILE.h5 --out DIR [--log NAME]... [--linear NAME]... [--log-range R]

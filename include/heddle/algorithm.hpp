@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's parallel algorithms, spelled as oneTBB spells them: ranges and partitioners,
 // parallel_for, reductions, scans, sorts, pipelines. Header-only templates of the core layer over
 // task groups (docs/algorithms.md). Also brought in by heddle/core.hpp and heddle/heddle.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The active-message layer: calls and data transfers between processes and nodes.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The async layer: timers, stream and file I/O, child processes and promises as futures, whose
 // successors start by the strategy the user picks (heddle/core/strategy.hpp).
 #pragma once

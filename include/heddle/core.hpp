@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core runtime: tasks as futures over per-worker work-stealing deques.
 #pragma once
 

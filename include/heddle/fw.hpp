@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event-processing framework: modules of three kinds (global, stream, one) that read and write
 // typed products, run once per event on demand, on paths of filters; abilities (ExternalWork); runs and
 // luminosity blocks with their products; conditions; parameters; plugins; many events in flight;
@@ -14,9 +15,9 @@
 #include "heddle/fw/one.hpp"
 #include "heddle/fw/parameter_set.hpp"
 #include "heddle/fw/plugins.hpp"
-#include "heddle/fw/registry.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/processor.hpp"
+#include "heddle/fw/registry.hpp"
 #include "heddle/fw/stream.hpp"
 #include "heddle/fw/timeline.hpp"
 #include "heddle/fw/waiting.hpp"

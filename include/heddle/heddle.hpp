@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle: a task-parallel runtime. This header brings in every public layer.
 #pragma once
 

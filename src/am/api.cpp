@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The offload API's non-template half: calls and buffers, handed to the open session's engine.
+#include "engine.hpp"
 #include "heddle/am/buffer.hpp"
 #include "heddle/am/offload.hpp"
 #include "heddle/am/remote.hpp"
-#include "engine.hpp"
 
 namespace heddle::offload {
 

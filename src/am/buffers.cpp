@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "buffers.hpp"
 
 #include <string>
@@ -15,7 +16,7 @@ buffer_ref buffer_table::allocate(transport& t, node_id here, std::uint64_t byte
 }
 
 std::unordered_map<std::uint64_t, buffer_table::local_buffer>::iterator buffer_table::find(std::uint64_t id,
-                                                                                          node_id here) {
+                                                                                           node_id here) {
   auto it = buffers_.find(id);
   if (it == buffers_.end() || it->second.node != here)
     throw session_error("heddle::offload: node " + std::to_string(here) + " has no buffer " + std::to_string(id) +
@@ -27,8 +28,8 @@ void buffer_table::free(node_id here, std::uint64_t id, std::uint64_t offset) {
   std::lock_guard lock(m_);
   const auto it = find(id, here);
   if (offset != 0)
-    throw session_error("heddle::offload: free of a buffer_ptr " + std::to_string(offset) +
-                        " bytes into buffer " + std::to_string(id) + " of node " + std::to_string(here) +
+    throw session_error("heddle::offload: free of a buffer_ptr " + std::to_string(offset) + " bytes into buffer " +
+                        std::to_string(id) + " of node " + std::to_string(here) +
                         ": free the pointer allocate returned");
   buffers_.erase(it);
 }

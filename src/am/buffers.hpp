@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // This node's buffers (the memory behind buffer_ptrs of this node): their ids, the transport's
 // allocations (a mapped segment on shm, heap memory elsewhere), and on loopback the node that owns
 // each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "engine.hpp"
 
 #include <unistd.h>
@@ -77,8 +78,9 @@ HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 // call or a reply are constants and registers there, and no header is kept in memory for the rare
 // ways (which unpack one; a header whose address they took had to be stored, and read back after
 // the atomic operations).
-inline void engine::send_to_peer(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
-                                 std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner) {
+inline void engine::send_to_peer(node_id from, node_id to, const message_header::words& packed,
+                                 std::span<const std::byte> head, std::span<const std::byte> tail,
+                                 const std::shared_ptr<void>& tail_owner) {
   if (!heddle::core_detail::trace::on() && (to != self() || !has_receiver_)) [[likely]] {
     // One piece (a call's arguments, a result): the packed header.
     if (tail.empty() ? transport_->send_packed(from, to, packed, head, /*wait=*/!polling_thread)
@@ -100,8 +102,8 @@ inline void engine::send_frame(node_id from, node_id to, const message_header& h
 
 // The bodies of run_call and reply, inlined into deliver's short path (and wrapped by those two
 // for the other files' callers).
-inline void engine::send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind, std::span<const std::byte> head,
-                               std::span<const std::byte> tail) {
+inline void engine::send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind,
+                               std::span<const std::byte> head, std::span<const std::byte> tail) {
   const message_header h{.kind = kind, .call_id = call_id, .payload_bytes = head.size() + tail.size()};
   try {
     send_frame(from, to, h, head, tail);
@@ -120,11 +122,13 @@ inline void engine::call_handler(node_id from, node_id to, const message_header&
     reader r(args);
     handlers_[h.handler](r, result);
     // Traced: the task running this handler is labelled with its name.
-    if (heddle::core_detail::trace::on()) [[unlikely]] heddle::core_detail::trace::pending_label = handler_label(h.handler);
+    if (heddle::core_detail::trace::on()) [[unlikely]]
+      heddle::core_detail::trace::pending_label = handler_label(h.handler);
   } catch (...) {
     return handler_threw(from, to, h, g);
   }
-  if (g) [[unlikely]] return tree_result(g, to, /*threw=*/false, result.data());
+  if (g) [[unlikely]]
+    return tree_result(g, to, /*threw=*/false, result.data());
   if (h.kind != message_kind::post) send_reply(to, from, h.call_id, message_kind::reply_value, result.data());
 }
 
@@ -160,7 +164,8 @@ void engine::start() {
     const message_header h{.kind = message_kind::hello, .payload_bytes = sizeof hello};
     send_frame(self(), n, h, std::as_bytes(std::span(&hello, 1)));
   }
-  if (std::exception_ptr failure = peers_.await_hellos(clock::now() + options_.connect_timeout, options_.connect_timeout)) {
+  if (std::exception_ptr failure = peers_.await_hellos(clock::now() + options_.connect_timeout,
+                                                       options_.connect_timeout)) {
     receiver_.stop();
     finished_ = true;
     std::rethrow_exception(failure);
@@ -196,7 +201,8 @@ void engine::measure_clock() {
 
 void engine::clock_probe_from(node_id from, std::span<const std::byte> payload) {
   std::int64_t times[2];
-  if (payload.size() != sizeof times[0]) throw decode_error("a clock probe of " + std::to_string(payload.size()) + " bytes");
+  if (payload.size() != sizeof times[0])
+    throw decode_error("a clock probe of " + std::to_string(payload.size()) + " bytes");
   times[1] = heddle::core_detail::steady_now_ns();
   std::memcpy(&times[0], payload.data(), sizeof times[0]);
   const message_header h{.kind = message_kind::clock_reply, .payload_bytes = sizeof times};
@@ -209,7 +215,8 @@ void engine::clock_probe_from(node_id from, std::span<const std::byte> payload) 
 
 void engine::clock_reply_from(std::span<const std::byte> payload) {
   std::int64_t times[2];
-  if (payload.size() != sizeof times) throw decode_error("a clock reply of " + std::to_string(payload.size()) + " bytes");
+  if (payload.size() != sizeof times)
+    throw decode_error("a clock reply of " + std::to_string(payload.size()) + " bytes");
   std::memcpy(times, payload.data(), sizeof times);
   peers_.record_clock_reply(times[0], times[1]);
 }
@@ -234,8 +241,9 @@ void engine::finish() {
   const auto deadline = clock::now() + options_.shutdown_timeout;
   // What this node still runs (a handler, a reply on its way) finishes before the goodbye.
   if (!peers_.await([&] { return active_.load() == 0; }, deadline))
-    std::fprintf(stderr, "heddle: node %u: %lld handlers still running after %lld ms; the session ends anyway\n", self(),
-                 static_cast<long long>(active_.load()), static_cast<long long>(options_.shutdown_timeout.count()));
+    std::fprintf(stderr, "heddle: node %u: %lld handlers still running after %lld ms; the session ends anyway\n",
+                 self(), static_cast<long long>(active_.load()),
+                 static_cast<long long>(options_.shutdown_timeout.count()));
   if (has_receiver_) {
     for (node_id n = 0; n < nodes(); ++n) {
       if (n == self() || peers_.is_lost(n)) continue;
@@ -247,13 +255,15 @@ void engine::finish() {
     }
     const std::string missing = peers_.await_goodbyes(deadline);
     if (!missing.empty())
-      std::fprintf(stderr, "heddle: node %u: no goodbye from node(s)%s within %lld ms; the session ends anyway\n", self(),
-                   missing.c_str(), static_cast<long long>(options_.shutdown_timeout.count()));
+      std::fprintf(stderr, "heddle: node %u: no goodbye from node(s)%s within %lld ms; the session ends anyway\n",
+                   self(), missing.c_str(), static_cast<long long>(options_.shutdown_timeout.count()));
     receiver_.stop();
     // No thread polls from here on: a caller still polling finishes its look first.
     for (unsigned n = 1; !progress_.try_lock(); ++n) spin_pause(n);
   }
-  fail_pending(nodes(), [] { return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited")); });
+  fail_pending(nodes(), [] {
+    return std::make_exception_ptr(session_error("heddle::offload: the session ended while the call waited"));
+  });
   objects_.destroy_all();
   buffers_.clear();
 }
@@ -304,9 +314,13 @@ void engine::send_later(node_id from, node_id to, const message_header& h, std::
   });
 }
 
-inline message_header::words engine::call_header(std::uint32_t handler, heddle::strategy how, std::size_t arg_bytes) noexcept {
-  return message_header{.kind = message_kind::call, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
-                        .call_id = new_call_id(), .payload_bytes = arg_bytes}
+inline message_header::words engine::call_header(std::uint32_t handler, heddle::strategy how,
+                                                 std::size_t arg_bytes) noexcept {
+  return message_header{.kind = message_kind::call,
+                        .strategy = static_cast<std::uint8_t>(how),
+                        .handler = handler,
+                        .call_id = new_call_id(),
+                        .payload_bytes = arg_bytes}
       .pack();
 }
 
@@ -314,7 +328,8 @@ inline message_header::words engine::call_header(std::uint32_t handler, heddle::
 // this one was in the table: this look, or else the next sweep (check_peers_if_due), takes it.
 inline bool engine::wait_in_table(std::uint64_t id, node_id to, pending_call* p) {
   pending_.insert(id, to, p);
-  if (!peers_.is_lost(to)) [[likely]] return true;
+  if (!peers_.is_lost(to)) [[likely]]
+    return true;
   if (pending_call* q = pending_.take(id, to)) fail_unreachable(to, q);
   return false;
 }
@@ -330,15 +345,19 @@ inline bool engine::wait_in_table(std::uint64_t id, node_id to, pending_call* p)
 
 void engine::request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p) {
-  request_frame(from, to, message_header{.kind = kind, .call_id = new_call_id(), .payload_bytes = head.size() + tail.size()}.pack(),
-                head, tail, p);
+  request_frame(
+      from, to,
+      message_header{.kind = kind, .call_id = new_call_id(), .payload_bytes = head.size() + tail.size()}.pack(), head,
+      tail, p);
 }
 
-void engine::request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
-                           std::span<const std::byte> tail, pending_call* p) {
+void engine::request_frame(node_id from, node_id to, const message_header::words& packed,
+                           std::span<const std::byte> head, std::span<const std::byte> tail, pending_call* p) {
   const std::uint64_t id = message_header::call_id_of(packed);
-  if (!peers_.reachable(to)) [[unlikely]] return fail_unreachable(to, p);
-  if (!wait_in_table(id, to, p)) [[unlikely]] return;
+  if (!peers_.reachable(to)) [[unlikely]]
+    return fail_unreachable(to, p);
+  if (!wait_in_table(id, to, p)) [[unlikely]]
+    return;
   std::exception_ptr failure;
   try {
     send_to_peer(from, to, packed, head, tail, no_owner);  // the peer was looked at just now
@@ -361,8 +380,11 @@ void engine::fail_unreachable(node_id to, pending_call* p) {
   p->fail(std::move(failure));
 }
 
-void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args) {
-  const message_header h{.kind = message_kind::post, .strategy = static_cast<std::uint8_t>(how), .handler = handler,
+void engine::post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                  std::span<const std::byte> args) {
+  const message_header h{.kind = message_kind::post,
+                         .strategy = static_cast<std::uint8_t>(how),
+                         .handler = handler,
                          .payload_bytes = args.size()};
   send_frame(from, to, h, args);
 }
@@ -378,8 +400,8 @@ placement engine::place(node_id from, node_id to, const message_header& h, std::
   handler_scope scope(to, !has_receiver_);
   try {
     placement where;
-    where.data = buffers_.span(current_node_of(*this), read_prefix<std::uint64_t>(prefix, 0), read_prefix<std::uint64_t>(prefix, 8),
-                               h.payload_bytes - prefix.size(), &where.keeper);
+    where.data = buffers_.span(current_node_of(*this), read_prefix<std::uint64_t>(prefix, 0),
+                               read_prefix<std::uint64_t>(prefix, 8), h.payload_bytes - prefix.size(), &where.keeper);
     return where;
   } catch (const std::exception&) {
     return {};
@@ -410,7 +432,8 @@ void engine::deliver(node_id from, node_id to, const message_header& h, std::spa
 }
 
 void engine::deliver_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
-  if (heddle::core_detail::trace::on()) [[unlikely]] return deliver_traced(from, to, h, payload);
+  if (heddle::core_detail::trace::on()) [[unlikely]]
+    return deliver_traced(from, to, h, payload);
   deliver_untraced(from, to, h, payload);
 }
 
@@ -418,15 +441,18 @@ void engine::deliver_frame(node_id from, node_id to, const message_header& h, st
 // slot's; the completion.
 inline void engine::complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload) {
   if (pending_call* d = take_direct(h.call_id, from)) [[likely]] {
-    if (h.flags & message_placed) [[unlikely]] return complete_reply_slowly(from, h, payload, d);
+    if (h.flags & message_placed) [[unlikely]]
+      return complete_reply_slowly(from, h, payload, d);
     return d->complete_here(payload);
   }
   pending_call* p = pending_.take_from_slot(h.call_id, from);
-  if (!p || (h.flags & message_placed)) [[unlikely]] return complete_reply_slowly(from, h, payload, p);
+  if (!p || (h.flags & message_placed)) [[unlikely]]
+    return complete_reply_slowly(from, h, payload, p);
   p->complete(payload);
 }
 
-void engine::complete_reply_slowly(node_id from, const message_header& h, std::span<const std::byte> payload, pending_call* p) {
+void engine::complete_reply_slowly(node_id from, const message_header& h, std::span<const std::byte> payload,
+                                   pending_call* p) {
   if (!p) p = pending_.take_from_overflow(h.call_id, from);
   if (!p) return;
   // A placed reply lies in the caller's memory already: complete() sees it there.
@@ -444,29 +470,28 @@ void engine::deliver_traced(node_id from, node_id to, const message_header& h, s
     const message_header& h;
     node_id from;
     ~receipt() {
-      trace::emit_span(trace_kinds::message_receive, t0, trace::now(), to_string(h.kind), static_cast<std::uint16_t>(from),
+      trace::emit_span(trace_kinds::message_receive, t0, trace::now(), to_string(h.kind),
+                       static_cast<std::uint16_t>(from),
                        static_cast<std::uint32_t>(std::min<std::uint64_t>(h.payload_bytes, UINT32_MAX)), id);
     }
   } recorded{t0, id, h, from};
   deliver_untraced(from, to, h, payload);
 }
 
-inline void engine::deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload) {
+inline void engine::deliver_untraced(node_id from, node_id to, const message_header& h,
+                                     std::span<const std::byte> payload) {
   switch (h.kind) {
-    case message_kind::hello:
-      return hello_from(from, payload);
+    case message_kind::hello: return hello_from(from, payload);
     case message_kind::call:
     case message_kind::post:
       // start_handler makes the same test; made here too, the short case runs inline without a call.
-      if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, payload);
+      if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task))
+        return run_inline(from, to, h, payload);
       return start_handler(from, to, h, payload, nullptr);
-    case message_kind::tree_call:
-      return tree_call_from(from, to, h, payload);
+    case message_kind::tree_call: return tree_call_from(from, to, h, payload);
     case message_kind::object_call:
-    case message_kind::object_release:
-      return object_frame(from, to, h, payload);
-    case message_kind::reply_value:
-      return complete_reply(from, h, payload);
+    case message_kind::object_release: return object_frame(from, to, h, payload);
+    case message_kind::reply_value: return complete_reply(from, h, payload);
     case message_kind::reply_error:
       if (pending_call* p = take_call(h.call_id, from)) {
         std::string text;
@@ -480,16 +505,11 @@ inline void engine::deliver_untraced(node_id from, node_id to, const message_hea
         p->fail(std::move(e));
       }
       return;
-    case message_kind::goodbye:
-      return peers_.record_goodbye(from);
-    case message_kind::put:
-      return serve_put(from, to, h, payload);
-    case message_kind::get:
-      return serve_get(from, to, h, payload);
-    case message_kind::clock_probe:
-      return clock_probe_from(from, payload);
-    case message_kind::clock_reply:
-      return clock_reply_from(payload);
+    case message_kind::goodbye: return peers_.record_goodbye(from);
+    case message_kind::put: return serve_put(from, to, h, payload);
+    case message_kind::get: return serve_get(from, to, h, payload);
+    case message_kind::clock_probe: return clock_probe_from(from, payload);
+    case message_kind::clock_reply: return clock_reply_from(payload);
   }
 }
 
@@ -521,20 +541,23 @@ void engine::start_handler(node_id from, node_id to, const message_header& h, st
       if (e) e->task_ended();
     }
   };
-  auto* t = heddle::core_detail::make_task(
-      [this, from, to, h, g](const std::vector<std::byte>& a, const counted&) { run_call(from, to, h, a, g); },
-      std::vector<std::byte>(args.begin(), args.end()), counted(this));
+  auto* t = heddle::core_detail::make_task([this, from, to, h, g](const std::vector<std::byte>& a,
+                                                                  const counted&) { run_call(from, to, h, a, g); },
+                                           std::vector<std::byte>(args.begin(), args.end()), counted(this));
   t->release();  // nobody waits on the task itself: its reply is the result
-  heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, static_cast<heddle::strategy>(h.strategy));
+  heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t,
+                                       static_cast<heddle::strategy>(h.strategy));
 }
 
-void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g) {
+void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                      tree_gather* g) {
   call_handler(from, to, h, args, g);
 }
 
 void engine::handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g) {
-  const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " + std::string(registry::instance().name(h.handler)) +
-                           " for node " + std::to_string(from) + ": it threw " +
+  const std::string text = "heddle::offload: node " + std::to_string(to) + " ran " +
+                           std::string(registry::instance().name(h.handler)) + " for node " + std::to_string(from) +
+                           ": it threw " +
                            heddle::core_detail::exception_text(std::current_exception(), /*with_type=*/true);
   if (g) return tree_result(g, to, /*threw=*/true, std::as_bytes(std::span(text)));
   if (h.kind != message_kind::post) return reply_failure(to, from, h.call_id, text);
@@ -570,11 +593,13 @@ void engine::serve_put(node_id from, node_id to, const message_header& h, std::s
     try {
       const auto id = read_prefix<std::uint64_t>(payload, 0);
       const auto offset = read_prefix<std::uint64_t>(payload, 8);
-      const std::span<const std::byte> data = payload.subspan(placement_prefix(message_kind::put));  // after the id and offset
+      const std::span<const std::byte> data =
+          payload.subspan(placement_prefix(message_kind::put));  // after the id and offset
       std::byte* dst = buffers_.span(current_node_of(*this), id, offset, data.size());
       if (!data.empty()) std::memcpy(dst, data.data(), data.size());
     } catch (const std::exception& e) {
-      return reply_failure(to, from, h.call_id, std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
+      return reply_failure(to, from, h.call_id,
+                           std::string("heddle::offload: a put from node ") + std::to_string(from) + ": " + e.what());
     }
   }
   reply(to, from, h.call_id, message_kind::reply_value, {});
@@ -588,11 +613,13 @@ void engine::serve_get(node_id from, node_id to, const message_header& h, std::s
     const auto id = read_prefix<std::uint64_t>(payload, 0);
     const auto offset = read_prefix<std::uint64_t>(payload, 8);
     const auto bytes = read_prefix<std::uint64_t>(payload, 16);
-    if (payload.size() != 24) throw decode_error("heddle::offload: a get frame of " + std::to_string(payload.size()) + " bytes");
+    if (payload.size() != 24)
+      throw decode_error("heddle::offload: a get frame of " + std::to_string(payload.size()) + " bytes");
     std::byte* p = buffers_.span(current_node_of(*this), id, offset, bytes, &owner);
     data = std::span<const std::byte>(p, bytes);
   } catch (const std::exception& e) {
-    return reply_failure(to, from, h.call_id, std::string("heddle::offload: a get from node ") + std::to_string(from) + ": " + e.what());
+    return reply_failure(to, from, h.call_id,
+                         std::string("heddle::offload: a get from node ") + std::to_string(from) + ": " + e.what());
   }
   // The reply's bytes go from the buffer itself: the allocation stays alive until they are sent,
   // even if the buffer is freed meanwhile.
@@ -675,8 +702,10 @@ void engine::poll_until(const heddle::core_detail::future_state_base* s) {
 // worker, a handler run inline, the lock taken, the loopback backend, a call to this node): the
 // call as async's, then the wait as a future's (poll_until).
 inline void engine::call_and_wait(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
-                                  std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
-  if (has_receiver_ && !heddle::core_detail::current_worker && !polling_thread && to != self() && progress_.try_lock()) [[likely]]
+                                  std::span<const std::byte> args, pending_call* p,
+                                  heddle::core_detail::future_state_base* s) {
+  if (has_receiver_ && !heddle::core_detail::current_worker && !polling_thread && to != self() && progress_.try_lock())
+      [[likely]]
     return call_directly(from, to, handler, how, args, p, s);
   call(from, to, handler, how, args, p);
   if (!s->is_done()) poll_until(s);  // at once back on a worker or the polling thread
@@ -685,7 +714,8 @@ inline void engine::call_and_wait(node_id from, node_id to, std::uint32_t handle
 // The progress lock held: polling_thread from here on, so that the send never waits for room (a
 // frame the peer cannot take goes out from a task, as the receiver thread's do).
 inline void engine::call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
-                                  std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s) {
+                                  std::span<const std::byte> args, pending_call* p,
+                                  heddle::core_detail::future_state_base* s) {
   polling_thread = true;
   const message_header::words packed = call_header(handler, how, args.size());
   if (!peers_.reachable(to)) [[unlikely]] {
@@ -708,7 +738,8 @@ inline void engine::call_directly(node_id from, node_id to, std::uint32_t handle
   }
   clock::time_point deadline{};  // set at the first look at the clock
   if (!s->is_done()) poll_for_a_while(s, deadline, options_.caller_spin);
-  if (direct_.id != 0) [[unlikely]] return end_direct_wait();
+  if (direct_.id != 0) [[unlikely]]
+    return end_direct_wait();
   polling_thread = false;
   progress_.unlock();
 }
@@ -726,10 +757,11 @@ void engine::end_direct_wait() {
 // sync's way from the call to its wait (calls.hpp), flattened as call is: the look for the session,
 // the send and the start of the wait in the one function the caller's template calls; the poll
 // loop itself (poll_for_a_while) stays a function of its own.
-[[gnu::flatten]] void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
-                                    heddle::core_detail::future_state_base* s) {
+[[gnu::flatten]] void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args,
+                                    pending_call* p, heddle::core_detail::future_state_base* s) {
   engine* e = engine_or_fail(p);
-  if (!e) [[unlikely]] return;
+  if (!e) [[unlikely]]
+    return;
   e->call_and_wait(current_node_of(*e), to, handler, how, args.data(), p, s);
 }
 

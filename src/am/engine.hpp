@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's engine: everything between the offload API and a transport.
 //
 // Out: calls get an id and wait in the pending table until their reply; frames go to the
@@ -23,12 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "buffers.hpp"
 #include "heddle/am/buffer.hpp"
 #include "heddle/am/detail/calls.hpp"
 #include "heddle/am/detail/tree.hpp"
 #include "heddle/am/session.hpp"
 #include "heddle/core/export.hpp"
-#include "buffers.hpp"
 #include "objects.hpp"
 #include "peers.hpp"
 #include "pending_table.hpp"
@@ -67,7 +68,8 @@ class engine final : public frame_sink {
   void post(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args);
   // offload::broadcast and for_each_node: `handler` on every node but `from`, along the tree of
   // heddle/am/detail/tree.hpp (tree.cpp); `p` completes with the results in node order.
-  void tree_call(node_id from, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args, pending_call* p);
+  void tree_call(node_id from, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
+                 pending_call* p);
   // A frame that carries a pending call (put, get): the prefix, then the data.
   void request(node_id from, node_id to, message_kind kind, std::span<const std::byte> head,
                std::span<const std::byte> tail, pending_call* p);
@@ -110,8 +112,9 @@ class engine final : public frame_sink {
   // engine.cpp (the call path's common case) and always inlined (in deliver, whose other cases are
   // large, the inliner's budget left the reply's send out of line); other files call send_general,
   // which does the same.
-  [[gnu::always_inline]] void send_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> head = {},
-                  std::span<const std::byte> tail = {}, const std::shared_ptr<void>& tail_owner = no_owner);
+  [[gnu::always_inline]] void send_frame(node_id from, node_id to, const message_header& h,
+                                         std::span<const std::byte> head = {}, std::span<const std::byte> tail = {},
+                                         const std::shared_ptr<void>& tail_owner = no_owner);
   // A frame whose bytes nobody keeps alive for the transport: one object, not a temporary per frame.
   static inline const std::shared_ptr<void> no_owner{};
   [[gnu::always_inline]] void send_to_peer(node_id from, node_id to, const message_header::words& packed,
@@ -119,8 +122,9 @@ class engine final : public frame_sink {
                                            const std::shared_ptr<void>& tail_owner);
   // Out of line: the flattened call path (call, call_and_poll) would otherwise inline it, and
   // through it the whole receive path, which leads back here (a frame for this process).
-  [[gnu::noinline]] void send_general(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
-                    std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
+  [[gnu::noinline]] void send_general(node_id from, node_id to, const message_header& h,
+                                      std::span<const std::byte> head, std::span<const std::byte> tail,
+                                      const std::shared_ptr<void>& tail_owner);
   void send_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
                      std::span<const std::byte> tail, const std::shared_ptr<void>& tail_owner);
   void send_later(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
@@ -128,11 +132,13 @@ class engine final : public frame_sink {
   // Fails `p` with why `to` cannot be reached (lost, or no such node).
   void fail_unreachable(node_id to, pending_call* p);
   // Inlined into deliver (the call path) and deliver_traced.
-  [[gnu::always_inline]] void deliver_untraced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  [[gnu::always_inline]] void deliver_untraced(node_id from, node_id to, const message_header& h,
+                                               std::span<const std::byte> payload);
   void deliver_traced(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // deliver's way for every frame but an untraced reply; out of line, so that a reply's way saves
   // no registers.
-  [[gnu::noinline]] void deliver_frame(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
+  [[gnu::noinline]] void deliver_frame(node_id from, node_id to, const message_header& h,
+                                       std::span<const std::byte> payload);
   // A reply_value frame: the call it answers completed (or nothing, if it is not waiting here).
   void complete_reply(node_id from, const message_header& h, std::span<const std::byte> payload);
   // The direct call answered by call `id` from `from`, now the taker's; nullptr if there is none.
@@ -157,16 +163,16 @@ class engine final : public frame_sink {
     return pending_.find(id, from);
   }
   // call_and_wait's way with the progress lock taken: the call sent as direct_, then polled for.
-  void call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how, std::span<const std::byte> args,
-                     pending_call* p, heddle::core_detail::future_state_base* s);
+  void call_directly(node_id from, node_id to, std::uint32_t handler, heddle::strategy how,
+                     std::span<const std::byte> args, pending_call* p, heddle::core_detail::future_state_base* s);
   // A direct call whose caller stops polling (its patience over, or its peer lost): failed, or
   // moved into the pending table for the receiver thread to complete. The progress lock is held
   // and given back here.
   [[gnu::noinline]] void end_direct_wait();
   // complete_reply's rare ways: a call in the pending table's overflow map (`p` null), a reply
   // placed in the caller's memory (pending_call::destination).
-  [[gnu::noinline]] void complete_reply_slowly(node_id from, const message_header& h, std::span<const std::byte> payload,
-                                               pending_call* p);
+  [[gnu::noinline]] void complete_reply_slowly(node_id from, const message_header& h,
+                                               std::span<const std::byte> payload, pending_call* p);
   // A handler's name in traces, interned the first time it runs traced (the task that runs it
   // takes it as its label).
   const char* handler_label(std::uint32_t handler);
@@ -178,16 +184,18 @@ class engine final : public frame_sink {
   void request_frame(node_id from, node_id to, const message_header::words& packed, std::span<const std::byte> head,
                      std::span<const std::byte> tail, pending_call* p);
   // Runs a call's handler and replies to it (or, for a tree call, hands the result to `g`).
-  void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g = nullptr);
-  [[gnu::always_inline]] void run_inline(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
-                                          tree_gather* g = nullptr);
+  void run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                tree_gather* g = nullptr);
+  [[gnu::always_inline]] void run_inline(node_id from, node_id to, const message_header& h,
+                                         std::span<const std::byte> args, tree_gather* g = nullptr);
   // run_call's body, inlined into deliver's short path; a handler that threw is reported (to the
   // caller, the tree, or stderr for a ping) by handler_threw, in the catch block, out of line.
-  [[gnu::always_inline]] void call_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
-                                            tree_gather* g);
+  [[gnu::always_inline]] void call_handler(node_id from, node_id to, const message_header& h,
+                                           std::span<const std::byte> args, tree_gather* g);
   [[gnu::cold]] void handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g);
   // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args).
-  void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g);
+  void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                     tree_gather* g);
   void tree_call_from(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // Sends the tree call `h` with `args` on to the two halves of `range`'s ranks below it (tree.cpp).
   void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
@@ -201,7 +209,7 @@ class engine final : public frame_sink {
              std::span<const std::byte> tail = {});
   // reply's body, inlined into deliver's short path.
   [[gnu::always_inline]] void send_reply(node_id from, node_id to, std::uint64_t call_id, message_kind kind,
-                                          std::span<const std::byte> head, std::span<const std::byte> tail = {});
+                                         std::span<const std::byte> head, std::span<const std::byte> tail = {});
   void reply_failure(node_id from, node_id to, std::uint64_t call_id, const std::string& what);
   // One transfer; `p` is completed (a get's bytes at `local`) or failed, once.
   void put_part(const std::byte* local, const buffer_ref& to, std::uint64_t bytes, pending_call* p) noexcept;
@@ -223,7 +231,8 @@ class engine final : public frame_sink {
   // Out of line: its idle turns are the wait's, not the call's (bench/am/callgrind_calls.sh counts
   // a call without them).
   [[gnu::noinline]] void poll_for_a_while(const heddle::core_detail::future_state_base* s,
-                                          std::chrono::steady_clock::time_point& deadline, std::chrono::nanoseconds patience);
+                                          std::chrono::steady_clock::time_point& deadline,
+                                          std::chrono::nanoseconds patience);
   // Whether the caller's patience (from the first look: `deadline` is set then) is over.
   bool past(std::chrono::steady_clock::time_point& deadline, std::chrono::nanoseconds patience) const;
   [[gnu::noinline]] void check_peers_if_due();
@@ -253,7 +262,7 @@ class engine final : public frame_sink {
 
   std::atomic<std::int64_t> active_{0};  // handlers and deferred sends not yet done
   std::uint32_t handler_count_ = 0;
-  std::unique_ptr<handler_fn[]> handlers_;  // the registry's functions by index: no lookup per call
+  std::unique_ptr<handler_fn[]> handlers_;                      // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced
   progress progress_;
   std::atomic<std::int64_t> next_peer_check_ns_{0};
@@ -288,7 +297,8 @@ engine& current_engine();
 [[gnu::cold]] void fail_without_session(pending_call* p) noexcept;
 // The open session's engine for a call whose state is `p`; without one, nullptr, `p` failed.
 inline engine* engine_or_fail(pending_call* p) noexcept {
-  if (engine* e = the_engine.load(std::memory_order_acquire)) [[likely]] return e;
+  if (engine* e = the_engine.load(std::memory_order_acquire)) [[likely]]
+    return e;
   fail_without_session(p);
   return nullptr;
 }

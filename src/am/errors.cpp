@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/am/errors.hpp"
 #include "heddle/am/functor.hpp"
 #include "heddle/am/serialize.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The loopback backend: every node lives in this process. A frame is delivered on the sending
 // thread, with nothing between the engine and itself: calls still go through the registry, the
 // serialisation and the runtime, so the loopback tests all of the engine but the wire.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mpi backend: the ranks of MPI_COMM_WORLD are the nodes, and heddle talks on a duplicate of it
 // (its own communicator: a user's tags never meet heddle's). A frame of up to eager_bytes is one
 // MPI message, received into one of the receives the polling thread keeps posted (frame_slots);
@@ -101,12 +102,13 @@ class mpi_transport final : public transport {
   // The engine packed the header: a small frame goes out with its words as they are.
   bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
                    bool wait) override {
-    if (message_header::size + payload.size() <= eager_bytes) [[likely]] return send_eager(to, header, payload, {}, wait);
+    if (message_header::size + payload.size() <= eager_bytes) [[likely]]
+      return send_eager(to, header, payload, {}, wait);
     return send(from, to, message_header::unpack(header), payload, {}, wait, {});
   }
 
-  bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
-            bool wait, const std::shared_ptr<void>& tail_owner) override {
+  bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head,
+            std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner) override {
     if (h.payload_bytes > max_payload())
       throw session_error("heddle::offload: a frame of " + std::to_string(h.payload_bytes) +
                           " bytes: the mpi backend carries at most " + std::to_string(max_payload()) + " per frame");
@@ -183,7 +185,8 @@ class mpi_transport final : public transport {
         // or at once when fewer than half the slots are still posted.
         if (count >= 0 && static_cast<std::size_t>(count) <= sizeof small) {
           // Up to a line's bytes as one fixed copy (the slot holds eager_bytes): no call of memcpy.
-          if (count <= 64) [[likely]] std::memcpy(small, slots_[index].bytes, 64);
+          if (count <= 64) [[likely]]
+            std::memcpy(small, slots_[index].bytes, 64);
           else std::memcpy(small, slots_[index].bytes, static_cast<std::size_t>(count));
           unposted_[unposted_count_++] = index;
           if (posted_.size() < frame_slots / 2) repost_unposted();
@@ -303,7 +306,8 @@ class mpi_transport final : public transport {
   // unposted if it fails: fewer slots, frames still arrive).
   int repost(int index) noexcept {
     slot& f = slots_[index];
-    const int rc = MPI_Irecv(f.bytes, static_cast<int>(eager_bytes), MPI_BYTE, MPI_ANY_SOURCE, frame_tag, comm_, &f.request);
+    const int rc = MPI_Irecv(f.bytes, static_cast<int>(eager_bytes), MPI_BYTE, MPI_ANY_SOURCE, frame_tag, comm_,
+                             &f.request);
     if (rc == MPI_SUCCESS) posted_.push_back(index);
     return rc;
   }
@@ -321,8 +325,8 @@ class mpi_transport final : public transport {
   // sends in flight, the message goes from where the blocks lie and the count drops when it is
   // complete; without (the polling thread, which does not wait), it goes from copies of the blocks
   // but a last one that `last_owner` keeps alive.
-  void post(node_id to, int tag, std::initializer_list<std::span<const std::byte>> blocks, const std::shared_ptr<void>& last_owner,
-            std::atomic<int>* unfinished) {
+  void post(node_id to, int tag, std::initializer_list<std::span<const std::byte>> blocks,
+            const std::shared_ptr<void>& last_owner, std::atomic<int>* unfinished) {
     std::size_t total = 0;
     for (auto b : blocks) total += b.size();
     if (total <= eager_bytes) {
@@ -368,7 +372,8 @@ class mpi_transport final : public transport {
   // move it in one copy, process to process), several as an hindexed type.
   void isend(node_id to, int tag, std::span<const std::span<const std::byte>> blocks, MPI_Request* request) {
     if (blocks.size() == 1) {
-      check(to, MPI_Isend(blocks[0].data(), static_cast<int>(blocks[0].size()), MPI_BYTE, static_cast<int>(to), tag, comm_, request));
+      check(to, MPI_Isend(blocks[0].data(), static_cast<int>(blocks[0].size()), MPI_BYTE, static_cast<int>(to), tag,
+                          comm_, request));
       return;
     }
     MPI_Aint displacements[3];
@@ -392,7 +397,8 @@ class mpi_transport final : public transport {
     MPI_Request request;
     {
       std::lock_guard lock(m_);
-      check(from, MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(from), tail_tag, comm_, &request));
+      check(from,
+            MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(from), tail_tag, comm_, &request));
     }
     for (unsigned n = 1;; ++n) {
       int done = 0;
@@ -406,7 +412,8 @@ class mpi_transport final : public transport {
         int count = 0;
         MPI_Get_count(&st, MPI_BYTE, &count);
         if (static_cast<std::uint64_t>(count) != bytes)
-          throw decode_error("the rest of a frame in " + std::to_string(count) + " bytes, " + std::to_string(bytes) + " announced");
+          throw decode_error("the rest of a frame in " + std::to_string(count) + " bytes, " + std::to_string(bytes) +
+                             " announced");
         return;
       }
       spin_pause(n);
@@ -437,7 +444,8 @@ class mpi_transport final : public transport {
     return any;
   }
   void check(node_id peer, int rc) {
-    if (rc != MPI_SUCCESS) throw peer_lost(peer, "heddle::offload: MPI with rank " + std::to_string(peer) + ": " + mpi_error_text(rc));
+    if (rc != MPI_SUCCESS)
+      throw peer_lost(peer, "heddle::offload: MPI with rank " + std::to_string(peer) + ": " + mpi_error_text(rc));
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -447,7 +455,7 @@ class mpi_transport final : public transport {
   // Every MPI call. A spin lock: each hold is one or two MPI calls, and the polling thread takes it
   // for every look at the wire, where a mutex's lock and unlock cost more than the look's own code.
   heddle::core_detail::spin_lock m_;
-  std::list<outgoing> sends_;   // non-blocking sends not yet complete
+  std::list<outgoing> sends_;  // non-blocking sends not yet complete
   slot slots_[frame_slots];
   // The slots posted, in the order they were (under m_): a ring of frame_slots, as no slot is
   // posted twice.

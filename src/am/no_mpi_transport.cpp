@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MPI backend where heddle was built without MPI: a session that asks for it (backend::mpi, or a
 // program started by mpirun) fails with an error that says so, and every other backend works.
 #include "heddle/am/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Remote objects (heddle/am/remote.hpp): the owner's table of objects and their serial queues
 // (object_table, objects.hpp), and the engine's side of them.
 //
@@ -82,10 +83,12 @@ void object_table::destroy_all() {
 
 // ---- the engine's side: calls out, frames in ----------------------------------------------------
 
-void engine::object_call(node_id from, node_id to, std::uint64_t id, std::uint32_t handler, std::span<const std::byte> args,
-                         pending_call* p) {
-  const message_header h{.kind = message_kind::object_call, .handler = handler,
-                         .call_id = new_call_id(), .payload_bytes = sizeof id + args.size()};
+void engine::object_call(node_id from, node_id to, std::uint64_t id, std::uint32_t handler,
+                         std::span<const std::byte> args, pending_call* p) {
+  const message_header h{.kind = message_kind::object_call,
+                         .handler = handler,
+                         .call_id = new_call_id(),
+                         .payload_bytes = sizeof id + args.size()};
   request_frame(from, to, h.pack(), std::as_bytes(std::span(&id, 1)), args, p);
 }
 
@@ -103,11 +106,9 @@ void engine::object_frame(node_id from, node_id to, const message_header& h, std
         reply_failure(to, from, h.call_id,
                       "heddle::offload: node " + std::to_string(to) + " has no object " + std::to_string(id) +
                           " (destroyed when its last remote_ptr was dropped, or never made there)");
-      return;  // a release of an object that is gone already: nothing to do
-    case object_table::queued::behind:
-      return;  // the queue's task takes it
-    case object_table::queued::start_drain:
-      break;
+      return;                                   // a release of an object that is gone already: nothing to do
+    case object_table::queued::behind: return;  // the queue's task takes it
+    case object_table::queued::start_drain: break;
   }
   task_begun();
   (void)rt_->task([this, to, o] {  // nobody waits for the task: the calls reply
@@ -122,7 +123,8 @@ void engine::drain_object(node_id here, const std::shared_ptr<object_table::entr
   while (objects_.next(here, o, it, object)) {
     if (!object) {  // a call that came after the release
       reply_failure(here, it.from, it.h.call_id,
-                    "heddle::offload: node " + std::to_string(here) + " has no object " + std::to_string(o->id) + " (destroyed)");
+                    "heddle::offload: node " + std::to_string(here) + " has no object " + std::to_string(o->id) +
+                        " (destroyed)");
       continue;
     }
     void* saved = std::exchange(running_object, object);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // This node's remote objects (heddle/am/remote.hpp): each object adopted here, by (node, id), and
 // its serial queue, the frames for it (object_call, object_release) in arrival order.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "peers.hpp"
 
 #include <unistd.h>
@@ -69,10 +70,11 @@ void peer_table::record_hello(node_id from, const hello& h, std::uint64_t regist
   peer_state& p = peers_[from];
   p.pid = h.pid;
   if (h.node != from || h.nodes != nodes) {
-    p.refused = std::make_exception_ptr(session_error(
-        "heddle::offload: node " + std::to_string(from) + " (pid " + std::to_string(h.pid) + ") says it is node " +
-        std::to_string(h.node) + " of " + std::to_string(h.nodes) + "; this is node " + std::to_string(self_) +
-        " of " + std::to_string(nodes)));
+    p.refused = std::make_exception_ptr(session_error("heddle::offload: node " + std::to_string(from) + " (pid " +
+                                                      std::to_string(h.pid) + ") says it is node " +
+                                                      std::to_string(h.node) + " of " + std::to_string(h.nodes) +
+                                                      "; this is node " + std::to_string(self_) + " of " +
+                                                      std::to_string(nodes)));
   } else if (h.hash != registry_hash || h.count != registry_count) {
     char buf[400];
     std::snprintf(buf, sizeof buf,
@@ -108,9 +110,11 @@ std::exception_ptr peer_table::await_hellos(std::chrono::steady_clock::time_poin
   for (node_id n = 0; n < size() && !failure; ++n) {
     if (peers_[n].refused) failure = peers_[n].refused;
     else if (peers_[n].lost.load())
-      failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " was lost while the session started: " + peers_[n].why));
+      failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) +
+                                                         " was lost while the session started: " + peers_[n].why));
     else if (!all && !peers_[n].hello)
-      failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) + " did not say hello within " +
+      failure = std::make_exception_ptr(peer_lost(n, "heddle::offload: node " + std::to_string(n) +
+                                                         " did not say hello within " +
                                                          std::to_string(connect_timeout.count()) + " ms"));
   }
   return failure;

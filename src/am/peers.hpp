@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's peers as this node knows them: who said hello (and whether its registry matched),
 // who said goodbye, who is lost and why, and node 0's answer to the last clock probe.
 //
@@ -109,8 +110,8 @@ class peer_table {
     bool goodbye = false;
     std::int64_t pid = 0;
     std::atomic<std::uint16_t> trace_sequence{0};  // the last frame's to this peer, traced (message_header::sequence)
-    std::string why;                // how it was lost
-    std::exception_ptr refused;    // a hello that did not match
+    std::string why;                               // how it was lost
+    std::exception_ptr refused;                    // a hello that did not match
   };
 
   // First: the call path's look (reachable) finds the vector where the engine's own was.

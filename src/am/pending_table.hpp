@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calls waiting for their replies, by call id. A call id's low bits pick one of 1,024 slots,
 // which the caller claims, fills and publishes with atomics: neither the caller that inserts nor the
 // polling thread that takes a reply takes a lock, and each touches the slot's cache line only (a lock
@@ -51,7 +52,8 @@ class pending_table {
   // The call with this id to `from`, now the caller's; nullptr if there is none (a reply to a call
   // that already failed, an id a peer made up, or a reply from another node than the one called).
   pending_call* take(std::uint64_t id, node_id from) {
-    if (pending_call* p = take_from_slot(id, from)) [[likely]] return p;
+    if (pending_call* p = take_from_slot(id, from)) [[likely]]
+      return p;
     return take_from_overflow(id, from);
   }
   // take's two halves, for a caller that keeps the first inline and calls the second out of line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who polls the transport. One thread at a time holds the progress lock and polls:
 //
 // - the receiver thread, a thread of the session's own, whenever nobody else wants to: it polls for
@@ -63,7 +64,7 @@ class progress {
  private:
   alignas(64) std::atomic<std::uint32_t> word_{0};
   alignas(64) std::atomic<std::uint32_t> nap_{0};  // never changes: a futex to sleep on
-  std::atomic<int> long_sends_{0};                  // changes once per long send: shares nap_'s line
+  std::atomic<int> long_sends_{0};                 // changes once per long send: shares nap_'s line
 };
 
 // True on the thread that holds a progress lock: it must not block in a send. Initial-exec (as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "receiver.hpp"
 
 #include <algorithm>
@@ -11,7 +12,9 @@ receiver::receiver(transport& wire, progress& lock, std::chrono::nanoseconds spi
 
 receiver::~receiver() { stop(); }
 
-void receiver::start() { thread_ = std::thread([this] { loop(); }); }
+void receiver::start() {
+  thread_ = std::thread([this] { loop(); });
+}
 
 void receiver::stop() {
   if (!thread_.joinable()) return;

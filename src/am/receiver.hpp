@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's receiver thread: it polls the transport whenever no caller does, and sleeps in the
 // transport when the wire is quiet (who polls when: progress.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening and closing a session: where the options come from, which backend, the engine of the
 // process.
 #include "heddle/am/session.hpp"
@@ -24,7 +25,8 @@ void throw_no_session() {
 }
 engine& current_engine() {
   engine* e = the_engine.load(std::memory_order_acquire);
-  if (!e) [[unlikely]] throw_no_session();
+  if (!e) [[unlikely]]
+    throw_no_session();
   return *e;
 }
 engine* acquire_engine() noexcept {
@@ -99,15 +101,18 @@ session_options options_from(int& argc, char**& argv) {
     const char* n = env("HEDDLE_NODE");
     const char* ns = env("HEDDLE_NODES");
     if (!n || !ns)
-      throw session_error("heddle::offload: HEDDLE_BACKEND is set but HEDDLE_NODE or HEDDLE_NODES is not (start the program with heddle-run)");
+      throw session_error("heddle::offload: HEDDLE_BACKEND is set but HEDDLE_NODE or HEDDLE_NODES is not (start the "
+                          "program with heddle-run)");
     o.nodes = static_cast<node_id>(parse_number(ns, "HEDDLE_NODES", 1 << 16));
     o.node = static_cast<node_id>(parse_number(n, "HEDDLE_NODE", o.nodes ? o.nodes - 1 : 0));
     if (o.nodes == 0) throw session_error("heddle::offload: HEDDLE_NODES=0: a session has at least one node");
     if (const char* s = env("HEDDLE_SESSION")) o.session_name = s;
     if (const char* p = env("HEDDLE_PEERS")) o.peers = split(p, ',');
-    if (const char* f = env("HEDDLE_LISTEN_FD")) o.listen_fd = static_cast<int>(parse_number(f, "HEDDLE_LISTEN_FD", 1 << 20));
+    if (const char* f = env("HEDDLE_LISTEN_FD"))
+      o.listen_fd = static_cast<int>(parse_number(f, "HEDDLE_LISTEN_FD", 1 << 20));
     if (const char* s = env("HEDDLE_SECRET")) o.secret = s;
-    if (const char* r = env("HEDDLE_RING_BYTES")) o.ring_bytes = parse_number(r, "HEDDLE_RING_BYTES", std::uint64_t{1} << 32);
+    if (const char* r = env("HEDDLE_RING_BYTES"))
+      o.ring_bytes = parse_number(r, "HEDDLE_RING_BYTES", std::uint64_t{1} << 32);
   } else if (env("OMPI_COMM_WORLD_SIZE") || env("PMI_SIZE")) {
     o.transport = backend::mpi;  // node and nodes come from MPI_Init
   }
@@ -116,14 +121,19 @@ session_options options_from(int& argc, char**& argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a.rfind("--heddle-backend=", 0) == 0) {
-      if (from_launcher) throw session_error("heddle::offload: --heddle-backend on the command line of a program heddle-run started: use heddle-run --backend");
+      if (from_launcher)
+        throw session_error("heddle::offload: --heddle-backend on the command line of a program heddle-run started: "
+                            "use heddle-run --backend");
       o.transport = backend_from_string(std::string(a.substr(17)));
     } else if (a.rfind("--heddle-nodes=", 0) == 0) {
-      if (from_launcher) throw session_error("heddle::offload: --heddle-nodes on the command line of a program heddle-run started: use heddle-run -n");
+      if (from_launcher)
+        throw session_error(
+            "heddle::offload: --heddle-nodes on the command line of a program heddle-run started: use heddle-run -n");
       o.nodes = static_cast<node_id>(parse_number(a.substr(15), "--heddle-nodes", 1 << 16));
       if (o.nodes == 0) throw session_error("heddle::offload: --heddle-nodes=0: a session has at least one node");
     } else if (a.rfind("--heddle-", 0) == 0) {
-      throw session_error("heddle::offload: unknown option " + std::string(a) + " (--heddle-backend=NAME, --heddle-nodes=N)");
+      throw session_error("heddle::offload: unknown option " + std::string(a) +
+                          " (--heddle-backend=NAME, --heddle-nodes=N)");
     } else {
       argv[out++] = argv[i];
     }
@@ -132,8 +142,8 @@ session_options options_from(int& argc, char**& argv) {
   argc = out;
   if (!from_launcher && o.transport != backend::loopback && o.transport != backend::mpi)
     throw session_error(std::string("heddle::offload: the ") + to_string(o.transport) +
-                        " backend needs its nodes started by heddle-run (heddle-run -n N --backend " + to_string(o.transport) +
-                        " program ...)");
+                        " backend needs its nodes started by heddle-run (heddle-run -n N --backend " +
+                        to_string(o.transport) + " program ...)");
   return o;
 }
 
@@ -148,8 +158,8 @@ session::session(const session_options& options) : options_(options) {
     case backend::mpi: t = am_detail::make_mpi_transport(options_); break;
   }
   if (options_.nodes == 0 || options_.node >= options_.nodes)
-    throw session_error("heddle::offload: node " + std::to_string(options_.node) + " of " + std::to_string(options_.nodes) +
-                        ": a node is numbered from 0 to nodes - 1");
+    throw session_error("heddle::offload: node " + std::to_string(options_.node) + " of " +
+                        std::to_string(options_.nodes) + ": a node is numbered from 0 to nodes - 1");
   auto e = std::make_unique<am_detail::engine>(options_, std::move(t));
   am_detail::engine* expected = nullptr;
   if (!the_engine.compare_exchange_strong(expected, e.get()))

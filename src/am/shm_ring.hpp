@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One direction between two processes: a ring of 64-byte cells in the receiver's segment, written
 // by one sender process and read by the receiver (HAM's write-then-flag protocol, over shared
 // memory instead of SCIF).
@@ -43,7 +44,8 @@ static_assert(sizeof(ring_control) == 64);
 class ring_view {
  public:
   ring_view() = default;
-  ring_view(ring_control* c, std::byte* cells, std::uint64_t count) noexcept : control_(c), cells_(cells), count_(count) {}
+  ring_view(ring_control* c, std::byte* cells, std::uint64_t count) noexcept
+      : control_(c), cells_(cells), count_(count) {}
 
   std::uint64_t cells() const noexcept { return count_; }
   // The cell of position `pos` counted from the ring's start.

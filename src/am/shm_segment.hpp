@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A POSIX shared-memory object mapped into this process (/dev/shm/NAME): created by its owner,
 // opened by the others, unmapped when the segment object goes, unlinked by whoever owns the name.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shm backend: processes on one host. Each node owns a segment, /dev/shm/heddle.<session>.n<k>,
 // holding its control block (pid, doorbell) and one inbound ring per peer (shm_ring.hpp). A sender
 // writes into the ring in the receiver's segment and, only when the receiver has gone to sleep,
@@ -70,7 +71,8 @@ class shm_transport final : public transport {
       throw session_error("heddle::offload: the shm backend needs a session name (heddle-run sets HEDDLE_SESSION)");
     for (char c : o.session_name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-        throw session_error("heddle::offload: session name '" + o.session_name + "': letters, digits, '-', '_' and '.' only");
+        throw session_error("heddle::offload: session name '" + o.session_name +
+                            "': letters, digits, '-', '_' and '.' only");
     if (o.ring_bytes < 4096 || (o.ring_bytes & (o.ring_bytes - 1)) != 0)
       throw session_error("heddle::offload: ring size " + std::to_string(o.ring_bytes) +
                           " bytes: a power of two, at least 4096");
@@ -88,10 +90,12 @@ class shm_transport final : public transport {
     try {
       own_ = shm_segment::create(segment_name(self), segment_bytes(o_.nodes, o_.ring_bytes));
     } catch (const std::system_error& e) {
-      throw session_error(std::string("heddle::offload: node ") + std::to_string(self) + " cannot create its segment: " +
-                          e.what() + (e.code().value() == EEXIST ? " (a run with the same session name is going on, or a "
-                                                                    "crashed one left /dev/shm/heddle." + o_.session_name + ".*)"
-                                                                  : ""));
+      throw session_error(std::string("heddle::offload: node ") + std::to_string(self) +
+                          " cannot create its segment: " + e.what() +
+                          (e.code().value() == EEXIST ? " (a run with the same session name is going on, or a "
+                                                        "crashed one left /dev/shm/heddle." +
+                                                            o_.session_name + ".*)"
+                                                      : ""));
     }
     own_ctl_ = control_of(own_);
     own_ctl_->magic = control_magic;
@@ -127,7 +131,8 @@ class shm_transport final : public transport {
           p->seg.size() != segment_bytes(o_.nodes, o_.ring_bytes))
         throw session_error("heddle::offload: " + segment_name(to) + " is not node " + std::to_string(to) + " of " +
                             std::to_string(o_.nodes) + " with " + std::to_string(o_.ring_bytes) + "-byte rings (node " +
-                            std::to_string(c->node) + " of " + std::to_string(c->nodes) + ", " + std::to_string(c->ring_bytes) + ")");
+                            std::to_string(c->node) + " of " + std::to_string(c->nodes) + ", " +
+                            std::to_string(c->ring_bytes) + ")");
       p->ctl = c;
       p->ring = ring_in(p->seg, self);
       p->pid = c->pid;
@@ -139,7 +144,8 @@ class shm_transport final : public transport {
   bool send(node_id from, node_id to, const message_header& h, std::span<const std::byte> head,
             std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>&) override {
     const std::size_t payload = head.size() + tail.size();
-    if (ring_cell::prefix + message_header::size + payload > o_.ring_bytes / 4) return send_out_of_line(from, to, h, head, tail, wait);
+    if (ring_cell::prefix + message_header::size + payload > o_.ring_bytes / 4)
+      return send_out_of_line(from, to, h, head, tail, wait);
     return write_record(to, payload, wait, [&](std::byte* c) {
       h.encode(c);
       std::byte* body = c + message_header::size;
@@ -213,7 +219,8 @@ class shm_transport final : public transport {
 
   local_allocation allocate(std::uint64_t bytes, std::uint64_t id, std::size_t alignment) override {
     if (alignment > 4096)
-      throw session_error("heddle::offload: shm buffers are page-aligned; alignment " + std::to_string(alignment) + " asked");
+      throw session_error("heddle::offload: shm buffers are page-aligned; alignment " + std::to_string(alignment) +
+                          " asked");
     auto seg = std::make_shared<shm_segment>(shm_segment::create(buffer_name(o_.node, id), bytes ? bytes : 1));
     std::byte* data = seg->data();
     return {data, bytes, std::move(seg)};
@@ -221,13 +228,15 @@ class shm_transport final : public transport {
 
   // On the calling thread, whatever the size: a copy between the processes' memory is what a
   // transfer is here, and handing it to a worker would only add a wake-up.
-  bool put_direct(const std::byte* local, node_id node, std::uint64_t id, std::uint64_t offset, std::uint64_t bytes) override {
+  bool put_direct(const std::byte* local, node_id node, std::uint64_t id, std::uint64_t offset,
+                  std::uint64_t bytes) override {
     if (node == o_.node) return false;
     std::byte* remote = mapped(node, id, offset, bytes);
     if (bytes) std::memcpy(remote, local, bytes);
     return true;
   }
-  bool get_direct(node_id node, std::uint64_t id, std::uint64_t offset, std::byte* local, std::uint64_t bytes) override {
+  bool get_direct(node_id node, std::uint64_t id, std::uint64_t offset, std::byte* local,
+                  std::uint64_t bytes) override {
     if (node == o_.node) return false;
     const std::byte* remote = mapped(node, id, offset, bytes);
     if (bytes) std::memcpy(local, remote, bytes);
@@ -242,8 +251,8 @@ class shm_transport final : public transport {
   struct peer_out {
     shm_segment seg;
     node_control* ctl = nullptr;
-    ring_view ring;  // this node's ring in the peer's segment
-    heddle::core_detail::spin_lock m;     // this process's senders to the peer, one at a time
+    ring_view ring;                    // this node's ring in the peer's segment
+    heddle::core_detail::spin_lock m;  // this process's senders to the peer, one at a time
     std::uint64_t write_pos = 0;
     std::uint64_t seen_tail = 0;
     std::uint64_t looked_in_lap = ~std::uint64_t{0};  // the start of the last lap short_lap_pad looked in
@@ -258,7 +267,8 @@ class shm_transport final : public transport {
   static node_control* control_of(const shm_segment& s) { return reinterpret_cast<node_control*>(s.data()); }
   ring_view ring_in(const shm_segment& s, node_id from) const {
     std::byte* base = s.data() + control_bytes + from * (sizeof(ring_control) + o_.ring_bytes);
-    return ring_view(reinterpret_cast<ring_control*>(base), base + sizeof(ring_control), o_.ring_bytes / ring_cell::bytes);
+    return ring_view(reinterpret_cast<ring_control*>(base), base + sizeof(ring_control),
+                     o_.ring_bytes / ring_cell::bytes);
   }
 
   static constexpr std::size_t one_cell_payload = ring_cell::bytes - ring_cell::prefix - message_header::size;
@@ -284,7 +294,8 @@ class shm_transport final : public transport {
     // The receiver announces its sleep before its last look (sleep()): either it sees this frame
     // then, or this sees it asleep here.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (p.ctl->sleepers.load(std::memory_order_relaxed)) [[unlikely]] return ring_doorbell(p);
+    if (p.ctl->sleepers.load(std::memory_order_relaxed)) [[unlikely]]
+      return ring_doorbell(p);
     return true;
   }
   [[gnu::noinline]] static bool ring_doorbell(peer_out& p) noexcept {
@@ -300,7 +311,8 @@ class shm_transport final : public transport {
   template <class Fill>
   bool write_record(node_id to, std::size_t payload, bool wait, Fill&& fill) {
     peer_out& p = *out_[to];
-    const std::uint64_t cells = (ring_cell::prefix + message_header::size + payload + ring_cell::bytes - 1) / ring_cell::bytes;
+    const std::uint64_t cells = (ring_cell::prefix + message_header::size + payload + ring_cell::bytes - 1) /
+                                ring_cell::bytes;
     if (wait) p.m.lock();
     else if (!p.m.try_lock()) return false;
     const ring_view& ring = p.ring;
@@ -363,7 +375,8 @@ class shm_transport final : public transport {
       if (!wait) return false;
       if (!spinner.keep_spinning()) {
         if (process_exited(p.pidfd))
-          throw peer_lost(to, "heddle::offload: node " + std::to_string(to) + " (pid " + std::to_string(p.pid) + ") exited");
+          throw peer_lost(to, "heddle::offload: node " + std::to_string(to) + " (pid " + std::to_string(p.pid) +
+                                  ") exited");
         std::this_thread::sleep_for(std::chrono::microseconds(20));
       }
     }
@@ -393,15 +406,17 @@ class shm_transport final : public transport {
     if (ring_view::stamp(c).load(std::memory_order_acquire) != pos + 1) return false;
     const std::uint32_t cells = ring_view::length(c);
     const std::uint32_t kind = ring_view::kind(c);
-    if (cells == 0 || ring.index(pos) + cells > ring.cells() || (kind != ring_cell::frame && kind != ring_cell::padding)) {
+    if (cells == 0 || ring.index(pos) + cells > ring.cells() ||
+        (kind != ring_cell::frame && kind != ring_cell::padding)) {
       corrupt(from, "a ring record of " + std::to_string(cells) + " cells, kind " + std::to_string(kind));
       return false;
     }
     if (kind == ring_cell::frame) {
       try {
         const std::size_t room = std::size_t{cells} * ring_cell::bytes - ring_cell::prefix - message_header::size;
-        const message_header h =
-            message_header::decode(std::span<const std::byte>(c + ring_cell::prefix, message_header::size), room);
+        const message_header h = message_header::decode(std::span<const std::byte>(c + ring_cell::prefix,
+                                                                                   message_header::size),
+                                                        room);
         const std::span<const std::byte> payload(c + ring_cell::prefix + message_header::size, h.payload_bytes);
         if (h.flags & message_out_of_line) deliver_out_of_line(from, h, payload);
         else sink_->deliver(from, o_.node, h, payload);
@@ -414,14 +429,16 @@ class shm_transport final : public transport {
     // first cell keeps its stamp, which can never match again: a one-cell call is only read here,
     // and its line is not pulled back from the sender's cache for a write.
     if (kind == ring_cell::frame)
-      for (std::uint32_t i = 1; i < cells; ++i) ring_view::stamp(ring.cell(pos + i)).store(0, std::memory_order_relaxed);
+      for (std::uint32_t i = 1; i < cells; ++i)
+        ring_view::stamp(ring.cell(pos + i)).store(0, std::memory_order_relaxed);
     read_pos_[from].store(pos + cells, std::memory_order_relaxed);
     ring.control().tail.store(pos + cells, std::memory_order_release);
     return true;
   }
 
   void deliver_out_of_line(node_id from, const message_header& h, std::span<const std::byte> desc) {
-    if (desc.size() != 16) throw decode_error("an out-of-line frame's descriptor of " + std::to_string(desc.size()) + " bytes");
+    if (desc.size() != 16)
+      throw decode_error("an out-of-line frame's descriptor of " + std::to_string(desc.size()) + " bytes");
     std::uint64_t seq, bytes;
     std::memcpy(&seq, desc.data(), 8);
     std::memcpy(&bytes, desc.data() + 8, 8);
@@ -433,7 +450,8 @@ class shm_transport final : public transport {
     }
     seg.unlink();
     if (seg.size() != bytes)
-      throw decode_error("an out-of-line frame of " + std::to_string(bytes) + " bytes in a segment of " + std::to_string(seg.size()));
+      throw decode_error("an out-of-line frame of " + std::to_string(bytes) + " bytes in a segment of " +
+                         std::to_string(seg.size()));
     message_header whole = h;
     whole.flags &= static_cast<std::uint8_t>(~message_out_of_line);
     whole.payload_bytes = bytes;
@@ -456,15 +474,16 @@ class shm_transport final : public transport {
       try {
         seg = std::make_shared<shm_segment>(shm_segment::open(buffer_name(node, id)));
       } catch (const std::system_error&) {
-        throw remote_error(node, "heddle::offload: node " + std::to_string(node) + " has no buffer " + std::to_string(id) +
-                                     " (freed, or never allocated there)");
+        throw remote_error(node, "heddle::offload: node " + std::to_string(node) + " has no buffer " +
+                                     std::to_string(id) + " (freed, or never allocated there)");
       }
       std::lock_guard lock(maps_m_);
       maps_.emplace(std::pair{node, id}, seg);
     }
     if (offset > seg->size() || bytes > seg->size() - offset)
-      throw remote_error(node, "heddle::offload: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
-                                   ") are outside buffer " + std::to_string(id) + " of node " + std::to_string(node));
+      throw remote_error(node, "heddle::offload: bytes [" + std::to_string(offset) + ", " +
+                                   std::to_string(offset + bytes) + ") are outside buffer " + std::to_string(id) +
+                                   " of node " + std::to_string(node));
     return seg->data() + offset;
   }
 

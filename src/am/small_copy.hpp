@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies of a few bytes on the call path with moves of fixed sizes, not a call of memcpy (whose
 // entry, size dispatch and return are most of what a copy of a small payload costs).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tcp backend: one TCP connection per pair of nodes. Node k listens on its address (or on the
 // socket heddle-run made for it), connects to every node below it and accepts every node above;
 // a connecting node first presents the session's secret, and a connection without it is closed.
@@ -53,7 +54,9 @@ std::string errno_text(const char* what) { return std::string(what) + ": " + std
 ssize_t send_now(int fd, const void* p, std::size_t n) {
   return ::syscall(SYS_sendto, fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT, nullptr, 0);
 }
-ssize_t recv_now(int fd, void* p, std::size_t n) { return ::syscall(SYS_recvfrom, fd, p, n, MSG_DONTWAIT, nullptr, nullptr); }
+ssize_t recv_now(int fd, void* p, std::size_t n) {
+  return ::syscall(SYS_recvfrom, fd, p, n, MSG_DONTWAIT, nullptr, nullptr);
+}
 
 std::pair<std::string, std::string> host_port(const std::string& address) {
   const auto colon = address.rfind(':');
@@ -118,10 +121,12 @@ class tcp_transport final : public transport {
   explicit tcp_transport(const session_options& o)
       : o_(o), poll_by_recv_(o.nodes <= 1 + recv_polled_peers), epoll_(epoll_data_t{.u32 = o.nodes}) {
     if (o.peers.size() != o.nodes)
-      throw session_error("heddle::offload: the tcp backend needs every node's address: " + std::to_string(o.peers.size()) +
-                          " given for " + std::to_string(o.nodes) + " nodes (HEDDLE_PEERS, or session_options::peers)");
+      throw session_error("heddle::offload: the tcp backend needs every node's address: " +
+                          std::to_string(o.peers.size()) + " given for " + std::to_string(o.nodes) +
+                          " nodes (HEDDLE_PEERS, or session_options::peers)");
     if (o.secret.empty())
-      throw session_error("heddle::offload: the tcp backend needs a shared secret (HEDDLE_SECRET, or session_options::secret)");
+      throw session_error(
+          "heddle::offload: the tcp backend needs a shared secret (HEDDLE_SECRET, or session_options::secret)");
     if (o.secret.size() > 1024) throw session_error("heddle::offload: the tcp secret is longer than 1024 bytes");
     peers_.resize(o.nodes);
     for (auto& p : peers_) p = std::make_unique<peer>();
@@ -164,13 +169,13 @@ class tcp_transport final : public transport {
       set_nonblocking_nodelay(peers_[n]->fd);
       if (poll_by_recv_) continue;  // in the epoll set only while the receiver sleeps
       if (!epoll_.add(peers_[n]->fd, EPOLLIN, epoll_data_t{.u32 = n}))
-        throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot watch its connection to node " +
-                            std::to_string(n) + ": " + std::strerror(errno));
+        throw session_error("heddle::offload: node " + std::to_string(o_.node) +
+                            " cannot watch its connection to node " + std::to_string(n) + ": " + std::strerror(errno));
     }
   }
 
-  bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head, std::span<const std::byte> tail,
-            bool wait, const std::shared_ptr<void>& tail_owner) override {
+  bool send(node_id, node_id to, const message_header& h, std::span<const std::byte> head,
+            std::span<const std::byte> tail, bool wait, const std::shared_ptr<void>& tail_owner) override {
     const message_header::words w = h.pack();
     return send_frame(to, w, head, tail, wait, tail_owner);
   }
@@ -228,7 +233,8 @@ class tcp_transport final : public transport {
       }
     }
     epoll_event evs[16];
-    const int ms = static_cast<int>(std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()));
+    const int ms = static_cast<int>(
+        std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()));
     const int n = epoll_.wait(evs, ms);
     for (int i = 0; i < n; ++i)
       if (evs[i].data.u32 == o_.nodes) epoll_.clear_wake();
@@ -287,7 +293,9 @@ class tcp_transport final : public transport {
       }
     }
     ::freeaddrinfo(res);
-    if (fd < 0) throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot listen on " + address + ": " + std::strerror(errno));
+    if (fd < 0)
+      throw session_error("heddle::offload: node " + std::to_string(o_.node) + " cannot listen on " + address + ": " +
+                          std::strerror(errno));
     return fd;
   }
 
@@ -313,8 +321,8 @@ class tcp_transport final : public transport {
         ::close(fd);
       }
       if (clock::now() > deadline)
-        throw peer_lost(to, "heddle::offload: node " + std::to_string(o_.node) + " cannot connect to node " + std::to_string(to) +
-                                " at " + o_.peers[to] + ": " + std::strerror(errno));
+        throw peer_lost(to, "heddle::offload: node " + std::to_string(o_.node) + " cannot connect to node " +
+                                std::to_string(to) + " at " + o_.peers[to] + ": " + std::strerror(errno));
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
@@ -326,7 +334,8 @@ class tcp_transport final : public transport {
     const int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&sa), &len, SOCK_CLOEXEC);
     if (fd < 0) return false;
     char host[INET6_ADDRSTRLEN + 8] = "?";
-    if (sa.ss_family == AF_INET) ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&sa)->sin_addr, host, sizeof host);
+    if (sa.ss_family == AF_INET)
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&sa)->sin_addr, host, sizeof host);
     const auto refuse = [&](const std::string& why) {
       std::fprintf(stderr, "heddle: node %u: refused a connection from %s: %s\n", o_.node, host, why.c_str());
       ::close(fd);
@@ -513,7 +522,8 @@ class tcp_transport final : public transport {
         if (!decode_or_lose(n, p, at, h)) return any;
         if (h.payload_bytes <= staged && h.payload_bytes < direct_bytes) [[likely]] {
           p.staged_begin += message_header::size + h.payload_bytes;
-          if (!deliver_or_lose(n, p, h, std::span<const std::byte>(at + message_header::size, h.payload_bytes))) return true;
+          if (!deliver_or_lose(n, p, h, std::span<const std::byte>(at + message_header::size, h.payload_bytes)))
+            return true;
           any = true;
           if (p.closed.load(std::memory_order_relaxed)) return true;
           continue;
@@ -618,9 +628,10 @@ class tcp_transport final : public transport {
   static std::string cut_short(const peer& p) {
     if (p.header_have == 0) return {};
     if (p.header_have < message_header::size)
-      return " in the middle of a frame header (" + std::to_string(p.header_have) + " of " + std::to_string(message_header::size) + " bytes)";
-    return std::string(" in the middle of a ") + to_string(p.h.kind) + " frame (" + std::to_string(p.payload_have) + " of " +
-           std::to_string(p.payload_size) + " payload bytes)";
+      return " in the middle of a frame header (" + std::to_string(p.header_have) + " of " +
+             std::to_string(message_header::size) + " bytes)";
+    return std::string(" in the middle of a ") + to_string(p.h.kind) + " frame (" + std::to_string(p.payload_have) +
+           " of " + std::to_string(p.payload_size) + " payload bytes)";
   }
 
   // Room for `bytes` of payload, keeping what was read of it.

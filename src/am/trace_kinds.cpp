@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "trace_kinds.hpp"
 
 #include "heddle/core/detail/trace_extension.hpp"
@@ -27,9 +28,7 @@ void write_message(event_out& out, const record& r) {
       .raw(",\"bytes\":").num(r.arg).raw("}}");
 }
 // clang-format on
-void write_flow(event_out& out, const record& r) {
-  out.flow(r.k == trace_kinds::message_begin, "message", r).raw("}");
-}
+void write_flow(event_out& out, const record& r) { out.flow(r.k == trace_kinds::message_begin, "message", r).raw("}"); }
 
 // A message's flow: its other end is in another process's trace when it crosses processes, so
 // an end without its other keeps its id for the merge.

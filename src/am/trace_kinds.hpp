@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The active-message layer's kinds of trace record (docs/trace.md, "What is recorded") and the
 // flow id that pairs a send with its receipt, across processes. Defined in trace_kinds.cpp beside
 // the static object that installs how each becomes a trace event (and joins this process to its

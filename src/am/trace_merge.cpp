@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // merge_traces (heddle/am/detail/trace_merge.hpp): heddle-trace merge as a child process.
 #include "heddle/am/detail/trace_merge.hpp"
 
@@ -9,7 +10,8 @@
 
 namespace heddle::am_detail {
 
-int merge_traces(const std::string& out, const std::vector<std::string>& inputs, const std::string& preferred) noexcept {
+int merge_traces(const std::string& out, const std::vector<std::string>& inputs,
+                 const std::string& preferred) noexcept {
   try {
     std::vector<std::string> args{"heddle-trace", "merge", out};
     args.insert(args.end(), inputs.begin(), inputs.end());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HEDDLE_TRACE in a run of several processes: which node this process is, which file it writes,
 // and, under an MPI launcher, the gathering of the ranks' files into one at the run's end.
 //
@@ -85,8 +86,9 @@ void gather(const std::string& base) {
   for (long k = 0; k < ranks; ++k) std::remove(done_mark(base, k).c_str());
   const char* how = "merge them with: heddle-trace merge FILE FILE.rank*.json";
   if (missing >= 0) {
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: rank %ld's trace did not come within %lld s (a rank that failed, or "
-                         "ranks on hosts without a shared file system): the ranks' traces stay in %s.rank*.json; %s\n",
+    std::fprintf(stderr,
+                 "heddle: HEDDLE_TRACE=%s: rank %ld's trace did not come within %lld s (a rank that failed, or "
+                 "ranks on hosts without a shared file system): the ranks' traces stay in %s.rank*.json; %s\n",
                  base.c_str(), missing, static_cast<long long>(gather_patience.count()), base.c_str(), how);
     return;
   }

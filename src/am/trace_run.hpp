@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // This process's place in a run of several, for the trace recorder (trace_run.cpp).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data transfers started here (put, get, and the groups of them: scatter, gather): each goes by the
 // transport's direct path where it has one (shm: a copy between the processes' memory, on this
 // thread) or as a put/get frame whose reply completes it. The frames are served by engine.cpp
@@ -17,8 +18,9 @@ namespace {
 // copied to `dst` unless the transport read them there already. The decode_error if it is not.
 std::exception_ptr take_reply(std::span<const std::byte> reply, std::byte* dst, std::uint64_t bytes) noexcept {
   if (reply.size() != bytes)
-    return std::make_exception_ptr(decode_error("heddle::offload: a " + std::string(dst ? "get" : "put") + "'s reply has " +
-                                                std::to_string(reply.size()) + " bytes, " + std::to_string(bytes) + " expected"));
+    return std::make_exception_ptr(decode_error("heddle::offload: a " + std::string(dst ? "get" : "put") +
+                                                "'s reply has " + std::to_string(reply.size()) + " bytes, " +
+                                                std::to_string(bytes) + " expected"));
   if (bytes && reply.data() != dst) std::memcpy(dst, reply.data(), bytes);
   return nullptr;
 }
@@ -47,7 +49,9 @@ class transfer_group final : public reply_state<void, transfer_group> {
   class part final : public pending_call {
    public:
     std::byte* destination(std::uint64_t bytes) noexcept override { return dst_ && bytes == bytes_ ? dst_ : nullptr; }
-    void complete(std::span<const std::byte> reply) noexcept override { g_->done(index_, take_reply(reply, dst_, bytes_)); }
+    void complete(std::span<const std::byte> reply) noexcept override {
+      g_->done(index_, take_reply(reply, dst_, bytes_));
+    }
     void fail(std::exception_ptr e) noexcept override { g_->done(index_, std::move(e)); }
 
    private:
@@ -97,7 +101,8 @@ class transfer_group final : public reply_state<void, transfer_group> {
 
 void check_block(const char* what, std::size_t index, const buffer_ref& b, std::uint64_t bytes) {
   if (bytes > b.bytes)
-    throw std::out_of_range(std::string("heddle::offload::") + what + ": " + std::to_string(bytes) + " bytes for buffer_ptr " +
+    throw std::out_of_range(std::string("heddle::offload::") + what + ": " + std::to_string(bytes) +
+                            " bytes for buffer_ptr " +
                             (index == SIZE_MAX ? std::string() : std::to_string(index) + " ") + "(node " +
                             std::to_string(b.node) + ") of " + std::to_string(b.bytes));
 }
@@ -153,7 +158,8 @@ void engine::put_part(const std::byte* local, const buffer_ref& to, std::uint64_
   try {
     if (transport_->put_direct(local, to.node, to.id, to.offset, bytes)) return p->complete({});
     const std::uint64_t head[2] = {to.id, to.offset};
-    return request(current_node_of(*this), to.node, message_kind::put, std::as_bytes(std::span(head)), std::span(local, bytes), p);
+    return request(current_node_of(*this), to.node, message_kind::put, std::as_bytes(std::span(head)),
+                   std::span(local, bytes), p);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -166,7 +172,8 @@ void engine::get_part(const buffer_ref& from, std::byte* local, std::uint64_t by
   // A lost node's memory is gone, even where a mapping of it is still here (shm).
   if (!peers_.reachable(from.node)) return fail_unreachable(from.node, p);
   try {
-    if (transport_->get_direct(from.node, from.id, from.offset, local, bytes)) return p->complete(std::span(local, bytes));
+    if (transport_->get_direct(from.node, from.id, from.offset, local, bytes))
+      return p->complete(std::span(local, bytes));
     const std::uint64_t head[3] = {from.id, from.offset, bytes};
     return request(current_node_of(*this), from.node, message_kind::get, std::as_bytes(std::span(head)), {}, p);
   } catch (...) {
@@ -196,8 +203,8 @@ future<void> engine::get(const buffer_ref& from, std::byte* local, std::uint64_t
 future<void> engine::scatter(const std::byte* local, std::span<const buffer_ref> to, std::uint64_t each) {
   for (std::size_t i = 0; i < to.size(); ++i) check_block("scatter", i, to[i], each);
   if (to.empty()) return make_ready_future();
-  auto* g = heddle::core_detail::make_record<transfer_group>(std::make_unique<transfer_group::part[]>(to.size()), to.size(),
-                                                              nullptr, 0);
+  auto* g = heddle::core_detail::make_record<transfer_group>(std::make_unique<transfer_group::part[]>(to.size()),
+                                                             to.size(), nullptr, 0);
   future<void> f = g->get_future();
   long_sends aside(*this, each * to.size());
   for (std::size_t i = 0; i < to.size(); ++i) put_part(local + i * each, to[i], each, g->at(i));
@@ -209,7 +216,7 @@ future<void> engine::gather(std::span<const buffer_ref> from, std::byte* local, 
   for (std::size_t i = 0; i < from.size(); ++i) check_block("gather", i, from[i], each);
   if (from.empty()) return make_ready_future();
   auto* g = heddle::core_detail::make_record<transfer_group>(std::make_unique<transfer_group::part[]>(from.size()),
-                                                              from.size(), local, each);
+                                                             from.size(), local, each);
   future<void> f = g->get_future();
   for (std::size_t i = 0; i < from.size(); ++i) get_part(from[i], local + i * each, each, g->at(i));
   return f;

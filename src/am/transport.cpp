@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every transport has unless it does better: buffers on this process's heap.
 #include "transport.hpp"
 

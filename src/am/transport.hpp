@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface every backend implements: frames out, frames in, and where buffers live.
 //
 // The engine (engine.hpp) is the transport's only user. Incoming frames are handed to a
@@ -79,8 +80,8 @@ class transport {
   // reply fold away). Otherwise as send. Pure, with no default: the compiler would otherwise guess
   // at the call site that it is the default (a compare and the default's body inlined beside the
   // call, on the call path of every backend).
-  virtual bool send_packed(node_id from, node_id to, const message_header::words& header, std::span<const std::byte> payload,
-                           bool wait) = 0;
+  virtual bool send_packed(node_id from, node_id to, const message_header::words& header,
+                           std::span<const std::byte> payload, bool wait) = 0;
 
   // Delivers what has arrived to the sink; true if anything did, or if a send of the polling
   // thread's completed (traffic either way: the receiver keeps spinning). Holder of the progress
@@ -102,10 +103,12 @@ class transport {
   // Direct data transfers, where the transport can do better than put/get frames (shm: a copy
   // between the processes' memory, on the calling thread): true when done, false to use frames.
   // Throw (remote_error, session_error) when the buffer or the range is not there.
-  virtual bool put_direct(const std::byte*, node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::uint64_t /*bytes*/) {
+  virtual bool put_direct(const std::byte*, node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/,
+                          std::uint64_t /*bytes*/) {
     return false;
   }
-  virtual bool get_direct(node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::byte*, std::uint64_t /*bytes*/) {
+  virtual bool get_direct(node_id, std::uint64_t /*id*/, std::uint64_t /*offset*/, std::byte*,
+                          std::uint64_t /*bytes*/) {
     return false;
   }
   // A buffer freed on its owner: forget any mapping of it here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls to every node along a tree (offload::broadcast, for_each_node): the frames and the ranks are
 // heddle/am/detail/tree.hpp's. Each node of the tree, the origin included, keeps a tree_gather
 // until its own result (not the origin's) and its subtrees' replies are in; a subtree whose first
@@ -22,7 +23,13 @@ class engine::tree_gather {
   // reply to its call `parent_call`.
   tree_gather(engine& e, node_id self, node_id origin, int expected, pending_call* root, node_id parent,
               std::uint64_t parent_call)
-      : e_(e), self_(self), origin_(origin), root_(root), parent_(parent), parent_call_(parent_call), waiting_(expected) {
+      : e_(e),
+        self_(self),
+        origin_(origin),
+        root_(root),
+        parent_(parent),
+        parent_call_(parent_call),
+        waiting_(expected) {
     e_.task_begun();  // the session's end waits for the reply this owes
   }
 
@@ -152,11 +159,14 @@ void engine::tree_fan_out(node_id self, node_id origin, const tree_range& range,
     const node_id child = static_cast<node_id>((origin + half.first) % nodes());
     std::byte head[tree_range::bytes];
     half.encode(head);
-    const message_header out{.kind = message_kind::tree_call, .strategy = h.strategy, .handler = h.handler,
+    const message_header out{.kind = message_kind::tree_call,
+                             .strategy = h.strategy,
+                             .handler = h.handler,
                              .call_id = new_call_id(),
                              .payload_bytes = tree_range::bytes + args.size()};
     // A child that cannot be reached fails its tree_child at once, which adds the subtree's entries.
-    request_frame(self, child, out.pack(), head, args, heddle::core_detail::make_record<tree_child>(g, origin, nodes(), half));
+    request_frame(self, child, out.pack(), head, args,
+                  heddle::core_detail::make_record<tree_child>(g, origin, nodes(), half));
   }
 }
 
@@ -168,8 +178,10 @@ void engine::tree_call(node_id from, std::uint32_t handler, heddle::strategy how
     const std::uint64_t none = 0;
     return p->complete(std::as_bytes(std::span(&none, 1)));
   }
-  const message_header h{.kind = message_kind::tree_call, .strategy = static_cast<std::uint8_t>(how), .handler = handler};
-  tree_fan_out(from, from, all, h, args, heddle::core_detail::make_record<tree_gather>(*this, from, from, expected, p, 0, 0));
+  const message_header h{
+      .kind = message_kind::tree_call, .strategy = static_cast<std::uint8_t>(how), .handler = handler};
+  tree_fan_out(from, from, all, h, args,
+               heddle::core_detail::make_record<tree_gather>(*this, from, from, expected, p, 0, 0));
 }
 
 // Passes the call on before running it: the nodes below start as soon as possible.
@@ -177,7 +189,8 @@ void engine::tree_call_from(node_id from, node_id to, const message_header& h, s
   const tree_range range = tree_range::decode(payload, nodes());  // decode_error: a corrupt frame
   const node_id origin = static_cast<node_id>((to + nodes() - range.first % nodes()) % nodes());
   const std::span<const std::byte> args = payload.subspan(tree_range::bytes);
-  auto* g = heddle::core_detail::make_record<tree_gather>(*this, to, origin, halves_to_send(range) + 1, nullptr, from, h.call_id);
+  auto* g = heddle::core_detail::make_record<tree_gather>(*this, to, origin, halves_to_send(range) + 1, nullptr, from,
+                                                          h.call_id);
   tree_fan_out(to, origin, range, h, args, g);
   start_handler(origin, to, h, args, g);
 }

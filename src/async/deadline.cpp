@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deadlines (heddle/async/detail/deadline.hpp): a periodic timer's next step, and tasks scheduled at
 // a deadline, for the dispatch layer's delayed items and sources and the framework's done_at.
 #include "heddle/async/detail/deadline.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/async/errors.hpp"
 
 namespace heddle::io {

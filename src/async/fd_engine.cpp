@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fd_engine.hpp"
 
 #include <sys/epoll.h>
@@ -49,7 +50,9 @@ void stream_op::publish() noexcept {
 }
 
 fd_engine::fd_engine(core_detail::runtime_core*)
-    : service_thread("heddle-fd", "fd engine"), epoll_(epoll_data_t{.fd = -1}), chunks_(new std::atomic<fd_entry*>[num_chunks]) {
+    : service_thread("heddle-fd", "fd engine"),
+      epoll_(epoll_data_t{.fd = -1}),
+      chunks_(new std::atomic<fd_entry*>[num_chunks]) {
   for (int i = 0; i < num_chunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
   start_threads();
 }
@@ -94,8 +97,9 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
   op->engine = this;
   fd_entry* e = entry(op->fd);
   if (!e) {
-    if (op->attempt(op) == stream_op::outcome::would_block) op->store_error(op, std::make_exception_ptr(
-        std::system_error(EBADF, std::generic_category(), "heddle::io: descriptor out of range")));
+    if (op->attempt(op) == stream_op::outcome::would_block)
+      op->store_error(op, std::make_exception_ptr(std::system_error(EBADF, std::generic_category(),
+                                                                    "heddle::io: descriptor out of range")));
     return op->publish();
   }
   std::unique_lock lock(e->m);
@@ -114,7 +118,8 @@ void fd_engine::start(stream_op* op, const cancellation_token& token) noexcept {
     const int err = errno;
     e->unlink(op);
     lock.unlock();
-    op->store_error(op, std::make_exception_ptr(std::system_error(err, std::generic_category(), "heddle::io: epoll_ctl")));
+    op->store_error(op,
+                    std::make_exception_ptr(std::system_error(err, std::generic_category(), "heddle::io: epoll_ctl")));
     return op->publish();
   }
   // Registered under the descriptor's lock, so a racing cancellation finds it queued (a hook fires
@@ -178,7 +183,8 @@ void fd_engine::on_ready(int fd, std::uint32_t events) noexcept {
       for (int d : {0, 1})
         while (stream_op* op = e->head[d]) {
           e->unlink(op);
-          op->store_error(op, std::make_exception_ptr(std::system_error(err, std::generic_category(), "heddle::io: epoll_ctl")));
+          op->store_error(op, std::make_exception_ptr(std::system_error(err, std::generic_category(),
+                                                                        "heddle::io: epoll_ctl")));
           done.push_back(op);
         }
     }

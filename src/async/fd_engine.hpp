@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fd engine of one runtime: stream operations (read, write, accept, connect) that would block
 // wait here, in a FIFO per descriptor and direction, and one service thread sleeps in epoll_wait
 // until a descriptor is ready, then performs the waiting operations itself (one system call per
@@ -12,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "heddle/core/cancellation.hpp"
 #include "heddle/async/detail/epoll_set.hpp"
+#include "heddle/core/cancellation.hpp"
 #include "op_state.hpp"
 #include "service_thread.hpp"
 
@@ -31,15 +32,15 @@ struct stream_op {
   // Stores an error as the result, not published.
   void (*store_error)(stream_op*, std::exception_ptr) noexcept;
   core_detail::future_state_base* state;  // the same record, as the future's state
-  operation_span* trace;  // the record's (op_state::trace)
+  operation_span* trace;                  // the record's (op_state::trace)
   fd_engine* engine = nullptr;
   int fd;
   direction dir;
   bool queued = false;
   stream_op* prev = nullptr;
   stream_op* next = nullptr;
-  core_detail::cancel_state* token = nullptr;   // where `hook` is registered, if anywhere
-  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
+  core_detail::cancel_state* token = nullptr;  // where `hook` is registered, if anywhere
+  cancellation_token token_owner;              // keeps `token` alive if every source and token is dropped
   op_cancel_hook<stream_op> hook;
 
   // Publishes the stored result once the operation has left the engine.

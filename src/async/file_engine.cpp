@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "file_engine.hpp"
 
 #include <sys/types.h>
@@ -5,8 +6,8 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -21,8 +22,7 @@ void file_op::finish(long result) noexcept {
                                                    write ? "heddle::io::pwrite" : "heddle::io::pread")));
   else if (result == 0 && size != 0 && !write)
     fail(std::make_exception_ptr(std::system_error(io::errc::end_of_file, "heddle::io::pread")));
-  else
-    succeed(static_cast<std::size_t>(result));
+  else succeed(static_cast<std::size_t>(result));
 }
 
 namespace {
@@ -33,8 +33,7 @@ bool env_choice(io::file_backend& out) {
   if (!v || !*v) return false;
   if (std::strcmp(v, "io_uring") == 0) out = io::file_backend::io_uring;
   else if (std::strcmp(v, "threads") == 0) out = io::file_backend::threads;
-  else
-    throw configuration_error(std::string("heddle: HEDDLE_FILE_IO='") + v + "' is neither 'io_uring' nor 'threads'");
+  else throw configuration_error(std::string("heddle: HEDDLE_FILE_IO='") + v + "' is neither 'io_uring' nor 'threads'");
   return true;
 }
 
@@ -48,7 +47,8 @@ file_backend_impl& file_engine::make_locked(io::file_backend b) {
 }
 
 file_backend_impl& file_engine::backend() {
-  if (file_backend_impl* p = ready_.load(std::memory_order_acquire)) [[likely]] return *p;
+  if (file_backend_impl* p = ready_.load(std::memory_order_acquire)) [[likely]]
+    return *p;
   std::lock_guard lock(m_);
   if (impl_) return *impl_;
   io::file_backend b;
@@ -103,8 +103,8 @@ core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, i
 
 core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
                                                std::uint64_t offset) {
-  return start_file(
-      core, core_detail::make_record<file_op>(fd, const_cast<std::byte*>(buf.data()), buf.size(), offset, true));
+  return start_file(core, core_detail::make_record<file_op>(fd, const_cast<std::byte*>(buf.data()), buf.size(), offset,
+                                                            true));
 }
 
 }  // namespace heddle::async_detail
@@ -112,11 +112,14 @@ core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, 
 namespace heddle::io {
 
 void use_file_backend(runtime& rt, file_backend backend) {
-  heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt)).choose(backend);
+  heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt))
+      .choose(backend);
 }
 
 file_backend file_backend_of(runtime& rt) {
-  return heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt)).backend().kind();
+  return heddle::async_detail::engine_of<heddle::async_detail::file_engine>(heddle::core_detail::access::core_of(rt))
+      .backend()
+      .kind();
 }
 
 }  // namespace heddle::io

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The file engine of one runtime: pread/pwrite as futures. Two backends behind one service:
 // io_uring (one ring; submitting threads take a short lock, one service thread reaps completions)
 // and, where io_uring is unavailable or HEDDLE_FILE_IO=threads asks for it, a pool of I/O threads
@@ -17,7 +18,12 @@ namespace heddle::async_detail {
 
 struct file_op final : op_state<std::size_t> {
   file_op(int fd_, std::byte* p, std::size_t n, std::uint64_t off, bool is_write) noexcept
-      : op_state<std::size_t>(&op_vtable<file_op>::table, is_write ? "pwrite" : "pread"), fd(fd_), data(p), size(n), offset(off), write(is_write) {}
+      : op_state<std::size_t>(&op_vtable<file_op>::table, is_write ? "pwrite" : "pread"),
+        fd(fd_),
+        data(p),
+        size(n),
+        offset(off),
+        write(is_write) {}
   int fd;
   std::byte* data;
   std::size_t size;
@@ -50,8 +56,8 @@ class file_engine final : public core_detail::runtime_service {
   explicit file_engine(core_detail::runtime_core*) {}
   ~file_engine() override { stop(); }
 
-  file_backend_impl& backend();                // the chosen one, or the default chosen now
-  void choose(io::file_backend b);             // before the first operation
+  file_backend_impl& backend();     // the chosen one, or the default chosen now
+  void choose(io::file_backend b);  // before the first operation
   void stop() noexcept override;
 
  private:

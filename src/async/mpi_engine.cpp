@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MPI engine of one runtime: the requests handed to io::wait_mpi, and one service thread that
 // tests them all with MPI_Testsome. MPI cannot wake a thread when a request completes, so the
 // thread polls: continuously for a while after each completion or new request (a message that
@@ -28,7 +29,8 @@ constexpr auto longest_pause = std::chrono::milliseconds(1);
 std::exception_ptr mpi_failure(int code, const std::string& context) {
   int error_class = code;
   MPI_Error_class(code, &error_class);
-  return std::make_exception_ptr(mpi_error(error_class, "heddle::io::wait_mpi: " + context + ": " + mpi_error_text(code)));
+  return std::make_exception_ptr(mpi_error(error_class,
+                                           "heddle::io::wait_mpi: " + context + ": " + mpi_error_text(code)));
 }
 
 struct mpi_op final : op_state<MPI_Status> {
@@ -117,7 +119,8 @@ class mpi_engine final : public core_detail::runtime_service, private service_th
       done.resize(requests.size());
       statuses.resize(requests.size());
       int count = 0;
-      const int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, done.data(), statuses.data());
+      const int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, done.data(),
+                                  statuses.data());
       if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
         // MPI refused the test itself: every request here fails (they cannot be told apart).
         for (mpi_op* op : ops) op->fail(mpi_failure(rc, "MPI_Testsome"));
@@ -131,8 +134,7 @@ class mpi_engine final : public core_detail::runtime_service, private service_th
           const MPI_Status& st = statuses[static_cast<std::size_t>(k)];
           if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS)
             ops[static_cast<std::size_t>(i)]->fail(mpi_failure(st.MPI_ERROR, "the request failed"));
-          else
-            ops[static_cast<std::size_t>(i)]->succeed(st);
+          else ops[static_cast<std::size_t>(i)]->succeed(st);
           ops[static_cast<std::size_t>(i)] = nullptr;
         }
         // Completed requests are MPI_REQUEST_NULL now: drop them, keeping the others' order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The io_uring file backend where heddle was built without liburing: asking for it fails as a kernel
 // without io_uring would, so that the file engine falls back to its I/O threads, and an explicit
 // request (io::use_file_backend, HEDDLE_FILE_IO=io_uring) says why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every async operation's record shares: it is the future's state itself (the future the
 // user holds points at it), is never queued as a task, and is completed once by whoever finishes
 // the operation: the calling thread when it needs no waiting, an engine's service thread, or a

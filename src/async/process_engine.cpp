@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process engine of one runtime: a child's pidfd in an epoll set, and one service thread that
 // reaps each child as its pidfd becomes readable (the child exited).
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every async engine with threads of its own shares (the fd, timer, process and MPI engines,
 // the io_uring and I/O-thread file backends): starting its threads, stopping them once, and then
 // completing what is still pending with task_cancelled. Each engine keeps its own queue, lock and

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // read, write, accept and connect: the system calls each operation tries, and their results.
 #include <fcntl.h>
-#include <poll.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -155,7 +156,8 @@ struct accept_op final : stream_record<int> {
 };
 
 struct connect_op final : stream_record<void> {
-  connect_op(int fd, const sockaddr* a, socklen_t n) noexcept : stream_record(this, "connect", fd, out, &try_connect), len(n) {
+  connect_op(int fd, const sockaddr* a, socklen_t n) noexcept
+      : stream_record(this, "connect", fd, out, &try_connect), len(n) {
     std::memcpy(&addr, a, n);
   }
   sockaddr_storage addr{};
@@ -192,7 +194,8 @@ struct connect_op final : stream_record<void> {
 // readable/writable: ready when poll(2) says so. An error or hang-up counts as ready (the read or
 // write that follows reports it); a descriptor that is not open fails with EBADF.
 struct readiness_op final : stream_record<void> {
-  readiness_op(int fd, direction d) noexcept : stream_record(this, d == in ? "readable" : "writable", fd, d, &try_poll) {}
+  readiness_op(int fd, direction d) noexcept
+      : stream_record(this, d == in ? "readable" : "writable", fd, d, &try_poll) {}
 
   static outcome try_poll(stream_op* base) noexcept {
     auto* op = static_cast<readiness_op*>(base);
@@ -237,8 +240,7 @@ core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, i
 }
 
 core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t) {
-  if (const int err = ensure_nonblocking(fd))
-    return failed<int>(errno_error(err, "heddle::io::accept"));
+  if (const int err = ensure_nonblocking(fd)) return failed<int>(errno_error(err, "heddle::io::accept"));
   return start_stream<accept_op, int>(core, core_detail::make_record<accept_op>(fd), t);
 }
 

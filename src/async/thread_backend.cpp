@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The file backend where io_uring is unavailable: a few I/O threads that make the blocking pread
 // and pwrite calls, so that workers never do. Two threads keep a slow disk from serializing every
 // read behind one call, without adding much to a small machine.

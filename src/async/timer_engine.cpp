@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "timer_engine.hpp"
 
 #include <sys/prctl.h>
@@ -14,8 +15,8 @@ namespace heddle::async_detail {
 // 128-byte record (a pending timer then costs 128 bytes plus its successor and heap slot).
 struct timer_engine::timer_cancel_link {
   op_cancel_hook<timer_engine::timer_op> hook;
-  core_detail::cancel_state* token = nullptr;   // where `hook` is registered
-  cancellation_token token_owner;  // keeps `token` alive if every source and token is dropped
+  core_detail::cancel_state* token = nullptr;  // where `hook` is registered
+  cancellation_token token_owner;              // keeps `token` alive if every source and token is dropped
 };
 
 struct timer_engine::timer_op final : op_state<void> {
@@ -29,7 +30,8 @@ struct timer_engine::timer_op final : op_state<void> {
   timer_cancel_link* cancel = nullptr;  // only for a timer started with a cancellable token
 };
 
-timer_engine::timer_engine(core_detail::runtime_core* core) : service_thread("heddle-timer", "timer engine"), core_(core) {
+timer_engine::timer_engine(core_detail::runtime_core* core)
+    : service_thread("heddle-timer", "timer engine"), core_(core) {
   start_threads();
 }
 
@@ -119,7 +121,8 @@ void timer_engine::run() {
     }
     const std::int64_t now = core_detail::steady_now_ns();
     if (heap_.front()->deadline_ns > now) {
-      wake_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(heap_.front()->deadline_ns)));
+      wake_.wait_until(lock,
+                       std::chrono::steady_clock::time_point(std::chrono::nanoseconds(heap_.front()->deadline_ns)));
       continue;
     }
     // What is due, in (deadline, start) order, completed outside the lock: a completion may run a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The timer engine of one runtime: every pending timer in a binary heap ordered by (deadline,
 // start order), and one service thread asleep in the kernel until the earliest deadline. Starting
 // or cancelling a timer is O(log n) under one mutex; the service thread wakes only when a timer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "trace_kinds.hpp"
 
 #include "heddle/core/detail/trace_extension.hpp"

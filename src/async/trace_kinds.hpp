@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The async layer's kinds of trace record (docs/trace.md, "What is recorded"), and the span an
 // operation's record keeps. The kinds are defined in trace_kinds.cpp beside the static object that
 // installs how each becomes a trace event: code that records one references that file, so a static
@@ -39,7 +40,8 @@ struct operation_span {
   template <class Publish>
   void end(Publish&& publish) noexcept {
     const std::uint64_t t0 = begin;
-    if (!t0) [[likely]] return publish();
+    if (!t0) [[likely]]
+      return publish();
     const char* what = name;
     const std::uint64_t t1 = core_detail::trace::now();
     core_detail::trace::emit_span(trace_kinds::operation, t0, t1, what);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The io_uring file backend. Submitting threads prepare and submit under a short lock (io_uring's
 // submission queue has one producer); the service thread alone reaps the completion queue,
 // sleeping in io_uring_wait_cqe. A submission never waits for the I/O itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "asap_pool.hpp"
 
 #include <system_error>

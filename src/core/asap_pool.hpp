@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The auxiliary threads of strategy::asap. A successor is offered twice, on the workers' express
 // lane and here; whichever side claims it first runs it, the other finds it claimed and drops its
 // half of the offer. The pool is what bounds the latency when every worker is deep in a long task.

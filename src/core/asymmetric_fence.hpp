@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An asymmetric memory fence: a cheap side that is only a compiler barrier, and a heavy side that
 // makes every thread of the process pass a full fence. heddle uses it for the one Dekker pattern on
 // its hot path: a worker's spawn stores to its deque and then loads the sleeper count; a worker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process-wide depot behind the workers' block caches (include/heddle/core/detail/block_cache.hpp):
 // per size class, a stack of full magazines, a loose list (blocks returned one by one, or by a cache
 // that is not full), and the slab that new blocks are carved from. One mutex per class: it is taken
@@ -23,7 +24,7 @@ struct class_depot {
   block_list loose;            // fewer than magazine_blocks blocks
   char* slab_next = nullptr;   // the uncarved rest of the newest slab
   char* slab_end = nullptr;
-  std::size_t slabs = 0;       // slab_bytes each, never freed
+  std::size_t slabs = 0;  // slab_bytes each, never freed
 
   // A magazine of new blocks from the slab; a new slab when this one is used up. Caller holds mutex.
   block_list carve(std::size_t cls) {
@@ -33,7 +34,7 @@ struct class_depot {
       if (slab_next == slab_end) {
         // Slabs are never freed: a record may be released after every runtime and static object
         // is gone. The depot lives forever too (below), so they stay reachable for leak checkers.
-        slab_next = static_cast<char*>(::operator new(slab_bytes, std::align_val_t{block_align}));
+        slab_next = static_cast<char*>(::operator new (slab_bytes, std::align_val_t{block_align}));
         slab_end = slab_next + slab_bytes;
         ++slabs;
       }
@@ -149,7 +150,8 @@ struct outside_cache_owner {
 }  // namespace
 
 block_cache* outside_cache() noexcept {
-  if (outside_state == cache_state::alive) [[likely]] return outside;
+  if (outside_state == cache_state::alive) [[likely]]
+    return outside;
   if (outside_state == cache_state::gone) return nullptr;
   static thread_local outside_cache_owner owner;
   return outside;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's list of suspended coroutine chains (coroutine.hpp): what lets a runtime that stops
 // destroy the frames of coroutines that wait on futures nothing will complete in its lifetime.
 #include "heddle/core/detail/coroutine.hpp"

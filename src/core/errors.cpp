@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/core/errors.hpp"
 
 // The key functions of the core layer's exceptions: defined here, once, so that their type_info

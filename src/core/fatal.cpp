@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,12 +20,9 @@ std::string_view shortened(std::string_view where) noexcept {
 
 std::string_view prefix(fatal_kind kind) noexcept {
   switch (kind) {
-    case fatal_kind::misuse:
-      return "misuse";
-    case fatal_kind::internal:
-      return "internal error";
-    case fatal_kind::unrecoverable:
-      return "fatal";
+    case fatal_kind::misuse: return "misuse";
+    case fatal_kind::internal: return "internal error";
+    case fatal_kind::unrecoverable: return "fatal";
   }
   return "fatal";
 }

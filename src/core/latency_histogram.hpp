@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Successor latencies: a log-linear histogram, with count, sum and max. Values below 16 ns have a
 // bucket each; above, each power of two [2^e, 2^(e+1)) is cut into 8 buckets of width 2^(e-3). A
 // percentile reads as its bucket's midpoint (at most the largest value seen), which is at most half a

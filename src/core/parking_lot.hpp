@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where idle and waiting workers sleep. A worker registers as a sleeper, looks for work once more,
 // and only then sleeps on its own futex word; a waker takes a registered sleeper off the list
 // before waking it, so a burst of submissions costs one wake-up, not one per submission.
@@ -91,7 +92,7 @@ class parking_lot {
     }
     if (reason != wake_reason::not_parked)
       w->watch_timeout_ns = reason == wake_reason::timed_out ? std::min(w->watch_timeout_ns * 2, max_watch_ns)
-                                                              : min_watch_ns;
+                                                             : min_watch_ns;
     return reason;
   }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/core/runtime.hpp"
 
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "heddle/algorithm/parallel_for.hpp"  // current_concurrency()
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/clock.hpp"
@@ -21,7 +23,6 @@
 #include "heddle/core/errors.hpp"
 #include "heddle/core/isolate.hpp"
 #include "heddle/core/per_worker.hpp"
-#include "heddle/algorithm/parallel_for.hpp"  // current_concurrency()
 #include "runtime_core.hpp"
 
 namespace heddle {
@@ -50,8 +51,7 @@ runtime::runtime(const runtime_options& options) {
   runtime_options o = options;
   if (o.threads == 0) o.threads = default_thread_count();
   if (o.threads > 4096) throw configuration_error("heddle::runtime: more than 4096 threads requested");
-  if (o.stack_bytes < (std::size_t{64} << 10))
-    throw configuration_error("heddle::runtime: stack_bytes below 64 KiB");
+  if (o.stack_bytes < (std::size_t{64} << 10)) throw configuration_error("heddle::runtime: stack_bytes below 64 KiB");
   core_.reset(new core_detail::runtime_core(o, this));
 }
 
@@ -113,7 +113,8 @@ runtime_service& service(runtime_core* core, unsigned id, service_factory make) 
 bool core_stopping(const runtime_core* core) noexcept { return core->stopping(); }
 
 void record_timer_lateness(runtime_core* core, std::int64_t deadline_ns, std::int64_t completed_ns) noexcept {
-  core->timer_lateness().record(static_cast<std::uint64_t>(completed_ns > deadline_ns ? completed_ns - deadline_ns : 0));
+  core->timer_lateness().record(static_cast<std::uint64_t>(completed_ns > deadline_ns ? completed_ns - deadline_ns
+                                                                                      : 0));
 }
 
 void report_detached_error(std::exception_ptr e) noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting and stopping workers, the shared queues, and the idle loop of a worker.
 #include "runtime_core.hpp"
 
@@ -114,7 +115,8 @@ void* runtime_core::thread_entry(void* arg) {
   }
   random_state = 0x9e3779b9u * (w->index + 1);
   const unsigned seq = w->core->sequence_;
-  heddle::trace::set_thread_name((seq == 1 ? "worker " : "runtime " + std::to_string(seq) + " worker ") + std::to_string(w->index));
+  heddle::trace::set_thread_name((seq == 1 ? "worker " : "runtime " + std::to_string(seq) + " worker ") +
+                                 std::to_string(w->index));
   current_worker = w;
   w->core->worker_main(w);
   current_worker = nullptr;
@@ -156,7 +158,8 @@ void runtime_core::stop_services() noexcept {
 runtime_service& runtime_core::service(unsigned id, service_factory make) {
   // new_service_id() hands out at most max_services
   if (id >= max_services) fatal_internal("a service id past the table's end", "heddle::core_detail::service");
-  if (runtime_service* s = services_[id].load(std::memory_order_acquire)) [[likely]] return *s;
+  if (runtime_service* s = services_[id].load(std::memory_order_acquire)) [[likely]]
+    return *s;
   std::lock_guard lock(services_m_);
   if (runtime_service* s = services_[id].load(std::memory_order_acquire)) return *s;
   if (stopping()) throw task_cancelled("heddle: the runtime is stopping; it starts no more operations");
@@ -168,7 +171,8 @@ runtime_service& runtime_core::service(unsigned id, service_factory make) {
 }
 
 asap_pool& runtime_core::asap() {
-  if (asap_pool* p = asap_.load(std::memory_order_acquire)) [[likely]] return *p;
+  if (asap_pool* p = asap_.load(std::memory_order_acquire)) [[likely]]
+    return *p;
   std::lock_guard lock(services_m_);
   if (asap_pool* p = asap_.load(std::memory_order_acquire)) return *p;
   if (stopping()) throw task_cancelled("heddle: the runtime is stopping; it starts no asap pool");
@@ -303,7 +307,8 @@ void runtime_core::worker_main(worker* w) {
     }
     if (t) {
       // Stopping: what no running task waits for is discarded, never run.
-      if (stopping()) [[unlikely]] t->vt->discard(t);
+      if (stopping()) [[unlikely]]
+        t->vt->discard(t);
       else execute_from_loop(w, t);
       spin = true;
       continue;

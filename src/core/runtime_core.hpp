@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's internals: workers and their threads, the shared queues, the parking lot.
 #pragma once
 
@@ -41,7 +42,7 @@ class runtime_core {
   void submit_express(task_base* t);
 
   // Scheduling, for the worker loop (worker_main, runtime_core.cpp) and for waiters (waiting.cpp).
-  task_base* find_work(worker* w);       // express, own deque, injection, then stealing
+  task_base* find_work(worker* w);  // express, own deque, injection, then stealing
   task_base* steal_from(worker* w, worker* victim);
   task_base* steal_any(worker* w);
   // For a waiter inside heddle::isolate: a task of isolation `iso` stolen from `victim` (or any
@@ -71,7 +72,8 @@ class runtime_core {
   void execute_from_loop(worker* w, task_base* t) noexcept {
     w->stats.executed.bump();
     const std::uint32_t iso = t->isolation;  // read now: t may be freed by execute
-    if (iso == 0 && !trace::on()) [[likely]] return t->vt->execute(t);
+    if (iso == 0 && !trace::on()) [[likely]]
+      return t->vt->execute(t);
     w->isolation.store(iso, std::memory_order_relaxed);
     run(t, trace::how::loop);
     w->isolation.store(0, std::memory_order_relaxed);
@@ -85,7 +87,8 @@ class runtime_core {
   }
   // Runs a record off the workers' loops (a successor on a service thread, the asap pool).
   static void run(task_base* t, trace::how h) noexcept {
-    if (trace::on()) [[unlikely]] return trace::run_and_record(t, t->vt->execute, h);
+    if (trace::on()) [[unlikely]]
+      return trace::run_and_record(t, t->vt->execute, h);
     t->vt->execute(t);
   }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting successors by strategy (strategy.hpp) and measuring how long they waited.
 #include <sched.h>
 
@@ -59,10 +60,8 @@ class asap_offer {
 
 void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
   switch (how) {
-    case strategy::normal:
-      return schedule(core, t);
-    case strategy::express:
-      return core->submit_express(t);
+    case strategy::normal: return schedule(core, t);
+    case strategy::express: return core->submit_express(t);
     case strategy::short_task: {
       if (core->stopping()) return t->vt->discard(t);
       worker* w = current_worker;
@@ -98,8 +97,9 @@ void start_successor(runtime_core* core, task_base* t, strategy how) noexcept {
 
 void record_successor_latency(runtime_core* core, strategy how, std::int64_t ready_ns) noexcept {
   const std::int64_t now = steady_now_ns();
-  core->latency_of(current_worker).at(static_cast<std::size_t>(how)).record(
-      static_cast<std::uint64_t>(now > ready_ns ? now - ready_ns : 0));
+  core->latency_of(current_worker)
+      .at(static_cast<std::size_t>(how))
+      .record(static_cast<std::uint64_t>(now > ready_ns ? now - ready_ns : 0));
 }
 
 void cancel_state::spin_pause() noexcept { sched_yield(); }

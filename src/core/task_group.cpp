@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/core/task_group.hpp"
 
 #include <stdexcept>
@@ -12,7 +13,8 @@ namespace core_detail {
 // completes the future. Never queued as a task.
 class group_wait_state final : public future_state<task_group_status>, public continuation {
  public:
-  explicit group_wait_state(task_group* g) noexcept : future_state<task_group_status>(&vtable), continuation{&on_ready}, group_(g) {}
+  explicit group_wait_state(task_group* g) noexcept
+      : future_state<task_group_status>(&vtable), continuation{&on_ready}, group_(g) {}
 
   // Stores the group's status or error; the group is reset for its next use.
   void take_result() noexcept {

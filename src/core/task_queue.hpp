@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A FIFO of ready task records shared by many producers and consumers: the injection queue and the
 // express lane. Submissions from outside the workers are rare next to spawns, so a mutex is plenty;
 // what matters is that looking at an empty queue costs one relaxed load.

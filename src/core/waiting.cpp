@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting for a future or a task group: helping on a worker, sleeping elsewhere.
 //
 // The helping policy, which bounds how deep waits nest on a worker's stack:
@@ -146,8 +147,7 @@ bool isolated_waiter_has_work(runtime_core& core, const worker* w, const wait_ta
 bool waiter_has_work(runtime_core& core, const worker* w, const wait_target& target) noexcept {
   if (target.done() || core.express_pending()) return true;
   if (!w->deque.looks_empty() && (target.awaits_tasks() || may_take_unrelated(w))) return true;
-  if (worker* thief = target.thief(); thief && thief->core == &core && !thief->deque.looks_empty())
-    return true;
+  if (worker* thief = target.thief(); thief && thief->core == &core && !thief->deque.looks_empty()) return true;
   return may_take_unrelated(w) && core.work_visible(w);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Groups: the slow path of leave (the count is back at zero with notifications registered), the
 // registration of notifications, and their firing. See heddle/dispatch/detail/group_state.hpp.
 #include "heddle/dispatch/group.hpp"

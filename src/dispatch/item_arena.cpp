@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The slow paths of the item arena (heddle/dispatch/detail/item_arena.hpp): a new chunk for the
 // calling thread, the retirement of the old one, and the pool of chunks whose records are all gone.
 #include "heddle/dispatch/detail/item_arena.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serial queues: ownership of a queue (the `owned` bit), the drain that runs its items, and the
 // queue's lifetime. The protocol is in heddle/dispatch/detail/queue_state.hpp.
 #include "heddle/dispatch/serial_queue.hpp"
@@ -26,9 +27,9 @@ namespace heddle::dispatch_detail {
 HEDDLE_FAST_TLS_DEFINITION(queue_frame*, current_queue_frame);
 
 struct queue_extras {
-  queue_state* target = nullptr;  // holds a reference
+  queue_state* target = nullptr;                  // holds a reference
   std::atomic<const char*> trace_label{nullptr};  // the label, interned when a drain is first traced
-  std::mutex m;                   // guards on_error
+  std::mutex m;                                   // guards on_error
   std::function<void(std::exception_ptr)> on_error;
 };
 
@@ -153,7 +154,8 @@ const char* traced_label(queue_state* q) noexcept {
 drain_end drain(queue_state* q, int budget, const core_detail::future_state_base* stop_when = nullptr) noexcept {
   queue_frame_scope frame(q);
   std::uint32_t ran = 0;
-  if (!core_detail::trace::on()) [[likely]] return run_items(q, budget, stop_when, false, ran);
+  if (!core_detail::trace::on()) [[likely]]
+    return run_items(q, budget, stop_when, false, ran);
   const std::uint64_t t0 = core_detail::trace::now();
   const char* label = traced_label(q);
   const drain_end end = run_items(q, budget, stop_when, true, ran);
@@ -183,12 +185,9 @@ void post_drain(queue_state* q, core_detail::task_base* d, bool yielded) {
   // The owner hands the queue to one drain at a time; a take-over clears the bit before it runs.
   HEDDLE_ASSERT(!(c & queue_state::drain_pending), "a second drain posted for a serial queue");
   HEDDLE_ASSERT(!(c & queue_state::targeted), "a drain task posted for a queue that runs inside another");
-  if (c & queue_state::high_priority)
-    core_detail::submit_express(q->core, d);
-  else if (yielded)
-    core_detail::inject(q->core, d);
-  else
-    core_detail::schedule(q->core, d);
+  if (c & queue_state::high_priority) core_detail::submit_express(q->core, d);
+  else if (yielded) core_detail::inject(q->core, d);
+  else core_detail::schedule(q->core, d);
 }
 
 // The owner of a queue that runs on the scheduler.
@@ -321,8 +320,8 @@ void release_handle(queue_state* q) noexcept {
   // Nobody can resume the queue any more: if it is suspended, its items can never run.
   std::uint32_t c = q->control.load(std::memory_order_acquire);
   while (c & queue_state::suspend_mask)
-    if (q->control.compare_exchange_weak(c, (c | queue_state::dead) & ~queue_state::parked,
-                                         std::memory_order_acq_rel, std::memory_order_acquire)) {
+    if (q->control.compare_exchange_weak(c, (c | queue_state::dead) & ~queue_state::parked, std::memory_order_acq_rel,
+                                         std::memory_order_acquire)) {
       if (c & queue_state::parked) discard_all(q);  // the parked queue's ownership came with the bit
       break;
     }
@@ -337,7 +336,8 @@ void end_inline(queue_state* q) noexcept {
   HEDDLE_ASSERT(is_owned(q), "a serial queue given back by a thread that does not own it");
   if (!q->ready) {
     std::uintptr_t only_owned = queue_state::owned;
-    if (q->incoming.compare_exchange_strong(only_owned, 0, std::memory_order_acq_rel, std::memory_order_relaxed)) return;
+    if (q->incoming.compare_exchange_strong(only_owned, 0, std::memory_order_acq_rel, std::memory_order_relaxed))
+      return;
   }
   wake(q);  // items are pending
 }
@@ -473,8 +473,8 @@ void report_item_error(queue_state* q, std::exception_ptr e) noexcept {
       handler(e);
       return;
     } catch (...) {
-      core_detail::fatal_unrecoverable("the error handler of " + describe(q) + " threw: " +
-                                           core_detail::exception_text(std::current_exception()),
+      core_detail::fatal_unrecoverable("the error handler of " + describe(q) +
+                                           " threw: " + core_detail::exception_text(std::current_exception()),
                                        "heddle::serial_queue");
     }
   }

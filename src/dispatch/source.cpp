@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sources: a chain of waits (io::readable/writable or a timer, with the source's cancellation
 // token) whose completions hand items to the source's serial queue. At any time a source has
 // exactly one thing outstanding: an armed wait, or (for a descriptor) the handler item that arms
@@ -15,11 +16,11 @@
 #include <system_error>
 #include <vector>
 
+#include "heddle/async/detail/deadline.hpp"
 #include "heddle/async/io.hpp"
 #include "heddle/async/promise.hpp"
 #include "heddle/async/timer.hpp"
 #include "heddle/core/cancellation.hpp"
-#include "heddle/async/detail/deadline.hpp"
 #include "heddle/core/detail/assert.hpp"
 #include "heddle/core/detail/completion_hook.hpp"
 #include "heddle/dispatch/detail/access.hpp"
@@ -209,9 +210,10 @@ source_state* start_source(source_state* s, source_state::kind what, int fd, std
       // epoll refuses regular files and directories (they are always ready): a source on one would
       // call its handler without end.
       if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-        throw std::system_error(EPERM, std::generic_category(),
-                                "heddle::source: descriptor " + std::to_string(fd) +
-                                    " is a regular file or a directory, which is always ready (read it with io::pread)");
+        throw std::system_error(
+            EPERM, std::generic_category(),
+            "heddle::source: descriptor " + std::to_string(fd) +
+                " is a regular file or a directory, which is always ready (read it with io::pread)");
     }
     s->c_ = new source_state::control;
   } catch (...) {
@@ -250,8 +252,6 @@ void drop_source(source_state* s) noexcept {
   source_ops::release(s);
 }
 
-bool source_cancelled(const source_state* s) noexcept {
-  return s->c_->cancelled.load(std::memory_order_acquire);
-}
+bool source_cancelled(const source_state* s) noexcept { return s->c_->cancelled.load(std::memory_order_acquire); }
 
 }  // namespace heddle::dispatch_detail

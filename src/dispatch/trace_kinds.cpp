@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/dispatch/detail/trace_kinds.hpp"
 
 #include "heddle/core/detail/trace_extension.hpp"
@@ -19,9 +20,7 @@ using core_detail::trace::record;
 void write_drain(event_out& out, const record& r) {
   out.span("dispatch", r.name ? r.name : "serial queue", r).raw(",\"args\":{\"items\":").num(r.arg).raw("}}");
 }
-void write_item(event_out& out, const record& r) {
-  out.flow(r.k == trace_kinds::item_begin, "queue item", r).raw("}");
-}
+void write_item(event_out& out, const record& r) { out.flow(r.k == trace_kinds::item_begin, "queue item", r).raw("}"); }
 
 kind_format item_flow(core_detail::trace::flow_end end) {
   return core_detail::trace::flow_format(write_item, end, trace_kinds::item_begin);

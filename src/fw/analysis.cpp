@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dependency bound: the framework's scheduling rules replayed on a clock with unlimited threads.
 #include "heddle/fw/analysis.hpp"
 
@@ -140,7 +141,7 @@ class replay {
   event_source source_;
   const detail::graph& g_;
   std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
-  std::vector<double> seconds_;                       // per module, its time for this event
+  std::vector<double> seconds_;                        // per module, its time for this event
   std::vector<std::uint8_t> requested_, done_;
   std::vector<std::uint32_t> pending_;  // per requested module, its producers not done yet
   std::vector<std::uint8_t> result_;    // per module, whether it passes the event
@@ -159,8 +160,11 @@ dependency_bound analyse_dependencies(const process_config& config, double time_
   process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
   p.finalize();
   const detail::graph& g = detail::graph_of(p);
-  event_source source{[&](std::uint32_t m, std::uint64_t e) { return detail::module_seconds(config.modules[m], g.nodes[m].hash, e) * time_scale; },
-                      [&](std::uint32_t m, std::uint64_t e) { return detail::filter_result(config.modules[m], e) != 0; }};
+  event_source source{
+      [&](std::uint32_t m, std::uint64_t e) {
+        return detail::module_seconds(config.modules[m], g.nodes[m].hash, e) * time_scale;
+      },
+      [&](std::uint32_t m, std::uint64_t e) { return detail::filter_result(config.modules[m], e) != 0; }};
   replay r(std::move(source), g);
   dependency_bound bound;
   bound.events.reserve(events);

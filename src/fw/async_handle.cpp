@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_handle: completing an ExternalWork module's acquire.
 #include "heddle/fw/async_handle.hpp"
 

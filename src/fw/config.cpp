@@ -1,21 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the configuration JSON (nlohmann-json). Every error is one line naming the file and
 // where in it: line and column for syntax, the JSON path and the module's label for the rest.
 #include "heddle/fw/config.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <initializer_list>
-#include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <sstream>
 
-#include "heddle/fw/process.hpp"
-#include "module_types.hpp"
 #include "config_keys.hpp"
+#include "heddle/fw/process.hpp"
 #include "json_position.hpp"
+#include "module_types.hpp"
 #include "parameter_set_json.hpp"
 
 namespace heddle::fw {
@@ -62,9 +63,12 @@ const key<process_config> option_keys[] = {
      [](const json& v, const place& p, process_config& c) {
        c.events_in_flight = static_cast<unsigned>(count(v, p, 1, max_events_in_flight));
      }},
-    {"busyWaitScaleFactor", false, [](const json& v, const place& p, process_config& c) { c.busy_wait_scale = positive(v, p); }},
+    {"busyWaitScaleFactor", false,
+     [](const json& v, const place& p, process_config& c) { c.busy_wait_scale = positive(v, p); }},
     {"nThreads", false,
-     [](const json& v, const place& p, process_config& c) { c.threads = static_cast<unsigned>(count(v, p, 1, max_threads)); }},
+     [](const json& v, const place& p, process_config& c) {
+       c.threads = static_cast<unsigned>(count(v, p, 1, max_threads));
+     }},
     {"timeScale", false, [](const json& v, const place& p, process_config& c) { c.time_scale = positive(v, p); }},
     {"wait", false,
      [](const json& v, const place& p, process_config& c) {
@@ -73,7 +77,8 @@ const key<process_config> option_keys[] = {
        if (!mode) p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
        c.wait = *mode;
      }},
-    {"singleThreaded", false, [](const json& v, const place& p, process_config& c) { c.single_threaded = boolean(v, p); }},
+    {"singleThreaded", false,
+     [](const json& v, const place& p, process_config& c) { c.single_threaded = boolean(v, p); }},
     {"quiet", false, [](const json& v, const place& p, process_config& c) { c.quiet = boolean(v, p); }},
     {"json", false, [](const json& v, const place& p, process_config& c) { c.json_file = string(v, p); }},
     {"timeline", false, [](const json& v, const place& p, process_config& c) { c.timeline_file = string(v, p); }},
@@ -101,8 +106,10 @@ const key<source_reading> source_keys[] = {
        if (type != "SimpleSource") p.fail("unknown source type '" + type + "' (known: SimpleSource)");
      }},
     {"iterations", true, [](const json& v, const place& p, source_reading& s) { s.c.events = count(v, p, 1); }},
-    {"eventsPerRun", false, [](const json& v, const place& p, source_reading& s) { s.c.events_per_run = count(v, p, 1); }},
-    {"eventsPerLumi", false, [](const json& v, const place& p, source_reading& s) { s.c.events_per_lumi = count(v, p, 1); }},
+    {"eventsPerRun", false,
+     [](const json& v, const place& p, source_reading& s) { s.c.events_per_run = count(v, p, 1); }},
+    {"eventsPerLumi", false,
+     [](const json& v, const place& p, source_reading& s) { s.c.events_per_lumi = count(v, p, 1); }},
     {"lumisPerRun", false, [](const json& v, const place& p, source_reading& s) { s.lumis_per_run = count(v, p, 1); }},
 };
 
@@ -122,7 +129,9 @@ constexpr bool every(const detail::module_type&) { return true; }
 const module_key module_keys[] = {
     {{"@label"}, every},
     {{"@type"}, every},
-    {{"threadType", false, [](const json& v, const place& p, module_config& m) { m.threads = parse_thread_type(v, p); }}, every},
+    {{"threadType", false,
+      [](const json& v, const place& p, module_config& m) { m.threads = parse_thread_type(v, p); }},
+     every},
     {{"toGet", false,
       [](const json& v, const place& p, module_config& m) {
         const json& list = array(v, p);
@@ -181,7 +190,8 @@ module_config parse_registered(const json& v, const place& p, module_config m, s
   json parameters = v;
   parameters.erase("@label");
   parameters.erase("@type");
-  if (auto it = v.find("selectEvents"); it != v.end() && (role == module_role::output || role == module_role::analyzer)) {
+  if (auto it = v.find("selectEvents");
+      it != v.end() && (role == module_role::output || role == module_role::analyzer)) {
     m.select_paths = strings(*it, p.at("selectEvents"));
     parameters.erase("selectEvents");
   }
@@ -336,7 +346,8 @@ const key<std::string> es_source_keys[] = {
     {"@type", true,
      [](const json& v, const place& p, std::string&) {
        const std::string type = string(v, p);
-       if (type != "JsonConditionsSource") p.fail("unknown conditions source type '" + type + "' (known: JsonConditionsSource)");
+       if (type != "JsonConditionsSource")
+         p.fail("unknown conditions source type '" + type + "' (known: JsonConditionsSource)");
      }},
     {"@label"},
     {"file", true, [](const json& v, const place& p, std::string& file) { file = string(v, p); }},
@@ -350,7 +361,8 @@ std::vector<command_line_parameter> parse_command_line_parameters(std::string_vi
   return command_line_of(doc["process"], file);
 }
 
-process_config parse_config(std::string_view text, const std::string& file, const std::vector<parameter_override>& overrides) {
+process_config parse_config(std::string_view text, const std::string& file,
+                            const std::vector<parameter_override>& overrides) {
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
@@ -369,8 +381,9 @@ process_config parse_config(std::string_view text, const std::string& file, cons
   check_keys(doc, root, {"process"});
   const place pp{file, "process", "", ""};
   const json& proc = object(require(doc, "process", root), pp);
-  check_keys(proc, pp, {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths",
-                        "esProducers", "esSources", "commandLine"});
+  check_keys(proc, pp,
+             {"label", "options", "source", "filters", "producers", "analyzers", "outputs", "paths", "endPaths",
+              "esProducers", "esSources", "commandLine"});
   (void)command_line_of(proc, file);  // checked here too: every reader of the file reports a bad one
   if (!overrides.empty()) {
     json& editable = doc["process"];
@@ -415,7 +428,8 @@ process_config parse_config(std::string_view text, const std::string& file, cons
       m.label = string(require(list[i], "@label", pi), pi.at("@label"));
       if (m.label.empty()) pi.fail("empty '@label'");
       const place pl{file, pi.where, m.label, ""};
-      c.es_producers.push_back(parse_registered(list[i], pl, std::move(m), string(require(list[i], "@type", pl), pl.at("@type")),
+      c.es_producers.push_back(parse_registered(list[i], pl, std::move(m),
+                                                string(require(list[i], "@type", pl), pl.at("@type")),
                                                 module_role::producer));
     }
   }
@@ -426,7 +440,8 @@ process_config parse_config(std::string_view text, const std::string& file, cons
       const place pi = pe.at(i);
       std::string f;
       read_keys(object(list[i], pi), pi, std::span<const key<std::string>>(es_source_keys), f);
-      if (!c.conditions_file.empty()) pi.fail("a second conditions source: one JsonConditionsSource holds every record");
+      if (!c.conditions_file.empty())
+        pi.fail("a second conditions source: one JsonConditionsSource holds every record");
       // Relative to the configuration's folder.
       const std::filesystem::path base = std::filesystem::path(file).parent_path();
       c.conditions_file = std::filesystem::path(f).is_absolute() || base.empty() ? f : (base / f).string();

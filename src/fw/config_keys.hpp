@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the configuration reader reads a JSON object: a table of its keys (name, whether required,
 // how the value is read: its type and range, and where it goes), which both reads the object and
 // lists the keys it knows when it finds another. An option is added by one row of its table.
@@ -54,7 +55,8 @@ inline const char* kind(const json& v) { return v.type_name(); }
 
 // Every key of `obj` must be one of `known`; else "unknown key 'k' (known here: ...)", or with a
 // module type's name, "key 'k' does not apply to type T (it takes: ...)".
-inline void check_keys(const json& obj, const place& p, std::span<const std::string_view> known, std::string_view type = {}) {
+inline void check_keys(const json& obj, const place& p, std::span<const std::string_view> known,
+                       std::string_view type = {}) {
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string list;
@@ -159,7 +161,8 @@ std::vector<std::string_view> names_of(std::span<const key<Target>> table) {
 // when given), then each key of the table, in the table's order, is read where present and
 // reported where required and absent.
 template <class Target>
-void read_keys(const json& obj, const place& p, std::span<const key<Target>> table, Target& into, std::string_view type = {}) {
+void read_keys(const json& obj, const place& p, std::span<const key<Target>> table, Target& into,
+               std::string_view type = {}) {
   check_keys(obj, p, names_of(table), type);
   for (const key<Target>& k : table) {
     auto it = obj.find(k.name);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in modules of the test framework's configurations: each spends its time for the event
 // (busy-wait, sleep, or a timer that holds no thread) and makes a deterministic integer product
 // (std::int64_t) from the products it reads, or, as a filter, decides by its pass pattern.
@@ -11,9 +12,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "heddle/algorithm/parallel_for.hpp"
 #include "demo_rules.hpp"
 #include "graph.hpp"
+#include "heddle/algorithm/parallel_for.hpp"
 #include "heddle/fw/parameter_set.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/waiting.hpp"
@@ -78,7 +79,8 @@ class demo_module final : public module_base {
     if (how_ == how::busy || how_ == how::sleep) {
       const double s = seconds(number);
       if (ranges_ > 1) {
-        heddle::parallel_for(0u, ranges_, [&](unsigned) { spend(s / ranges_); }, 1);
+        heddle::parallel_for(
+            0u, ranges_, [&](unsigned) { spend(s / ranges_); }, 1);
       } else {
         spend(s);
       }
@@ -88,8 +90,9 @@ class demo_module final : public module_base {
     for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
     if (config_.role == module_role::filter) return detail::filter_result(config_, number) != 0;
     if (config_.role == module_role::producer)
-      e.emplace(product_, wrap_add(sum, type_.fixed_value ? *config_.value
-                                                          : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
+      e.emplace(product_,
+                wrap_add(sum, type_.fixed_value ? *config_.value
+                                                : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
     return true;
   }
 

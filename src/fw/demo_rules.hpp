@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a built-in module does for an event, as numbers: its time and, for a filter, its decision.
 // demo_modules.cpp spends and returns them; the dependency bound (analysis.cpp) counts them without
 // running anything, so the two cannot disagree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conditions: the source's intervals, condition producers' declarations, and the cells that hold
 // each interval's data while a processor runs (es_state.hpp).
 #include <algorithm>
@@ -22,11 +23,13 @@ namespace heddle::fw {
 // --- the conditions source
 
 void conditions::add(const std::string& record, iov_start start, parameter_set payload) {
-  if (start.run == 0 || start.lumi == 0) throw std::invalid_argument("heddle::fw::conditions::add: runs and lumis count from 1");
+  if (start.run == 0 || start.lumi == 0)
+    throw std::invalid_argument("heddle::fw::conditions::add: runs and lumis count from 1");
   auto& list = records_[record];
   if (!list.empty() && !(list.back().start < start))
-    throw std::invalid_argument("heddle::fw::conditions::add: record " + record + ": interval (run " + std::to_string(start.run) +
-                                ", lumi " + std::to_string(start.lumi) + ") does not start after the previous one");
+    throw std::invalid_argument("heddle::fw::conditions::add: record " + record + ": interval (run " +
+                                std::to_string(start.run) + ", lumi " + std::to_string(start.lumi) +
+                                ") does not start after the previous one");
   list.push_back({start, std::move(payload)});
 }
 
@@ -54,7 +57,9 @@ conditions conditions::from_json(std::string_view text, const std::string& file)
   } catch (const nlohmann::json::exception& e) {  // a number beyond a double
     throw config_error(file + ": malformed JSON: " + e.what());
   }
-  auto fail = [&](const std::string& where, const std::string& what) { throw config_error(file + ": " + where + ": " + what); };
+  auto fail = [&](const std::string& where, const std::string& what) {
+    throw config_error(file + ": " + where + ": " + what);
+  };
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_object())
     fail("(top level)", "expected an object with \"records\": { \"RecordName\": [intervals] }");
   for (const auto& [key, value] : doc.items())
@@ -83,7 +88,8 @@ conditions conditions::from_json(std::string_view text, const std::string& file)
       const iov_start start{number("firstRun", true), number("firstLumi", false)};
       auto payload = v.find("payload");
       const nlohmann::json empty = nlohmann::json::object();
-      parameter_set ps = detail::make_parameter_set(payload == v.end() ? empty : *payload, file + ": " + ai + ".payload");
+      parameter_set ps = detail::make_parameter_set(payload == v.end() ? empty : *payload,
+                                                    file + ": " + ai + ".payload");
       try {
         c.add(record, start, std::move(ps));
       } catch (const std::invalid_argument&) {
@@ -108,13 +114,17 @@ conditions conditions::from_json_file(const std::string& path) {
 es_producer::~es_producer() = default;
 
 std::uint32_t es_producer::declare(std::string label, const std::type_info& record, const detail::product_ops* ops) {
-  if (frozen_) throw std::logic_error("heddle::fw::es_producer::es_produces: '" + label_ + "' is in a process already: declare in the constructor");
+  if (frozen_)
+    throw std::logic_error("heddle::fw::es_producer::es_produces: '" + label_ +
+                           "' is in a process already: declare in the constructor");
   if (!produced_.empty() && *produced_.front().record != record)
     throw std::logic_error("heddle::fw::es_producer::es_produces: a producer makes data of one record (" +
-                           detail::type_name(*produced_.front().record) + "), not also of " + detail::type_name(record));
+                           detail::type_name(*produced_.front().record) + "), not also of " +
+                           detail::type_name(record));
   for (const detail::es_produced& p : produced_)
     if (p.label == label && *p.ops->type == *ops->type)
-      throw std::logic_error("heddle::fw::es_producer::es_produces: " + detail::type_name(*ops->type) + " '" + label + "' declared twice");
+      throw std::logic_error("heddle::fw::es_producer::es_produces: " + detail::type_name(*ops->type) + " '" + label +
+                             "' declared twice");
   produced_.push_back({std::move(label), &record, ops});
   return static_cast<std::uint32_t>(produced_.size() - 1);
 }
@@ -129,8 +139,8 @@ void es_context::check(std::uint32_t index, const std::type_info& type) const {
 void es_context::store(std::uint32_t index, void* data, void (*destroy)(void*) noexcept) {
   if (cell_.data[index]) {
     destroy(data);
-    throw std::logic_error("heddle::fw::es_context::emplace: condition producer '" + producer_.label() + "' made item " +
-                           std::to_string(index) + " twice for one interval");
+    throw std::logic_error("heddle::fw::es_context::emplace: condition producer '" + producer_.label() +
+                           "' made item " + std::to_string(index) + " twice for one interval");
   }
   cell_.data[index] = data;
   cell_.destroy[index] = destroy;
@@ -147,8 +157,8 @@ std::uint32_t es_state::interval(std::uint32_t producer, std::uint32_t run, std:
   auto it = std::upper_bound(p.intervals.begin(), p.intervals.end(), at,
                              [](const iov_start& a, const conditions::interval& i) { return a < i.start; });
   if (it == p.intervals.begin())
-    throw std::runtime_error("no conditions for record " + p.record_name + " at run " + std::to_string(run) + ", lumi " +
-                             std::to_string(lumi) + " (its first interval starts at run " +
+    throw std::runtime_error("no conditions for record " + p.record_name + " at run " + std::to_string(run) +
+                             ", lumi " + std::to_string(lumi) + " (its first interval starts at run " +
                              std::to_string(p.intervals.front().start.run) + ", lumi " +
                              std::to_string(p.intervals.front().start.lumi) + ")");
   return static_cast<std::uint32_t>(it - p.intervals.begin() - 1);
@@ -184,12 +194,14 @@ void es_state::make(std::uint32_t producer, std::uint32_t interval, es_cell& c) 
   try {
     static const parameter_set empty;
     const bool sourced = !p.intervals.empty();
-    es_access::produce(*p.impl, c, sourced ? p.intervals[interval].start : iov_start{}, sourced ? p.intervals[interval].payload : empty);
+    es_access::produce(*p.impl, c, sourced ? p.intervals[interval].start : iov_start{},
+                       sourced ? p.intervals[interval].payload : empty);
   } catch (...) {
     const iov_start s = p.intervals.empty() ? iov_start{} : p.intervals[interval].start;
-    error = std::make_exception_ptr(std::runtime_error(
-        "condition producer '" + p.label + "' failed for record " + p.record_name + ", interval from run " + std::to_string(s.run) +
-        ", lumi " + std::to_string(s.lumi) + ": " + core_detail::exception_text(std::current_exception())));
+    error = std::make_exception_ptr(std::runtime_error("condition producer '" + p.label + "' failed for record " +
+                                                       p.record_name + ", interval from run " + std::to_string(s.run) +
+                                                       ", lumi " + std::to_string(s.lumi) + ": " +
+                                                       core_detail::exception_text(std::current_exception())));
   }
   std::vector<waiter> waiters;
   {
@@ -206,7 +218,8 @@ es_cell& es_state::made(std::uint32_t producer, std::uint32_t interval) {
   es_cell& c = cell(producer, interval);
   {
     std::unique_lock lock(c.m);
-    if (c.state == es_cell::making) c.done.wait(lock, [&] { return c.state == es_cell::made || c.state == es_cell::failed; });
+    if (c.state == es_cell::making)
+      c.done.wait(lock, [&] { return c.state == es_cell::made || c.state == es_cell::failed; });
     if (c.state != es_cell::empty) return c;
     c.state = es_cell::making;
   }
@@ -223,7 +236,8 @@ const void* es_state::data(std::uint32_t m, std::uint32_t consumed, std::uint32_
     const es_produced& what = es_access::declared(*g_.es_nodes[item.producer].impl)[item.index];
     throw std::logic_error("condition producer '" + g_.es_nodes[item.producer].label + "' did not make " +
                            type_name(*what.ops->type) + " of record " + g_.es_nodes[item.producer].record_name +
-                           (what.label.empty() ? "" : " labelled '" + what.label + "'") + ", which module '" + n.spec.label + "' reads");
+                           (what.label.empty() ? "" : " labelled '" + what.label + "'") + ", which module '" +
+                           n.spec.label + "' reads");
   }
   return c.data[item.index];
 }

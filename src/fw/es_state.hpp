@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conditions while a processor runs: per condition producer and interval of validity, one cell that
 // is made once, on demand, and holds the record's data until the processor ends. The threaded
 // processor prefetches: a module that reads conditions waits (without a thread) on the cells its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // event, luminosity_block and run: reading and writing products through tokens, checked against the
 // module's declarations.
 #include "heddle/fw/event.hpp"
@@ -8,8 +9,8 @@
 #include <string>
 
 #include "event_state.hpp"
-#include "lumi_state.hpp"
 #include "heddle/fw/errors.hpp"
+#include "lumi_state.hpp"
 #include "type_name.hpp"
 
 namespace heddle::fw {
@@ -20,7 +21,8 @@ std::ostream& operator<<(std::ostream& out, const event_id& id) {
 
 namespace {
 std::string text(const event_id& id) {
-  return "event " + std::to_string(id.event) + " (run " + std::to_string(id.run) + ", lumi " + std::to_string(id.lumi) + ")";
+  return "event " + std::to_string(id.event) + " (run " + std::to_string(id.run) + ", lumi " + std::to_string(id.lumi) +
+         ")";
 }
 
 std::string text(const luminosity_block_id& id) {
@@ -28,10 +30,12 @@ std::string text(const luminosity_block_id& id) {
 }
 
 [[noreturn]] void fw_bad_token(const detail::node& n, const char* what, std::uint32_t index, std::size_t declared,
-                            const char* who = "event") {
-  throw std::logic_error("heddle::fw::" + std::string(who) + "::" + what + ": module '" + n.spec.label + "' used a token (index " +
-                         (index == detail::no_index ? std::string("invalid") : std::to_string(index)) + ") it did not get: it declared " +
-                         std::to_string(declared) + "; a token is only valid in the module that declared it");
+                               const char* who = "event") {
+  throw std::logic_error("heddle::fw::" + std::string(who) + "::" + what + ": module '" + n.spec.label +
+                         "' used a token (index " +
+                         (index == detail::no_index ? std::string("invalid") : std::to_string(index)) +
+                         ") it did not get: it declared " + std::to_string(declared) +
+                         "; a token is only valid in the module that declared it");
 }
 
 // What a token names, for the message of a call that got a token of another branch.
@@ -40,10 +44,8 @@ const char* branch_text(branch_type where) {
     case in_lumi:
       return "a luminosity-block product (declared in_lumi / at end_luminosity_block): it is read and made through "
              "luminosity_block in end_luminosity_block";
-    case in_run:
-      return "a run product (declared in_run / at end_run): it is read and made through run in end_run";
-    default:
-      return "an event product: it is read and made through the event";
+    case in_run: return "a run product (declared in_run / at end_run): it is read and made through run in end_run";
+    default: return "an event product: it is read and made through the event";
   }
 }
 
@@ -63,7 +65,7 @@ struct products_in {
   const char* who;    // the class, for messages: "luminosity_block", "run"
   const char* begin;  // its transitions: "begin_luminosity_block", "end_luminosity_block"
   const char* end;
-  const char* noun;   // "luminosity-block products"
+  const char* noun;        // "luminosity-block products"
   luminosity_block_id id;  // which lumi, or which run where id.lumi is 0
 
   // For messages only (a get or put that succeeds builds no string): "lumi 2 of run 1", "run 1".
@@ -95,10 +97,11 @@ struct products_in {
     const std::uint32_t p = n.products[produced];
     if (!ending || state.made[p]) {
       const std::string& instance = g.table_of(when)[p].instance;
-      const std::string what = detail::type_name(type) + " '" + n.spec.label + (instance.empty() ? "" : ":" + instance) + "'";
+      const std::string what = detail::type_name(type) + " '" + n.spec.label +
+                               (instance.empty() ? "" : ":" + instance) + "'";
       if (!ending)
-        throw product_error("module '" + n.spec.label + "' writes " + what + " in " + begin + " of " + at() + ": " + noun +
-                            " are made in " + end);
+        throw product_error("module '" + n.spec.label + "' writes " + what + " in " + begin + " of " + at() + ": " +
+                            noun + " are made in " + end);
       throw product_error("module '" + n.spec.label + "' writes " + what + " twice in " + at());
     }
     return &state.slots[p];
@@ -106,7 +109,8 @@ struct products_in {
 };
 
 products_in lumi_products(const luminosity_block_id& id) {
-  return {in_lumi, "luminosity_block", "begin_luminosity_block", "end_luminosity_block", "luminosity-block products", id};
+  return {in_lumi, "luminosity_block", "begin_luminosity_block", "end_luminosity_block", "luminosity-block products",
+          id};
 }
 products_in run_products(std::uint32_t number) {
   return {in_run, "run", "begin_run", "end_run", "run products", {number, 0}};
@@ -117,8 +121,8 @@ void event::bad_token(const char* what, std::uint32_t index) const {
   const detail::node& n = graph_.nodes[module_];
   const bool get = what[0] == 'g';
   const std::size_t declared = get ? n.consumed.size() : n.products.size();
-  if (index < declared && (get ? n.declared().consumes[index].where != in_event
-                               : n.declared().produces[index].when != transition::event))
+  if (index < declared &&
+      (get ? n.declared().consumes[index].where != in_event : n.declared().produces[index].when != transition::event))
     wrong_branch(n, get ? "event::get" : "event::put",
                  get ? n.declared().consumes[index].where : branch_of(n.declared().produces[index].when));
   fw_bad_token(n, what, index, declared);
@@ -128,18 +132,21 @@ void event::not_made(std::uint32_t consumed) const {
   const detail::node& n = graph_.nodes[module_];
   const detail::product& made_by = graph_.products[n.consumed[consumed]];
   const detail::consumed& c = n.declared().consumes[consumed];
-  throw product_error("module '" + n.spec.label + "' reads " + detail::type_name(*c.type) + " '" + c.tag.encode() + "' in " +
-                      text(id_) + ", but module '" + graph_.nodes[made_by.module].spec.label + "' did not make it there");
+  throw product_error("module '" + n.spec.label + "' reads " + detail::type_name(*c.type) + " '" + c.tag.encode() +
+                      "' in " + text(id_) + ", but module '" + graph_.nodes[made_by.module].spec.label +
+                      "' did not make it there");
 }
 
 void event::made_twice(std::uint32_t produced) const {
   const detail::node& n = graph_.nodes[module_];
   const std::string& instance = graph_.products[n.products[produced]].instance;
-  throw product_error("module '" + n.spec.label + "' writes " + detail::type_name(*n.declared().produces[produced].ops->type) +
-                      " '" + n.spec.label + (instance.empty() ? "" : ":" + instance) + "' twice in " + text(id_));
+  throw product_error("module '" + n.spec.label + "' writes " +
+                      detail::type_name(*n.declared().produces[produced].ops->type) + " '" + n.spec.label +
+                      (instance.empty() ? "" : ":" + instance) + "' twice in " + text(id_));
 }
 
-luminosity_block::luminosity_block(detail::lumi_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept
+luminosity_block::luminosity_block(detail::lumi_state& state, const detail::graph& g, std::uint32_t module,
+                                   bool ending) noexcept
     : state_(state), graph_(g), module_(module), ending_(ending), id_(state.id) {}
 
 const void* luminosity_block::slot_to_read(std::uint32_t consumed, const std::type_info& type) const {
@@ -150,7 +157,9 @@ void* luminosity_block::slot_to_write(std::uint32_t produced, const std::type_in
   return lumi_products(id_).write(graph_, module_, state_, ending_, produced, type);
 }
 
-void luminosity_block::made(std::uint32_t produced) noexcept { state_.made[graph_.nodes[module_].products[produced]] = 1; }
+void luminosity_block::made(std::uint32_t produced) noexcept {
+  state_.made[graph_.nodes[module_].products[produced]] = 1;
+}
 
 run::run(detail::run_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept
     : state_(state), graph_(g), module_(module), ending_(ending), number_(state.number) {}

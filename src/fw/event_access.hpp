@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // Making the event, event_setup, luminosity_block and run a module sees, for the processors.
 #pragma once
 
 #include "event_state.hpp"
-#include "lumi_state.hpp"
 #include "heddle/fw/event.hpp"
 #include "heddle/fw/event_setup.hpp"
 #include "heddle/fw/run.hpp"
+#include "lumi_state.hpp"
 
 namespace heddle::fw::detail {
 
@@ -15,7 +16,8 @@ struct event_access {
     return event(g, m, s.id, s.stream, s.slots, s.made, n.reads.data(), static_cast<std::uint32_t>(n.reads.size()),
                  n.writes.data(), static_cast<std::uint32_t>(n.writes.size()));
   }
-  static event_setup setup(const graph& g, std::uint32_t m, es_state* es, std::uint32_t run, std::uint32_t lumi) noexcept {
+  static event_setup setup(const graph& g, std::uint32_t m, es_state* es, std::uint32_t run,
+                           std::uint32_t lumi) noexcept {
     return event_setup(g, m, es, run, lumi);
   }
   static event_setup setup(const graph& g, std::uint32_t m, es_state* es, const event_state& s) noexcept {
@@ -26,7 +28,9 @@ struct event_access {
     return luminosity_block(s, g, m, ending);
   }
   // The run module m sees in its begin (`ending` false) or end transition.
-  static run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept { return run(s, g, m, ending); }
+  static run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
+    return run(s, g, m, ending);
+  }
 };
 
 }  // namespace heddle::fw::detail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One event in flight: per module a 16-bit state word, per product an 8-byte slot (the product itself
 // when small, else a pointer to it) and a made byte, per filter a decision bit, two bits per edge, and
 // per path its decision. One allocation, reused for the next event; for the high-pileup
@@ -53,8 +54,8 @@ struct event_state {
   static event_state* make(const graph& g, unsigned stream, bool timed, bool traced = false) {
     const std::size_t n = g.size(), np = g.products.size(), e = edge_words(g), mw = words(n);
     const std::size_t bytes = sizeof(event_state) + np * sizeof(void*) + (mw + e) * sizeof(std::uint64_t) +
-                              n * sizeof(std::int64_t) * (timed ? 1 : 0) + 2 * n * sizeof(std::uint64_t) * (traced ? 1 : 0) +
-                              n * sizeof(word) + np + g.paths.size();
+                              n * sizeof(std::int64_t) * (timed ? 1 : 0) +
+                              2 * n * sizeof(std::uint64_t) * (traced ? 1 : 0) + n * sizeof(word) + np + g.paths.size();
     void* mem = std::malloc(bytes);
     if (!mem) throw std::bad_alloc();
     auto* s = ::new (mem) event_state;
@@ -99,7 +100,9 @@ struct event_state {
   }
 
   bool is_made(std::uint32_t p) const noexcept { return made[p].load(std::memory_order_acquire) != 0; }
-  void set_pass(std::uint32_t m) noexcept { passes[m >> 6].fetch_or(std::uint64_t{1} << (m & 63), std::memory_order_relaxed); }
+  void set_pass(std::uint32_t m) noexcept {
+    passes[m >> 6].fetch_or(std::uint64_t{1} << (m & 63), std::memory_order_relaxed);
+  }
   bool passes_event(std::uint32_t m) const noexcept {
     return passes[m >> 6].load(std::memory_order_relaxed) & (std::uint64_t{1} << (m & 63));
   }

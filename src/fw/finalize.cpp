@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // process::finalize: a process checked as a whole and laid out for the processors, in passes. Each
 // pass checks one thing and builds what the next ones read; the first problem ends it with a
 // config_error "SOURCE: WHERE 'label': what" (tests/fw/process_test.cpp and heddle_fw_cli.sh check
@@ -11,9 +12,9 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "heddle/fw/process.hpp"
 #include "module_access.hpp"
 #include "type_name.hpp"
-#include "heddle/fw/process.hpp"
 
 namespace heddle::fw {
 
@@ -27,9 +28,13 @@ std::string a(const char* noun) {
 std::string where_of(const detail::node& n) { return n.spec.where.empty() ? "module" : n.spec.where; }
 
 // How a consumes names its branch, and a maker the transition of its product, in messages.
-const char* branch_suffix(branch_type where) { return where == in_lumi ? " in_lumi" : where == in_run ? " in_run" : ""; }
+const char* branch_suffix(branch_type where) {
+  return where == in_lumi ? " in_lumi" : where == in_run ? " in_run" : "";
+}
 const char* made_suffix(transition when) {
-  return when == transition::end_luminosity_block ? " at end_luminosity_block" : when == transition::end_run ? " at end_run" : "";
+  return when == transition::end_luminosity_block ? " at end_luminosity_block"
+         : when == transition::end_run            ? " at end_run"
+                                                  : "";
 }
 
 class finalizer {
@@ -68,7 +73,9 @@ class finalizer {
       n.event_products.clear();
       for (const detail::produced& p : n.declared().produces) {
         const bool event_product = p.when == transition::event;
-        auto& table = event_product ? g_.products : p.when == transition::end_luminosity_block ? g_.lumi_products : g_.run_products;
+        auto& table = event_product                                ? g_.products
+                      : p.when == transition::end_luminosity_block ? g_.lumi_products
+                                                                   : g_.run_products;
         n.products.push_back(static_cast<std::uint32_t>(table.size()));
         if (event_product) n.event_products.push_back(n.products.back());
         if (event_product && !p.ops->in_place) g_.boxed_products.push_back(n.products.back());
@@ -94,7 +101,8 @@ class finalizer {
                   (q.instance.empty() ? "" : ":" + q.instance) + "'" + made_suffix(made_at);
         }
         if (found == detail::no_index)
-          fail(at + named(maker) + " makes no " + what + " (" + (made.empty() ? "it makes no products" : "it makes " + made) + ")");
+          fail(at + named(maker) + " makes no " + what + " (" +
+               (made.empty() ? "it makes no products" : "it makes " + made) + ")");
         n.consumed.push_back(found);
       }
       n.reads.clear();
@@ -133,8 +141,8 @@ class finalizer {
         for (const detail::es_item& other : g_.es_items) {
           const detail::es_produced& o = detail::es_access::declared(*g_.es_nodes[other.producer].impl)[other.index];
           if (*o.ops->type == *made[i].ops->type && *o.record == *made[i].record && o.label == made[i].label)
-            fail(at + ": makes " + detail::type_name(*o.ops->type) + " of record " + p.record_name + ", also made by '" +
-                 g_.es_nodes[other.producer].label + "'");
+            fail(at + ": makes " + detail::type_name(*o.ops->type) + " of record " + p.record_name +
+                 ", also made by '" + g_.es_nodes[other.producer].label + "'");
         }
         g_.es_items.push_back({q, i});
       }
@@ -150,8 +158,9 @@ class finalizer {
           if (*o.ops->type == *c.type && *o.record == *c.record && o.label == c.label) found = k;
         }
         if (found == detail::no_index)
-          fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " + detail::type_name(*c.record) +
-               (c.label.empty() ? "" : " labelled '" + c.label + "'") + ", but no condition producer makes them");
+          fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " +
+               detail::type_name(*c.record) + (c.label.empty() ? "" : " labelled '" + c.label + "'") +
+               ", but no condition producer makes them");
         n.es_consumed.push_back(found);
         n.es_producers.push_back(g_.es_items[found].producer);
       }
@@ -159,8 +168,8 @@ class finalizer {
       n.es_producers.erase(std::unique(n.es_producers.begin(), n.es_producers.end()), n.es_producers.end());
       if (n.producers.size() + n.es_producers.size() > detail::max_waits)
         fail(named(n) + ": reads the products of " + std::to_string(n.producers.size()) + " modules and the data of " +
-             std::to_string(n.es_producers.size()) + " condition producers: at most " + std::to_string(detail::max_waits) +
-             " in all");
+             std::to_string(n.es_producers.size()) + " condition producers: at most " +
+             std::to_string(detail::max_waits) + " in all");
     }
   }
 
@@ -321,7 +330,8 @@ class finalizer {
         continue;
       }
       const bool on_end_path = n.on_end_path;
-      if (n.role() == module_role::output && !on_end_path) fail(named(n) + ": output module on no end path (it would never run)");
+      if (n.role() == module_role::output && !on_end_path)
+        fail(named(n) + ": output module on no end path (it would never run)");
       if (!on_end_path && !n.spec.select_paths.empty()) fail(named(n) + ": selectEvents is for modules on end paths");
       n.select_paths.clear();
       for (const std::string& name : n.spec.select_paths) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A finalized process as the processors see it (detail::graph_of, process.hpp): modules by index,
 // their inputs resolved, and the edges along which a finished module tells what waits for it. An
 // edge joins a producer to one module that gets its product, or a filter to one step of one path.
@@ -34,13 +35,13 @@ struct node {
   // consumed and products with their types, as event::get / emplace read them (lumi declarations
   // carry typeid(void), which no token's type is: an event refuses them)
   std::vector<product_ref> reads, writes;
-  std::vector<std::uint32_t> producers;  // the distinct modules it waits for
+  std::vector<std::uint32_t> producers;     // the distinct modules it waits for
   std::vector<std::uint32_t> es_consumed;   // per es_consumes declaration (token index), the es item
   std::vector<std::uint32_t> es_producers;  // the distinct condition producers it waits for
-  std::uint32_t first_in_edge = 0;       // its in-edges are [first_in_edge, +producers.size())
+  std::uint32_t first_in_edge = 0;          // its in-edges are [first_in_edge, +producers.size())
   std::vector<std::uint32_t> select_paths;  // output modules: path indices (empty: every event)
-  std::uint64_t hash = 0;                // of the label: checksums derive from it
-  bool on_end_path = false;              // runs once the event's paths are done (outputs)
+  std::uint64_t hash = 0;                   // of the label: checksums derive from it
+  bool on_end_path = false;                 // runs once the event's paths are done (outputs)
 
   // Read on every module execution: kept here, not behind the instance's pointer.
   module_role role_ = module_role::producer;
@@ -59,7 +60,7 @@ struct es_node {
   std::string label, type, where;
   std::unique_ptr<es_producer> impl;
   const std::type_info* record = nullptr;
-  std::string record_name;                  // as the record's C++ type is written
+  std::string record_name;                      // as the record's C++ type is written
   std::vector<conditions::interval> intervals;  // from the process's conditions; none: one for the job
 };
 
@@ -100,24 +101,26 @@ class graph {
   std::vector<std::uint32_t> boxed_products;  // those not in their slot: destroyed when the event ends
   std::vector<es_node> es_nodes;
   std::vector<es_item> es_items;
-  conditions source;  // the intervals and payloads of records
-  std::vector<product> lumi_products;        // made at end_luminosity_block
-  std::vector<std::uint32_t> end_lumi_order; // modules: makers of lumi products before their readers
-  std::vector<product> run_products;         // made at end_run
-  std::vector<std::uint32_t> end_run_order;  // modules: makers of run products before their readers
-  std::vector<std::vector<out_edge>> out;  // per module
+  conditions source;                          // the intervals and payloads of records
+  std::vector<product> lumi_products;         // made at end_luminosity_block
+  std::vector<std::uint32_t> end_lumi_order;  // modules: makers of lumi products before their readers
+  std::vector<product> run_products;          // made at end_run
+  std::vector<std::uint32_t> end_run_order;   // modules: makers of run products before their readers
+  std::vector<std::vector<out_edge>> out;     // per module
   std::vector<path> paths;
   std::vector<path> end_paths;
-  std::vector<std::uint32_t> outputs;        // the distinct modules on end paths
-  std::vector<std::uint32_t> step_edge;      // path step -> its edge
-  std::vector<std::uint32_t> step_path;      // path step -> path index
+  std::vector<std::uint32_t> outputs;    // the distinct modules on end paths
+  std::vector<std::uint32_t> step_edge;  // path step -> its edge
+  std::vector<std::uint32_t> step_path;  // path step -> path index
   std::uint32_t num_edges = 0;
   bool finalized = false;
 
   std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(nodes.size()); }
   // The products made at `when`.
   const std::vector<product>& table_of(transition when) const noexcept {
-    return when == transition::event ? products : when == transition::end_luminosity_block ? lumi_products : run_products;
+    return when == transition::event                  ? products
+           : when == transition::end_luminosity_block ? lumi_products
+                                                      : run_products;
   }
   std::uint32_t num_steps() const noexcept { return static_cast<std::uint32_t>(step_edge.size()); }
 };

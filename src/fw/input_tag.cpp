@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "heddle/fw/input_tag.hpp"
 
 #include <algorithm>
@@ -26,7 +27,8 @@ bool has_space(std::string_view s) { return std::any_of(s.begin(), s.end(), is_s
 input_tag::input_tag(std::string l, std::string i) : label(std::move(l)), instance(std::move(i)) {
   const char* why = nullptr;
   if (label.empty()) why = "empty label";
-  else if (label.find(':') != std::string::npos || instance.find(':') != std::string::npos) why = "':' inside label or instance";
+  else if (label.find(':') != std::string::npos || instance.find(':') != std::string::npos)
+    why = "':' inside label or instance";
   else if (has_space(label) || has_space(instance)) why = "whitespace";
   if (why) bad(encode(), why);
 }

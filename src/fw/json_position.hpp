@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where in a JSON text nlohmann stopped: the framework's readers (configurations, parameter sets,
 // conditions files) all report malformed JSON as FILE:LINE:COLUMN.
 #pragma once

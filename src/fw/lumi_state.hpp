@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One open luminosity block: its identity and its luminosity-block products
 // (transition_products.hpp), from the decision to begin it until its end transitions are done.
 #pragma once
@@ -17,7 +18,9 @@ struct lumi_state : transition_products {
 
   // What the lumi adds to its run's checksum once its end transitions are done (0 in a process
   // without lumi products).
-  std::uint64_t checksum() const noexcept { return transition_products::checksum((std::uint64_t{id.run} << 32) | id.lumi); }
+  std::uint64_t checksum() const noexcept {
+    return transition_products::checksum((std::uint64_t{id.run} << 32) | id.lumi);
+  }
 };
 
 // One open run: its number and its run products, from begin_run until its end_run transitions are

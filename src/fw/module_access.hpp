@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framework's side of module_base and event: what the processors call and set that a module
 // itself must not (its label, its declarations once frozen, its event methods through the kind).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // module_base's declarations and the kinds' shared defaults.
 #include "heddle/fw/module_base.hpp"
 
@@ -45,8 +46,8 @@ std::uint32_t module_base::declare_consumes(input_tag tag, const std::type_info&
 std::uint32_t module_base::declare_produces(std::string instance, const detail::product_ops* ops, transition when) {
   check_open("produces");
   if (when != transition::event && kind_ == module_kind::stream)
-    throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" + instance +
-                           "': a stream module cannot make a " +
+    throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" +
+                           instance + "': a stream module cannot make a " +
                            (when == transition::end_run ? "run" : "luminosity-block") +
                            " product (each of its instances would make it); make it in a global:: or one:: module");
   for (const detail::produced& p : declared_.produces)
@@ -57,7 +58,8 @@ std::uint32_t module_base::declare_produces(std::string instance, const detail::
   return static_cast<std::uint32_t>(declared_.produces.size() - 1);
 }
 
-std::uint32_t module_base::declare_es_consumes(const std::type_info& type, const std::type_info& record, std::string label) {
+std::uint32_t module_base::declare_es_consumes(const std::type_info& type, const std::type_info& record,
+                                               std::string label) {
   check_open("es_consumes");
   declared_.es_consumes.push_back({&type, &record, std::move(label)});
   return static_cast<std::uint32_t>(declared_.es_consumes.size() - 1);
@@ -65,7 +67,8 @@ std::uint32_t module_base::declare_es_consumes(const std::type_info& type, const
 
 void module_base::declare_resource(std::string name) {
   check_open("uses_resource");
-  if (kind_ != module_kind::one) throw std::logic_error("heddle::fw::module_base: only one:: modules use shared resources");
+  if (kind_ != module_kind::one)
+    throw std::logic_error("heddle::fw::module_base: only one:: modules use shared resources");
   auto& r = declared_.resources;
   auto at = std::lower_bound(r.begin(), r.end(), name);
   if (at == r.end() || *at != name) r.insert(at, std::move(name));

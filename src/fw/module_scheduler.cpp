@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threaded processor's module scheduler (module_scheduler.hpp): asking for modules, their
 // readiness, their queues and their runs. One file, so that the path from one module's end to the
 // next one's start stays whole for the compiler: the functions only this file calls are inline.
@@ -149,8 +150,8 @@ void module_scheduler::request_first(event_state* e, std::uint32_t m) {
     const std::uint64_t old = e->edges[w].fetch_or(waiting, std::memory_order_acq_rel);
     ready += static_cast<std::uint32_t>(std::popcount(old & (waiting << 1)));
   }
-  if ((e->state[m].fetch_sub(static_cast<event_state::word>(ready + 1), std::memory_order_acq_rel) & event_state::pending_mask) ==
-      ready + 1)
+  if ((e->state[m].fetch_sub(static_cast<event_state::word>(ready + 1), std::memory_order_acq_rel) &
+       event_state::pending_mask) == ready + 1)
     schedule(e, m);
 }
 
@@ -343,8 +344,7 @@ inline void module_scheduler::execute(event_state* e, std::uint32_t m) {
     thrown = std::current_exception();
   }
   current_acquire = outer;
-  if (call_here.dropped)
-    acquired(e, m, thrown ? thrown : dropped_handle());
+  if (call_here.dropped) acquired(e, m, thrown ? thrown : dropped_handle());
   else if (thrown)
     fail(module_error(n.spec.label, e->id.event, e->id.run, exception_text(thrown)));  // its handle was completed first
   std::exception_ptr error;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threaded processor's workers, as CMSSW's workers and their waiting tasks: which module of
 // which event runs next. A module runs once per event, when something asks for it: a path reaching a
 // filter, a module that gets its product, an end path. Asking (request) marks it, asks its producers
@@ -136,7 +137,7 @@ class module_scheduler final : public acquire_sink {
   std::map<std::string, std::unique_ptr<serial_queue>> own_;     // one:: modules without resources, by label
   std::map<std::string, std::unique_ptr<serial_queue>> shared_;  // by resource name
   std::vector<std::vector<serial_queue*>> queues_;               // per module, in the order it takes them
-  std::vector<double> priority_;  // per module (rank_by_remaining_work)
+  std::vector<double> priority_;                                 // per module (rank_by_remaining_work)
   ready_queue ready_;
   es_state es_;  // conditions: one cell per condition producer and interval, prefetched
   std::mutex join_m_;

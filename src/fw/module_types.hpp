@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in module types: what each one does, so that the configuration reader knows which
 // keys a type needs and make_process knows what to build.
 #pragma once

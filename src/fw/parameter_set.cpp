@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A module's parameters over nlohmann-json. A set is two shared pointers: its node (the JSON
 // object, held through an aliasing pointer that owns the whole document, and where it is) and the
 // document's read tracking (the addresses of the values looked at, under a mutex). Nested sets
@@ -35,7 +36,8 @@ struct parameter_reads {
 };
 
 struct parameter_access {
-  static parameter_set make(std::shared_ptr<const parameter_node> node, std::shared_ptr<parameter_reads> reads) noexcept {
+  static parameter_set make(std::shared_ptr<const parameter_node> node,
+                            std::shared_ptr<parameter_reads> reads) noexcept {
     return parameter_set(std::move(node), std::move(reads));
   }
 };
@@ -250,8 +252,8 @@ const json* look_up(const parameter_node& node, parameter_reads& reads, std::str
   return v;
 }
 
-[[noreturn]] void missing(const parameter_node& node, const std::shared_ptr<parameter_reads>& reads, std::string_view name,
-                          std::string_view expected) {
+[[noreturn]] void missing(const parameter_node& node, const std::shared_ptr<parameter_reads>& reads,
+                          std::string_view name, std::string_view expected) {
   std::string present;
   std::size_t shown = 0;
   for (auto it = node.value->begin(); it != node.value->end(); ++it) {
@@ -291,7 +293,8 @@ const parameter_set& empty_set() {
 
 parameter_set::parameter_set() : parameter_set(empty_set()) {}
 
-parameter_set::parameter_set(std::shared_ptr<const detail::parameter_node> node, std::shared_ptr<detail::parameter_reads> reads) noexcept
+parameter_set::parameter_set(std::shared_ptr<const detail::parameter_node> node,
+                             std::shared_ptr<detail::parameter_reads> reads) noexcept
     : node_(std::move(node)), reads_(std::move(reads)) {}
 
 parameter_set parameter_set::from_json(std::string_view text, std::string where) {
@@ -316,7 +319,8 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
   }
   if (!doc.is_object()) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    throw config_error(at(where, detail::line_column(text, first + 1)) + "expected a JSON object, found " + doc.type_name());
+    throw config_error(at(where, detail::line_column(text, first + 1)) + "expected a JSON object, found " +
+                       doc.type_name());
   }
   return detail::make_root(std::move(doc), std::move(where));
 }

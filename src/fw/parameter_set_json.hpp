@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the configuration reader, which parses with nlohmann-json, makes a module's parameter_set
 // without printing and parsing its object again. Private to heddle::fw: nlohmann-json is not part
 // of the public headers.

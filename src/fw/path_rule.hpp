@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which modules run for an event, as far as paths decide it: one rule for the single-threaded
 // processor (reference.cpp), the threaded one (module_scheduler.cpp) and the dependency bound
 // (analysis.cpp), so that the three cannot disagree. A path asks for its members in order; each
 // decides whether the event passes (a filter by its result, any other module always); the first
-// that rejects ends the path, and a path whose last member passed passed. Once every path of the event is done, each output module
-// on an end path runs if it writes the event (selected()).
+// that rejects ends the path, and a path whose last member passed passed. Once every path of the event is done, each
+// output module on an end path runs if it writes the event (selected()).
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader: caches per directory, libraries opened on demand (dlopen), closed at the end.
 #include "heddle/fw/plugins.hpp"
 
@@ -170,8 +171,8 @@ std::string plugin_loader::searched() const {
 
 registered_module plugin_loader::find(const std::string& type) {
   if (std::optional<registered_module> m = lookup(type)) return *m;
-  throw config_error("unknown module type '" + type + "' (searched " + searched() + "; --plugin-path and " + path_variable +
-                     " add directories)");
+  throw config_error("unknown module type '" + type + "' (searched " + searched() + "; --plugin-path and " +
+                     path_variable + " add directories)");
 }
 
 std::optional<registered_module> plugin_loader::lookup(const std::string& type) {
@@ -185,11 +186,14 @@ std::optional<registered_module> plugin_loader::lookup(const std::string& type) 
   std::vector<std::string> libraries;
   for (const std::string& dir : path_)
     for (const auto& [t, library] : cache_of(dir))
-      if (t == type && std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
+      if (t == type && std::find(libraries.begin(), libraries.end(), library) == libraries.end())
+        libraries.push_back(library);
   if (libraries.size() > 1) {
     std::string all = libraries[0];
-    for (std::size_t i = 1; i < libraries.size(); ++i) all += (i + 1 == libraries.size() ? " and " : ", ") + libraries[i];
-    throw config_error("module type '" + type + "' is registered by " + std::to_string(libraries.size()) + " plugins: " + all);
+    for (std::size_t i = 1; i < libraries.size(); ++i)
+      all += (i + 1 == libraries.size() ? " and " : ", ") + libraries[i];
+    throw config_error("module type '" + type + "' is registered by " + std::to_string(libraries.size()) +
+                       " plugins: " + all);
   }
   if (known) return known;
   if (libraries.empty()) return std::nullopt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building a process: its modules, paths and end paths as added (finalize.cpp checks and lays them
 // out), the names of thread types and roles.
 #include "heddle/fw/process.hpp"
@@ -70,7 +71,8 @@ module_base& process::add_module(module_spec spec, module_factory make) {
 
 es_producer& process::add_es_producer(module_spec spec, std::unique_ptr<es_producer> producer) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_es_producer: already finalized");
-  if (!producer) throw std::invalid_argument("heddle::fw::process::add_es_producer: no producer for '" + spec.label + "'");
+  if (!producer)
+    throw std::invalid_argument("heddle::fw::process::add_es_producer: no producer for '" + spec.label + "'");
   detail::es_access::adopt(*producer, spec.label);
   detail::es_node n;
   n.label = std::move(spec.label);
@@ -92,7 +94,9 @@ void prepare_streams(const graph& g, unsigned streams) {
     if (n.kind() != module_kind::stream) continue;
     while (n.instances.size() < streams) {
       std::unique_ptr<module_base> m = n.make();
-      if (!m) throw config_error(n.spec.label + ": its factory made no module for stream " + std::to_string(n.instances.size()));
+      if (!m)
+        throw config_error(n.spec.label + ": its factory made no module for stream " +
+                           std::to_string(n.instances.size()));
       const declarations &a = module_access::declared(*m), &b = n.declared();
       bool same = a.consumes.size() == b.consumes.size() && a.produces.size() == b.produces.size() &&
                   a.es_consumes.size() == b.es_consumes.size() && a.resources == b.resources;
@@ -100,8 +104,8 @@ void prepare_streams(const graph& g, unsigned streams) {
         same = a.consumes[i].tag == b.consumes[i].tag && *a.consumes[i].type == *b.consumes[i].type &&
                a.consumes[i].where == b.consumes[i].where;
       for (std::size_t i = 0; same && i < a.produces.size(); ++i)
-        same = a.produces[i].instance == b.produces[i].instance && *a.produces[i].ops->type == *b.produces[i].ops->type &&
-               a.produces[i].when == b.produces[i].when;
+        same = a.produces[i].instance == b.produces[i].instance &&
+               *a.produces[i].ops->type == *b.produces[i].ops->type && a.produces[i].when == b.produces[i].when;
       if (!same)
         throw config_error(n.spec.label + ": stream " + std::to_string(n.instances.size()) +
                            "'s instance declares other products than stream 0's (each instance must declare the same)");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Assembling a process from its configuration (make_process, process.hpp): registered module
 // types and condition producers, from the program or plugin libraries, each checked (its role, every
 // parameter read); the study's built-in timing modules (study_modules.hpp); the conditions; the
@@ -29,8 +30,8 @@ void check_all_read(const parameter_set& parameters, const std::string& named, c
   if (unread.empty()) return;
   std::string list;
   for (const std::string& u : unread) list += (list.empty() ? "'" : ", '") + u + "'";
-  throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + type + " does not read " +
-                     (unread.size() > 1 ? "them)" : "it)"));
+  throw config_error(named + ": unknown parameter" + (unread.size() > 1 ? "s " : " ") + list + " (type " + type +
+                     " does not read " + (unread.size() > 1 ? "them)" : "it)"));
 }
 
 // The registered type `c.type`, from `plugins` (or the program's registrations alone); nullopt if
@@ -62,15 +63,17 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
   const parameter_set parameters = *c.parameters;
   module_base* m = nullptr;
   try {
-    m = &p.add_module({c.label, c.type, c.where, c.select_paths}, [make = found->make, parameters] { return make(parameters); });
+    m = &p.add_module({c.label, c.type, c.where, c.select_paths},
+                      [make = found->make, parameters] { return make(parameters); });
   } catch (const config_error&) {
     throw;  // a parameter_error names the module and the parameter already
   } catch (...) {
-    throw config_error(named + ": type " + c.type + ": constructor failed: " +
-                       core_detail::exception_text(std::current_exception()));
+    throw config_error(named + ": type " + c.type +
+                       ": constructor failed: " + core_detail::exception_text(std::current_exception()));
   }
   if (m->role() != c.role)
-    throw config_error(named + ": type " + c.type + " is " + (m->role() == module_role::analyzer || m->role() == module_role::output ? "an " : "a ") +
+    throw config_error(named + ": type " + c.type + " is " +
+                       (m->role() == module_role::analyzer || m->role() == module_role::output ? "an " : "a ") +
                        to_string(m->role()) + ", listed among the " + to_string(c.role) + "s");
   check_all_read(parameters, named, c.type);
 }
@@ -79,7 +82,8 @@ void add_registered(process& p, const module_config& c, plugin_loader* plugins) 
 void add_registered_es(process& p, const module_config& c, plugin_loader* plugins) {
   const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
   const std::optional<registered_module> found = lookup(named, c, plugins);
-  if (!found) throw config_error(named + ": unknown condition producer type '" + c.type + "' (" + searched_line(plugins) + ")");
+  if (!found)
+    throw config_error(named + ": unknown condition producer type '" + c.type + "' (" + searched_line(plugins) + ")");
   if (!found->make_es) throw config_error(named + ": type " + c.type + " is a module, not a condition producer");
   const parameter_set& parameters = *c.parameters;
   try {
@@ -87,7 +91,8 @@ void add_registered_es(process& p, const module_config& c, plugin_loader* plugin
   } catch (const config_error&) {
     throw;
   } catch (...) {
-    throw config_error(named + ": type " + c.type + ": constructor failed: " + core_detail::exception_text(std::current_exception()));
+    throw config_error(named + ": type " + c.type +
+                       ": constructor failed: " + core_detail::exception_text(std::current_exception()));
   }
   check_all_read(parameters, named, c.type);
 }

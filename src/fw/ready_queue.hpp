@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threaded processor's ready list for reentrant modules: the ready module with the longest
 // chain of work still behind it runs first (ties: the older event). With few events in flight this
 // is what lets a handful of threads follow an event's critical path instead of whatever was made

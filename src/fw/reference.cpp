@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The single-threaded reference processor, the study's baseline: one event at a time, each path's
 // filters in order, each producer run recursively where it is first asked for. No queues, no
 // tasks, no atomics on the way: it is also the yardstick of the framework's overhead.
@@ -30,9 +31,7 @@ class blocking_sink final : public detail::acquire_sink {
     done_.store(true, std::memory_order_release);
     done_.notify_one();
   }
-  void dropped(void* e, std::uint32_t m) noexcept override {
-    acquired(e, m, detail::dropped_handle());
-  }
+  void dropped(void* e, std::uint32_t m) noexcept override { acquired(e, m, detail::dropped_handle()); }
   heddle::core_detail::runtime_core* core() const noexcept override { return nullptr; }
 
   void arm() noexcept { done_.store(false, std::memory_order_relaxed); }
@@ -51,7 +50,12 @@ class blocking_sink final : public detail::acquire_sink {
 class reference_event {
  public:
   reference_event(const detail::graph& g, const run_options& o, detail::es_state& es)
-      : g_(g), o_(o), es_(es), state_(detail::event_state::make(g, 0, false)), ran_(g.size()), passed_(g.paths.size()) {}
+      : g_(g),
+        o_(o),
+        es_(es),
+        state_(detail::event_state::make(g, 0, false)),
+        ran_(g.size()),
+        passed_(g.paths.size()) {}
   ~reference_event() {
     state_->release_products(g_);
     detail::event_state::destroy(state_);
@@ -103,7 +107,8 @@ class reference_event {
       }
       if (detail::module_access::call(instance, ev, setup) && node.role() == module_role::filter) state_->set_pass(m);
     } catch (...) {
-      throw module_error(node.spec.label, state_->id.event, state_->id.run, core_detail::exception_text(std::current_exception()));
+      throw module_error(node.spec.label, state_->id.event, state_->id.run,
+                         core_detail::exception_text(std::current_exception()));
     }
     ran_[m] = 1;
     if (o_.record) o_.record->record({m, state_->id.event, start, core_detail::steady_now_ns()});
@@ -111,7 +116,7 @@ class reference_event {
 
   const detail::graph& g_;
   const run_options& o_;
-  detail::es_state& es_;  // conditions, made in place where a module first reads them
+  detail::es_state& es_;        // conditions, made in place where a module first reads them
   detail::event_state* state_;  // its products and decisions
   std::vector<std::uint8_t> ran_;
   std::vector<std::uint8_t> passed_;
@@ -185,8 +190,8 @@ class reference_transitions {
 void check_run_options(const run_options& o) {
   constexpr std::uint64_t most = ~std::uint64_t{0}, most_id = ~std::uint32_t{0};
   if (o.first_event > most - o.events)
-    throw config_error("run options: first_event " + std::to_string(o.first_event) + " + events " + std::to_string(o.events) +
-                       " passes 2^64 - 1");
+    throw config_error("run options: first_event " + std::to_string(o.first_event) + " + events " +
+                       std::to_string(o.events) + " passes 2^64 - 1");
   if (o.events == 0) return;
   const std::uint64_t last = o.first_event + o.events - 1;
   // Runs and lumis grow with the event number, lumis within their run: the last event has the
@@ -197,7 +202,7 @@ void check_run_options(const run_options& o) {
                        std::to_string(last / o.events_per_run + 1) + ", past 2^32 - 1 (events_per_run " +
                        std::to_string(o.events_per_run) + ")");
   if (o.events_per_lumi == 0) return;
-  const std::uint64_t in_run = o.events_per_run == 0                                    ? last
+  const std::uint64_t in_run = o.events_per_run == 0                                         ? last
                                : o.first_event / o.events_per_run != last / o.events_per_run ? o.events_per_run - 1
                                                                                              : last % o.events_per_run;
   if (in_run / o.events_per_lumi >= most_id)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module registry: names to makers, filled by HEDDLE_FW_MODULE's static registrations as the
 // program starts and as plugin libraries load, emptied of a library's names as it unloads.
 #include "heddle/fw/registry.hpp"
@@ -21,7 +22,7 @@ struct problem {
   std::string name;
   const void* key;  // the registration that met the problem
   std::string text;
-  bool duplicate;     // the name was registered first by another library (else: an empty name)
+  bool duplicate;  // the name was registered first by another library (else: an empty name)
 };
 
 const void* key_of(const registered_module& m) noexcept {
@@ -85,8 +86,8 @@ void detail::module_registration::add(const char* name, registered_module entry)
     auto [it, fresh] = r.by_name.emplace(entry.name, entry);
     if (!fresh && key_of(it->second) != key_)
       r.problems.push_back({entry.name, key_,
-                            "module type '" + entry.name + "' is registered twice: by " + it->second.library + " and by " +
-                                entry.library,
+                            "module type '" + entry.name + "' is registered twice: by " + it->second.library +
+                                " and by " + entry.library,
                             true});
   } catch (...) {
     // Out of memory while a library loads: the type stays unknown, and asking for it says so.

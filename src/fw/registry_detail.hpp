@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the plugin loader asks the registry about the library it just opened.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What both processors share around events: what a module's failure says, and the job, run and
 // luminosity-block transitions of every module.
 #pragma once
@@ -7,20 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "heddle/core/detail/clock.hpp"
-#include "heddle/core/detail/exception_text.hpp"
-#include "heddle/core/detail/trace.hpp"
 #include "es_state.hpp"
 #include "event_access.hpp"
 #include "graph.hpp"
+#include "heddle/core/detail/clock.hpp"
+#include "heddle/core/detail/exception_text.hpp"
+#include "heddle/core/detail/trace.hpp"
+#include "heddle/fw/errors.hpp"
 #include "lumi_state.hpp"
 #include "module_access.hpp"
 #include "trace_kinds.hpp"
-#include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
 
-using heddle::core_detail::steady_now_ns;  // timeline entries' clock
+using heddle::core_detail::steady_now_ns;   // timeline entries' clock
 using heddle::core_detail::exception_text;  // what a module's exception says, for its module_error
 
 // The failure of a module whose acquire() let its handle go uncompleted.
@@ -65,27 +66,32 @@ class run_steps {
   }
   void end(run_state& state, std::uint64_t event) const {
     core_detail::trace::scoped_span traced(trace_kinds::transition, "end run", state.number);
-    each("end_run", state.number, event,
-         [&](module_base& m, const event_setup& s, std::uint32_t i) {
-           run r = event_access::run_of(state, g_, i, true);
-           m.end_run(r, s);
-         },
-         &g_.end_run_order);
+    each(
+        "end_run", state.number, event,
+        [&](module_base& m, const event_setup& s, std::uint32_t i) {
+          run r = event_access::run_of(state, g_, i, true);
+          m.end_run(r, s);
+        },
+        &g_.end_run_order);
   }
   void begin_lumi(lumi_state& lumi, std::uint64_t event) const {
     core_detail::trace::scoped_span traced(trace_kinds::transition, "begin lumi", lumi.id.run, lumi.id.lumi);
-    each(lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
-         [&](module_base& m, const event_setup& s, std::uint32_t i) { m.begin_luminosity_block(event_access::lumi(lumi, g_, i, false), s); },
-         nullptr, lumi.id.lumi);
+    each(
+        lumi_what("begin_luminosity_block", lumi).c_str(), lumi.id.run, event,
+        [&](module_base& m, const event_setup& s, std::uint32_t i) {
+          m.begin_luminosity_block(event_access::lumi(lumi, g_, i, false), s);
+        },
+        nullptr, lumi.id.lumi);
   }
   void end_lumi(lumi_state& lumi, std::uint64_t event) const {
     core_detail::trace::scoped_span traced(trace_kinds::transition, "end lumi", lumi.id.run, lumi.id.lumi);
-    each(lumi_what("end_luminosity_block", lumi).c_str(), lumi.id.run, event,
-         [&](module_base& m, const event_setup& s, std::uint32_t i) {
-           luminosity_block l = event_access::lumi(lumi, g_, i, true);
-           m.end_luminosity_block(l, s);
-         },
-         &g_.end_lumi_order, lumi.id.lumi);
+    each(
+        lumi_what("end_luminosity_block", lumi).c_str(), lumi.id.run, event,
+        [&](module_base& m, const event_setup& s, std::uint32_t i) {
+          luminosity_block l = event_access::lumi(lumi, g_, i, true);
+          m.end_luminosity_block(l, s);
+        },
+        &g_.end_lumi_order, lumi.id.lumi);
   }
 
  private:
@@ -107,7 +113,8 @@ class run_steps {
         try {
           step(*m, setup, i);
         } catch (...) {
-          throw module_error(n.spec.label, event, run, std::string(what) + ": " + exception_text(std::current_exception()));
+          throw module_error(n.spec.label, event, run,
+                             std::string(what) + ": " + exception_text(std::current_exception()));
         }
       }
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threaded processor's stop and its error, as CMSSW's event processor keeps its first exception:
 // the first module_error of the job wins and is the job's (what run_threaded throws), and any error
 // stops the job. Stopping drains what is in flight rather than abandoning it: the transition plan

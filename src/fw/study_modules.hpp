@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CMS study's built-in timing modules (demo_modules.cpp; their types in module_types.cpp):
 // what the process assembly (process_builder.cpp) asks of them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The multi-threaded processor: many events in flight on one heddle runtime. As CMSSW's event
 // processor composes its processing status and its workers, it composes three pieces:
 // - the transition plan (transition_plan.hpp), which decides, under this file's lock, which lumi
@@ -270,14 +271,15 @@ class engine final : public detail::event_sink {
   // --- event_sink: the scheduler is done with an event.
   void event_done(event_state* e) override {
     if (traced_) {
-      core_detail::trace::record r{e->trace_begin, core_detail::trace::now(), e->id.event, {nullptr},
-                                   detail::trace_kinds::event, 0, e->stream};
+      core_detail::trace::record r{
+          e->trace_begin, core_detail::trace::now(), e->id.event, {nullptr}, detail::trace_kinds::event, 0, e->stream};
       r.value = std::uint64_t{e->id.run} << 32 | e->id.lumi;
       core_detail::trace::emit(r);
     }
     detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
-      if (e->state[m].load(std::memory_order_relaxed) & event_state::requested) sum.module(g_.nodes[m], e->module_digest(g_, m));
+      if (e->state[m].load(std::memory_order_relaxed) & event_state::requested)
+        sum.module(g_.nodes[m], e->module_digest(g_, m));
     for (std::size_t p = 0; p < g_.paths.size(); ++p) sum.path(g_.paths[p], e->passed[p] != 0);
     const std::uint64_t c = sum.finish(e->id.event);
     e->release_products(g_);
@@ -310,9 +312,9 @@ class engine final : public detail::event_sink {
   std::condition_variable done_cv_;
   detail::transition_plan plan_;
   std::vector<event_state*> slots_, free_;
-  std::uint64_t events_checksum_ = 0;  // run_report::events_checksum
+  std::uint64_t events_checksum_ = 0;                     // run_report::events_checksum
   std::deque<std::unique_ptr<detail::lumi_state>> open_;  // the products of the plan's open lumis, oldest first
-  std::unique_ptr<detail::run_state> run_;  // the open run's products: only transitions touch it
+  std::unique_ptr<detail::run_state> run_;                // the open run's products: only transitions touch it
 };
 
 }  // namespace

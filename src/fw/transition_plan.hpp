@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The order of a job's transitions (begin and end of the job, of each run, of each luminosity block)
 // and of its events, as CMSSW's processing status decides them for its event processor. Pure data:
 // no threads, no modules. A processor asks what to do next, carries it out (at once, or later on
@@ -30,7 +31,8 @@ struct lumi_place {
   std::uint32_t lumi;
   std::uint64_t end;
 };
-constexpr lumi_place lumi_of(std::uint64_t event, std::uint64_t per_run, std::uint64_t per_lumi, std::uint64_t events) noexcept {
+constexpr lumi_place lumi_of(std::uint64_t event, std::uint64_t per_run, std::uint64_t per_lumi,
+                             std::uint64_t events) noexcept {
   constexpr std::uint64_t most = ~std::uint64_t{0};
   const auto add = [](std::uint64_t a, std::uint64_t b) { return b > most - a ? most : a + b; };  // saturating
   const std::uint64_t run_start = per_run == 0 ? 0 : event / per_run * per_run;
@@ -45,8 +47,8 @@ constexpr lumi_place lumi_of(std::uint64_t event, std::uint64_t per_run, std::ui
 struct plan_options {
   std::uint64_t first_event = 0;
   std::uint64_t events = 0;
-  std::uint64_t events_per_run = 0;   // 0: one run
-  std::uint64_t events_per_lumi = 0;  // 0: one lumi per run
+  std::uint64_t events_per_run = 0;    // 0: one run
+  std::uint64_t events_per_lumi = 0;   // 0: one lumi per run
   std::uint64_t events_in_flight = 1;  // events started and not yet done, at most (at least 1)
   unsigned max_lumis = 1;              // lumis open (beginning, begun or ending) at once (at least 1)
 };
@@ -76,9 +78,9 @@ class transition_plan {
   // begin, a run boundary (boundary()), then events [first_event, first_event + events) of lumi
   // `events_in` (the newest begun one).
   struct steps {
-    bool end_lumi = false;    // oldest()'s end transitions; then lumi_ended()
-    bool begin_lumi = false;  // newest()'s begin transitions; then lumi_begun()
-    bool run_boundary = false;  // boundary(); then run_begun() or job_over()
+    bool end_lumi = false;                      // oldest()'s end transitions; then lumi_ended()
+    bool begin_lumi = false;                    // newest()'s begin transitions; then lumi_begun()
+    bool run_boundary = false;                  // boundary(); then run_begun() or job_over()
     std::uint64_t first_event = 0, events = 0;  // each started now; event_done() once each is done
     luminosity_block_id events_in{};
     bool empty() const noexcept { return !end_lumi && !begin_lumi && !run_boundary && events == 0; }
@@ -202,9 +204,9 @@ class transition_plan {
   std::uint64_t next_event_;
   std::uint64_t in_flight_ = 0, peak_in_flight_ = 0, done_ = 0;
   std::vector<run_checksum> runs_;
-  std::deque<lumi> lumis_;        // open (or beginning) lumis, oldest first
-  bool run_open_ = false;         // a run has begun (runs_.back()); its end is the next boundary
-  bool beginning_ = false;        // newest()'s begin transitions are asked for, not over
+  std::deque<lumi> lumis_;         // open (or beginning) lumis, oldest first
+  bool run_open_ = false;          // a run has begun (runs_.back()); its end is the next boundary
+  bool beginning_ = false;         // newest()'s begin transitions are asked for, not over
   bool boundary_pending_ = false;  // a run boundary is asked for, not over
   bool over_ = false;
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The products a luminosity block or a run makes in its end transition, while it is open: per
 // product of its table (graph::lumi_products or graph::run_products) an 8-byte slot (the product
 // itself when small, else a pointer to it) and a made flag. Written and read only by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "type_name.hpp"
 
 #include <cstdlib>
@@ -11,10 +12,12 @@ std::string type_name(const std::type_info& t) {
   std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
   std::string s = status == 0 && name ? name.get() : t.name();
   // The standard library's long spellings, as a programmer writes them.
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
-                                 {"std::__cxx11::", "std::"},
-                                 // a type of a file's own (a test's record, say) is named as its file writes it
-                                 {"(anonymous namespace)::", ""}}) {
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
+        {"std::__cxx11::", "std::"},
+        // a type of a file's own (a test's record, say) is named as its file writes it
+        {"(anonymous namespace)::", ""}}) {
     for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at)) {
       s.replace(at, from.size(), to);
       at += to.size();

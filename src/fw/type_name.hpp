@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A C++ type's name as its programmer wrote it (demangled), for messages about products.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a run cost the process: wall and CPU time, peak RSS, OS threads.
 #pragma once
 

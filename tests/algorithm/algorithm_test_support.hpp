@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the algorithm tests: an exact-coverage counter, a user-defined range, and the runtime
 // sizes every algorithm is run with.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::blocked_range, blocked_range2d, blocked_range3d: sizes, splits (in halves and in
 // proportion), iterator ranges, the dimension a multi-dimensional range splits, wide intervals.
 #include <gtest/gtest.h>

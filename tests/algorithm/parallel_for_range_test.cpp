@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_for over ranges (blocked_range, 2d, 3d, a user's range) with every partitioner,
 // its index and step forms' new options, and parallel_for_each over random-access and forward
 // iterators: exact coverage, errors, cancellation, explicit runtimes.
@@ -6,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <list>
 #include <forward_list>
+#include <list>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -85,7 +86,8 @@ TEST(ParallelForRange, AutoPartitionerMakesFewPiecesWhenNothingIsStolen) {
   // each of those leaves is run in its range pool's 2^leaf_depth parts.
   heddle::runtime rt(1);
   std::atomic<unsigned> pieces{0};
-  heddle::parallel_for(rt, heddle::blocked_range<int>(0, 1 << 20), [&](const heddle::blocked_range<int>&) { pieces++; });
+  heddle::parallel_for(rt, heddle::blocked_range<int>(0, 1 << 20),
+                       [&](const heddle::blocked_range<int>&) { pieces++; });
   EXPECT_EQ(pieces.load(), 4u << heddle::core_detail::auto_piece::leaf_depth);
 }
 
@@ -146,9 +148,10 @@ TEST(ParallelForRange, ExplicitRuntimeFromATaskOfAnother) {
   heddle::runtime a(1), b(2);
   coverage c(20000);
   a.task([&] {
-     heddle::parallel_for(b, heddle::blocked_range<std::size_t>(0, 20000), [&](const heddle::blocked_range<std::size_t>& r) {
-       for (auto i = r.begin(); i != r.end(); ++i) c.hit(i);
-     });
+     heddle::parallel_for(b, heddle::blocked_range<std::size_t>(0, 20000),
+                          [&](const heddle::blocked_range<std::size_t>& r) {
+                            for (auto i = r.begin(); i != r.end(); ++i) c.hit(i);
+                          });
    }).get();
   EXPECT_EQ(c.first_bad(), 20000u);
 }
@@ -364,7 +367,9 @@ TEST(ParallelForEach, ExceptionStopsTheWalkAndCancellation) {
   EXPECT_LT(calls.load(), 100000);
   heddle::cancellation_source src;
   src.cancel();
-  EXPECT_THROW(heddle::parallel_for_each(l.begin(), l.end(), [](int) {}, src.token()), heddle::task_cancelled);
+  EXPECT_THROW(heddle::parallel_for_each(
+                   l.begin(), l.end(), [](int) {}, src.token()),
+               heddle::task_cancelled);
   std::vector<int> v(100000);
   calls = 0;
   EXPECT_THROW(heddle::parallel_for_each(v,
@@ -383,12 +388,15 @@ TEST(ParallelForRange, StressNestedAndConcurrentCalls) {
     coverage c(rows * cols);
     // Outer pieces over rows, each an inner parallel_for over columns, from two callers at once.
     auto run_half = [&](std::size_t lo, std::size_t hi) {
-      heddle::parallel_for(rt, heddle::blocked_range<std::size_t>(lo, hi), [&](const heddle::blocked_range<std::size_t>& r) {
-        for (std::size_t i = r.begin(); i != r.end(); ++i)
-          heddle::parallel_for(heddle::blocked_range<std::size_t>(0, cols, 16), [&](const heddle::blocked_range<std::size_t>& q) {
-            for (std::size_t j = q.begin(); j != q.end(); ++j) c.hit(i * cols + j);
-          });
-      });
+      heddle::parallel_for(rt, heddle::blocked_range<std::size_t>(lo, hi),
+                           [&](const heddle::blocked_range<std::size_t>& r) {
+                             for (std::size_t i = r.begin(); i != r.end(); ++i)
+                               heddle::parallel_for(heddle::blocked_range<std::size_t>(0, cols, 16),
+                                                    [&](const heddle::blocked_range<std::size_t>& q) {
+                                                      for (std::size_t j = q.begin(); j != q.end(); ++j)
+                                                        c.hit(i * cols + j);
+                                                    });
+                           });
     };
     std::thread other([&] { run_half(rows / 2, rows); });
     run_half(0, rows / 2);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_for: every index exactly once for any grain, empty and one-element ranges,
 // index types, nesting, explicit runtimes and exceptions.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_invoke: every callable once, the first exception, cancellation, runtimes.
 #include <gtest/gtest.h>
 
@@ -16,7 +17,8 @@ TEST(ParallelInvoke, EveryCallableOnce) {
   for (unsigned w : algo_test::worker_counts) {
     heddle::runtime rt(w);
     std::atomic<int> a{0}, b{0}, c{0}, d{0};
-    heddle::parallel_invoke(rt, [&] { a++; }, [&] { b++; }, [&] { c++; }, [&] { d++; });
+    heddle::parallel_invoke(
+        rt, [&] { a++; }, [&] { b++; }, [&] { c++; }, [&] { d++; });
     EXPECT_EQ(a + b + c + d, 4);
     EXPECT_EQ(a.load(), 1);
     EXPECT_EQ(d.load(), 1);

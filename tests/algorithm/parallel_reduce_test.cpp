@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_reduce and parallel_deterministic_reduce: sums against serial ones, join order,
 // value types without a default constructor or with costly copies, empty and tiny ranges, errors,
 // cancellation, explicit runtimes, bitwise reproducibility, and a stress run.
@@ -125,7 +126,8 @@ TEST(ParallelReduce, EmptyRangeGivesTheIdentityAndOneElement) {
                 [](int a, int b) { return a + b; }),
             42);
   EXPECT_EQ(heddle::parallel_deterministic_reduce(
-                range_t(5, 5), 7, [&](const range_t&, int a) { return ++calls, a; }, [](int a, int b) { return a + b; }),
+                range_t(5, 5), 7, [&](const range_t&, int a) { return ++calls, a; },
+                [](int a, int b) { return a + b; }),
             7);
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(heddle::parallel_reduce(
@@ -145,7 +147,8 @@ TEST(ParallelReduce, UsersOwnRange) {
     std::uint64_t expect = 0;
     for (std::uint64_t i = 0; i < 54321; ++i) expect += i * i;
     EXPECT_EQ(heddle::parallel_reduce(rt, algo_test::thirds_range(0, 54321), std::uint64_t{0}, body, join), expect);
-    EXPECT_EQ(heddle::parallel_deterministic_reduce(rt, algo_test::thirds_range(0, 54321), std::uint64_t{0}, body, join),
+    EXPECT_EQ(heddle::parallel_deterministic_reduce(rt, algo_test::thirds_range(0, 54321), std::uint64_t{0}, body,
+                                                    join),
               expect);
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::inclusive_scan, exclusive_scan and parallel_scan: against std's serial scans for every
 // worker count and size around the tile boundaries, in place, non-commutative operations, types
 // without a default constructor, errors and cancellation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_pipeline: order and exclusion guarantees under stress, the token limit,
 // flow_control, exceptions from every filter and from futures, cancellation, filters returning
 // futures (timers, promises completed by another thread) that must not hold a worker, 1/2/4 workers.
@@ -67,40 +68,31 @@ stress_result run_stress(heddle::runtime& rt, long n, std::size_t tokens, filter
   long next = 0;
   r.order.reserve(std::size_t(n));
   heddle::parallel_pipeline(
-      rt, tokens,
-      make_filter<void, long>(filter_mode::serial_in_order,
-                              [&](flow_control& fc) -> long {
-                                if (next == n) {
-                                  fc.stop();
-                                  return -1;
-                                }
-                                in_flight.enter();
-                                return next++;
-                              }) &
-          make_filter<long, long>(filter_mode::parallel,
-                                  [](long v) {
-                                    jitter(std::uint64_t(v));
-                                    return v;
-                                  }) &
-          make_filter<long, std::unique_ptr<long>>(middle_serial,
-                                                   [&](long v) {
-                                                     middle.enter();
-                                                     jitter(std::uint64_t(v) * 3);
-                                                     middle.leave();
-                                                     ooo.fetch_add(1, std::memory_order_relaxed);
-                                                     return std::make_unique<long>(v);
-                                                   }) &
-          make_filter<std::unique_ptr<long>, long>(filter_mode::parallel,
-                                                   [](std::unique_ptr<long> p) {
-                                                     jitter(std::uint64_t(*p) * 7);
-                                                     return *p;
-                                                   }) &
-          make_filter<long, void>(filter_mode::serial_in_order, [&](long v) {
-            output.enter();
-            r.order.push_back(v);
-            output.leave();
-            in_flight.leave();
-          }));
+      rt, tokens, make_filter<void, long>(filter_mode::serial_in_order, [&](flow_control& fc) -> long {
+                    if (next == n) {
+                      fc.stop();
+                      return -1;
+                    }
+                    in_flight.enter();
+                    return next++;
+                  }) & make_filter<long, long>(filter_mode::parallel, [](long v) {
+                    jitter(std::uint64_t(v));
+                    return v;
+                  }) & make_filter<long, std::unique_ptr<long>>(middle_serial, [&](long v) {
+                    middle.enter();
+                    jitter(std::uint64_t(v) * 3);
+                    middle.leave();
+                    ooo.fetch_add(1, std::memory_order_relaxed);
+                    return std::make_unique<long>(v);
+                  }) & make_filter<std::unique_ptr<long>, long>(filter_mode::parallel, [](std::unique_ptr<long> p) {
+                    jitter(std::uint64_t(*p) * 7);
+                    return *p;
+                  }) & make_filter<long, void>(filter_mode::serial_in_order, [&](long v) {
+                    output.enter();
+                    r.order.push_back(v);
+                    output.leave();
+                    in_flight.leave();
+                  }));
   r.most_middle = middle.most();
   r.most_output = output.most();
   r.most_in_flight = in_flight.most();
@@ -135,21 +127,18 @@ TEST(ParallelPipeline, SerialFilterNeverRunsConcurrently) {
       heddle::runtime rt(workers);
       occupancy serial;
       std::atomic<long> next{0}, sum{0};
-      heddle::parallel_pipeline(
-          rt, 16,
-          make_filter<void, long>(filter_mode::parallel,
-                                  [&](flow_control& fc) -> long {
-                                    const long v = next++;
-                                    if (v >= n) fc.stop();
-                                    return v;
-                                  }) &
-              make_filter<long, long>(filter_mode::parallel, [](long v) { return jitter(std::uint64_t(v)), v; }) &
-              make_filter<long, void>(m, [&](long v) {
-                serial.enter();
-                jitter(std::uint64_t(v) + 1);
-                sum.fetch_add(v, std::memory_order_relaxed);
-                serial.leave();
-              }));
+      heddle::parallel_pipeline(rt, 16, make_filter<void, long>(filter_mode::parallel, [&](flow_control& fc) -> long {
+                                          const long v = next++;
+                                          if (v >= n) fc.stop();
+                                          return v;
+                                        }) & make_filter<long, long>(filter_mode::parallel, [](long v) {
+                                          return jitter(std::uint64_t(v)), v;
+                                        }) & make_filter<long, void>(m, [&](long v) {
+                                          serial.enter();
+                                          jitter(std::uint64_t(v) + 1);
+                                          sum.fetch_add(v, std::memory_order_relaxed);
+                                          serial.leave();
+                                        }));
       EXPECT_EQ(serial.most(), 1);
       EXPECT_EQ(sum.load(), n * (n - 1) / 2);
     }
@@ -159,13 +148,10 @@ TEST(ParallelPipeline, FlowControlAndSmallPipelines) {
   heddle::runtime rt(2);
   // The input stops at once: no item, no other body called.
   std::atomic<int> calls{0};
-  heddle::parallel_pipeline(rt, 4,
-                            make_filter<void, int>(filter_mode::serial_in_order,
-                                                   [](flow_control& fc) {
-                                                     fc.stop();
-                                                     return 0;
-                                                   }) &
-                                make_filter<int, void>(filter_mode::parallel, [&](int) { calls++; }));
+  heddle::parallel_pipeline(rt, 4, make_filter<void, int>(filter_mode::serial_in_order, [](flow_control& fc) {
+                                     fc.stop();
+                                     return 0;
+                                   }) & make_filter<int, void>(filter_mode::parallel, [&](int) { calls++; }));
   EXPECT_EQ(calls.load(), 0);
   // One filter alone (filter<void, void>).
   int produced = 0;
@@ -181,18 +167,18 @@ TEST(ParallelPipeline, FlowControlAndSmallPipelines) {
   int i = 0;
   std::vector<int> seen;
   std::atomic<int> middle{0};
-  heddle::parallel_pipeline(
-      4,
-      make_filter<void, no_default>(filter_mode::serial_in_order,
-                                    [&](flow_control& fc) {
-                                      if (i == 100) fc.stop();
-                                      return no_default(i++);
-                                    }) &
-          make_filter<no_default, void>(filter_mode::parallel, [&](no_default) { middle++; }) &
-          make_filter<void, void>(filter_mode::serial_in_order, [&] { seen.push_back(int(seen.size())); }));
+  heddle::parallel_pipeline(4, make_filter<void, no_default>(filter_mode::serial_in_order, [&](flow_control& fc) {
+                                 if (i == 100) fc.stop();
+                                 return no_default(i++);
+                               }) & make_filter<no_default, void>(filter_mode::parallel, [&](no_default) {
+                                 middle++;
+                               }) & make_filter<void, void>(filter_mode::serial_in_order, [&] {
+                                 seen.push_back(int(seen.size()));
+                               }));
   EXPECT_EQ(middle.load(), 100);
   EXPECT_EQ(seen.size(), 100u);
-  EXPECT_THROW(heddle::parallel_pipeline(0, make_filter<void, void>(filter_mode::parallel, [](flow_control& fc) { fc.stop(); })),
+  EXPECT_THROW(heddle::parallel_pipeline(0, make_filter<void, void>(filter_mode::parallel,
+                                                                    [](flow_control& fc) { fc.stop(); })),
                std::invalid_argument);
 }
 
@@ -218,29 +204,22 @@ TEST(ParallelPipeline, FirstExceptionFromAnyFilterIsRethrownAndStopsTheInput) {
         if (stage == where && v == bad) throw std::runtime_error("stage " + std::to_string(stage));
       };
       try {
-        heddle::parallel_pipeline(
-            rt, 8,
-            make_filter<void, counted>(filter_mode::serial_in_order,
-                                       [&](flow_control& fc) {
-                                         if (next == n) fc.stop();
-                                         inputs++;
-                                         maybe_throw(0, next);
-                                         return counted(next++);
-                                       }) &
-                make_filter<counted, counted>(filter_mode::parallel,
-                                              [&](counted c) {
-                                                maybe_throw(1, c.v);
-                                                return c;
-                                              }) &
-                make_filter<counted, counted>(filter_mode::serial_out_of_order,
-                                              [&](counted c) {
-                                                maybe_throw(2, c.v);
-                                                return c;
-                                              }) &
-                make_filter<counted, void>(filter_mode::serial_in_order, [&](counted c) {
-                  maybe_throw(3, c.v);
-                  last = c.v;
-                }));
+        heddle::parallel_pipeline(rt, 8,
+                                  make_filter<void, counted>(filter_mode::serial_in_order, [&](flow_control& fc) {
+                                    if (next == n) fc.stop();
+                                    inputs++;
+                                    maybe_throw(0, next);
+                                    return counted(next++);
+                                  }) & make_filter<counted, counted>(filter_mode::parallel, [&](counted c) {
+                                    maybe_throw(1, c.v);
+                                    return c;
+                                  }) & make_filter<counted, counted>(filter_mode::serial_out_of_order, [&](counted c) {
+                                    maybe_throw(2, c.v);
+                                    return c;
+                                  }) & make_filter<counted, void>(filter_mode::serial_in_order, [&](counted c) {
+                                    maybe_throw(3, c.v);
+                                    last = c.v;
+                                  }));
         FAIL() << "no exception from stage " << where;
       } catch (const std::runtime_error& e) {
         EXPECT_EQ(std::string(e.what()), "stage " + std::to_string(where));
@@ -256,24 +235,22 @@ TEST(ParallelPipeline, CancellationBeforeAndDuring) {
   heddle::cancellation_source before;
   before.cancel();
   std::atomic<int> calls{0};
-  EXPECT_THROW(heddle::parallel_pipeline(rt, 4,
-                                         make_filter<void, void>(filter_mode::parallel,
-                                                                 [&](flow_control&) { calls++; }),
-                                         before.token()),
-               heddle::task_cancelled);
+  EXPECT_THROW(
+      heddle::parallel_pipeline(rt, 4, make_filter<void, void>(filter_mode::parallel, [&](flow_control&) { calls++; }),
+                                before.token()),
+      heddle::task_cancelled);
   EXPECT_EQ(calls.load(), 0);
 
   heddle::cancellation_source during;
   std::atomic<long> inputs{0};
-  EXPECT_THROW(heddle::parallel_pipeline(
-                   4,
-                   make_filter<void, counted>(filter_mode::serial_in_order,
-                                              [&](flow_control&) { return counted(inputs++); }) &
-                       make_filter<counted, void>(filter_mode::serial_in_order,
-                                                  [&](counted c) {
-                                                    if (c.v == 1000) during.cancel();
-                                                  }),
-                   during.token()),
+  EXPECT_THROW(heddle::parallel_pipeline(4,
+                                         make_filter<void, counted>(filter_mode::serial_in_order,
+                                                                    [&](flow_control&) { return counted(inputs++); }) &
+                                             make_filter<counted, void>(filter_mode::serial_in_order,
+                                                                        [&](counted c) {
+                                                                          if (c.v == 1000) during.cancel();
+                                                                        }),
+                                         during.token()),
                heddle::task_cancelled);
   EXPECT_LE(inputs.load(), 1000 + 1 + 4);
   EXPECT_EQ(counted::live.load(), 0);
@@ -289,23 +266,15 @@ TEST(ParallelPipeline, FutureReturningFiltersWithTimers) {
     long next = 0;
     std::vector<long> out;
     heddle::parallel_pipeline(
-        rt, 32,
-        make_filter<void, long>(filter_mode::serial_in_order,
-                                [&](flow_control& fc) -> long {
-                                  if (next == n) fc.stop();
-                                  return next++;
-                                }) &
-            make_filter<long, long>(filter_mode::parallel,
-                                    [&rt](long v) -> heddle::future<long> {
-                                      return heddle::sleep_for(rt, std::chrono::microseconds((v * 37) % 300))
-                                          .then([v] { return v * 2; });
-                                    }) &
-            make_filter<long, long>(filter_mode::serial_out_of_order,
-                                    [&rt](long v) -> heddle::future<long> {
-                                      if (v % 3) return rt.task([v] { return v; });  // ready or nearly
-                                      return heddle::sleep_for(rt, 50us).then([v] { return v; });
-                                    }) &
-            make_filter<long, void>(filter_mode::serial_in_order, [&](long v) { out.push_back(v); }));
+        rt, 32, make_filter<void, long>(filter_mode::serial_in_order, [&](flow_control& fc) -> long {
+                  if (next == n) fc.stop();
+                  return next++;
+                }) & make_filter<long, long>(filter_mode::parallel, [&rt](long v) -> heddle::future<long> {
+                  return heddle::sleep_for(rt, std::chrono::microseconds((v * 37) % 300)).then([v] { return v * 2; });
+                }) & make_filter<long, long>(filter_mode::serial_out_of_order, [&rt](long v) -> heddle::future<long> {
+                  if (v % 3) return rt.task([v] { return v; });  // ready or nearly
+                  return heddle::sleep_for(rt, 50us).then([v] { return v; });
+                }) & make_filter<long, void>(filter_mode::serial_in_order, [&](long v) { out.push_back(v); }));
     ASSERT_EQ(out.size(), std::size_t(n));
     for (long i = 0; i < n; ++i) ASSERT_EQ(out[std::size_t(i)], 2 * i);
   }
@@ -337,26 +306,23 @@ TEST(ParallelPipeline, PendingFuturesHoldNoWorker) {
     long next = 0;
     std::vector<long> out;
     auto run = [&] {
-      heddle::parallel_pipeline(
-          rt, 4,
-          make_filter<void, long>(filter_mode::serial_in_order,
-                                  [&](flow_control& fc) -> long {
-                                    if (next == n) fc.stop();
-                                    return next++;
-                                  }) &
-              make_filter<long, long>(filter_mode::serial_in_order,
-                                      [&](long v) {
-                                        auto p = std::make_unique<heddle::promise<long>>(rt);
-                                        heddle::future<long> f = p->get_future();
-                                        {
-                                          std::lock_guard lock(m);
-                                          promises[std::size_t(v)] = std::move(p);
-                                          ++called;
-                                        }
-                                        cv.notify_all();
-                                        return f;
-                                      }) &
-              make_filter<long, void>(filter_mode::serial_in_order, [&](long v) { out.push_back(v); }));
+      heddle::parallel_pipeline(rt, 4,
+                                make_filter<void, long>(filter_mode::serial_in_order, [&](flow_control& fc) -> long {
+                                  if (next == n) fc.stop();
+                                  return next++;
+                                }) & make_filter<long, long>(filter_mode::serial_in_order, [&](long v) {
+                                  auto p = std::make_unique<heddle::promise<long>>(rt);
+                                  heddle::future<long> f = p->get_future();
+                                  {
+                                    std::lock_guard lock(m);
+                                    promises[std::size_t(v)] = std::move(p);
+                                    ++called;
+                                  }
+                                  cv.notify_all();
+                                  return f;
+                                }) & make_filter<long, void>(filter_mode::serial_in_order, [&](long v) {
+                                  out.push_back(v);
+                                }));
     };
     if (failing < 0) {
       run();
@@ -383,14 +349,14 @@ TEST(ParallelPipeline, FromTasksAndThreadsConcurrently) {
   heddle::runtime rt(2);
   auto sum_of = [](long n) {
     long next = 0, sum = 0;
-    heddle::parallel_pipeline(8,
-                              make_filter<void, long>(filter_mode::serial_in_order,
-                                                      [&](flow_control& fc) -> long {
-                                                        if (next == n) fc.stop();
-                                                        return next++;
-                                                      }) &
-                                  make_filter<long, long>(filter_mode::parallel, [](long v) { return v * v; }) &
-                                  make_filter<long, void>(filter_mode::serial_out_of_order, [&](long v) { sum += v; }));
+    heddle::parallel_pipeline(8, make_filter<void, long>(filter_mode::serial_in_order, [&](flow_control& fc) -> long {
+                                   if (next == n) fc.stop();
+                                   return next++;
+                                 }) & make_filter<long, long>(filter_mode::parallel, [](long v) {
+                                   return v * v;
+                                 }) & make_filter<long, void>(filter_mode::serial_out_of_order, [&](long v) {
+                                   sum += v;
+                                 }));
     return sum;
   };
   const long n = 5'000;

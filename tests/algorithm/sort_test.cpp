@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_sort and heddle::parallel_stable_sort: the result equals std::sort's /
 // std::stable_sort's on adversarial inputs and sizes around every cutoff, custom comparators,
 // move-only elements, stability, exceptions, cancellation, explicit runtimes and 1/2/4 workers.
@@ -27,7 +28,7 @@ using heddle::core_detail::merge_serial_cutoff;
 using heddle::core_detail::sort_serial_cutoff;
 
 enum class shape { random, sorted, reversed, all_equal, few_distinct, organ_pipe, sorted_but_last, sawtooth };
-constexpr shape all_shapes[] = {shape::random,     shape::sorted,     shape::reversed,        shape::all_equal,
+constexpr shape all_shapes[] = {shape::random,       shape::sorted,     shape::reversed,        shape::all_equal,
                                 shape::few_distinct, shape::organ_pipe, shape::sorted_but_last, shape::sawtooth};
 
 std::vector<std::int64_t> make_input(shape s, std::size_t n, std::uint64_t seed) {
@@ -132,7 +133,8 @@ TEST(ParallelSort, MoveOnlyElements) {
   const std::size_t n = heddle_test::scaled<std::size_t>(200'000, 50'000);
   for (bool stable : {false, true}) {
     std::vector<std::unique_ptr<std::pair<int, int>>> v;
-    std::mt19937 gen(static_cast<std::mt19937::result_type>(heddle_test::seed(stable ? "stable_keys" : "keys", stable ? 1 : 2)));
+    std::mt19937 gen(static_cast<std::mt19937::result_type>(heddle_test::seed(stable ? "stable_keys" : "keys",
+                                                                              stable ? 1 : 2)));
     for (std::size_t i = 0; i < n; ++i) v.push_back(std::make_unique<std::pair<int, int>>(int(gen() % 1000), int(i)));
     auto less = [](const auto& a, const auto& b) { return a->first < b->first; };
     if (stable) heddle::parallel_stable_sort(v.begin(), v.end(), less);
@@ -210,7 +212,8 @@ TEST(ParallelSort, CancelledBeforeAndDuring) {
     auto v = make_input(shape::random, n, 3);
     heddle::cancellation_source before;
     before.cancel();
-    if (stable) EXPECT_THROW(heddle::parallel_stable_sort(rt, v.begin(), v.end(), before.token()), heddle::task_cancelled);
+    if (stable)
+      EXPECT_THROW(heddle::parallel_stable_sort(rt, v.begin(), v.end(), before.token()), heddle::task_cancelled);
     else EXPECT_THROW(heddle::parallel_sort(rt, v.begin(), v.end(), before.token()), heddle::task_cancelled);
     EXPECT_EQ(v, make_input(shape::random, n, 3)) << "a sort cancelled before it started touched the input";
 
@@ -222,7 +225,8 @@ TEST(ParallelSort, CancelledBeforeAndDuring) {
       return a < b;
     };
     if (stable)
-      EXPECT_THROW(heddle::parallel_stable_sort(rt, v.begin(), v.end(), cancelling, during.token()), heddle::task_cancelled);
+      EXPECT_THROW(heddle::parallel_stable_sort(rt, v.begin(), v.end(), cancelling, during.token()),
+                   heddle::task_cancelled);
     else
       EXPECT_THROW(heddle::parallel_sort(rt, v.begin(), v.end(), cancelling, during.token()), heddle::task_cancelled);
     if (stable) continue;  // its buffer may hold some elements when it stops (docs/algorithms.md)

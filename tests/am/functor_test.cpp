@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functors and the handler registry: a call travels as (handler index, serialised arguments), the
 // registry's order and hash are the same for every process built from the same sources, and an
 // index from the wire is bounds-checked.
@@ -85,7 +86,8 @@ TEST(Functor, ACallTravelsThroughTheRegistry) {
 }
 
 TEST(Functor, TheTypeHoldsTheFunctionsAddress) {
-  static_assert(std::is_same_v<decltype(heddle::f2f<&scale>(1, std::string())), function_call<decltype(&scale), &scale>>);
+  static_assert(
+      std::is_same_v<decltype(heddle::f2f<&scale>(1, std::string())), function_call<decltype(&scale), &scale>>);
   static_assert(std::is_same_v<decltype(heddle::f2f<&log_line>(std::string()))::result_type, void>);
   // The stored arguments are the parameters' decayed types, whatever was passed.
   static_assert(std::is_same_v<decltype(heddle::f2f<&describe>("x"))::args_type, std::tuple<std::string>>);

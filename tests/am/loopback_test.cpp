@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The offload API on the loopback backend: every node in this process, every frame through the
 // engine, the registry and the serialisation (the wire is the only thing missing).
 #include <gtest/gtest.h>
@@ -23,7 +24,7 @@ std::atomic<int> pinged{0};
 void note(std::string s) { pinged.fetch_add(static_cast<int>(s.size())); }
 void fail_with(std::string what) { throw std::invalid_argument(what); }
 std::map<std::string, std::vector<double>> shapes(std::pair<int, std::string> p, std::tuple<char, std::optional<int>> t,
-                                                   std::array<std::string, 2> a) {
+                                                  std::array<std::string, 2> a) {
   std::map<std::string, std::vector<double>> m;
   m[p.second] = std::vector<double>(static_cast<std::size_t>(p.first), 1.5);
   m[a[0] + a[1]] = {double(std::get<0>(t)), double(std::get<1>(t).value_or(-1))};
@@ -77,8 +78,9 @@ TEST_F(LoopbackSession, AsyncSyncAndPing) {
 }
 
 TEST_F(LoopbackSession, ArgumentTypesTravel) {
-  auto m = off::sync(1, heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7),
-                                    std::array<std::string, 2>{"p", "q"}));
+  auto m = off::sync(1, heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"),
+                                             std::tuple<char, std::optional<int>>('a', 7),
+                                             std::array<std::string, 2>{"p", "q"}));
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
   EXPECT_EQ(m["pq"], (std::vector<double>{97.0, 7.0}));

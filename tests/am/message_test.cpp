@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The message frame: what is encoded decodes the same, and every malformed header, or frame whose
 // payload disagrees with its header, is rejected with a message that says what is wrong.
 #include <gtest/gtest.h>
@@ -30,8 +31,12 @@ std::string error_of(std::span<const std::byte> b, std::uint64_t limit = 1 << 20
 TEST(Message, HeadersRoundTrip) {
   for (auto kind : {message_kind::hello, message_kind::call, message_kind::post, message_kind::reply_value,
                     message_kind::reply_error, message_kind::goodbye, message_kind::put, message_kind::get}) {
-    const message_header h{.kind = kind, .strategy = 3, .flags = message_out_of_line, .handler = 17,
-                           .call_id = 0x1234567890abcdefull, .payload_bytes = 4096};
+    const message_header h{.kind = kind,
+                           .strategy = 3,
+                           .flags = message_out_of_line,
+                           .handler = 17,
+                           .call_id = 0x1234567890abcdefull,
+                           .payload_bytes = 4096};
     const auto b = encoded(h);
     const message_header d = message_header::decode(b, 1 << 20);
     EXPECT_EQ(d.kind, kind);
@@ -87,9 +92,12 @@ std::string frame_error_of(const message_header& h, std::size_t arrived) {
 TEST(Message, FramesOfTheWrongLengthAreRejected) {
   const message_header in_line{.kind = message_kind::call, .handler = 3, .call_id = 9, .payload_bytes = 100};
   EXPECT_EQ(frame_error_of(in_line, 100), "");
-  EXPECT_EQ(frame_error_of(in_line, 99), "a frame whose header says 100 bytes of payload, with 99 bytes after its header");
-  EXPECT_EQ(frame_error_of(in_line, 101), "a frame whose header says 100 bytes of payload, with 101 bytes after its header");
-  EXPECT_EQ(frame_error_of(in_line, 0), "a frame whose header says 100 bytes of payload, with 0 bytes after its header");
+  EXPECT_EQ(frame_error_of(in_line, 99),
+            "a frame whose header says 100 bytes of payload, with 99 bytes after its header");
+  EXPECT_EQ(frame_error_of(in_line, 101),
+            "a frame whose header says 100 bytes of payload, with 101 bytes after its header");
+  EXPECT_EQ(frame_error_of(in_line, 0),
+            "a frame whose header says 100 bytes of payload, with 0 bytes after its header");
   // Out of line: the frame brings the payload's head, the rest follows apart.
   message_header out_of_line = in_line;
   out_of_line.flags = message_out_of_line;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Failures across nodes, on shm and tcp: a node killed during a call (every call waiting on it
 # fails within a second, the other nodes go on, heddle-run reports the killed node), and nodes
 # built with different handler registries (both sides refuse, naming the other).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The offload API across real nodes: the same tests on every backend (loopback in one process,
 // shm and tcp under heddle-run, mpi under mpirun). Node 0 runs the tests; the others serve.
 // HEDDLE_TEST_EXTRA_HANDLER=K makes node K register one more handler than the others, for the
@@ -35,7 +36,8 @@ void bump(int by) { counter.fetch_add(by); }
 int counted() { return counter.load(); }
 void fail_with(std::string what) { throw std::invalid_argument(what); }
 void nap(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
-std::map<std::string, std::vector<double>> shapes(std::pair<int, std::string> p, std::tuple<char, std::optional<int>> t) {
+std::map<std::string, std::vector<double>> shapes(std::pair<int, std::string> p,
+                                                  std::tuple<char, std::optional<int>> t) {
   std::map<std::string, std::vector<double>> m;
   m[p.second] = std::vector<double>(static_cast<std::size_t>(p.first), 1.5);
   m["t"] = {double(std::get<0>(t)), double(std::get<1>(t).value_or(-1))};
@@ -105,7 +107,9 @@ std::vector<off::node_id> every_node_but(off::node_id skip) {
 }
 // A broadcast started on another node: its results as that node saw them.
 std::vector<off::node_id> broadcast_from_here() { return off::broadcast(heddle::f2f<&where_am_i>()).get(); }
-std::string named_text(std::uint64_t bytes) { return std::string(bytes, static_cast<char>('a' + off::this_node() % 26)); }
+std::string named_text(std::uint64_t bytes) {
+  return std::string(bytes, static_cast<char>('a' + off::this_node() % 26));
+}
 void fail_on(off::node_id victim) {
   if (off::this_node() == victim) throw std::runtime_error("refused by " + std::to_string(victim));
 }
@@ -130,7 +134,8 @@ TEST(Nodes, AsyncSyncPingOnEveryNode) {
 }
 
 TEST(Nodes, ArgumentTypesTravel) {
-  auto m = off::sync(last(), heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"), std::tuple<char, std::optional<int>>('a', 7)));
+  auto m = off::sync(last(), heddle::f2f<&shapes>(std::pair<int, std::string>(3, "x"),
+                                                  std::tuple<char, std::optional<int>>('a', 7)));
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m["x"], std::vector<double>(3, 1.5));
   EXPECT_EQ(m["t"], (std::vector<double>{97.0, 7.0}));
@@ -189,7 +194,8 @@ void expect_reversed_of(off::node_id n, heddle::strategy how) {
 TEST(Nodes, PayloadsOfEverySizeUpToACellAndBeyond) {
   for (off::node_id n = 1; n < off::num_nodes(); ++n)
     for (heddle::strategy how : {heddle::strategy::short_task, heddle::strategy::express})
-      [&]<std::size_t... N>(std::index_sequence<N...>) { (expect_reversed_of<N>(n, how), ...); }(std::make_index_sequence<25>());
+      [&]<std::size_t... N>(std::index_sequence<N...>) { (expect_reversed_of<N>(n, how), ...); }
+  (std::make_index_sequence<25>());
 }
 
 // The shm ring turns back to its first cell early while its receiver keeps up, and uses the whole
@@ -212,12 +218,15 @@ TEST(Nodes, FramesOneAtATimeAndInBurstsOfEverySize) {
         expect.push_back(checksum(v));
         fs.push_back(off::async(n, heddle::f2f<&checksum>(v), heddle::strategy::short_task));
       }
-      for (std::size_t i = 0; i < fs.size(); ++i) ASSERT_EQ(fs[i].get(), expect[i]) << "round " << round << ", call " << i;
+      for (std::size_t i = 0; i < fs.size(); ++i)
+        ASSERT_EQ(fs[i].get(), expect[i]) << "round " << round << ", call " << i;
     } else {
       const std::uint64_t bytes = next_size();
-      ASSERT_EQ(off::sync(n, heddle::f2f<&pattern>(bytes), heddle::strategy::short_task), pattern(bytes)) << "round " << round;
+      ASSERT_EQ(off::sync(n, heddle::f2f<&pattern>(bytes), heddle::strategy::short_task), pattern(bytes))
+          << "round " << round;
       const std::vector<std::uint8_t> v = pattern(next_size());
-      ASSERT_EQ(off::sync(n, heddle::f2f<&checksum>(v), heddle::strategy::short_task), checksum(v)) << "round " << round;
+      ASSERT_EQ(off::sync(n, heddle::f2f<&checksum>(v), heddle::strategy::short_task), checksum(v))
+          << "round " << round;
     }
   }
 }
@@ -324,7 +333,8 @@ void put_rounds_into(off::buffer_ptr<std::uint32_t> to, std::uint64_t n, int rou
 TEST(Nodes, LongPutsCrossingEachOther) {
   const std::uint64_t n = (1u << 20) / sizeof(std::uint32_t);
   constexpr int rounds = 20;
-  const off::buffer_ptr<std::uint32_t> here = off::allocate<std::uint32_t>(0, n), there = off::allocate<std::uint32_t>(1, n);
+  const off::buffer_ptr<std::uint32_t> here = off::allocate<std::uint32_t>(0, n),
+                                       there = off::allocate<std::uint32_t>(1, n);
   std::vector<std::uint32_t> mine(n);
   std::iota(mine.begin(), mine.end(), 7u);
   heddle::future<void> theirs = off::async(1, heddle::f2f<&put_rounds_into>(here, n, rounds));
@@ -366,15 +376,18 @@ TEST(Nodes, ScatterAndGatherEveryNode) {
     const std::vector<std::uint32_t> local = numbered(n * buffers.size(), 1);
     off::scatter(local.data(), buffers, n).get();
     for (std::size_t i = 0; i < buffers.size(); ++i) {
-      const std::vector<std::uint32_t> in = off::sync(buffers[i].node(), heddle::f2f<&held>(buffers[i], std::uint64_t{n}));
-      EXPECT_TRUE(std::equal(in.begin(), in.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n))) << "block " << i << ", n " << n;
+      const std::vector<std::uint32_t> in = off::sync(buffers[i].node(),
+                                                      heddle::f2f<&held>(buffers[i], std::uint64_t{n}));
+      EXPECT_TRUE(std::equal(in.begin(), in.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n)))
+          << "block " << i << ", n " << n;
     }
     // Gathered in another order than scattered: block i of the result comes from the buffer named i-th.
     std::vector<off::buffer_ptr<std::uint32_t>> reversed(buffers.rbegin(), buffers.rend());
     std::vector<std::uint32_t> back(local.size());
     off::gather(reversed, back.data(), n).get();
     for (std::size_t i = 0; i < reversed.size(); ++i)
-      EXPECT_TRUE(std::equal(back.begin() + static_cast<std::ptrdiff_t>(i * n), back.begin() + static_cast<std::ptrdiff_t>((i + 1) * n),
+      EXPECT_TRUE(std::equal(back.begin() + static_cast<std::ptrdiff_t>(i * n),
+                             back.begin() + static_cast<std::ptrdiff_t>((i + 1) * n),
                              local.begin() + static_cast<std::ptrdiff_t>((reversed.size() - 1 - i) * n)))
           << "gathered block " << i << ", n " << n;
     for (const auto& b : buffers) off::free(b);
@@ -396,7 +409,9 @@ TEST(Nodes, ScatterRefusesABlockTooLargeBeforeSendingAny) {
     (void)off::scatter(local.data(), buffers, n);
     FAIL() << "a block larger than its buffer was accepted";
   } catch (const std::out_of_range& e) {
-    EXPECT_NE(std::string(e.what()).find("buffer_ptr " + std::to_string(buffers.size() - 1) + " (node 1)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffer_ptr " + std::to_string(buffers.size() - 1) + " (node 1)"),
+              std::string::npos)
+        << e.what();
   }
   std::vector<std::uint32_t> back(n * buffers.size());
   EXPECT_THROW((void)off::gather(buffers, back.data(), n), std::out_of_range);
@@ -426,7 +441,8 @@ TEST(Nodes, ScatterAndGatherFailWithTheFirstFailingBuffer) {
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     if (i == bad || i == later_bad) continue;
     off::get(buffers[i], block.data(), n).get();
-    EXPECT_TRUE(std::equal(block.begin(), block.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n))) << "block " << i;
+    EXPECT_TRUE(std::equal(block.begin(), block.end(), local.begin() + static_cast<std::ptrdiff_t>(i * n)))
+        << "block " << i;
   }
   std::vector<std::uint32_t> back(local.size());
   EXPECT_THROW(off::gather(buffers, back.data(), n).get(), off::remote_error);
@@ -472,7 +488,9 @@ TEST(Nodes, BroadcastAnswersInNodeOrder) {
 TEST(Nodes, ForEachNodeRunsOnceOnEveryOtherNode) {
   const std::vector<int> before = off::broadcast(heddle::f2f<&runs_here>()).get();
   std::vector<heddle::future<void>> all;
-  for (int i = 0; i < 50; ++i) all.push_back(off::for_each_node(heddle::f2f<&run_here>(1), i % 2 ? heddle::strategy::short_task : heddle::strategy::express));
+  for (int i = 0; i < 50; ++i)
+    all.push_back(off::for_each_node(heddle::f2f<&run_here>(1),
+                                     i % 2 ? heddle::strategy::short_task : heddle::strategy::express));
   for (auto& f : all) f.get();
   const std::vector<int> after = off::broadcast(heddle::f2f<&runs_here>()).get();
   ASSERT_EQ(after.size(), before.size());
@@ -524,7 +542,8 @@ TEST(RemoteObjects, ObjectsOnEveryNodeAndTheirFailures) {
     EXPECT_EQ(e.node(), last());
     EXPECT_NE(std::string(e.what()).find("no"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(all[last()].call<&account::balance>().get(), std::int64_t(last()) + 5) << "the object outlives its method's throw";
+  EXPECT_EQ(all[last()].call<&account::balance>().get(), std::int64_t(last()) + 5)
+      << "the object outlives its method's throw";
   EXPECT_THROW((void)off::remote_ptr<account>().call<&account::balance>(), std::logic_error);
 }
 
@@ -633,7 +652,8 @@ int main(int argc, char** argv) {
   try {
     heddle::offload::session_options o = heddle::offload::options_from(argc, argv);
     // HEDDLE_TEST_CALLER_SPIN_MS: how long a thread waiting in sync polls (PeerDeath's sync).
-    if (const char* ms = std::getenv("HEDDLE_TEST_CALLER_SPIN_MS"); ms && *ms) o.caller_spin = std::chrono::milliseconds(std::atoi(ms));
+    if (const char* ms = std::getenv("HEDDLE_TEST_CALLER_SPIN_MS"); ms && *ms)
+      o.caller_spin = std::chrono::milliseconds(std::atoi(ms));
     heddle::offload::session s(o);
     if (heddle::offload::this_node() != 0) return s.serve();
     ::testing::InitGoogleTest(&argc, argv);

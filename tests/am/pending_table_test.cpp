@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's table of calls waiting for their replies (src/am/pending_table.hpp): slots claimed
 // and freed with atomics, an overflow map when a slot is busy. Every call inserted is taken exactly
 // once, by the reply or by a peer's loss, however the two race; a reply from another node than the
@@ -48,7 +49,8 @@ TEST(PendingTable, TakeAllTakesTheNodesCallsInSlotsAndOverflow) {
   for (std::uint64_t i = 0; i < calls.size(); ++i) table->insert(i + 1, static_cast<node_id>(i % 3), &calls[i]);
   const auto of_node1 = table->take_all(1, false);
   EXPECT_EQ(of_node1.size(), 1000u);
-  for (pending_call* p : of_node1) EXPECT_EQ((static_cast<std::size_t>(static_cast<counted_call*>(p) - calls.data()) % 3), 1u);
+  for (pending_call* p : of_node1)
+    EXPECT_EQ((static_cast<std::size_t>(static_cast<counted_call*>(p) - calls.data()) % 3), 1u);
   EXPECT_EQ(table->take_all(0, true).size(), 2000u);
   for (std::uint64_t i = 0; i < calls.size(); ++i) EXPECT_EQ(table->take(i + 1, static_cast<node_id>(i % 3)), nullptr);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serialisation of active-message arguments: every built-in type round-trips, and a truncated or
 // corrupt buffer throws decode_error instead of reading past its end or allocating wildly.
 #include <gtest/gtest.h>

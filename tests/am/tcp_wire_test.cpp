@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a tcp node does with a peer that misbehaves on the wire: a connection with the wrong secret
 // is refused and logged, a frame that does not decode or that the connection's end cuts short
 // drops the peer (every call waiting on it fails, naming it) instead of being acted on; a reply
@@ -8,8 +9,8 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,7 +111,8 @@ int join_as_node1(int port, std::uint64_t hash, std::uint64_t count, bool byte_b
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   greet(fd, "s3cret");
   const hello_payload hello{1, 2, hash, count, ::getpid()};
-  put_frame(fd, off::message_header{.kind = off::message_kind::hello, .payload_bytes = sizeof hello}, &hello, byte_by_byte);
+  put_frame(fd, off::message_header{.kind = off::message_kind::hello, .payload_bytes = sizeof hello}, &hello,
+            byte_by_byte);
   std::byte in[off::message_header::size + sizeof(hello_payload)];
   if (!get_all(fd, in, sizeof in)) ::_exit(status);
   return fd;
@@ -239,8 +241,9 @@ TEST(TcpWire, WrongSecretIsRefusedAndCorruptFrameDropsThePeer) {
 // The call waiting for the cut frame fails with peer_lost naming node 1 and saying where the
 // frame ended (`why`); so does every call after it.
 void expect_cut_short_frame_loses_the_peer(std::size_t sent, const std::string& why) {
-  const auto [listener, port, child] = start_fake_node1(
-      [sent](int p, std::uint64_t hash, std::uint64_t n) { fake_node1_cut_short(p, hash, n, sent); });
+  const auto [listener, port, child] = start_fake_node1([sent](int p, std::uint64_t hash, std::uint64_t n) {
+    fake_node1_cut_short(p, hash, n, sent);
+  });
   ASSERT_GE(listener, 0);
   ASSERT_GE(child, 0);
   {
@@ -266,7 +269,8 @@ TEST(TcpWire, PartOfAHeaderThenEndOfFileLosesThePeer) {
   const int fd = join_as_node1(port, hash, count, true, 3);
   std::byte call[1024];
   const off::message_header h = get_call(fd, call, sizeof call, 4);
-  if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = h.payload_bytes}, call, true))
+  if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = h.payload_bytes},
+                 call, true))
     ::_exit(5);
   goodbye_then_exit(fd, true);
 }
@@ -294,7 +298,8 @@ TEST(TcpWire, FrameArrivingAByteAtATimeIsReassembled) {
   const std::byte extra[5]{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}, std::byte{5}};
   for (int i = 0; i < 2; ++i) {
     const off::message_header h = get_call(fd, call, sizeof call, 4);
-    if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = sizeof extra}, extra, false))
+    if (!put_frame(fd, {.kind = off::message_kind::reply_value, .call_id = h.call_id, .payload_bytes = sizeof extra},
+                   extra, false))
       ::_exit(5);
   }
   goodbye_then_exit(fd, false);
@@ -335,7 +340,8 @@ constexpr int coalesced_calls = 12;
   for (int i = 0; i < coalesced_calls; ++i) headers[i] = get_call(fd, calls[i], sizeof calls[i], 4);
   std::size_t at = 0;
   for (int i = coalesced_calls - 1; i >= 0; --i) {
-    const off::message_header r{.kind = off::message_kind::reply_value, .call_id = headers[i].call_id,
+    const off::message_header r{.kind = off::message_kind::reply_value,
+                                .call_id = headers[i].call_id,
                                 .payload_bytes = headers[i].payload_bytes};
     r.encode(out + at);
     at += off::message_header::size;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A known active-message program for the trace tests (trace_test.sh): node 0 calls `where_am_i` on
 // every other node N times (sync) and posts N `bump`s to each, then waits until each has counted
 // them; the others serve. Prints "ok" on node 0.

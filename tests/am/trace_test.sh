@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Active messages in traces: a two-node run under heddle-run --trace (shared memory) and, where MPI
 # is, a two-rank run under mpirun with HEDDLE_TRACE (gathered by rank 0 at its exit; without
 # heddle-trace to gather them, the ranks' files stay and merge by hand). The merged

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the async tests: descriptors that close themselves, system-call checks, the
 // strategies, and a future's outcome as a value.
 #pragma once
@@ -8,20 +9,20 @@
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <cstdint>
-#include <mutex>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "test_support.hpp"
 
 namespace heddle_test {
 

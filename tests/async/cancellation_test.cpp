@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cancellation (heddle/core/cancellation.hpp) of pending timers: a cancelled token completes a
 // pending timer at once with operation_cancelled (also one cancelled before the start, a task_group's
 // token, a source dropped while its timers wait), leaves completed and unrelated timers alone, may be
@@ -107,7 +108,8 @@ TEST(Cancellation, TheSuccessorsOfACancelledTimer) {
   std::vector<heddle::future<void>> plain;
   plain.push_back(heddle::sleep_for(rt, 1h, src.token()).then([&] { called++; }));
   src.cancel();
-  for (std::size_t i = 0; i < fs.size(); ++i) EXPECT_EQ(outcome_of(fs[i]), outcome::cancelled) << to_string(all_strategies[i]);
+  for (std::size_t i = 0; i < fs.size(); ++i)
+    EXPECT_EQ(outcome_of(fs[i]), outcome::cancelled) << to_string(all_strategies[i]);
   EXPECT_EQ(outcome_of(plain[0]), outcome::cancelled);
   EXPECT_EQ(called.load(), 0);
   // A successor that handles the cancellation itself, after when_all.
@@ -373,12 +375,14 @@ TEST(Cancellation, StressCancellingManyTimersFromSeveralThreadsWhileOthersFire) 
     for (int i = 0; i < n; ++i) {
       seed = heddle_test::mix(seed);
       const int s = i % sources;
-      deadline[i] = (seed % 3 == 0) ? clock_type::now() + 1h : clock_type::now() + std::chrono::microseconds(seed % 4000);
+      deadline[i] = (seed % 3 == 0) ? clock_type::now() + 1h
+                                    : clock_type::now() + std::chrono::microseconds(seed % 4000);
       const auto d = deadline[i];
-      fs[i] = heddle::sleep_until(rt, d, srcs[s]->token()).then(all_strategies[(seed >> 20) % 4], [&runs, &early, i, d] {
-        if (clock_type::now() < d) early++;
-        runs[i].fetch_add(1, std::memory_order_relaxed);
-      });
+      fs[i] =
+          heddle::sleep_until(rt, d, srcs[s]->token()).then(all_strategies[(seed >> 20) % 4], [&runs, &early, i, d] {
+            if (clock_type::now() < d) early++;
+            runs[i].fetch_add(1, std::memory_order_relaxed);
+          });
     }
     // 4 threads cancel the sources in different orders, each source twice, while timers fire.
     std::vector<std::thread> ts;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coroutines awaiting the async layer's operations: timers, promises completed by other threads,
 // stream I/O on a pipe, and cancellation at each of those suspension points. While they wait they
 // hold no worker: a runtime of one worker runs many at once.
@@ -73,7 +74,9 @@ TEST(CoroutineAwait, APromiseFulfilledByAnotherThreadResumesTheCoroutine) {
   }
   heddle::promise<int> broken_later;
   heddle::future<int> f = broken_later.get_future();
-  auto waiting = rt.spawn([](heddle::future<int> g) -> heddle::co_task<int> { co_return co_await std::move(g); }(std::move(f)));
+  auto waiting = rt.spawn([](heddle::future<int> g) -> heddle::co_task<int> {
+    co_return co_await std::move(g);
+  }(std::move(f)));
   broken_later.set_exception(std::make_exception_ptr(std::runtime_error("failed")));
   EXPECT_THROW(waiting.get(), std::runtime_error);
 }
@@ -194,9 +197,10 @@ TEST(CoroutineAwait, ARuntimeThatStopsDestroysCoroutinesSuspendedOnFuturesNothin
   std::atomic<long> alive{0}, resumed{0};
   {
     heddle::runtime rt(2);
-    for (int i = 0; i < n; ++i) fs.push_back(rt.spawn(awaits_promise(promises[i].get_future(), i % 2 == 0, &alive, &resumed)));
+    for (int i = 0; i < n; ++i)
+      fs.push_back(rt.spawn(awaits_promise(promises[i].get_future(), i % 2 == 0, &alive, &resumed)));
     while (alive.load() != n) std::this_thread::yield();  // every one suspended on its promise
-  }  // the promises outlive the runtime: nothing would ever resume these coroutines
+  }                            // the promises outlive the runtime: nothing would ever resume these coroutines
   EXPECT_EQ(alive.load(), 0);  // every frame destroyed with the runtime
   for (auto& f : fs) EXPECT_THROW(f.get(), heddle::task_cancelled);
   for (auto& p : promises) p.set_value(1);  // completes states nobody waits on any more
@@ -268,7 +272,8 @@ TEST(CoroutineAwait, CompletionsRacingARuntimesEndResumeOrDestroyEachCoroutineOn
     std::atomic<bool> go{false};
     auto rt = std::make_unique<heddle::runtime>(2);
     for (int i = 0; i < n; ++i) {
-      if (i % 4 == 3) fs.push_back(rt->spawn(awaits_shared(promises[i].get_future().share(), i % 8 == 3, &alive, &resumed)));
+      if (i % 4 == 3)
+        fs.push_back(rt->spawn(awaits_shared(promises[i].get_future().share(), i % 8 == 3, &alive, &resumed)));
       else fs.push_back(rt->spawn(awaits_promise(promises[i].get_future(), i % 3 == 0, &alive, &resumed)));
     }
     while (alive.load() != n) std::this_thread::yield();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An echo server on loopback TCP built from fd operations only: io::accept in a continuation
 // chain, and per connection a chain of io::read -> io::write (-> io::write ... for the rest of a
 // partial write) -> io::read continuations, on a runtime with 2 workers. 1,000 connections are
@@ -95,7 +96,8 @@ void ensure_fd_limit(rlim_t want) {
 
 // The bytes of message (connection, round): reproducible from the pair alone.
 std::size_t message_size(int conn, int round) {
-  const std::uint64_t h = heddle_test::mix(static_cast<std::uint64_t>(conn) * 1000003u + static_cast<std::uint64_t>(round));
+  const std::uint64_t h = heddle_test::mix(static_cast<std::uint64_t>(conn) * 1000003u +
+                                           static_cast<std::uint64_t>(round));
   if (conn % 25 == 0 && round == 1) return (512u << 10) + h % (512u << 10);  // far beyond the socket buffers
   switch (h % 10) {
     // Formatted by hand: a table, one row a line.
@@ -103,13 +105,14 @@ std::size_t message_size(int conn, int round) {
     case 0: case 1: case 2: case 3: case 4: case 5: return 1 + h % 200;
     case 6: case 7: case 8: return 1024 + h % 16384;
     default: return 32768 + h % 65536;
-    // clang-format on
+      // clang-format on
   }
 }
 
 void fill_message(int conn, int round, std::vector<char>& msg) {
   msg.resize(message_size(conn, round));
-  const std::uint64_t seed = heddle_test::mix(static_cast<std::uint64_t>(conn) << 20 | static_cast<std::uint64_t>(round));
+  const std::uint64_t seed = heddle_test::mix(static_cast<std::uint64_t>(conn) << 20 |
+                                              static_cast<std::uint64_t>(round));
   for (std::size_t i = 0; i < msg.size(); i += 8) {
     std::uint64_t w = heddle_test::mix(seed + i);
     for (std::size_t j = i; j < std::min(msg.size(), i + 8); ++j, w >>= 8) msg[j] = static_cast<char>(w & 0xff);
@@ -141,26 +144,26 @@ std::vector<pid_t> worker_tids(heddle::runtime& rt) {
 
 bool is_io_syscall(long nr) {
   static const std::set<long> io_calls = {
-    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_recvfrom, SYS_sendto,
-    SYS_recvmsg, SYS_sendmsg, SYS_accept4, SYS_connect, SYS_ppoll, SYS_pselect6, SYS_epoll_pwait,
-    SYS_waitid, SYS_wait4, SYS_recvmmsg, SYS_sendmmsg,
+      SYS_read,           SYS_write,   SYS_readv,   SYS_writev,   SYS_pread64,  SYS_pwrite64, SYS_recvfrom,
+      SYS_sendto,         SYS_recvmsg, SYS_sendmsg, SYS_accept4,  SYS_connect,  SYS_ppoll,    SYS_pselect6,
+      SYS_epoll_pwait,    SYS_waitid,  SYS_wait4,   SYS_recvmmsg, SYS_sendmmsg,
 #ifdef SYS_accept
-    SYS_accept,
+      SYS_accept,
 #endif
 #ifdef SYS_poll
-    SYS_poll,
+      SYS_poll,
 #endif
 #ifdef SYS_select
-    SYS_select,
+      SYS_select,
 #endif
 #ifdef SYS_epoll_wait
-    SYS_epoll_wait,
+      SYS_epoll_wait,
 #endif
 #ifdef SYS_epoll_pwait2
-    SYS_epoll_pwait2,
+      SYS_epoll_pwait2,
 #endif
 #ifdef SYS_io_uring_enter
-    SYS_io_uring_enter,
+      SYS_io_uring_enter,
 #endif
   };
   return io_calls.count(nr) != 0;
@@ -233,8 +236,7 @@ class blocked_io_sampler {
       ++samples_;
       const thread_probe& q = prev_[i];
       if (q.ok && p.state == 'S' && q.state == 'S' && is_io_syscall(p.syscall_nr) && p.syscall_line == q.syscall_line) {
-        if (blocked_++ == 0)
-          first_ = "thread " + std::to_string(tids_[i]) + " asleep in system call " + p.syscall_line;
+        if (blocked_++ == 0) first_ = "thread " + std::to_string(tids_[i]) + " asleep in system call " + p.syscall_line;
       }
       prev_[i] = std::move(p);
     }
@@ -409,7 +411,8 @@ void run_clients(std::vector<client_conn*> conns, int rounds, client_stats& stat
         }
         const std::size_t k = static_cast<std::size_t>(n);
         if (c->got + k > c->sent) {
-          stats.fail("client " + std::to_string(c->id) + ": more bytes echoed than sent in round " + std::to_string(c->round));
+          stats.fail("client " + std::to_string(c->id) + ": more bytes echoed than sent in round " +
+                     std::to_string(c->round));
           abort = true;
           return;
         }
@@ -561,8 +564,8 @@ TEST(EchoServer, ServerSuccessorsWithEveryStrategy) {
   const int rounds = 3;
   ensure_fd_limit(static_cast<rlim_t>(2 * n + 256));
   watchdog dog("EchoServer.ServerSuccessorsWithEveryStrategy", 120s);
-  for (heddle::strategy how : {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task,
-                               heddle::strategy::asap}) {
+  for (heddle::strategy how :
+       {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task, heddle::strategy::asap}) {
     SCOPED_TRACE(heddle::to_string(how));
     auto srv = std::make_unique<echo_server>();
     auto rt = std::make_unique<heddle::runtime>(2);
@@ -628,30 +631,32 @@ struct heddle_client {
       return;
     }
     writer.step([&] {
-      return io::write(*rt, fd.get(), std::as_bytes(std::span(m)).subspan(off)).then(heddle::strategy::normal, [this, r, off](std::size_t k) {
-        if (k == 0) throw std::runtime_error("write returned 0");
-        write_from(r, off + k);
-      });
+      return io::write(*rt, fd.get(), std::as_bytes(std::span(m)).subspan(off))
+          .then(heddle::strategy::normal, [this, r, off](std::size_t k) {
+            if (k == 0) throw std::runtime_error("write returned 0");
+            write_from(r, off + k);
+          });
     });
   }
   void read_more() {
     const std::vector<char>& m = msgs[round];
     const std::size_t want = std::min(in.size(), m.size() - got);
     reader.step([&] {
-      return io::read(*rt, fd.get(), std::as_writable_bytes(std::span(in)).first(want)).then(heddle::strategy::normal, [this](std::size_t k) {
-        const std::vector<char>& cur = msgs[round];
-        if (k == 0 || got + k > cur.size()) throw std::runtime_error("read returned " + std::to_string(k));
-        if (std::memcmp(in.data(), cur.data() + got, k) != 0)
-          throw std::runtime_error("client " + std::to_string(id) + ": echo differs in round " + std::to_string(round) +
-                                   " at byte " + std::to_string(got));
-        got += k;
-        if (got == cur.size()) {
-          got = 0;
-          if (++round == rounds) return reader.finish();
-          write_from(round, 0);  // the next round starts once this one's echo is complete
-        }
-        read_more();
-      });
+      return io::read(*rt, fd.get(), std::as_writable_bytes(std::span(in)).first(want))
+          .then(heddle::strategy::normal, [this](std::size_t k) {
+            const std::vector<char>& cur = msgs[round];
+            if (k == 0 || got + k > cur.size()) throw std::runtime_error("read returned " + std::to_string(k));
+            if (std::memcmp(in.data(), cur.data() + got, k) != 0)
+              throw std::runtime_error("client " + std::to_string(id) + ": echo differs in round " +
+                                       std::to_string(round) + " at byte " + std::to_string(got));
+            got += k;
+            if (got == cur.size()) {
+              got = 0;
+              if (++round == rounds) return reader.finish();
+              write_from(round, 0);  // the next round starts once this one's echo is complete
+            }
+            read_more();
+          });
     });
   }
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File I/O through the file engine (heddle::io::pread, pwrite), with each backend: io_uring and
 // the fallback pool of I/O threads. A 64 MiB file read in chunks with many reads in flight at once
 // (all chunks at once, and windows of continuation chains) and checked word by word and by
@@ -325,7 +326,8 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
     std::size_t n = *writes[i];
     ASSERT_GE(n, 1u);
     while (n < record) {  // a short write: write the rest
-      n += *io::pwrite(rt(), fd.get(), std::span<const std::byte>(src).subspan(i * record + n, record - n), i * record + n);
+      n += *io::pwrite(rt(), fd.get(), std::span<const std::byte>(src).subspan(i * record + n, record - n),
+                       i * record + n);
     }
   }
   struct stat st {};
@@ -345,7 +347,8 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
   for (std::size_t i = 0; i < reads.size(); ++i) {
     const std::size_t off = i * chunk, len = std::min(chunk, back.size() - off);
     ASSERT_EQ(outcome_text(reads[i]), "ok");
-    if (*reads[i] < len) pread_fully(rt(), fd.get(), std::span(back).subspan(off + *reads[i], len - *reads[i]), off + *reads[i]);
+    if (*reads[i] < len)
+      pread_fully(rt(), fd.get(), std::span(back).subspan(off + *reads[i], len - *reads[i]), off + *reads[i]);
   }
   EXPECT_TRUE(back == src) << "pread gave back other bytes than pwrite wrote";
 
@@ -357,7 +360,8 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
   });
   const std::size_t n = std::move(round_trip).get();  // then unwraps the pread's future
   ASSERT_GE(n, 1u);
-  EXPECT_TRUE(std::all_of(check.begin(), check.begin() + static_cast<std::ptrdiff_t>(n), [](std::byte b) { return b == std::byte{0xab}; }));
+  EXPECT_TRUE(std::all_of(check.begin(), check.begin() + static_cast<std::ptrdiff_t>(n),
+                          [](std::byte b) { return b == std::byte{0xab}; }));
 }
 
 TEST_P(FileIoBackend, ShortReadsAndTheEndOfTheFile) {
@@ -596,7 +600,8 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
     io::use_file_backend(rt, first);
     EXPECT_EQ(io::file_backend_of(rt), first);
     EXPECT_EQ(*io::pread(rt, fd.get(), buf, 0), 4096u);
-    const io::file_backend other = first == io::file_backend::threads ? io::file_backend::io_uring : io::file_backend::threads;
+    const io::file_backend other = first == io::file_backend::threads ? io::file_backend::io_uring
+                                                                      : io::file_backend::threads;
     EXPECT_THROW(io::use_file_backend(rt, other), std::logic_error);
     EXPECT_EQ(io::file_backend_of(rt), first);
     EXPECT_EQ(*io::pread(rt, fd.get(), buf, 0), 4096u);  // still served, by the first backend
@@ -604,7 +609,8 @@ TEST(FileIo, UseFileBackendOnlyBeforeTheFirstOperation) {
   // file_backend_of chooses the default when nothing was chosen: a later switch is refused too.
   heddle::runtime rt(1);
   const io::file_backend chosen = io::file_backend_of(rt);
-  const io::file_backend other = chosen == io::file_backend::threads ? io::file_backend::io_uring : io::file_backend::threads;
+  const io::file_backend other = chosen == io::file_backend::threads ? io::file_backend::io_uring
+                                                                     : io::file_backend::threads;
   EXPECT_THROW(io::use_file_backend(rt, other), std::logic_error);
 }
 
@@ -685,8 +691,10 @@ TEST(FileIo, TwoRuntimesWithDifferentBackendsOnOneFile) {
   }
   for (std::size_t i = 0; i < fa.size(); ++i) {
     const std::size_t off = i * chunk;
-    if (const std::size_t n = *fa[i]; n < chunk) pread_fully(a, fd.get(), std::span(da).subspan(off + n, chunk - n), off + n);
-    if (const std::size_t n = *fb[i]; n < chunk) pread_fully(b, fd.get(), std::span(db).subspan(off + n, chunk - n), off + n);
+    if (const std::size_t n = *fa[i]; n < chunk)
+      pread_fully(a, fd.get(), std::span(da).subspan(off + n, chunk - n), off + n);
+    if (const std::size_t n = *fb[i]; n < chunk)
+      pread_fully(b, fd.get(), std::span(db).subspan(off + n, chunk - n), off + n);
   }
   std::uint64_t sa = 0, sb = 0;
   EXPECT_EQ(check_chunk(da.data(), size, 0, &sa), 0u);

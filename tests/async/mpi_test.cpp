@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // io::wait_mpi: MPI requests as futures, under `mpirun -np 2` (both ranks run every test, each
 // against the other). Values are checked on arrival, in continuations that run on heddle's workers.
 #include <gtest/gtest.h>
-#include <reproduce.hpp>
 #include <mpi.h>
+#include <reproduce.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -43,8 +44,9 @@ TEST(WaitMpi, AMessageCompletesItsFutureWithItsStatus) {
   MPI_Request recv, send;
   MPI_Irecv(&in, 1, MPI_INT64_T, other(), 7, k.c, &recv);
   MPI_Isend(&out, 1, MPI_INT64_T, other(), 7, k.c, &send);
-  heddle::future<std::int64_t> got =
-      heddle::io::wait_mpi(rt, recv).then([&](MPI_Status st) { return st.MPI_SOURCE == other() && st.MPI_TAG == 7 ? in : -1; });
+  heddle::future<std::int64_t> got = heddle::io::wait_mpi(rt, recv).then([&](MPI_Status st) {
+    return st.MPI_SOURCE == other() && st.MPI_TAG == 7 ? in : -1;
+  });
   heddle::io::wait_mpi(rt, send).get();
   EXPECT_EQ(got.get(), 1000 + other());
 }
@@ -218,10 +220,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Only rank 0 prints: two gtest reports would interleave.
-  if (rank() != 0) delete ::testing::UnitTest::GetInstance()->listeners().Release(
-      ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  else
-    heddle_test::install_reproduce_listener(argv[0], "mpirun -np " + std::to_string(ranks()));
+  if (rank() != 0)
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  else heddle_test::install_reproduce_listener(argv[0], "mpirun -np " + std::to_string(ranks()));
   const int rc = RUN_ALL_TESTS();
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

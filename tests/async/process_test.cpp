@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting for child processes through the process engine (heddle::io::wait_process): exit codes of
 // /bin/true, /bin/false and `sh -c 'exit 7'`, children killed by signals, children that exited
 // before the wait began, many children at once, successors with every strategy, pids that are not
@@ -306,21 +307,23 @@ TEST(Process, ManyChildrenAtOnce) {
 TEST(Process, SuccessorsWithEveryStrategy) {
   watchdog dog("Process.SuccessorsWithEveryStrategy", 60s);
   heddle::runtime rt(2);
-  for (heddle::strategy s : {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task,
-                             heddle::strategy::asap}) {
+  for (heddle::strategy s :
+       {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task, heddle::strategy::asap}) {
     SCOPED_TRACE(heddle::to_string(s));
     auto in = make_pipe();
     child c = sh("read code; exit $code", in.r.get());
     in.r.reset();
-    auto code = io::wait_process(rt, c.pid()).then(s, [](int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; });
+    auto code = io::wait_process(rt, c.pid()).then(s, [](int status) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    });
     EXPECT_FALSE(code.is_ready());
     ASSERT_EQ(::write(in.w.get(), "9\n", 2), 2);
     ASSERT_EQ(outcome_text(code), "ok");
     EXPECT_EQ(*code, 9);
   }
   const auto st = rt.stats();
-  for (heddle::strategy s : {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task,
-                             heddle::strategy::asap})
+  for (heddle::strategy s :
+       {heddle::strategy::normal, heddle::strategy::express, heddle::strategy::short_task, heddle::strategy::asap})
     EXPECT_EQ(st.latency(s).count, 1u) << heddle::to_string(s);
 }
 
@@ -509,7 +512,8 @@ TEST(Process, ChildrenExitingWhileTheRuntimeStops) {
         ASSERT_EQ(o, "task_cancelled");
         ++cancelled;
         int st = 0;
-        ASSERT_EQ(::waitpid(kids[i].pid(), &st, 0), kids[i].pid()) << "a cancelled wait reaped its child: " << std::strerror(errno);
+        ASSERT_EQ(::waitpid(kids[i].pid(), &st, 0), kids[i].pid())
+            << "a cancelled wait reaped its child: " << std::strerror(errno);
         EXPECT_EQ(status_text(st), "exit " + std::to_string(30 + i));
       }
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::promise (heddle/async/promise.hpp): values, void, exceptions, the std::future_error cases
 // (broken_promise, promise_already_satisfied, future_already_retrieved, no_state), set before
 // get_future, moves, then() with and without a strategy, forcing from a worker (which must help, not
@@ -309,17 +310,20 @@ TEST(Promise, WaitsInALoopOfOneIterationTasksStayWithinTheStack) {
   });
   std::atomic<std::size_t> waited{0};
   rt.task([&] {
-    heddle::parallel_for(std::size_t{0}, n, [&](std::size_t) {
-      heddle::promise<std::size_t> p;
-      auto f = p.get_future();
-      {
-        std::lock_guard lock(m);
-        to_set.push_back(&p);
-      }
-      f.get();
-      waited.fetch_add(1);
-    }, 1);
-  }).get();
+      heddle::parallel_for(
+          std::size_t{0}, n,
+          [&](std::size_t) {
+            heddle::promise<std::size_t> p;
+            auto f = p.get_future();
+            {
+              std::lock_guard lock(m);
+              to_set.push_back(&p);
+            }
+            f.get();
+            waited.fetch_add(1);
+          },
+          1);
+    }).get();
   done = true;
   setter.join();
   EXPECT_EQ(waited.load(), n);
@@ -333,7 +337,8 @@ TEST(Promise, ForcedFromWorkersSetByForeignThreads) {
   const int n = scaled(200, 40);
   std::vector<heddle::promise<int>> ps(n);
   std::vector<heddle::future<int>> waits;
-  for (int i = 0; i < n; ++i) waits.push_back(rt.task([f = ps[i].get_future()]() mutable { return std::move(f).get() * 3; }));
+  for (int i = 0; i < n; ++i)
+    waits.push_back(rt.task([f = ps[i].get_future()]() mutable { return std::move(f).get() * 3; }));
   std::thread setter([&] {
     for (int i = n - 1; i >= 0; --i) {
       if (i % 16 == 0) std::this_thread::sleep_for(100us);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shutdown of the async layer: destroying a runtime with timers pending (with successors of every
 // strategy attached, tokens registered, threads waiting on them) neither hangs nor leaks (the ASan
 // build checks leaks), and their futures fail with heddle::task_cancelled; timers started by tasks
@@ -58,9 +59,8 @@ TEST(Shutdown, PendingTimersFailWithTaskCancelled) {
       return 2;
     }));
   }
-  auto both = heddle::when_all(heddle::sleep_for(*rt, 1h), heddle::sleep_for(*rt, 1ms)).then(strategy::express, [&](auto) {
-    called++;
-  });
+  auto both = heddle::when_all(heddle::sleep_for(*rt, 1h), heddle::sleep_for(*rt, 1ms))
+                  .then(strategy::express, [&](auto) { called++; });
   // Some completed before the shutdown keep their values.
   auto done = heddle::sleep_for(*rt, 1ms).then(strategy::asap, [] { return 7; });
   EXPECT_EQ(*done, 7);
@@ -136,10 +136,11 @@ TEST(Shutdown, StressDestroyWhileTimersFire) {
     std::uint64_t seed = 5 + round;
     for (int i = 0; i < n; ++i) {
       seed = heddle_test::mix(seed);
-      fs.push_back(heddle::sleep_for(*rt, std::chrono::microseconds(seed % 3000)).then(all_strategies[i % 4], [&runs, i] {
-        runs[i].fetch_add(1, std::memory_order_relaxed);
-        return i;
-      }));
+      fs.push_back(
+          heddle::sleep_for(*rt, std::chrono::microseconds(seed % 3000)).then(all_strategies[i % 4], [&runs, i] {
+            runs[i].fetch_add(1, std::memory_order_relaxed);
+            return i;
+          }));
     }
     // Tasks that sleep on timers while the runtime goes away.
     std::vector<heddle::future<int>> sleepers;
@@ -186,7 +187,8 @@ TEST(Shutdown, StressCancelRacingWithTheShutdown) {
     auto rt = std::make_unique<heddle::runtime>(2);
     heddle::cancellation_source a, b;
     std::vector<heddle::future<void>> fs;
-    for (int i = 0; i < 200; ++i) fs.push_back(heddle::sleep_for(*rt, 1h, (i % 2 ? a : b).token()).then(all_strategies[i % 4], [] {}));
+    for (int i = 0; i < 200; ++i)
+      fs.push_back(heddle::sleep_for(*rt, 1h, (i % 2 ? a : b).token()).then(all_strategies[i % 4], [] {}));
     std::thread canceller([&] {
       std::this_thread::sleep_for(std::chrono::microseconds(50 * (round % 20)));
       a.cancel();
@@ -267,10 +269,11 @@ TEST(Shutdown, PromiseSuccessorsQueuedAtShutdown) {
     std::vector<heddle::future<int>> fs(n);
     std::vector<std::atomic<int>> runs(n);
     for (int i = 0; i < n; ++i)
-      fs[i] = heddle::when_all(std::move(homes[i]), ps[i].get_future()).then(all_strategies[i % 4], [&runs, i](std::tuple<int, int> v) {
-        runs[i]++;
-        return std::get<1>(v);
-      });
+      fs[i] = heddle::when_all(std::move(homes[i]), ps[i].get_future())
+                  .then(all_strategies[i % 4], [&runs, i](std::tuple<int, int> v) {
+                    runs[i]++;
+                    return std::get<1>(v);
+                  });
     for (int i = 0; i < n; ++i) ps[i].set_value(i);
     std::thread releaser([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(2 + round % 3));
@@ -282,7 +285,8 @@ TEST(Shutdown, PromiseSuccessorsQueuedAtShutdown) {
     int wrong = 0;
     for (int i = 0; i < n; ++i) {
       const outcome o = outcome_of(fs[i]);
-      if (!((o == outcome::value && runs[i].load() == 1 && *fs[i] == i) || (o == outcome::stopped && runs[i].load() == 0)))
+      if (!((o == outcome::value && runs[i].load() == 1 && *fs[i] == i) ||
+            (o == outcome::stopped && runs[i].load() == 0)))
         wrong++;
     }
     EXPECT_EQ(wrong, 0);
@@ -299,7 +303,9 @@ TEST(Shutdown, ManyRuntimesWithTimersComeAndGo) {
     auto rt = std::make_unique<heddle::runtime>(1 + round % 2);
     std::vector<heddle::future<void>> fs;
     for (int i = 0; i < 30; ++i) {
-      fs.push_back(heddle::sleep_for(*rt, std::chrono::microseconds(i * 20)).then(all_strategies[i % 4], [&ran] { ran++; }));
+      fs.push_back(heddle::sleep_for(*rt, std::chrono::microseconds(i * 20)).then(all_strategies[i % 4], [&ran] {
+        ran++;
+      }));
       fs.push_back(heddle::sleep_for(*rt, 1h).then(all_strategies[i % 4], [&ran] { ran++; }));
     }
     if (round % 3 == 0) fs.front().get();

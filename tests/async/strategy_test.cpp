@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Successor strategies (heddle/core/strategy.hpp) on timers, promises and tasks: where each runs
 // (normal and express on the workers, short_task on the completing thread, asap on a worker or the
 // auxiliary pool, exactly once), express overtaking queued work while every worker is busy, parked
@@ -110,7 +111,8 @@ TEST(Strategy, NormalGoesThroughTheInjectionQueueExpressThroughTheExpressLane) {
   std::vector<heddle::promise<void>> ps(2 * n);
   std::vector<heddle::future<void>> fs;
   rt.task([&] {
-      for (int i = 0; i < 2 * n; ++i) fs.push_back(ps[i].get_future().then(i < n ? strategy::normal : strategy::express, [] {}));
+      for (int i = 0; i < 2 * n; ++i)
+        fs.push_back(ps[i].get_future().then(i < n ? strategy::normal : strategy::express, [] {}));
     }).get();
   const heddle::runtime_stats before = rt.stats();
   for (auto& p : ps) p.set_value();
@@ -197,7 +199,8 @@ TEST(Strategy, ParkedWorkersAreWoken) {
       // A timer firing while every worker sleeps.
       std::atomic<bool> t_ran{false};
       auto t = heddle::sleep_for(rt, 15ms).then(s, [&] { t_ran = true; });
-      EXPECT_TRUE(eventually([&] { return t_ran.load(); })) << to_string(s) << " after a timer: not started within 10 s";
+      EXPECT_TRUE(eventually([&] { return t_ran.load(); }))
+          << to_string(s) << " after a timer: not started within 10 s";
       t.get();
     }
   }
@@ -271,15 +274,17 @@ TEST(Strategy, ShortTaskRunsOnTheCompletingThread) {
   std::atomic<int> on_workers{0};
   std::vector<heddle::future<void>> ts;
   for (int i = 0; i < 40; ++i)
-    ts.push_back(heddle::sleep_for(rt, 20ms + std::chrono::microseconds(100 * (i % 10))).then(strategy::short_task, [&] {
-      if (on_a_worker()) on_workers++;
-      std::lock_guard lock(m);
-      timer_threads.insert(std::this_thread::get_id());
-    }));
+    ts.push_back(
+        heddle::sleep_for(rt, 20ms + std::chrono::microseconds(100 * (i % 10))).then(strategy::short_task, [&] {
+          if (on_a_worker()) on_workers++;
+          std::lock_guard lock(m);
+          timer_threads.insert(std::this_thread::get_id());
+        }));
   for (auto& t : ts) t.get();
   EXPECT_EQ(on_workers.load(), 0);
   timer_threads.erase(main_id);
-  EXPECT_EQ(timer_threads.size(), 1u) << "the timers of one runtime completed on several threads, or none on its engine's";
+  EXPECT_EQ(timer_threads.size(), 1u)
+      << "the timers of one runtime completed on several threads, or none on its engine's";
 
   // A promise set by a foreign thread, by this thread, by a worker of rt and by a worker of another
   // runtime: the successor runs right there, during set_value.
@@ -467,7 +472,8 @@ TEST(Strategy, AsapStressFromEightForeignThreads) {
   const heddle::runtime_stats after = rt.stats();
   const std::uint64_t by_pool = after.asap_by_pool - before.asap_by_pool;
   const std::uint64_t by_workers = after.asap_by_workers - before.asap_by_workers;
-  EXPECT_EQ(by_pool + by_workers, static_cast<std::uint64_t>(n)) << by_pool << " by the pool, " << by_workers << " by workers";
+  EXPECT_EQ(by_pool + by_workers, static_cast<std::uint64_t>(n))
+      << by_pool << " by the pool, " << by_workers << " by workers";
   EXPECT_EQ(after.latency(strategy::asap).count - before.latency(strategy::asap).count, static_cast<std::uint64_t>(n));
 }
 
@@ -513,11 +519,8 @@ TEST(Strategy, LatencyStatsCountExactlyTheTimedSuccessors) {
         case 0:
           fs.push_back(heddle::sleep_for(rt, std::chrono::microseconds(i * 10)).then(all_strategies[k], [] {}));
           break;
-        case 1:
-          fs.push_back(rt.task([] {}).then(all_strategies[k], [] {}));
-          break;
-        default:
-          fs.push_back(then_on(rt, ps[next_promise++].get_future(), all_strategies[k], [] {}));
+        case 1: fs.push_back(rt.task([] {}).then(all_strategies[k], [] {})); break;
+        default: fs.push_back(then_on(rt, ps[next_promise++].get_future(), all_strategies[k], [] {}));
       }
     }
   }
@@ -553,7 +556,9 @@ TEST(Strategy, PlainThenOfTimersAndPromisesStartsByTheDefaultStrategy) {
     fs.push_back(heddle::sleep_for(rt, std::chrono::microseconds(50 * i)).then([&rt] { return on_worker_of(rt); }));
   std::vector<heddle::promise<int>> ps(promises);
   for (int i = 0; i < promises; ++i)
-    fs.push_back(rt.task([&ps, &rt, i] { return ps[i].get_future().then([&rt](int) { return on_worker_of(rt); }); }).get());
+    fs.push_back(rt.task([&ps, &rt, i] {
+                     return ps[i].get_future().then([&rt](int) { return on_worker_of(rt); });
+                   }).get());
   rt.task([&fs, &rt] {
       for (int i = 0; i < 20; ++i) fs.push_back(heddle::task([] {}).then([&rt] { return on_worker_of(rt); }));
     }).get();
@@ -635,7 +640,9 @@ TEST(Strategy, StressMixedStrategiesAndSources) {
   rt.task([&] {
       for (int i = 0; i < n; ++i) {
         const strategy s = all_strategies[i % 4];
-        heddle::future<int> src = i % 3 == 0 ? heddle::sleep_for(rt, std::chrono::microseconds(i % 500)).then([i] { return i; })
+        heddle::future<int> src = i % 3 == 0 ? heddle::sleep_for(rt, std::chrono::microseconds(i % 500)).then([i] {
+          return i;
+        })
                                              : ps[i].get_future();
         fs[i] = std::move(src).then(s, [&, i, s](int v) {
           runs[i].fetch_add(1, std::memory_order_relaxed);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream I/O through the fd engine (heddle::io::read, write, accept, connect) on pipes, socketpairs,
 // TCP and eventfds: data both ways, waiting for readiness, partial writes, every error path
 // (end of stream, ECONNRESET, EBADF, EPIPE without SIGPIPE, ECONNREFUSED), cancellation with a
@@ -316,21 +317,23 @@ struct transfer {
     if (off == data.size()) return writer.finish();
     const std::size_t len = std::min(chunk, data.size() - off);
     writer.step([&] {
-      return io::write(*rt, wfd, cbytes(data).subspan(off, len)).then(heddle::strategy::normal, [this, off, len](std::size_t n) {
-        if (n == 0 || n > len) throw std::runtime_error("write returned " + std::to_string(n));
-        if (n < len) partial_writes++;
-        write_from(off + n);
-      });
+      return io::write(*rt, wfd, cbytes(data).subspan(off, len))
+          .then(heddle::strategy::normal, [this, off, len](std::size_t n) {
+            if (n == 0 || n > len) throw std::runtime_error("write returned " + std::to_string(n));
+            if (n < len) partial_writes++;
+            write_from(off + n);
+          });
     });
   }
   void read_from(std::size_t off) {
     if (off == data.size()) return reader.finish();
     const std::size_t len = std::min(chunk, data.size() - off);
     reader.step([&] {
-      return io::read(*rt, rfd, wbytes(received).subspan(off, len)).then(heddle::strategy::normal, [this, off, len](std::size_t n) {
-        if (n == 0 || n > len) throw std::runtime_error("read returned " + std::to_string(n));
-        read_from(off + n);
-      });
+      return io::read(*rt, rfd, wbytes(received).subspan(off, len))
+          .then(heddle::strategy::normal, [this, off, len](std::size_t n) {
+            if (n == 0 || n > len) throw std::runtime_error("read returned " + std::to_string(n));
+            read_from(off + n);
+          });
     });
   }
 };
@@ -1084,11 +1087,12 @@ TEST(StreamIo, PendingReadsCompleteInStartOrder) {
     std::vector<int> completion;
     std::vector<heddle::future<std::size_t>> reads;
     for (int i = 0; i < n; ++i) {
-      reads.push_back(io::read(rt, p.a.get(), wbytes(bufs[i])).then(heddle::strategy::short_task, [&, i](std::size_t k) {
-        std::lock_guard lock(m);
-        completion.push_back(i);
-        return k;
-      }));
+      reads.push_back(
+          io::read(rt, p.a.get(), wbytes(bufs[i])).then(heddle::strategy::short_task, [&, i](std::size_t k) {
+            std::lock_guard lock(m);
+            completion.push_back(i);
+            return k;
+          }));
     }
     std::string data(4 * n, '\0');
     for (int i = 0; i < 4 * n; ++i) data[i] = static_cast<char>(' ' + i % 90);
@@ -1126,11 +1130,12 @@ TEST(StreamIo, PendingWritesCompleteInStartOrder) {
   std::vector<int> completion;
   std::vector<heddle::future<std::size_t>> writes;
   for (int i = 0; i < n; ++i) {
-    writes.push_back(io::write(rt, s.a.get(), cbytes(msgs[i])).then(heddle::strategy::short_task, [&, i](std::size_t k) {
-      std::lock_guard lock(m);
-      completion.push_back(i);
-      return k;
-    }));
+    writes.push_back(
+        io::write(rt, s.a.get(), cbytes(msgs[i])).then(heddle::strategy::short_task, [&, i](std::size_t k) {
+          std::lock_guard lock(m);
+          completion.push_back(i);
+          return k;
+        }));
   }
   // Drain until every write has completed and nothing more arrives.
   std::string received;
@@ -1341,8 +1346,12 @@ TEST(StreamIo, RuntimeDestroyedWithOperationsPending) {
   std::string msg(4096, 'w');
   ops.push_back(io::write(*rt, full.a.get(), cbytes(msg)));
   auto acc = io::accept(*rt, l.get());
-  auto succ_normal = io::read(*rt, s.b.get(), wbytes(bufs[6])).then(heddle::strategy::normal, [](std::size_t n) { return n; });
-  auto succ_short = io::read(*rt, p.a.get(), wbytes(bufs[7])).then(heddle::strategy::short_task, [](std::size_t n) { return n; });
+  auto succ_normal = io::read(*rt, s.b.get(), wbytes(bufs[6])).then(heddle::strategy::normal, [](std::size_t n) {
+    return n;
+  });
+  auto succ_short = io::read(*rt, p.a.get(), wbytes(bufs[7])).then(heddle::strategy::short_task, [](std::size_t n) {
+    return n;
+  });
   for (auto& o : ops) EXPECT_FALSE(o.is_ready());
 
   rt.reset();

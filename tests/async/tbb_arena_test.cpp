@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // then_in_arena: successors of heddle's engines run as oneTBB tasks inside a task_arena.
+#include <gtest/gtest.h>
 #include <heddle/async/tbb_arena.hpp>
 #include <heddle/heddle.hpp>
-#include <gtest/gtest.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 #include <sys/socket.h>
@@ -74,7 +75,8 @@ TEST(TbbArena, ValuesErrorsAndVoid) {
     EXPECT_EQ(e.code(), heddle::io::errc::end_of_file);
   }
   close(sv[0]);
-  auto thrown = heddle::then_in_arena(rt.task([] { return 1; }), arena, [](int) -> int { throw std::runtime_error("x"); });
+  auto thrown = heddle::then_in_arena(rt.task([] { return 1; }), arena,
+                                      [](int) -> int { throw std::runtime_error("x"); });
   EXPECT_THROW(thrown.get(), std::runtime_error);
   std::atomic<int> ran{0};
   auto v = heddle::then_in_arena(heddle::sleep_for(rt, 1ms), arena, [&] { ran.fetch_add(1); });

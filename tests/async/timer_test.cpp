@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timers (heddle/async/timer.hpp): never early (steady_clock), deadline order with start order for
 // equal deadlines (also with timers started from several threads), a later, earlier timer wakes the
 // engine, timers forced from workers and from other threads, sleep_for without a runtime, successors
@@ -37,7 +38,8 @@ using heddle_test::on_worker_of;
 double process_cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 // Polls p until it holds or `limit` passes; for upper bounds that must be generous.
@@ -108,12 +110,14 @@ TEST(Timer, SuccessorsOfEveryStrategyStartAfterTheDeadline) {
   for (int i = 0; i < n; ++i) {
     seed = heddle_test::mix(seed);
     deadlines[i] = base + std::chrono::microseconds(seed % 30'000);
-    fs.push_back(heddle::sleep_until(rt, deadlines[i]).then(all_strategies[i % 4], [&seen, i] { seen[i] = clock_type::now(); }));
+    fs.push_back(heddle::sleep_until(rt, deadlines[i]).then(all_strategies[i % 4], [&seen, i] {
+      seen[i] = clock_type::now();
+    }));
   }
   for (auto& f : fs) f.get();
   for (int i = 0; i < n; ++i)
     EXPECT_GE(seen[i], deadlines[i]) << "timer " << i << " (" << to_string(all_strategies[i % 4]) << ") early by "
-                                      << (deadlines[i] - seen[i]).count() << " ns";
+                                     << (deadlines[i] - seen[i]).count() << " ns";
 }
 
 // Distinct and equal deadlines, started in index order from one thread: the short_task successors run
@@ -160,8 +164,7 @@ TEST(Timer, CompleteInDeadlineOrderThenStartOrder) {
   std::uint64_t judged = 0;
   EXPECT_EQ(heddle_test::count_misordered(
                 order, [&](int b, int a) { return std::pair(slot[b], b) < std::pair(slot[a], a); },
-                [&](int i) { return started_by[i]; },
-                deadline_of, judged),
+                [&](int i) { return started_by[i]; }, deadline_of, judged),
             0);
   std::printf("[ info     ] %llu of %llu pairs judged\n", static_cast<unsigned long long>(judged),
               static_cast<unsigned long long>(n) * (n - 1) / 2);

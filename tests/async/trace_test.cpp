@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace of the async layer: each operation a span from its start to its completion on the
 // operation lanes of the thread that completed it, and a flow from each completion to the start of
 // its successor, tagged with the successor's strategy. Traces of known programs counted exactly.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # docs/architecture.md against the table of the layers (cmake/layers.cmake): fails, saying each
 # difference, where the page's lists and the table disagree:
 #   - "The layers and what each may use": one row per layer, in the table's order, whose `uses`

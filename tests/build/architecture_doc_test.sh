@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/architecture.md against the table of the layers (tests/build/architecture_doc_test.cmake):
 # the page passes, and copies of it with one fact changed fail, each naming what differs.
 #   tests/build/architecture_doc_test.sh SOURCE_TREE

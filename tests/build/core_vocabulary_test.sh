@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The core knows nothing of the layers above it: its text (src/core/, include/heddle/core/ and the
 # parallel algorithms, include/heddle/algorithm/, which the layering counts as the core's) names
 # none of their concepts, comments included. A layer adds what it needs through the core's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle::f2f<&fn>(args...) as a user meets it: what it accepts compiles, and what it refuses stops at
 # a static_assert whose message names heddle::f2f (not at an incomplete type deep in the header). And
 # no public header defines a lowercase macro, which f2f was until it became a function template.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """scripts/junit_summary.py on JUnit reports written here the way ctest writes them: tests alone,
 whole GoogleTest suites (tests/gtest_suites.cmake) whose tests pass, fail, skip, die half-way or
 leak after the last one, a script test whose output holds another program's GoogleTest lines, and a

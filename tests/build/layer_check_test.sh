@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The layer check (cmake/check_layer_includes.cmake) on trees made here: the real tree passes, and
 # each kind of bad include, and a file opening another layer's detail namespace (each layer's, as the
 # table of the layers, cmake/layers.cmake, names it, and spelled nested or qualified), fails the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # [[nodiscard]] as a user meets it: dropping a future, a source, a token or a remote buffer handle is
 # a compiler warning (an error here, with -Werror=unused-result), and (void) says it is meant.
 #   tests/build/nodiscard_test.sh CXX INCLUDE_DIR GENERATED_INCLUDE_DIR   (the build's include/: build_config.hpp)

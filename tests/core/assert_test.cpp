@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle/core/detail/assert.hpp: the one fatal path (its first words say whose fault it is) and
 // HEDDLE_ASSERT, compiled in with HEDDLE_ASSERTIONS and compiled to nothing without it.
 #include <gtest/gtest.h>

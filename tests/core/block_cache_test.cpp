@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Task records come from per-worker magazines and a process-wide depot (block_cache.hpp): bulk
 // spawns far beyond one magazine, records that cross threads in every direction, and memory that
 // stays bounded when bursts repeat.
@@ -76,8 +77,9 @@ TEST(BlockCache, RecordsCrossBetweenWorkersAndOutsideThreads) {
     outside.emplace_back([&, t] {
       for (int i = 0; i < per_thread; ++i) {
         // Made on a worker (inside the outer task), released here.
-        heddle::future<heddle::future<long>> outer =
-            rt.task([t, i] { return heddle::task([t, i] { return long(t) * 1'000'000 + i; }); });
+        heddle::future<heddle::future<long>> outer = rt.task([t, i] {
+          return heddle::task([t, i] { return long(t) * 1'000'000 + i; });
+        });
         heddle::future<long> inner = std::move(*outer);
         if (*inner != long(t) * 1'000'000 + i) failures.fetch_add(1);
         // Made here, released by the worker that runs it.

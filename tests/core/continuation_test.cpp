@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // future::then and when_all: values, type changes, void, chains, already-ready sources, exception
 // propagation, input order, and the invalid_future checks.
 #include <gtest/gtest.h>
@@ -288,10 +289,8 @@ TEST(WhenAll, InvalidInputsThrowAndKeepTheValidOnes) {
 }
 
 TEST(WhenAll, ComposesWithThen) {
-  auto sum =
-      heddle::when_all(heddle::task(task_fib, 10), heddle::task(task_fib, 11)).then([](std::tuple<long, long> t) {
-        return std::get<0>(t) + std::get<1>(t);
-      });
+  auto sum = heddle::when_all(heddle::task(task_fib, 10), heddle::task(task_fib, 11))
+                 .then([](std::tuple<long, long> t) { return std::get<0>(t) + std::get<1>(t); });
   EXPECT_EQ(*sum, serial_fib(12));
   // then's exception inside when_all, and when_all's exception through then.
   auto bad = heddle::task([] { return 1; }).then([](int) -> int { throw std::runtime_error("t"); });

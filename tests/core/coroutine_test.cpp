@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::co_task: spawn and co_await of tasks and futures, where coroutines resume, exceptions,
 // million-deep chains without stack growth, concurrent coroutines with checked results, and a
 // runtime that stops with coroutines queued or suspended (their frames destroyed, none resumed
@@ -118,7 +119,8 @@ void check_frames_of(heddle::runtime& rt) {
     if (i % 7 == 0) EXPECT_THROW((void)f.get(), custom_error) << Bytes;
     else EXPECT_EQ(f.get(), std::to_string(2 * (i % 100))) << Bytes;
     EXPECT_EQ(alive.load(), 0) << Bytes << "-byte frame: a local outlived the coroutine's result";
-    EXPECT_EQ(rt.spawn(awaits_framed<Bytes>(&rt, i % 100, &alive, &started)).get(), std::to_string(2 * (i % 100)) + "!");
+    EXPECT_EQ(rt.spawn(awaits_framed<Bytes>(&rt, i % 100, &alive, &started)).get(),
+              std::to_string(2 * (i % 100)) + "!");
   }
   // Futures dropped unread: the coroutine's end frees its record, with the block that holds it
   // (the ASan build sees any leak).
@@ -193,10 +195,12 @@ heddle::co_task<long> reads_shared(heddle::shared_future<long> sf, bool by_copy)
 TEST(Coroutine, ManyCoroutinesAwaitOneSharedFuture) {
   heddle::runtime rt(2), other(1);
   std::atomic<bool> go{false};
-  heddle::shared_future<long> sf = other.task([&go] {
-                                          while (!go.load()) std::this_thread::yield();
-                                          return 40L;
-                                        }).share();
+  heddle::shared_future<long> sf = other
+                                       .task([&go] {
+                                         while (!go.load()) std::this_thread::yield();
+                                         return 40L;
+                                       })
+                                       .share();
   std::vector<heddle::future<long>> fs;
   for (int i = 0; i < 64; ++i) fs.push_back(rt.spawn(reads_shared(sf, i % 2 == 0)));
   go = true;
@@ -208,7 +212,8 @@ TEST(Coroutine, ManyCoroutinesAwaitOneSharedFuture) {
 
 // Awaits a future of another runtime's task that takes a while: the coroutine must go on on the
 // runtime it ran on, whichever runtime completed the future.
-heddle::co_task<bool> resumes_at_home(heddle::runtime* home, heddle::runtime* other, heddle::strategy how, bool by_strategy) {
+heddle::co_task<bool> resumes_at_home(heddle::runtime* home, heddle::runtime* other, heddle::strategy how,
+                                      bool by_strategy) {
   auto slow = other->task([] {
     std::this_thread::sleep_for(2ms);
     return 1;
@@ -291,7 +296,8 @@ TEST(Coroutine, AMillionDeepChainUsesNoStack) {
   // at every function's entry and exit; AddressSanitizer's build is -O1, which makes no sibling
   // calls): there the chain is shorter, on the default stack.
   constexpr bool calls_are_instrumented = heddle_test::sanitized;
-  heddle::runtime rt(heddle::runtime_options{.threads = 1, .stack_bytes = calls_are_instrumented ? std::size_t{8} << 20 : std::size_t{1} << 20});
+  heddle::runtime rt(heddle::runtime_options{
+      .threads = 1, .stack_bytes = calls_are_instrumented ? std::size_t{8} << 20 : std::size_t{1} << 20});
   const long n = calls_are_instrumented ? 2'000 : 1'000'000;
   EXPECT_EQ(rt.spawn(depth(n)).get(), n);
 }
@@ -373,7 +379,7 @@ TEST(Coroutine, AStoppingRuntimeDestroysQueuedAndSuspendedCoroutines) {
   EXPECT_EQ(other, 0);
   EXPECT_EQ(values + cancelled, n);
   EXPECT_EQ(values, finished.load());  // a coroutine that finished gave its value; no other ran on
-  EXPECT_EQ(alive.load(), 0);           // every frame destroyed, finished or not
+  EXPECT_EQ(alive.load(), 0);          // every frame destroyed, finished or not
 }
 
 // Functions declared to return a heddle::future written as coroutines: they run at once on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The work-stealing deque on its own: one owner pushing and popping against several thieves, more
 // threads than cores. Every element must be taken exactly once (none lost, none duplicated), and the
 // owner's race with a thief for the last element must actually be run, many times, in both
@@ -8,8 +9,8 @@
 #include <heddle/core/detail/work_stealing_deque.hpp>
 
 #include <atomic>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::this_worker (index, runtime), heddle::current_runtime and runtime::execute: inside and
 // outside the workers, from a worker of another runtime, nesting, exceptions, stress.
 #include <gtest/gtest.h>
@@ -49,9 +50,9 @@ TEST(ThisWorker, DefaultRuntimeIsARuntimeToo) {
 TEST(ThisWorker, TaskOfAnotherRuntimeSeesItsOwn) {
   heddle::runtime a(2), b(2);
   auto seen = a.task([&] {
-                  auto inner = b.task([] { return heddle::this_worker::runtime(); }).get();
-                  return std::pair(heddle::this_worker::runtime(), inner);
-                }).get();
+                 auto inner = b.task([] { return heddle::this_worker::runtime(); }).get();
+                 return std::pair(heddle::this_worker::runtime(), inner);
+               }).get();
   EXPECT_EQ(seen.first, &a);
   EXPECT_EQ(seen.second, &b);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::task and heddle::future: values through * and get, future<void>, member functions,
 // valid/is_ready, move-only handles and values, invalid_future, exceptions through get and wait.
 #include <gtest/gtest.h>

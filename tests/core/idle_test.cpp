@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An idle runtime uses no CPU: after its workers settle, the process's CPU time over one second
 // stays under 50 ms; so do workers and outside threads waiting on work that sleeps elsewhere.
 // The only timed assertions of the core suite.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::isolate: the deadlock it prevents (a worker holds a mutex around a parallel loop and,
 // while it waits, runs an unrelated task that takes the same mutex), nested regions, exceptions,
 // the region carried to tasks other workers steal, regions entered outside the runtime.
@@ -52,16 +53,20 @@ void outer_item(scenario& s, bool isolated, bool nested_waits) {
   s.owner.store(std::this_thread::get_id());
   auto inner = [&] {
     ++inside_region;
-    heddle::parallel_for(0, 16, [&](int i) {
-      spin_for(std::chrono::microseconds(20));
-      if (nested_waits) {
-        // A wait inside a task of the region, on whatever worker runs it.
-        ++inside_region;
-        heddle::parallel_for(0, 4, [&](int j) { s.inner_sum += j; }, 1);
-        --inside_region;
-      }
-      s.inner_sum += i;
-    }, 1);
+    heddle::parallel_for(
+        0, 16,
+        [&](int i) {
+          spin_for(std::chrono::microseconds(20));
+          if (nested_waits) {
+            // A wait inside a task of the region, on whatever worker runs it.
+            ++inside_region;
+            heddle::parallel_for(
+                0, 4, [&](int j) { s.inner_sum += j; }, 1);
+            --inside_region;
+          }
+          s.inner_sum += i;
+        },
+        1);
     --inside_region;
   };
   if (isolated) heddle::isolate(inner);
@@ -71,7 +76,10 @@ void outer_item(scenario& s, bool isolated, bool nested_waits) {
 }
 
 void run_scenario(heddle::runtime& rt, scenario& s, int items, bool isolated, bool nested_waits) {
-  rt.execute([&] { heddle::parallel_for(0, items, [&](int) { outer_item(s, isolated, nested_waits); }, 1); });
+  rt.execute([&] {
+    heddle::parallel_for(
+        0, items, [&](int) { outer_item(s, isolated, nested_waits); }, 1);
+  });
 }
 
 // The scenario made certain. Worker A holds the mutex and waits for its inner task P, which runs on
@@ -176,7 +184,8 @@ TEST(Isolate, ExceptionsPropagateAndTheRegionEnds) {
                       long sum = 0;
                       heddle::isolate([&] {
                         std::atomic<long> s{0};
-                        heddle::parallel_for(0, 100, [&](int i) { s += i; }, 1);
+                        heddle::parallel_for(
+                            0, 100, [&](int i) { s += i; }, 1);
                         sum = s.load();
                       });
                       before.wait();
@@ -433,14 +442,20 @@ TEST(Isolate, RegionEnteredOutsideTheRuntime) {
     for (int round = 0; round < rounds; ++round) {
       rt.execute([&] {
         heddle::isolate([&] {
-          heddle::parallel_for(0, 16, [&](int i) {
-            ++inside_region;
-            heddle::parallel_for(0, 8, [&](int j) {
-              spin_for(std::chrono::microseconds(10));
-              sum += i * j;
-            }, 1);
-            --inside_region;
-          }, 1);
+          heddle::parallel_for(
+              0, 16,
+              [&](int i) {
+                ++inside_region;
+                heddle::parallel_for(
+                    0, 8,
+                    [&](int j) {
+                      spin_for(std::chrono::microseconds(10));
+                      sum += i * j;
+                    },
+                    1);
+                --inside_region;
+              },
+              1);
         });
       });
     }

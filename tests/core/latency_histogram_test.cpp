@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The successor-latency histogram (src/core/latency_histogram.hpp): the precision that
 // heddle/core/stats.hpp and docs/async.md state. Every value lands in a bucket whose midpoint (what a
 // percentile reads) is within 6.25 % (1/16) of it, values below 16 ns exactly; the bound is reached,
@@ -64,7 +65,8 @@ TEST(LatencyHistogram, EveryValueIsWithinASixteenthOfItsBucketsMidpoint) {
 
 TEST(LatencyHistogram, BucketsAreOrderedAndContiguous) {
   // bucket_of never decreases with the value, and each bucket's midpoint maps back to it.
-  for (std::size_t b = 0; b < histogram::num_buckets; ++b) EXPECT_EQ(histogram::bucket_of(histogram::midpoint(b)), b) << b;
+  for (std::size_t b = 0; b < histogram::num_buckets; ++b)
+    EXPECT_EQ(histogram::bucket_of(histogram::midpoint(b)), b) << b;
   std::uint64_t prev = 0;
   for (std::uint64_t v = 0; v < 1'000'000; ++v) {
     const std::size_t b = histogram::bucket_of(v);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's two internal locks (heddle/core/detail/spin_wait.hpp): spin_lock, for sections of a few
 // loads and stores, and parking_mutex, whose holder may block (a transport's sender waiting for its
 // socket). Both are stressed for mutual exclusion with many takers; parking_mutex's takers are also

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A future that test code completes by hand, from any thread: the core's own future record with
 // no task behind it, as the async layer's promise is (the core tests cannot use the async layer).
 // It lets a test decide exactly when, and on which thread, an input of a composition completes.

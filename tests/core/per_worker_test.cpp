@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::per_worker: a slot per worker and per outside thread, made on first use; combine,
 // combine_each, iteration, clear; explicit runtimes; workers of another runtime; stress.
 #include <gtest/gtest.h>
@@ -100,9 +101,7 @@ TEST(PerWorker, FactoryOncePerSlotAndEverySlotCombinedOnce) {
 TEST(PerWorker, WorkersUseTheirIndexSlot) {
   heddle::runtime rt(4);
   heddle::per_worker<int> p(rt, -1);
-  rt.execute([&] {
-    heddle::parallel_for(0, 10000, [&](int) { p.local() = heddle::this_worker::index(); });
-  });
+  rt.execute([&] { heddle::parallel_for(0, 10000, [&](int) { p.local() = heddle::this_worker::index(); }); });
   for (int v : p) {
     EXPECT_GE(v, 0);
     EXPECT_LT(v, 4);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::runtime: explicit runtimes and their options, HEDDLE_NUM_THREADS, the default runtime,
 // stats counters, deep recursion on the default worker stacks, the helping policy (leapfrogging
 // and the cap on unrelated nesting), the express lane, and runtimes nested in and waiting on
@@ -21,8 +22,8 @@
 
 #include <heddle/heddle.hpp>
 
-#include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "test_support.hpp"
 
 namespace runtime_test {
 namespace {
@@ -42,16 +43,12 @@ class scoped_env {
  public:
   scoped_env(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
   }
   ~scoped_env() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
   }
   scoped_env(const scoped_env&) = delete;
   scoped_env& operator=(const scoped_env&) = delete;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // shared_future: one result read through many copies (the same object, the same exception for
 // every copy), several successors on several copies, unwrapping successors, void and move-only
 // values, waits from workers and from other threads, and the record's lifetime when every copy is
@@ -36,14 +37,14 @@ TEST(SharedFuture, EveryCopyReadsTheSameValue) {
   const std::string* where = &a.get();
   a = {};
   b = std::move(c);
-  EXPECT_FALSE(c.valid());  // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(c.valid());     // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(&b.get(), where);  // alive while a copy is
 }
 
 TEST(SharedFuture, FromAFutureAndItsExceptionForEveryCopy) {
   heddle::future<int> f = heddle::task([]() -> int { throw std::runtime_error("once"); });
   heddle::shared_future<int> s = std::move(f);  // as std::shared_future: from a future
-  EXPECT_FALSE(f.valid());                     // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(f.valid());                      // NOLINT(bugprone-use-after-move)
   std::vector<heddle::shared_future<int>> copies(5, s);
   for (auto& c : copies) {
     EXPECT_THROW(c.get(), std::runtime_error);
@@ -207,13 +208,15 @@ TEST(SharedFuture, StressWaitersAndSuccessorsFromManyThreads) {
       });
     ts.emplace_back([&p, &expected] { p.set_value(expected); });
     for (int i = 0; i < 2; ++i) {  // successors on a worker, added while the source completes
-      successors[2 * i + 1] = rt.task([s] { return s.then([](const std::string& v) { return static_cast<int>(v.size()); }); })
-                                  .then([](heddle::future<int> f) { return f; });
+      successors[2 * i + 1] = rt.task([s] {
+                                  return s.then([](const std::string& v) { return static_cast<int>(v.size()); });
+                                }).then([](heddle::future<int> f) { return f; });
     }
     for (auto& t : ts) t.join();
     EXPECT_EQ(seen.load(), 4);
     int ok = 0;
-    for (int i = 0; i < 4; ++i) ok += i % 2 == 0 ? *successors[i] : (*successors[i] == static_cast<int>(expected.size()));
+    for (int i = 0; i < 4; ++i)
+      ok += i % 2 == 0 ? *successors[i] : (*successors[i] == static_cast<int>(expected.size()));
     EXPECT_EQ(ok, 4);
     EXPECT_EQ(runs.load(), 2);
   }

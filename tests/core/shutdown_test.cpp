@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shutdown with work pending: destroying a runtime never hangs, lets running tasks finish, and
 // completes every queued task's future with its value or heddle::task_cancelled (and frees it:
 // the ASan build checks for leaks).
@@ -15,9 +16,9 @@
 
 #include <heddle/heddle.hpp>
 
+#include "heddle/core/detail/access.hpp"
 #include "manual_promise.hpp"
 #include "test_support.hpp"
-#include "heddle/core/detail/access.hpp"
 
 namespace shutdown_test {
 namespace {
@@ -93,10 +94,8 @@ TEST(Shutdown, QueuedTasksAreCancelledRunningOnesFinish) {
   EXPECT_EQ(values + cancelled, queued);
   EXPECT_EQ(ran.load(), 1 + values);  // a task ran if and only if its future has its value
   EXPECT_GT(cancelled, queued / 2);   // in practice all of them: the worker stops after `running`
-  if (group_ran.load() < 100)
-    EXPECT_THROW(g.wait(), heddle::task_cancelled);
-  else
-    EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
+  if (group_ran.load() < 100) EXPECT_THROW(g.wait(), heddle::task_cancelled);
+  else EXPECT_EQ(g.wait(), heddle::task_group_status::complete);
 }
 
 TEST(Shutdown, ExpressAndContinuationsAreCancelledToo) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stress: millions of tiny tasks from inside tasks and from outside threads (each run exactly
 // once), random recursive spawn trees against a serial computation, futures forced from foreign
 // threads.

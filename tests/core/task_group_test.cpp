@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::task_group and cancellation: run/wait, the first exception rethrown, cancel() skipping
 // tasks that have not started, tokens, reuse after wait, cancellation_source.
 #include <gtest/gtest.h>

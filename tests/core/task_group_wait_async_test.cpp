@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // task_group::wait_async: the future of a group's end — its status and first exception as wait()
 // gives them, the group reset after it, awaited by a coroutine (which holds no worker meanwhile),
 // by `then` and by get(); ready at once with no task unfinished; one wait at a time; a group

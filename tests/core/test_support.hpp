@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the core tests: sanitizer-aware sizes, a watchdog that turns a hang into a
 // failure with a message instead of a test that blocks forever, and a counter of live frames.
 #pragma once
@@ -8,8 +9,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <heddle/heddle.hpp>
 #include <heddle/core/detail/sanitizers.hpp>
+#include <heddle/heddle.hpp>
 #include <mutex>
 #include <string>
 #include <thread>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A layer of the tests' own, for the trace recorder's extension points
 // (heddle/core/detail/trace_extension.hpp), started by the trace tests with HEDDLE_TRACE=FILE. In
 // main, after HEDDLE_TRACE's session started (as a shared library loaded after the core joins),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A known program for the trace tests that start it with HEDDLE_TRACE=FILE: fib(N) on the default
 // runtime, every task named "fib". Prints the result.
 #include <cstdio>

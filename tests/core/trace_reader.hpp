@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads a trace file back for the tests of every layer: its events, per-thread tracks, and the
 // structural rules every heddle trace keeps (docs/trace.md): timestamps monotone per thread, spans
 // (X, and B/E pairs) properly nested per thread, every flow's start before its end.
@@ -22,7 +23,8 @@ namespace heddle_test {
 
 // A scratch path for a test's trace, unique to the process: "<tmp>/heddle_trace_<pid>_<name>".
 inline std::string trace_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("heddle_trace_" + std::to_string(::getpid()) + "_" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("heddle_trace_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 struct trace_file {
@@ -37,7 +39,8 @@ struct trace_file {
   }
 
   // Events matching ph (any if empty), cat and name (any if empty).
-  std::vector<nlohmann::json> select(const std::string& ph, const std::string& cat, const std::string& name = "") const {
+  std::vector<nlohmann::json> select(const std::string& ph, const std::string& cat,
+                                     const std::string& name = "") const {
     std::vector<nlohmann::json> out;
     for (auto& e : events)
       if ((ph.empty() || e.at("ph") == ph) && (cat.empty() || e.value("cat", "") == cat) &&
@@ -65,7 +68,9 @@ struct trace_file {
 };
 
 // Nanoseconds from a µs value with three decimals, exactly.
-inline std::int64_t trace_ns(const nlohmann::json& v) { return static_cast<std::int64_t>(v.get<double>() * 1000.0 + 0.5); }
+inline std::int64_t trace_ns(const nlohmann::json& v) {
+  return static_cast<std::int64_t>(v.get<double>() * 1000.0 + 0.5);
+}
 
 // Checks the structural rules; each broken one is a test failure naming the event.
 inline void expect_well_formed(const trace_file& t) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace recorder: traces of known programs read back and counted exactly, their structure
 // checked, overflow reported, bad use refused, concurrent recording (TSan and ASan runs).
 #include <heddle/algorithm.hpp>
@@ -91,7 +92,8 @@ TEST(Trace, LabelsTaskGroupsAndAlgorithmsAndRecordsTheirWaits) {
       }));
     g.wait();
     heddle::parallel_for(heddle::blocked_range<int>(0, 1000, 10),
-                         heddle::named("chunk", [](const heddle::blocked_range<int>&) {}), heddle::simple_partitioner{});
+                         heddle::named("chunk", [](const heddle::blocked_range<int>&) {}),
+                         heddle::simple_partitioner{});
   });
   const heddle::trace::result res = heddle::trace::stop();
   EXPECT_EQ(ran.load(), members);
@@ -242,7 +244,8 @@ TEST(Trace, HeddleTraceInTheEnvironmentRecordsTheWholeProgram) {
   EXPECT_EQ(t.count("X", "task", "fib"), static_cast<std::size_t>(spawns_of_fib(15)));
   fs::remove(path);
   // Bad values: a message naming the variable, exit status 2, before the program runs.
-  const std::string bad_buffer = "HEDDLE_TRACE=" + path + " HEDDLE_TRACE_BUFFER=lots " + HEDDLE_TRACE_PROGRAM + " 5 2>&1";
+  const std::string bad_buffer = "HEDDLE_TRACE=" + path + " HEDDLE_TRACE_BUFFER=lots " + HEDDLE_TRACE_PROGRAM +
+                                 " 5 2>&1";
   std::string out;
   FILE* p = popen(bad_buffer.c_str(), "r");
   ASSERT_NE(p, nullptr);
@@ -251,7 +254,8 @@ TEST(Trace, HeddleTraceInTheEnvironmentRecordsTheWholeProgram) {
   const int status = pclose(p);
   EXPECT_EQ(WEXITSTATUS(status), 2) << out;
   EXPECT_NE(out.find("HEDDLE_TRACE_BUFFER='lots'"), std::string::npos) << out;
-  const std::string bad_path = std::string("HEDDLE_TRACE=/nonexistent-dir/t.json ") + HEDDLE_TRACE_PROGRAM + " 5 2>/dev/null";
+  const std::string bad_path = std::string("HEDDLE_TRACE=/nonexistent-dir/t.json ") + HEDDLE_TRACE_PROGRAM +
+                               " 5 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(bad_path.c_str())), 2);
 }
 
@@ -271,7 +275,8 @@ TEST(Trace, ALayerInstallsItsKindsAndJoinsARunOfSeveralProcesses) {
   EXPECT_EQ(process.at("node").get<long>(), 3);
   const std::string name = process.at("name").get<std::string>();
   EXPECT_TRUE(name.size() > 7 && name.substr(name.size() - 7) == " node 3") << name;
-  const std::vector<std::pair<std::string, std::string>> expected{{"one", "key 7"}, {"two", "key 7 2"}, {"three", "key 9"}};
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"one", "key 7"}, {"two", "key 7 2"}, {"three", "key 9"}};
   for (const auto& [span, track] : expected) {
     const auto spans = t.select("X", "test", span);
     ASSERT_EQ(spans.size(), 1u) << span;

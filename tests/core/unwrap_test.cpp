@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // then's unwrapping (a continuation that returns a future gives that future's result, with nothing
 // waiting for it) and make_ready_future / make_exceptional_future: values, void, move-only values,
 // exceptions from the source, the continuation and the inner future, inner futures completed later
@@ -48,7 +49,9 @@ TEST(Unwrap, VoidOnEitherSide) {
 }
 
 TEST(Unwrap, MoveOnlyValuesThroughTheInnerFuture) {
-  auto f = heddle::task([] { return 4; }).then([](int v) { return heddle::task([v] { return std::make_unique<int>(v); }); });
+  auto f = heddle::task([] { return 4; }).then([](int v) {
+    return heddle::task([v] { return std::make_unique<int>(v); });
+  });
   std::unique_ptr<int> p = std::move(f).get();
   EXPECT_EQ(*p, 4);
 }
@@ -108,7 +111,9 @@ TEST(Unwrap, NestedFuturesUnwrapOneLevelPerThen) {
 // `depth` records long, and no thread waits on any of them; on 1, 2 and 4 workers.
 heddle::future<long> count_down(int n, long acc) {
   if (n == 0) return heddle::make_ready_future(acc);
-  return heddle::task([n] { return static_cast<long>(n); }).then([n, acc](long v) { return count_down(n - 1, acc + v); });
+  return heddle::task([n] { return static_cast<long>(n); }).then([n, acc](long v) {
+    return count_down(n - 1, acc + v);
+  });
 }
 
 TEST(Unwrap, StressAsynchronousLoops) {
@@ -117,7 +122,10 @@ TEST(Unwrap, StressAsynchronousLoops) {
     heddle::runtime rt(threads);
     heddle_test::watchdog dog("unwrap loops", std::chrono::seconds(60));
     std::vector<heddle::future<long>> loops;
-    for (int i = 0; i < 8; ++i) loops.push_back(rt.task([n = depth + i] { return count_down(n, 0); }).then([](heddle::future<long> f) { return f; }));
+    for (int i = 0; i < 8; ++i)
+      loops.push_back(rt.task([n = depth + i] { return count_down(n, 0); }).then([](heddle::future<long> f) {
+        return f;
+      }));
     for (int i = 0; i < 8; ++i) {
       const long n = depth + i;
       EXPECT_EQ(*loops[i], n * (n + 1) / 2) << threads << " workers";

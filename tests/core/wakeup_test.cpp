@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lost wake-ups: many rounds of a burst of work and then idle time, long enough for workers to
 // spin out or park, through every way work reaches a runtime (from outside, from another worker, from
 // an engine's thread). Two checks can fail on a lost wake-up: the runtime's own count of them
@@ -20,8 +21,8 @@
 #include <heddle/heddle.hpp>
 
 #include "asymmetric_fence.hpp"  // src/core: whether this process parks with the fence
-#include "test_support.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -188,10 +189,8 @@ void lost_wakeup_rounds(unsigned workers, int rounds) {
     // Idle: mostly short gaps (workers still spinning or just parking), sometimes long ones.
     const unsigned r = rng() % 100;
     if (r < 40) continue;
-    if (r < 90)
-      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 200));
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(1000 + rng() % 2000));
+    if (r < 90) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 200));
+    else std::this_thread::sleep_for(std::chrono::microseconds(1000 + rng() % 2000));
   }
   const heddle::runtime_stats stats = rt.stats();
   std::printf("[ info     ] %u workers, %d rounds: slowest round %.3f ms, slowest start %.3f ms (round %d), "
@@ -224,7 +223,7 @@ TEST(LostWakeups, SpawnWhileAWorkerFallsAsleep) {
     std::atomic<bool> ran{false};
     start_clock start;
     const unsigned delay = static_cast<unsigned>(round % 64) * 16;  // spin_work iterations
-    auto other = rt.task([] { return 1; });  // worker 2 runs this, then parks
+    auto other = rt.task([] { return 1; });                         // worker 2 runs this, then parks
     auto spawner = rt.task([&] {
       heddle_test::spin_work(delay);
       start.submitted = clock::now();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // when_any and when_all_ready: which input wins, the futures handed back (each with its own value or
 // exception, usable afterwards: waited on, chained, dropped), empty and already-ready inputs, void
 // and move-only values, inputs completed from other threads, the lifetime of the when_any record
@@ -34,7 +35,8 @@ std::vector<heddle::future<T>> futures_of(std::vector<manual_promise<T>>& ps) {
 TEST(WhenAny, TheFirstCompletionWinsAndEveryFutureComesBack) {
   std::vector<manual_promise<int>> ps(4);
   auto any = heddle::when_any(futures_of(ps));
-  static_assert(std::is_same_v<decltype(any), heddle::future<heddle::when_any_result<std::vector<heddle::future<int>>>>>);
+  static_assert(
+      std::is_same_v<decltype(any), heddle::future<heddle::when_any_result<std::vector<heddle::future<int>>>>>);
   EXPECT_FALSE(any.is_ready());
   ps[2].set_value(20);
   ASSERT_TRUE(any.is_ready());  // finished inline by the winner's completion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::concurrent_queue: async runs every item once on the runtime's workers (concurrently);
 // sync returns values and exceptions from foreign threads, workers and serial queue items; after()
 // and at() never run early; the default queue is the calling worker's runtime; a stopping runtime
@@ -89,7 +90,8 @@ TEST(ConcurrentQueue, SyncReturnsValuesAndExceptions) {
   cq.sync([&] { side = 3; });
   EXPECT_EQ(side, 3);
   EXPECT_TRUE(cq.sync([&] { return heddle_test::on_worker_of(rt); }));
-  EXPECT_EQ(what_of<std::runtime_error>([&] { cq.sync([]() -> int { throw std::runtime_error("cq boom"); }); }), "cq boom");
+  EXPECT_EQ(what_of<std::runtime_error>([&] { cq.sync([]() -> int { throw std::runtime_error("cq boom"); }); }),
+            "cq boom");
   // From a worker (helping while it waits), nested.
   auto f = rt.task([&] {
     int sum = 0;
@@ -155,14 +157,15 @@ TEST(ConcurrentQueue, AfterNeverEarly) {
 TEST(ConcurrentQueue, DefaultQueueIsTheCallersRuntime) {
   watchdog dog("ConcurrentQueue.DefaultQueueIsTheCallersRuntime", 60s);
   heddle::runtime rt(2);
-  auto f = rt.task([&] { return heddle::dispatch_detail::access::core_of(concurrent_queue()) == heddle::core_detail::access::core_of(rt); });
+  auto f = rt.task([&] {
+    return heddle::dispatch_detail::access::core_of(concurrent_queue()) == heddle::core_detail::access::core_of(rt);
+  });
   EXPECT_TRUE(*f);
-  EXPECT_EQ(heddle::dispatch_detail::access::core_of(concurrent_queue()), heddle::core_detail::access::core_of(heddle::default_runtime()));
+  EXPECT_EQ(heddle::dispatch_detail::access::core_of(concurrent_queue()),
+            heddle::core_detail::access::core_of(heddle::default_runtime()));
   EXPECT_EQ(heddle::dispatch_detail::access::core_of(concurrent_queue(rt)), heddle::core_detail::access::core_of(rt));
   std::atomic<bool> on_rt{false};
-  auto g = rt.task([&] {
-    concurrent_queue().async([&] { on_rt = heddle_test::on_worker_of(rt); });
-  });
+  auto g = rt.task([&] { concurrent_queue().async([&] { on_rt = heddle_test::on_worker_of(rt); }); });
   g.get();
   EXPECT_TRUE(eventually([&] { return on_rt.load(); }));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // co_await q.schedule(): a coroutine goes on as an item of a serial queue, exclusive with the
 // queue's other items (coroutines and q.async items together, checked on a counter that only the
 // queue touches), in order with them, up to its next suspension; schedule(rt) moves it between

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the dispatch tests: a checker for mutual exclusion, a per-producer order
 // check, a gate that holds items back, and a counter of live captured objects.
 #pragma once

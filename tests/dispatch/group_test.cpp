@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::group: enter/leave/wait from workers and foreign threads; notifications (exactly once, in
 // registration order, at once on an empty group, not at a zero that came before them); reuse;
 // when_empty(); group.async on serial and concurrent queues, including items that throw and items
@@ -215,8 +216,8 @@ TEST(GroupNotify, ZerosBeforeAndAfterRegistration) {
   q.suspend();
   g.enter();
   g.notify(q, [&] { seen.push_back('A'); });  // due at the next zero
-  g.leave();                                   // zero: A handed to q (which holds it)
-  g.enter();                                   // entered again before A ran
+  g.leave();                                  // zero: A handed to q (which holds it)
+  g.enter();                                  // entered again before A ran
   g.notify(q, [&] { seen.push_back('B'); });  // waits for the next zero
   q.resume();
   EXPECT_EQ(q.sync([&] { return std::string(seen.begin(), seen.end()); }), "A");
@@ -394,7 +395,8 @@ TEST(GroupAsync, LeavesWhenTheItemThrows) {
   std::atomic<int> errors{0};
   q.set_error_handler([&](std::exception_ptr) { errors++; });
   group g;
-  for (int i = 0; i < 20; ++i) g.async(q, [i] {
+  for (int i = 0; i < 20; ++i)
+    g.async(q, [i] {
       if (i % 2) throw std::runtime_error("odd");
     });
   g.wait();
@@ -583,16 +585,19 @@ TEST(GroupStress, ConcurrentEnterLeaveNotify) {
     });
   for (auto& t : ts) t.join();
   g.wait();
-  ASSERT_TRUE(eventually([&] {
-    long sum = 0;
-    for (auto& r : runs) sum += r.load();
-    return sum >= total;
-  }, std::chrono::seconds(60)));
+  ASSERT_TRUE(eventually(
+      [&] {
+        long sum = 0;
+        for (auto& r : runs) sum += r.load();
+        return sum >= total;
+      },
+      std::chrono::seconds(60)));
   q.sync([] {});
   std::this_thread::sleep_for(20ms);
   int wrong = 0;
   for (int id = 0; id < total; ++id)
-    if (runs[id].load() != 1 && wrong++ < 5) ADD_FAILURE() << "notification " << id << " ran " << runs[id].load() << " times";
+    if (runs[id].load() != 1 && wrong++ < 5)
+      ADD_FAILURE() << "notification " << id << " ran " << runs[id].load() << " times";
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(early.load(), 0);
   EXPECT_EQ(g.pending(), 0u);
@@ -611,7 +616,7 @@ TEST(GroupStress, RegistrationRacingWithZero) {
   std::atomic<int> early{0};
   std::vector<std::atomic<int>> runs_m(rounds), runs_n(rounds);
   for (int r = 0; r < rounds; ++r) {
-    g.enter();  // the leaver's entry
+    g.enter();                                    // the leaver's entry
     g.notify(cq, [&runs_m, r] { runs_m[r]++; });  // M: due at the leaver's zero
     std::atomic<bool> go{false}, mine_left{false};
     std::thread leaver([&go, g]() mutable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an idle serial queue costs: a million of them (fewer under the sanitizers) held in a
 // std::vector, measured as the growth of the heap (glibc's mallinfo2, or the sanitizer allocator's
 // count of live bytes), at most 128 bytes per queue with its 8-byte handle; and no task, no
@@ -61,7 +62,9 @@ measured measure(heddle::runtime& rt, std::size_t n, const std::string& label) {
     queues.reserve(n);
     for (std::size_t i = 0; i < n; ++i) queues.emplace_back(rt, label);
     const std::size_t heap_after = heap_in_use();
-    m.bytes_per_queue = heap_after > heap_before ? static_cast<double>(heap_after - heap_before) / static_cast<double>(n) : 0;
+    m.bytes_per_queue = heap_after > heap_before
+                            ? static_cast<double>(heap_after - heap_before) / static_cast<double>(n)
+                            : 0;
     m.threads_after = heddle_test::thread_count();
     m.after = rt.stats();
   }
@@ -82,8 +85,9 @@ TEST(QueueMemory, AMillionIdleQueues) {
   const std::size_t n = scaled<std::size_t>(1'000'000, 100'000);
   const std::size_t heap_start = heap_in_use();
   const measured m = measure(rt, n, "");
-  std::printf("[ measured ] %zu idle serial queues, no label: %.1f heap bytes per queue, handle in a std::vector included\n",
-              n, m.bytes_per_queue);
+  std::printf(
+      "[ measured ] %zu idle serial queues, no label: %.1f heap bytes per queue, handle in a std::vector included\n", n,
+      m.bytes_per_queue);
   RecordProperty("bytes_per_idle_queue", std::to_string(m.bytes_per_queue));
   EXPECT_GT(m.bytes_per_queue, 8.0);  // the measurement saw the queues at all
   EXPECT_LE(m.bytes_per_queue, max_bytes_per_queue);
@@ -99,7 +103,8 @@ TEST(QueueMemory, IdleQueuesWithShortLabels) {
   heddle::runtime rt(2);
   const std::size_t n = scaled<std::size_t>(200'000, 50'000);
   const measured m = measure(rt, n, "sensor-0001");
-  std::printf("[ measured ] %zu idle serial queues, 11-character label: %.1f heap bytes per queue\n", n, m.bytes_per_queue);
+  std::printf("[ measured ] %zu idle serial queues, 11-character label: %.1f heap bytes per queue\n", n,
+              m.bytes_per_queue);
   EXPECT_LE(m.bytes_per_queue, max_bytes_per_queue);
   expect_nothing_ran(m);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::serial_queue: FIFO order and mutual exclusion under many producers (workers and foreign
 // threads), sync() (values, exceptions, the inline path, a busy queue, the deadlock cases),
 // suspend/resume, after()/at(), the error handler and the default report, is_current(), target
@@ -442,9 +443,13 @@ TEST(SerialQueueDeadlock, SyncOnAnotherQueueIsAllowed) {
   EXPECT_EQ(v, 6);
   // d inside c inside d, all on this thread (both idle, so both run inline): d waits for itself.
   serial_queue c(rt, "c"), d(rt, "d");
-  const std::string m = d.sync([&] { return c.sync([&] { return what_of<heddle::queue_deadlock>([&] { d.sync([] {}); }); }); });
+  const std::string m = d.sync([&] {
+    return c.sync([&] { return what_of<heddle::queue_deadlock>([&] { d.sync([] {}); }); });
+  });
   EXPECT_NE(m.find("'d'"), std::string::npos) << m;
-  const std::string unnamed = anonymous.sync([&] { return what_of<heddle::queue_deadlock>([&] { anonymous.sync([] {}); }); });
+  const std::string unnamed = anonymous.sync([&] {
+    return what_of<heddle::queue_deadlock>([&] { anonymous.sync([] {}); });
+  });
   EXPECT_NE(unnamed.find("unlabelled"), std::string::npos) << unnamed;
 }
 
@@ -948,9 +953,11 @@ TEST(SerialQueueSync, InlineLendsTheCallerToTheQueuesRuntime) {
     return *f;
   });
   EXPECT_TRUE(where);
-  EXPECT_EQ(q.sync([] { return heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()); }), heddle::core_detail::access::core_of(rt));
+  EXPECT_EQ(q.sync([] { return heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()); }),
+            heddle::core_detail::access::core_of(rt));
   // After the call, this thread belongs to no runtime again.
-  EXPECT_EQ(heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()), heddle::core_detail::access::core_of(heddle::default_runtime()));
+  EXPECT_EQ(heddle::dispatch_detail::access::core_of(heddle::concurrent_queue()),
+            heddle::core_detail::access::core_of(heddle::default_runtime()));
   // From a worker of another runtime: runs on one of rt's workers.
   auto f = other.task([&] {
     const auto worker = std::this_thread::get_id();
@@ -1279,7 +1286,7 @@ TEST(SerialQueueShutdown, PendingItemsAreDiscarded) {
   });
   ASSERT_TRUE(eventually([&] { return sync_started.load(); }));
   std::this_thread::sleep_for(20ms);  // the caller is asleep in sync()
-  q.reset();                           // the pending batch keeps the queue alive
+  q.reset();                          // the pending batch keeps the queue alive
   {
     watchdog inner("destroying a runtime with serial queue items pending", 30s);
     rt.reset();

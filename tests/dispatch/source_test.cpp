@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::source: read and write sources on pipes (a handler that drains runs once per batch and
 // sees every byte; one that leaves data runs again), timer sources (ticks never early, coalesced
 // counts, handlers with and without the count), cancel() (its future, no handler after it, from
 // inside the handler, twice, on an empty source), destroying a source, bad arguments, a descriptor
 // that fails, exceptions from handlers, the runtime's shutdown with live sources; and the
 // readiness operations underneath, heddle::io::readable and writable.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -92,7 +93,7 @@ std::size_t fill(int fd) {
 
 // Counts and checks what a read handler sees: how many calls, bytes, and calls that found nothing.
 struct reader_state {
-  long calls = 0;        // touched on the queue only
+  long calls = 0;  // touched on the queue only
   long bytes = 0;
   long empty_calls = 0;  // a call that found nothing to read
   long pattern_errors = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stress of the dispatch layer: many queues (trees of targets), many producers (foreign threads and
 // workers), async mixed with sync, suspend/resume toggled from another thread, groups across queues,
 // queues and sources created and dropped while busy. Every check is on results: counts, per-producer
@@ -55,8 +56,8 @@ std::thread tick_on_progress(progress_watchdog& dog, Progress progress, Done don
 // overlap (one exclusion per tree); each queue keeps its own per-producer order.
 struct forest {
   std::vector<serial_queue> queues;
-  std::vector<int> tree;  // the tree of each queue
-  std::vector<std::unique_ptr<exclusion>> inside;  // per tree
+  std::vector<int> tree;                            // the tree of each queue
+  std::vector<std::unique_ptr<exclusion>> inside;   // per tree
   std::vector<std::unique_ptr<order_check>> order;  // per queue
 
   forest(heddle::runtime& rt, int roots, int producers) {
@@ -130,7 +131,8 @@ TEST(DispatchStress, ManyQueuesManyProducers) {
   });
   std::vector<std::thread> threads;
   for (int p = 0; p < thread_producers; ++p) threads.emplace_back(produce, p);
-  heddle::parallel_for(thread_producers, producers, [&](int p) { produce(p); }, 1);
+  heddle::parallel_for(
+      thread_producers, producers, [&](int p) { produce(p); }, 1);
   for (auto& t : threads) t.join();
   stop = true;
   toggler.join();
@@ -245,7 +247,9 @@ TEST(DispatchStress, QueuesAndSourcesComeAndGo) {
         if (!suspended) expected += n;
         if (seed % 7 == 0 && !suspended) {  // a source's cancel future needs its queue running
           auto s = heddle::source::timer(std::chrono::microseconds(200 + seed % 500), q,
-                                         [&ticks, k = heddle_test::tracked(live)](std::uint64_t c) { ticks += static_cast<long>(c); });
+                                         [&ticks, k = heddle_test::tracked(live)](std::uint64_t c) {
+                                           ticks += static_cast<long>(c);
+                                         });
           if (seed % 2) std::this_thread::sleep_for(std::chrono::microseconds(seed % 400));
           if (seed % 4 == 1) s.cancel().get();
         }

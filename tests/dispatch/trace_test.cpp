@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace of serial queues: each drain a span under the queue's label with the items it ran
 // (counted exactly against the items enqueued), and flows from enqueue to run for the sampled
 // items (every one at sampling 1; about one in N, never none of many, at sampling N).

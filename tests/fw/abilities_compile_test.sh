@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Module kinds and their abilities as a module's author meets them (abilities.hpp): what is right
 # compiles, and what is wrong does not, stopping at a first error that says why. ExternalWork
 # without an acquire is refused where the module is added or registered; an acquire override

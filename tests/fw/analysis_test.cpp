@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dependency bound: work and critical path per event, by the framework's own rules.
 #include <gtest/gtest.h>
 
@@ -11,9 +12,10 @@ namespace {
 using namespace heddle::fw;
 
 process_config config(const std::string& producers, const std::string& filters, const std::string& paths) {
-  return parse_config(R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":4},"producers":[)" +
-                          producers + R"(],"filters":[)" + filters + R"(],"paths":)" + paths + "}}",
-                      "t.json");
+  return parse_config(
+      R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":4},"producers":[)" +
+          producers + R"(],"filters":[)" + filters + R"(],"paths":)" + paths + "}}",
+      "t.json");
 }
 
 TEST(DependencyBound, WorkAndCriticalPathOfADiamond) {
@@ -86,10 +88,11 @@ TEST(DependencyBound, PathsRunInOrderAndRejectionStopsThem) {
   EXPECT_DOUBLE_EQ(b.events[0].work_s, 4);
   EXPECT_DOUBLE_EQ(b.events[0].critical_path_s, 4);  // f1, then d, then f2
   // Rejecting every other event: then f2 and d do not run.
-  const process_config rejecting = config(producers,
-                                          R"({"@label":"f1","@type":"BusyWaitPassFilter","averageTime":1,"pass":[false,true]},
+  const process_config rejecting =
+      config(producers,
+             R"({"@label":"f1","@type":"BusyWaitPassFilter","averageTime":1,"pass":[false,true]},
                                              {"@label":"f2","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"d","product":""}]})",
-                                          paths);
+             paths);
   const dependency_bound r = analyse_dependencies(rejecting, 1, 2);
   EXPECT_DOUBLE_EQ(r.events[0].work_s, 1);
   EXPECT_DOUBLE_EQ(r.events[0].critical_path_s, 1);

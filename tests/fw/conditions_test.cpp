@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conditions: records, intervals of validity from a source, condition producers made once per
 // interval and prefetched for the modules that read them, in both processors; the conditions file's
 // errors; finalize's checks.
@@ -164,7 +165,8 @@ TEST(Conditions, ProducerFailureStopsTheJobNamingIt) {
 
 TEST(Conditions, RunBeforeTheFirstIntervalFails) {
   job j;
-  j.p.set_conditions(fw::conditions::from_json(R"({"records": {"CalibrationRecord": [{"firstRun": 2}]}})", "late.json"));
+  j.p.set_conditions(fw::conditions::from_json(R"({"records": {"CalibrationRecord": [{"firstRun": 2}]}})",
+                                               "late.json"));
   try {
     fw::run_threaded(j.p, options(2, 4));
     ADD_FAILURE() << "no error";
@@ -181,8 +183,9 @@ TEST(Conditions, FinalizeNamesWhatIsMissingOrMadeTwice) {
       p.finalize();
       ADD_FAILURE() << "no error";
     } catch (const fw::config_error& x) {
-      EXPECT_NE(std::string(x.what()).find("'calibrated': consumes conditions Calibration of record CalibrationRecord, but no "
-                                           "condition producer makes them"),
+      EXPECT_NE(std::string(x.what()).find(
+                    "'calibrated': consumes conditions Calibration of record CalibrationRecord, but no "
+                    "condition producer makes them"),
                 std::string::npos)
           << x.what();
     }
@@ -213,15 +216,18 @@ TEST(Conditions, FileErrorsSayWhere) {
     return std::string("no error");
   };
   EXPECT_EQ(error("{\n  [").rfind("c.json:2:3: malformed JSON: ", 0), 0u) << error("{\n  [");
-  EXPECT_EQ(error(R"({"records": {"R": [{"firstLumi": 2}]}})"), "c.json: records.R[0]: missing required key 'firstRun'");
-  EXPECT_EQ(error(R"({"records": {"R": [{"firstRun": 2}, {"firstRun": 1}]}})"),
-            "c.json: records.R[1]: interval starts (run 1, lumi 1) at or before the previous one: intervals are listed in "
-            "increasing order");
+  EXPECT_EQ(error(R"({"records": {"R": [{"firstLumi": 2}]}})"),
+            "c.json: records.R[0]: missing required key 'firstRun'");
+  EXPECT_EQ(
+      error(R"({"records": {"R": [{"firstRun": 2}, {"firstRun": 1}]}})"),
+      "c.json: records.R[1]: interval starts (run 1, lumi 1) at or before the previous one: intervals are listed in "
+      "increasing order");
   EXPECT_EQ(error(R"({"records": {"R": [{"firstRun": 0}]}})"),
             "c.json: records.R[0].firstRun: expected a run or lumi number (1 to 4294967295), found 0");
   EXPECT_EQ(error(R"({"records": {"R": [{"firstRun": 1, "scale": 2}]}})"),
             "c.json: records.R[0]: unknown key 'scale' (known here: firstRun, firstLumi, payload)");
-  EXPECT_EQ(error(R"({"recs": {}})"), "c.json: (top level): expected an object with \"records\": { \"RecordName\": [intervals] }");
+  EXPECT_EQ(error(R"({"recs": {}})"),
+            "c.json: (top level): expected an object with \"records\": { \"RecordName\": [intervals] }");
 }
 
 TEST(Conditions, DeclarationsAreChecked) {

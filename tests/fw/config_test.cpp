@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading configurations: the study's files as they are (where they lie beside the repository), the
 // project's own, and one clear line for each bad input.
 #include <gtest/gtest.h>
@@ -13,13 +14,14 @@ using namespace heddle::fw;
 using fw_test::cms;
 
 // A small valid configuration; `producers` and `extra_process` are spliced in.
-std::string config_text(const std::string& producers = R"({"@label":"a","@type":"demo::FastProducer"})",
-                        const std::string& filters = R"({"@label":"f","@type":"demo::PassFilter","toGet":[{"label":"a","product":""}]})",
-                        const std::string& options = R"("nSimultaneousEvents":2,"busyWaitScaleFactor":2.2e7)",
-                        const std::string& source = R"("@type":"demo::SimpleSource","iterations":10)",
-                        const std::string& paths = R"({"p":["f"]})") {
-  return R"({"process":{"label":"T","options":{)" + options + R"(},"source":{)" + source + R"(},"filters":[)" + filters +
-         R"(],"producers":[)" + producers + R"(],"paths":)" + paths + "}}";
+std::string config_text(
+    const std::string& producers = R"({"@label":"a","@type":"demo::FastProducer"})",
+    const std::string& filters = R"({"@label":"f","@type":"demo::PassFilter","toGet":[{"label":"a","product":""}]})",
+    const std::string& options = R"("nSimultaneousEvents":2,"busyWaitScaleFactor":2.2e7)",
+    const std::string& source = R"("@type":"demo::SimpleSource","iterations":10)",
+    const std::string& paths = R"({"p":["f"]})") {
+  return R"({"process":{"label":"T","options":{)" + options + R"(},"source":{)" + source + R"(},"filters":[)" +
+         filters + R"(],"producers":[)" + producers + R"(],"paths":)" + paths + "}}";
 }
 
 // The config_error message of parsing `text`, or "" if it parsed.
@@ -86,8 +88,8 @@ TEST(Config, ReadsEveryExampleConfiguration) {
 
 // The project's own configurations (tests/fw/configs/), which the framework's tests run on.
 TEST(Config, ReadsTheProjectsOwnConfigurations) {
-  for (const char* name : {"one_filter.json", "chain.json", "chain_acquire.json", "throwing_filter.json",
-                           "throwing_producer.json"}) {
+  for (const char* name :
+       {"one_filter.json", "chain.json", "chain_acquire.json", "throwing_filter.json", "throwing_producer.json"}) {
     const process_config c = load_config(fw_test::own(name));
     EXPECT_EQ(c.events, 500u) << name;
     EXPECT_FALSE(c.paths.empty()) << name;
@@ -95,7 +97,7 @@ TEST(Config, ReadsTheProjectsOwnConfigurations) {
   const process_config t = load_config(fw_test::own("chain.json"));
   ASSERT_EQ(t.modules.size(), 6u);
   EXPECT_EQ(t.events_in_flight, 4u);
-  EXPECT_EQ(t.modules[0].label, "hits");  // producers first, then filters
+  EXPECT_EQ(t.modules[0].label, "hits");             // producers first, then filters
   EXPECT_EQ(t.modules[0].type, "BusyWaitProducer");  // "demo::" is dropped
   EXPECT_DOUBLE_EQ(t.modules[0].average_time, 0.01);
   EXPECT_EQ(t.modules[1].threads, thread_type::safe_between_modules);
@@ -115,7 +117,8 @@ TEST(Config, ReadsTheProjectsOwnConfigurations) {
 }
 
 TEST(Config, IterationsMayBeAString) {
-  const process_config c = parse_config(config_text(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter"})",
+  const process_config c = parse_config(config_text(R"({"@label":"a","@type":"FastProducer"})",
+                                                    R"({"@label":"f","@type":"PassFilter"})",
                                                     R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)",
                                                     R"("@type":"demo::SimpleSource","iterations":"200")"),
                                         "t.json");
@@ -164,10 +167,12 @@ TEST(ConfigErrors, AMissingKeyNamesTheModuleAndTheKey) {
   EXPECT_NE(e.find("missing required key 'averageTime'"), std::string::npos) << e;
   const std::string l = error_of(config_text(R"({"@type":"demo::FastProducer"})"));
   EXPECT_NE(l.find("process.producers[0]: missing required key '@label'"), std::string::npos) << l;
-  const std::string o = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("busyWaitScaleFactor":1)"));
+  const std::string o = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "",
+                                             R"("busyWaitScaleFactor":1)"));
   EXPECT_NE(o.find("process.options: missing required key 'nSimultaneousEvents'"), std::string::npos) << o;
   const std::string s = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "",
-                                             R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)", R"("@type":"SimpleSource")"));
+                                             R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1)",
+                                             R"("@type":"SimpleSource")"));
   EXPECT_NE(s.find("process.source: missing required key 'iterations'"), std::string::npos) << s;
 }
 
@@ -189,21 +194,25 @@ TEST(ConfigErrors, AnUnknownTypeListsTheKnownOnes) {
 }
 
 TEST(ConfigErrors, UnknownKeysAreReported) {
-  const std::string e = error_of(config_text(R"({"@label":"a","@type":"BusyWaitProducer","averagTime":0.1,"averageTime":1})"));
+  const std::string e =
+      error_of(config_text(R"({"@label":"a","@type":"BusyWaitProducer","averagTime":0.1,"averageTime":1})"));
   EXPECT_NE(e.find("key 'averagTime' does not apply to type BusyWaitProducer"), std::string::npos) << e;
   const std::string o = error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "",
                                              R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"nThread":2)"));
   EXPECT_NE(o.find("process.options: unknown key 'nThread'"), std::string::npos) << o;
-  const std::string t = error_of(config_text(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"b","prod":""}]})"));
+  const std::string t =
+      error_of(config_text(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"b","prod":""}]})"));
   EXPECT_NE(t.find("toGet[0]: unknown key 'prod'"), std::string::npos) << t;
 }
 
 TEST(ConfigErrors, NegativeAndNonNumericTimes) {
-  const std::string e = error_of(config_text(R"({"@label":"a","@type":"EventTimesBusyWaitProducer","eventTimes":[0.1,-0.5]})"));
+  const std::string e =
+      error_of(config_text(R"({"@label":"a","@type":"EventTimesBusyWaitProducer","eventTimes":[0.1,-0.5]})"));
   EXPECT_NE(e.find("process.producers[0] 'a': eventTimes[1]: negative time -0.5"), std::string::npos) << e;
   const std::string a = error_of(config_text(R"({"@label":"a","@type":"SleepingProducer","averageTime":"1"})"));
   EXPECT_NE(a.find("averageTime: expected a time in seconds, found string"), std::string::npos) << a;
-  const std::string m = error_of(config_text(R"({"@label":"a","@type":"SleepingProducer","averageTime":1,"minTime":2})"));
+  const std::string m =
+      error_of(config_text(R"({"@label":"a","@type":"SleepingProducer","averageTime":1,"minTime":2})"));
   EXPECT_NE(m.find("minTime is above averageTime"), std::string::npos) << m;
 }
 
@@ -213,11 +222,13 @@ TEST(ConfigErrors, BadOptionValues) {
   };
   EXPECT_NE(opts(R"("nSimultaneousEvents":0,"busyWaitScaleFactor":1)").find("expected at least 1"), std::string::npos);
   EXPECT_NE(opts(R"("nSimultaneousEvents":-3,"busyWaitScaleFactor":1)").find("expected a count"), std::string::npos);
-  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":0)").find("expected a positive number"), std::string::npos);
+  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":0)").find("expected a positive number"),
+            std::string::npos);
   EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"wait":"nap")").find("unknown wait mode 'nap'"),
             std::string::npos);
-  EXPECT_NE(opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"quiet":"yes")").find("quiet: expected true or false"),
-            std::string::npos);
+  EXPECT_NE(
+      opts(R"("nSimultaneousEvents":2,"busyWaitScaleFactor":1,"quiet":"yes")").find("quiet: expected true or false"),
+      std::string::npos);
   const std::string t = error_of(config_text(R"({"@label":"a","@type":"FastProducer","threadType":"Sometimes"})"));
   EXPECT_NE(t.find("unknown threadType 'Sometimes'"), std::string::npos) << t;
 }
@@ -228,14 +239,16 @@ TEST(ConfigErrors, TheKeyTablesNameTheKeyAndWhatWasExpected) {
   auto opts = [](const std::string& o) {
     return error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("nSimultaneousEvents":2,)" + o));
   };
-  EXPECT_NE(opts(R"("numberOfConcurrentLumis":2)")
-                .find("t.json: process.options: unknown key 'numberOfConcurrentLumis' (known here: nSimultaneousEvents, "
-                      "busyWaitScaleFactor, nThreads, timeScale, wait, singleThreaded, quiet, json, timeline, idleSpinUs, "
-                      "numberOfConcurrentLuminosityBlocks)"),
-            std::string::npos);
+  EXPECT_NE(
+      opts(R"("numberOfConcurrentLumis":2)")
+          .find("t.json: process.options: unknown key 'numberOfConcurrentLumis' (known here: nSimultaneousEvents, "
+                "busyWaitScaleFactor, nThreads, timeScale, wait, singleThreaded, quiet, json, timeline, idleSpinUs, "
+                "numberOfConcurrentLuminosityBlocks)"),
+      std::string::npos);
   EXPECT_EQ(opts(R"("nThreads":true)"), "t.json: process.options.nThreads: expected a count, found boolean");
   EXPECT_EQ(opts(R"("nThreads":4097)"), "t.json: process.options.nThreads: expected at most 4096, found 4097");
-  EXPECT_EQ(opts(R"("idleSpinUs":1000001)"), "t.json: process.options.idleSpinUs: expected at most 1000000, found 1000001");
+  EXPECT_EQ(opts(R"("idleSpinUs":1000001)"),
+            "t.json: process.options.idleSpinUs: expected at most 1000000, found 1000001");
   EXPECT_EQ(opts(R"("numberOfConcurrentLuminosityBlocks":0)"),
             "t.json: process.options.numberOfConcurrentLuminosityBlocks: expected at least 1, found 0");
   EXPECT_EQ(opts(R"("timeScale":"fast")"), "t.json: process.options.timeScale: expected a number, found string");
@@ -244,29 +257,37 @@ TEST(ConfigErrors, TheKeyTablesNameTheKeyAndWhatWasExpected) {
   auto source = [](const std::string& s) {
     return error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", "", R"("nSimultaneousEvents":2)", s));
   };
-  EXPECT_EQ(source(R"("iterations":10,"eventsPerLumi":[2])"), "t.json: process.source.eventsPerLumi: expected a count, found array");
+  EXPECT_EQ(source(R"("iterations":10,"eventsPerLumi":[2])"),
+            "t.json: process.source.eventsPerLumi: expected a count, found array");
   EXPECT_EQ(source(R"("iterations":0)"), "t.json: process.source.iterations: expected at least 1, found 0");
-  EXPECT_EQ(source(R"("iterations":10,"lumisPerRun":2)"),
-            "t.json: process.source.lumisPerRun: needs eventsPerLumi (runs are lumisPerRun lumis of eventsPerLumi events)");
-  EXPECT_NE(source(R"("iterations":10,"events":2)").find("process.source: unknown key 'events' (known here: @type, iterations, "
-                                                         "eventsPerRun, eventsPerLumi, lumisPerRun)"),
+  EXPECT_EQ(
+      source(R"("iterations":10,"lumisPerRun":2)"),
+      "t.json: process.source.lumisPerRun: needs eventsPerLumi (runs are lumisPerRun lumis of eventsPerLumi events)");
+  EXPECT_NE(source(R"("iterations":10,"events":2)")
+                .find("process.source: unknown key 'events' (known here: @type, iterations, "
+                      "eventsPerRun, eventsPerLumi, lumisPerRun)"),
             std::string::npos);
 
   EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer","toGet":[{"product":"x"}]})")),
             "t.json: process.producers[0] 'a': toGet[0]: missing required key 'label'");
-  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"EventTimesBusyWaitParallelForPassFilter","eventTimes":[1],"nRanges":0})",
-                                 "")),
-            "t.json: process.producers[0] 'a': @type: 'EventTimesBusyWaitParallelForPassFilter' is a filter type, not a producer");
-  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})",
-                                 R"({"@label":"f","@type":"EventTimesSleepingParallelForPassFilter","eventTimes":[1],"nRanges":0})")),
+  EXPECT_EQ(error_of(config_text(
+                R"({"@label":"a","@type":"EventTimesBusyWaitParallelForPassFilter","eventTimes":[1],"nRanges":0})",
+                "")),
+            "t.json: process.producers[0] 'a': @type: 'EventTimesBusyWaitParallelForPassFilter' is a filter type, not "
+            "a producer");
+  EXPECT_EQ(error_of(config_text(
+                R"({"@label":"a","@type":"FastProducer"})",
+                R"({"@label":"f","@type":"EventTimesSleepingParallelForPassFilter","eventTimes":[1],"nRanges":0})")),
             "t.json: process.filters[0] 'f': nRanges: expected at least 1, found 0");
   EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"ThreadSafeProducer","value":1.5})")),
             "t.json: process.producers[0] 'a': value: expected an integer, found number");
-  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter","pass":[1]})")),
+  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer"})",
+                                 R"({"@label":"f","@type":"PassFilter","pass":[1]})")),
             "t.json: process.filters[0] 'f': pass[0]: expected true or false, found number");
-  EXPECT_EQ(error_of(config_text(R"({"@label":"a","@type":"FastProducer","pass":[true]})")),
-            "t.json: process.producers[0] 'a': key 'pass' does not apply to type FastProducer (it takes: @label, @type, "
-            "threadType, toGet, productLabel)");
+  EXPECT_EQ(
+      error_of(config_text(R"({"@label":"a","@type":"FastProducer","pass":[true]})")),
+      "t.json: process.producers[0] 'a': key 'pass' does not apply to type FastProducer (it takes: @label, @type, "
+      "threadType, toGet, productLabel)");
 }
 
 TEST(ConfigErrors, AMissingFileSaysSo) {
@@ -310,12 +331,14 @@ TEST(ConfigOverrides, BadOverridesAreNamed) {
     return std::string();
   };
   EXPECT_EQ(error({{"nosuch.x", "1", "--set"}}), "--set nosuch.x: no module labelled 'nosuch' in t.json");
-  EXPECT_EQ(error({{"a", "1", "--pileup"}}), "--pileup a: expected LABEL.PARAMETER (a module's label and one of its parameters)");
+  EXPECT_EQ(error({{"a", "1", "--pileup"}}),
+            "--pileup a: expected LABEL.PARAMETER (a module's label and one of its parameters)");
   EXPECT_EQ(error({{"a.@type", "X", "--set"}}), "--set a.@type: not a parameter name: '@type'");
 }
 
 TEST(ConfigOverrides, TheFileDeclaresItsCommandLineOptions) {
-  const std::string text = R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},
+  const std::string text =
+      R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},
     "commandLine":{"pileup":{"parameter":"mixing.mu","help":"pile-up"},"out":{"parameter":"output.fileName"}},
     "producers":[{"@label":"a","@type":"demo::FastProducer"}],"paths":{"p":["a"]}}})";
   const std::vector<command_line_parameter> d = parse_command_line_parameters(text, "t.json");
@@ -331,7 +354,8 @@ TEST(ConfigOverrides, TheFileDeclaresItsCommandLineOptions) {
     (void)parse_config(bad, "t.json");
     FAIL() << "a target without a parameter";
   } catch (const config_error& e) {
-    EXPECT_EQ(std::string(e.what()), "t.json: process.commandLine.pileup.parameter: expected LABEL.PARAMETER, not 'mixing'");
+    EXPECT_EQ(std::string(e.what()),
+              "t.json: process.commandLine.pileup.parameter: expected LABEL.PARAMETER, not 'mixing'");
   }
   std::string bad_name = text;
   bad_name.replace(bad_name.find("\"out\":"), 6, "\"o t\":");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ExternalWork: acquire starts asynchronous work and returns; produce runs once the handle is
 // completed, from any thread; nothing holds a thread in between; misuse fails the module, never
 // the process, and never hangs.
@@ -69,7 +70,8 @@ struct setup {
   external_calls* ext = &calls;
   std::atomic<long> wrong{0};
   // A global:: module, or with `one` a one:: module on `resources` ("" the legacy resource).
-  explicit setup(external_calls::starter s, bool one = false, std::vector<std::string> resources = {}) : calls(std::move(s)) {
+  explicit setup(external_calls::starter s, bool one = false, std::vector<std::string> resources = {})
+      : calls(std::move(s)) {
     if (one) p.add<external_one>({"ext"}, &calls, resources);
     else p.add<external>({"ext"}, &calls);
     fw_test::add_probe(p, decl("check", module_role::filter, {"ext"}), [this](const fw_test::inputs& in) {
@@ -148,8 +150,8 @@ TEST(ExternalWork, NoThreadIsHeldWhileWaiting) {
 }
 
 TEST(ExternalWork, SerialisedModulesKeepTheirQueueWhileWaiting) {
-  for (const std::vector<std::string>& resources : {std::vector<std::string>{}, std::vector<std::string>{""},
-                                                    std::vector<std::string>{"gpu"}}) {
+  for (const std::vector<std::string>& resources :
+       {std::vector<std::string>{}, std::vector<std::string>{""}, std::vector<std::string>{"gpu"}}) {
     std::atomic<int> now{0}, most{0};
     setup s(
         [&](const event&, async_handle h) {

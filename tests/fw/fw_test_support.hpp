@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the framework's tests: the configurations by path (the study's, and the
 // project's own), and modules made from a function (probes) that count and record what the
 // framework does with them.
@@ -35,14 +36,14 @@ inline std::string own(const std::string& name) { return in_folder(HEDDLE_FW_CON
 
 // Skips the current test, saying why, when the study's file `name` (under HEDDLE_CMS_DATA) is
 // absent. A macro: GTEST_SKIP() returns from the test function itself.
-#define FW_TEST_NEEDS_CMS(name)                                                                              \
-  do {                                                                                                       \
-    const std::string fw_test_file_ = fw_test::cms(name);                                                    \
-    if (!std::filesystem::exists(fw_test_file_))                                                             \
-      GTEST_SKIP() << fw_test_file_                                                                          \
+#define FW_TEST_NEEDS_CMS(name)                                                                            \
+  do {                                                                                                     \
+    const std::string fw_test_file_ = fw_test::cms(name);                                                  \
+    if (!std::filesystem::exists(fw_test_file_))                                                           \
+      GTEST_SKIP() << fw_test_file_                                                                        \
                    << " is absent: the CMS study's configurations are not part of the repository (CI and " \
-                      "developers have them in ../shared/data/cms beside it; -DHEDDLE_CMS_DATA=DIR names "  \
-                      "another folder)";                                                                     \
+                      "developers have them in ../shared/data/cms beside it; -DHEDDLE_CMS_DATA=DIR names " \
+                      "another folder)";                                                                   \
   } while (0)
 
 inline const char* const hipileup = "reco_hipileup_5_2_0_busywait_perfectIO.json";
@@ -118,8 +119,9 @@ namespace probes {
 using namespace heddle::fw;
 
 // Declares a probe's inputs (and, for a producer, its product) on module M under construction.
-#define FW_TEST_PROBE_DECLARE(d)                                                         \
-  for (const std::string& in : (d).inputs) tokens_.push_back(this->template consumes<std::int64_t>(input_tag::parse(in))); \
+#define FW_TEST_PROBE_DECLARE(d)                                                    \
+  for (const std::string& in : (d).inputs)                                          \
+    tokens_.push_back(this->template consumes<std::int64_t>(input_tag::parse(in))); \
   if ((d).role == module_role::producer) out_ = this->template produces<std::int64_t>()
 
 class global_producer final : public global::EDProducer<>, public probe {
@@ -195,13 +197,17 @@ inline probe* add_probe(heddle::fw::process& p, const probe_decl& d, body f) {
   using heddle::fw::module_role;
   switch (d.role) {
     case module_role::producer:
-      return d.one ? probes::add<probes::one_producer>(p, d, std::move(f)) : probes::add<probes::global_producer>(p, d, std::move(f));
+      return d.one ? probes::add<probes::one_producer>(p, d, std::move(f))
+                   : probes::add<probes::global_producer>(p, d, std::move(f));
     case module_role::filter:
-      return d.one ? probes::add<probes::one_filter>(p, d, std::move(f)) : probes::add<probes::global_filter>(p, d, std::move(f));
+      return d.one ? probes::add<probes::one_filter>(p, d, std::move(f))
+                   : probes::add<probes::global_filter>(p, d, std::move(f));
     case module_role::analyzer:
-      return d.one ? probes::add<probes::one_analyzer>(p, d, std::move(f)) : probes::add<probes::global_analyzer>(p, d, std::move(f));
+      return d.one ? probes::add<probes::one_analyzer>(p, d, std::move(f))
+                   : probes::add<probes::global_analyzer>(p, d, std::move(f));
     case module_role::output:
-      return d.one ? probes::add<probes::one_output>(p, d, std::move(f)) : probes::add<probes::global_output>(p, d, std::move(f));
+      return d.one ? probes::add<probes::one_output>(p, d, std::move(f))
+                   : probes::add<probes::global_output>(p, d, std::move(f));
   }
   return nullptr;
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-fw as a user meets it: every bad input is one line on stderr and exit status 2, a module
 # that throws stops the run with exit status 1 naming the module and the event, nothing hangs, and
 # a good run prints its report and writes the JSON and the timeline. All of it on the project's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-fw with plugins (shared builds): the test plugins (tests/fw/plugins/) run from
 # --plugin-path or HEDDLE_FW_PLUGIN_PATH on a configuration that names their types
 # (plugins/values.json), with the same checksum in both processors; the cache is written beside

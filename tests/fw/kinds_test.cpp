@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module kinds and what each promises: stream:: modules get an instance per stream, each called
 // for one event at a time; one:: modules never run beside themselves, nor beside the modules that
 // share a resource with them, and freely beside the others; ExternalWork in every kind, both
@@ -6,10 +7,10 @@
 // stress_test.cpp; what must not compile: abilities_compile_test.sh.)
 #include <gtest/gtest.h>
 
-#include <heddle/async/timer.hpp>
-#include <heddle/fw.hpp>
 #include <algorithm>
 #include <chrono>
+#include <heddle/async/timer.hpp>
+#include <heddle/fw.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -165,7 +166,9 @@ struct stream_census {
 
 class per_stream final : public stream::EDProducer<> {
  public:
-  explicit per_stream(stream_census* c) : c_(c), out_(produces<std::vector<std::int64_t>>()) { c->instances.fetch_add(1); }
+  explicit per_stream(stream_census* c) : c_(c), out_(produces<std::vector<std::int64_t>>()) {
+    c->instances.fetch_add(1);
+  }
   void begin_job() override { c_->begin_jobs.fetch_add(1); }
   void end_job() override { c_->end_jobs.fetch_add(1); }
   void produce(event& e, const event_setup&) override {
@@ -251,7 +254,8 @@ TEST(StreamModules, InstancesThatDeclareOtherProductsAreRefused) {
     run_threaded(p, fw_test::options(4, 2));
     ADD_FAILURE() << "a second instance with other products ran";
   } catch (const config_error& e) {
-    EXPECT_NE(std::string(e.what()).find("drift: stream 1's instance declares other products than stream 0's"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("drift: stream 1's instance declares other products than stream 0's"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -345,8 +349,8 @@ void add_external(process& p, kind_form k, ext_log* l) {
 TEST(ExternalWorkKinds, EveryKindBothFormsBothProcessors) {
   heddle_test::watchdog dog("ExternalWork kinds", std::chrono::seconds(180));
   const std::uint64_t events = heddle_test::scaled<std::uint64_t>(60, 24);
-  for (kind_form k : {kind_form::global_handle, kind_form::global_future, kind_form::stream_handle, kind_form::stream_future,
-                      kind_form::one_handle, kind_form::one_future})
+  for (kind_form k : {kind_form::global_handle, kind_form::global_future, kind_form::stream_handle,
+                      kind_form::stream_future, kind_form::one_handle, kind_form::one_future})
     for (bool single : {true, false}) {
       ext_log l;
       process p("kinds");
@@ -491,7 +495,7 @@ class completes_early final : public Base {
     else if (how_ == 1) h.done_at(clock_type::now());
     else h.after(heddle::sleep_for(0us));
     std::this_thread::sleep_for(300us);  // another worker is free to start produce meanwhile
-    ++calls_;  // a plain member: TSan sees produce reading it at the same time
+    ++calls_;                            // a plain member: TSan sees produce reading it at the same time
     busy_ = false;
   }
   void produce(event& e, const event_setup&) override {
@@ -519,7 +523,9 @@ TEST(ExternalWorkKinds, ProduceRunsAfterAcquireHasReturned) {
       const run_report r = run_threaded(p, fw_test::options(40, 4, 3));
       EXPECT_EQ(r.events, 40u);
       EXPECT_EQ(overlaps.load(), 0) << (one_kind ? "one::" : "stream::") << ", completed by "
-                                    << (how == 0 ? "done()" : how == 1 ? "done_at(now)" : "after(future)");
+                                    << (how == 0   ? "done()"
+                                        : how == 1 ? "done_at(now)"
+                                                   : "after(future)");
     }
 }
 
@@ -642,7 +648,8 @@ TEST(Exceptions, EveryTransitionAndEventMethodNamesTheModule) {
         EXPECT_EQ(e.label(), "fragile") << at;
         EXPECT_NE(what.find("boom in " + std::string(name(s))), std::string::npos) << at << ": " << what;
         if (s != step::produce && s != step::acquire) {
-          EXPECT_NE(what.find(std::string(name(s)) + ": boom"), std::string::npos) << at << ": " << what;  // the transition
+          EXPECT_NE(what.find(std::string(name(s)) + ": boom"), std::string::npos)
+              << at << ": " << what;  // the transition
         }
         if (s == step::begin_run || s == step::end_run) {
           EXPECT_EQ(e.run(), 2u) << at;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Luminosity blocks: the order of the transitions per module and per stream instance, every event's
 // lumi, per-lumi summaries made at end_luminosity_block (the same serial and with 1, 2, 3 lumis
 // open at once and many events in flight), lumi products in the checksum, jobs from a first event
@@ -68,7 +69,9 @@ class watcher final : public fw::global::EDAnalyzer<> {
       : j_(std::move(j)), per_run_(per_run), per_lumi_(per_lumi) {}
   void begin_job() override { j_->add(K::begin_job, label(), 0); }
   void end_job() override { j_->add(K::end_job, label(), 0); }
-  void begin_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::begin_run, label(), 0, {r.number(), 0, 0}); }
+  void begin_run(const fw::run& r, const fw::event_setup&) override {
+    j_->add(K::begin_run, label(), 0, {r.number(), 0, 0});
+  }
   void end_run(fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), 0, {r.number(), 0, 0}); }
   void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup&) override {
     j_->add(K::begin_lumi, label(), 0, {l.run(), l.number(), 0});
@@ -96,8 +99,12 @@ class stream_watcher final : public fw::stream::EDAnalyzer<> {
       : j_(std::move(j)), instance_(instances->fetch_add(1)) {}
   void begin_job() override { j_->add(K::begin_job, label(), instance_); }
   void end_job() override { j_->add(K::end_job, label(), instance_); }
-  void begin_run(const fw::run& r, const fw::event_setup&) override { j_->add(K::begin_run, label(), instance_, {r.number(), 0, 0}); }
-  void end_run(fw::run& r, const fw::event_setup&) override { j_->add(K::end_run, label(), instance_, {r.number(), 0, 0}); }
+  void begin_run(const fw::run& r, const fw::event_setup&) override {
+    j_->add(K::begin_run, label(), instance_, {r.number(), 0, 0});
+  }
+  void end_run(fw::run& r, const fw::event_setup&) override {
+    j_->add(K::end_run, label(), instance_, {r.number(), 0, 0});
+  }
   void begin_luminosity_block(const fw::luminosity_block& l, const fw::event_setup&) override {
     j_->add(K::begin_lumi, label(), instance_, {l.run(), l.number(), 0});
   }
@@ -127,8 +134,8 @@ class serial_watcher final : public fw::one::EDAnalyzer<> {
 // open at once, none open across a run boundary; and each event in the lumi its number says.
 // Returns the lumis seen.
 std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, const std::string& module, int instance,
-                                    std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi, unsigned max_open,
-                                    bool every_event, std::uint64_t first = 0) {
+                                    std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi,
+                                    unsigned max_open, bool every_event, std::uint64_t first = 0) {
   std::vector<journal::entry> seq;
   for (const auto& x : all)
     if (x.module == module && x.instance == instance) seq.push_back(x);
@@ -161,7 +168,9 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         break;
       case K::begin_lumi:
         EXPECT_TRUE(run_open && l.run == run) << who << " lumi " << l.lumi << " of run " << l.run;
-        EXPECT_EQ(l.lumi, last_begun.run == run ? last_begun.lumi + 1 : run == first_lumi.run ? first_lumi.lumi : 1u)
+        EXPECT_EQ(l.lumi, last_begun.run == run   ? last_begun.lumi + 1
+                          : run == first_lumi.run ? first_lumi.lumi
+                                                  : 1u)
             << who << " run " << run;
         last_begun = l;
         open[l] = {0, 0};
@@ -188,7 +197,8 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         EXPECT_TRUE(it != open.end()) << who << ": event " << x.id.event << " outside its lumi";
         if (it != open.end()) ++it->second.first;
         EXPECT_TRUE(seen.insert(x.id.event).second) << who << ": event " << x.id.event << " twice";
-        EXPECT_TRUE(x.id.event >= first && x.id.event - first < events) << who << ": event " << x.id.event << " outside the job";
+        EXPECT_TRUE(x.id.event >= first && x.id.event - first < events)
+            << who << ": event " << x.id.event << " outside the job";
         break;
       }
       case K::event_end: {
@@ -197,8 +207,7 @@ std::vector<lumi_id> check_sequence(const std::vector<journal::entry>& all, cons
         if (it != open.end()) ++it->second.second;
         break;
       }
-      default:
-        ADD_FAILURE() << who << ": job transition inside the job";
+      default: ADD_FAILURE() << who << ": job transition inside the job";
     }
   }
   EXPECT_FALSE(run_open) << who;
@@ -221,7 +230,8 @@ fw::run_options lumi_options(std::uint64_t events, std::uint64_t per_run, std::u
 }
 
 // The lumis a job of these sizes (of events [first, first + events)) has, in order.
-std::vector<lumi_id> all_lumis(std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi, std::uint64_t first = 0) {
+std::vector<lumi_id> all_lumis(std::uint64_t events, std::uint64_t per_run, std::uint64_t per_lumi,
+                               std::uint64_t first = 0) {
   std::vector<lumi_id> v;
   for (std::uint64_t e = first; e < first + events; ++e)
     if (v.empty() || v.back() != expected_lumi(e, per_run, per_lumi)) v.push_back(expected_lumi(e, per_run, per_lumi));
@@ -247,10 +257,12 @@ TEST(Lumi, TransitionsInOrderAndEventsInTheirLumi) {
         const fw::run_options o = lumi_options(s.events, s.per_run, s.per_lumi, lumis, 8);
         const fw::run_report r = threaded ? fw::run_threaded(p, o) : fw::run_single_threaded(p, o);
         SCOPED_TRACE(std::to_string(s.events) + " events, runs of " + std::to_string(s.per_run) + ", lumis of " +
-                     std::to_string(s.per_lumi) + ", " + std::to_string(lumis) + " lumis, " + (threaded ? "threaded" : "single"));
+                     std::to_string(s.per_lumi) + ", " + std::to_string(lumis) + " lumis, " +
+                     (threaded ? "threaded" : "single"));
         EXPECT_EQ(r.events, s.events);
         EXPECT_EQ(r.concurrent_lumis, threaded ? lumis : 1u);
-        const auto seen = check_sequence(j->entries(), "watch", 0, s.events, s.per_run, s.per_lumi, r.concurrent_lumis, true);
+        const auto seen = check_sequence(j->entries(), "watch", 0, s.events, s.per_run, s.per_lumi, r.concurrent_lumis,
+                                         true);
         EXPECT_EQ(seen, all_lumis(s.events, s.per_run, s.per_lumi));
         std::uint32_t counted = 0;
         for (const auto& run : r.runs) counted += run.lumis;
@@ -279,7 +291,8 @@ TEST(Lumi, EveryStreamInstanceSeesEveryLumiAndLimitsConcurrentLumisToOne) {
   // instances' events together are every event.
   std::set<std::uint64_t> events_seen;
   for (int i = 0; i < instances->load(); ++i) {
-    EXPECT_EQ(check_sequence(j->entries(), "per_stream", i, events, per_run, per_lumi, 1, false), expected) << "instance " << i;
+    EXPECT_EQ(check_sequence(j->entries(), "per_stream", i, events, per_run, per_lumi, 1, false), expected)
+        << "instance " << i;
     for (const auto& x : j->entries())
       if (x.module == "per_stream" && x.instance == i && x.what == K::event_start) events_seen.insert(x.id.event);
   }
@@ -378,7 +391,8 @@ class summary_reader final : public fw::global::EDAnalyzer<> {
     ids_ = consumes<std::vector<std::uint64_t>>({"summer", "ids"});
   }
   void analyze(const fw::event& e, const fw::event_setup&) const override {
-    if (e.get(ids_) != std::vector<std::uint64_t>{e.id().event, e.id().lumi}) throw std::logic_error("wrong ids product");
+    if (e.get(ids_) != std::vector<std::uint64_t>{e.id().event, e.id().lumi})
+      throw std::logic_error("wrong ids product");
   }
   void end_luminosity_block(fw::luminosity_block& l, const fw::event_setup&) override {
     const std::vector<std::uint64_t>& s = l.get(sum_);
@@ -446,8 +460,9 @@ TEST(Lumi, PerLumiSummariesMatchTheSerialRunWithConcurrentLumis) {
           EXPECT_EQ(r.overlapping_events, 0);
         }
         if (rep == 0)
-          std::printf("[ lumis %u, in flight %3llu ] events overlapping the previous lumi's end: %ld, lumis open at most: %u\n",
-                      lumis, static_cast<unsigned long long>(in_flight), r.overlapping_events, r.most_open);
+          std::printf(
+              "[ lumis %u, in flight %3llu ] events overlapping the previous lumi's end: %ld, lumis open at most: %u\n",
+              lumis, static_cast<unsigned long long>(in_flight), r.overlapping_events, r.most_open);
       }
     }
   }
@@ -478,7 +493,8 @@ TEST(Lumi, AJobFromAFirstEventHasTheWholeJobsRunsAndLumis) {
     std::uint64_t n, per_run, per_lumi;
     std::vector<std::uint64_t> firsts;
   };
-  for (const sizes& s : {sizes{61, 23, 7, {5, 7, 23, 30, 40, 60}}, sizes{40, 10, 25, {15}}, sizes{47, 0, 6, {10, 12}}}) {
+  for (const sizes& s :
+       {sizes{61, 23, 7, {5, 7, 23, 30, 40, 60}}, sizes{40, 10, 25, {15}}, sizes{47, 0, 6, {10, 12}}}) {
     for (const std::uint64_t first : s.firsts) {
       for (unsigned lumis : {1u, 2u}) {
         for (int threaded = 0; threaded < 2; ++threaded) {
@@ -490,11 +506,12 @@ TEST(Lumi, AJobFromAFirstEventHasTheWholeJobsRunsAndLumis) {
           fw::run_options o = lumi_options(events, s.per_run, s.per_lumi, lumis, 8);
           o.first_event = first;
           const fw::run_report r = threaded ? fw::run_threaded(p, o) : fw::run_single_threaded(p, o);
-          SCOPED_TRACE("events " + std::to_string(first) + " to " + std::to_string(s.n - 1) + ", runs of " + std::to_string(s.per_run) +
-                       ", lumis of " + std::to_string(s.per_lumi) + ", " + std::to_string(lumis) + " lumis, " +
-                       (threaded ? "threaded" : "single"));
+          SCOPED_TRACE("events " + std::to_string(first) + " to " + std::to_string(s.n - 1) + ", runs of " +
+                       std::to_string(s.per_run) + ", lumis of " + std::to_string(s.per_lumi) + ", " +
+                       std::to_string(lumis) + " lumis, " + (threaded ? "threaded" : "single"));
           EXPECT_EQ(r.events, events);
-          const auto seen = check_sequence(j->entries(), "watch", 0, events, s.per_run, s.per_lumi, r.concurrent_lumis, true, first);
+          const auto seen = check_sequence(j->entries(), "watch", 0, events, s.per_run, s.per_lumi, r.concurrent_lumis,
+                                           true, first);
           EXPECT_EQ(seen, all_lumis(events, s.per_run, s.per_lumi, first));
           // The report's runs: the whole job's from the first event's, each with its events in the job.
           std::vector<std::pair<std::uint32_t, std::uint64_t>> runs, expected;
@@ -532,7 +549,8 @@ TEST(Lumi, JobsSplittingAJobAddUpToItWhereNoLumiIsSplit) {
       for (const auto& [lumi, x] : b.seen) {
         auto [it, added] = joined.emplace(lumi, x);
         EXPECT_EQ(added, k % 10 == 0 || lumi != (lumi_id{3, 3})) << "lumi " << lumi.run << ":" << lumi.lumi;
-        if (!added) it->second = {it->second.sum + x.sum, it->second.count + x.count, it->second.count_product + x.count_product};
+        if (!added)
+          it->second = {it->second.sum + x.sum, it->second.count + x.count, it->second.count_product + x.count_product};
       }
       EXPECT_EQ(joined, whole.seen);
       if (k % 10 == 0) {
@@ -583,7 +601,9 @@ TEST(Lumi, ExceptionsInLumiTransitionsStopTheJobNamingModuleAndTransition) {
           EXPECT_EQ(x.label(), "thrower");
           EXPECT_EQ(x.run(), 1u);
           const std::string what = x.what();
-          EXPECT_NE(what.find(at_begin ? "begin_luminosity_block (lumi 3)" : "end_luminosity_block (lumi 3)"), std::string::npos) << what;
+          EXPECT_NE(what.find(at_begin ? "begin_luminosity_block (lumi 3)" : "end_luminosity_block (lumi 3)"),
+                    std::string::npos)
+              << what;
           EXPECT_NE(what.find("no luminosity here"), std::string::npos) << what;
         }
         if (!threaded) continue;  // the reference stops where it throws
@@ -662,7 +682,9 @@ using fw_test::lumi_maker;
 // Reads "label:n" from where `where` says, in its events (from the event) or at the end of lumis.
 class n_reader final : public fw::global::EDAnalyzer<> {
  public:
-  n_reader(std::string label, fw::branch_type where) : where_(where) { token_ = consumes<std::uint64_t>({label, "n"}, where); }
+  n_reader(std::string label, fw::branch_type where) : where_(where) {
+    token_ = consumes<std::uint64_t>({label, "n"}, where);
+  }
   void analyze(const fw::event& e, const fw::event_setup&) const override {
     if (where_ == fw::in_lumi) (void)e.get(token_);  // misuse: a lumi token on the event
   }
@@ -723,7 +745,9 @@ class lumi_relay final : public fw::global::EDProducer<> {
     out_ = produces<std::uint64_t>("n", fw::transition::end_luminosity_block);
   }
   void produce(fw::event&, const fw::event_setup&) const override {}
-  void end_luminosity_block(fw::luminosity_block& l, const fw::event_setup&) override { l.emplace(out_, l.get(in_) + 1); }
+  void end_luminosity_block(fw::luminosity_block& l, const fw::event_setup&) override {
+    l.emplace(out_, l.get(in_) + 1);
+  }
 
  private:
   fw::get_token<std::uint64_t> in_;
@@ -768,7 +792,8 @@ TEST(Lumi, MisusedLumiProductsFailClearly) {
     p.add_path("p", {"reader"});
     for (int threaded = 0; threaded < 2; ++threaded) {
       try {
-        (void)(threaded ? fw::run_threaded(p, lumi_options(10, 0, 5, 1, 2)) : fw::run_single_threaded(p, lumi_options(10, 0, 5, 1, 2)));
+        (void)(threaded ? fw::run_threaded(p, lumi_options(10, 0, 5, 1, 2))
+                        : fw::run_single_threaded(p, lumi_options(10, 0, 5, 1, 2)));
         ADD_FAILURE() << "no module_error";
       } catch (const fw::module_error& x) {
         EXPECT_EQ(x.label(), "reader");
@@ -813,14 +838,16 @@ TEST(Lumi, ConfigurationKeys) {
     EXPECT_EQ(c.concurrent_lumis, 1u);
   }
   {
-    const fw::process_config c = fw::parse_config(
-        config_text(R"(, "numberOfConcurrentLuminosityBlocks": 3)", R"(, "eventsPerLumi": 5, "lumisPerRun": "4")"), "lumis.json");
+    const fw::process_config c = fw::parse_config(config_text(R"(, "numberOfConcurrentLuminosityBlocks": 3)",
+                                                              R"(, "eventsPerLumi": 5, "lumisPerRun": "4")"),
+                                                  "lumis.json");
     EXPECT_EQ(c.events_per_lumi, 5u);
     EXPECT_EQ(c.events_per_run, 20u);
     EXPECT_EQ(c.concurrent_lumis, 3u);
   }
   {
-    const fw::process_config c = fw::parse_config(config_text("", R"(, "eventsPerLumi": 5, "eventsPerRun": 12)"), "lumis.json");
+    const fw::process_config c = fw::parse_config(config_text("", R"(, "eventsPerLumi": 5, "eventsPerRun": 12)"),
+                                                  "lumis.json");
     EXPECT_EQ(c.events_per_lumi, 5u);
     EXPECT_EQ(c.events_per_run, 12u);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A module's parameters (parameter_set) and input tags: every type and its JSON forms, fallbacks,
 // nested sets and vectors of them, each error with its whole one-line message, the read tracking
 // that finds unknown parameters, and reads from several threads at once.
@@ -116,20 +117,29 @@ TEST(ParameterSet, IntegerRangesAreEachTypesOwn) {
   EXPECT_EQ(ps.get<int>("imin"), std::numeric_limits<int>::min());
   EXPECT_EQ(ps.get<long>("over"), 2147483648L);
   EXPECT_EQ(ps.get<unsigned>("umax"), std::numeric_limits<unsigned>::max());
-  EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<int>("over"); }),
-            where + ": parameter 'over': out of range (expected integer in [-2147483648, 2147483647], found number 2147483648)");
+  EXPECT_EQ(
+      message_of<parameter_error>([&] { (void)ps.get<int>("over"); }),
+      where +
+          ": parameter 'over': out of range (expected integer in [-2147483648, 2147483647], found number 2147483648)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<int>("under"); }),
-            where + ": parameter 'under': out of range (expected integer in [-2147483648, 2147483647], found number -2147483649)");
-  EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<unsigned>("uover"); }),
-            where + ": parameter 'uover': out of range (expected unsigned integer in [0, 4294967295], found number 4294967296)");
+            where + ": parameter 'under': out of range (expected integer in [-2147483648, 2147483647], found number "
+                    "-2147483649)");
+  EXPECT_EQ(
+      message_of<parameter_error>([&] { (void)ps.get<unsigned>("uover"); }),
+      where +
+          ": parameter 'uover': out of range (expected unsigned integer in [0, 4294967295], found number 4294967296)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::uint64_t>("minus"); }),
-            where + ": parameter 'minus': out of range (expected unsigned integer in [0, 18446744073709551615], found number -1)");
+            where + ": parameter 'minus': out of range (expected unsigned integer in [0, 18446744073709551615], found "
+                    "number -1)");
   // Whole floats beyond 64 bits: refused, not wrapped or saturated.
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::uint64_t>("e20"); }),
-            where + ": parameter 'e20': out of range (expected unsigned integer in [0, 18446744073709551615], found number 1e+20)");
+            where + ": parameter 'e20': out of range (expected unsigned integer in [0, 18446744073709551615], found "
+                    "number 1e+20)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::int64_t>("m1e19", 0); }),
-            where + ": parameter 'm1e19': out of range (expected integer in [-9223372036854775808, 9223372036854775807], found number -1e+19)");
-  EXPECT_EQ(set_of(R"({"v": -9.223372036854775808e18})").get<std::int64_t>("v"), std::numeric_limits<std::int64_t>::min());
+            where + ": parameter 'm1e19': out of range (expected integer in [-9223372036854775808, "
+                    "9223372036854775807], found number -1e+19)");
+  EXPECT_EQ(set_of(R"({"v": -9.223372036854775808e18})").get<std::int64_t>("v"),
+            std::numeric_limits<std::int64_t>::min());
 }
 
 TEST(ParameterSet, NumbersAreNotConvertedFromOtherTypes) {
@@ -149,7 +159,8 @@ TEST(ParameterSet, NumbersAreNotConvertedFromOtherTypes) {
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::string>("one"); }),
             where + ": parameter 'one': wrong type (expected string, found number 1)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<float>("huge"); }),
-            where + ": parameter 'huge': out of range (expected number of magnitude at most 3.4028234663852886e+38, found number 1e+39)");
+            where + ": parameter 'huge': out of range (expected number of magnitude at most 3.4028234663852886e+38, "
+                    "found number 1e+39)");
   EXPECT_DOUBLE_EQ(ps.get<double>("huge"), 1e39);
 }
 
@@ -192,7 +203,8 @@ TEST(ParameterSet, FallbacksReplaceOnlyAbsentParameters) {
 TEST(ParameterSet, AVectorsBadElementIsNamedByItsIndex) {
   const parameter_set ps = set_of(R"({"bins": [0, 1, 2, -3], "tags": ["a", "b::c"], "n": 3, "mixed": [1, 2.5]})");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::vector<unsigned>>("bins"); }),
-            where + ": parameter 'bins[3]': out of range (expected unsigned integer in [0, 4294967295], found number -3)");
+            where +
+                ": parameter 'bins[3]': out of range (expected unsigned integer in [0, 4294967295], found number -3)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::vector<double>>("n"); }),
             where + ": parameter 'n': wrong type (expected list of numbers, found number 3)");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<std::vector<parameter_set>>("bins"); }),
@@ -213,7 +225,8 @@ TEST(ParameterSet, LongValuesAreShortenedInMessages) {
   }
   const parameter_set ps = set_of(R"({"v": )" + many + R"(], "s": "xééééééééééééééééééééééééééééééééé"})");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<int>("v"); }),
-            where + ": parameter 'v': wrong type (expected integer, found array [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,1...)");
+            where +
+                ": parameter 'v': wrong type (expected integer, found array [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,1...)");
   // Cut on a character boundary: "é" is two bytes; the 37th byte is the middle of the 18th é, so
   // the quote, the x and 17 of them are kept.
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<int>("s"); }),
@@ -223,7 +236,8 @@ TEST(ParameterSet, LongValuesAreShortenedInMessages) {
 // ---- nested sets --------------------------------------------------------------------------------
 
 TEST(ParameterSet, NestedSetsSayWhereTheyAre) {
-  const parameter_set ps = set_of(R"({"cuts": {"ptMin": "5", "eta": {"max": 2.4}}, "jets": [{"r": 0.4}, {"r": "wide"}]})");
+  const parameter_set ps =
+      set_of(R"({"cuts": {"ptMin": "5", "eta": {"max": 2.4}}, "jets": [{"r": 0.4}, {"r": "wide"}]})");
   const parameter_set cuts = ps.get<parameter_set>("cuts");
   EXPECT_EQ(cuts.where(), where + ".cuts");
   EXPECT_EQ(cuts.get<parameter_set>("eta").where(), where + ".cuts.eta");
@@ -248,7 +262,8 @@ TEST(ParameterSet, NestedSetsSayWhereTheyAre) {
     EXPECT_EQ(e.name(), "cuts.ptMin");
   }
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<parameter_set>("jets"); }),
-            where + ": parameter 'jets': wrong type (expected parameter set (a JSON object), found array [{\"r\":0.4},{\"r\":\"wide\"}])");
+            where + ": parameter 'jets': wrong type (expected parameter set (a JSON object), found array "
+                    "[{\"r\":0.4},{\"r\":\"wide\"}])");
 }
 
 TEST(ParameterSet, ANestedSetOutlivesItsParent) {
@@ -295,7 +310,9 @@ TEST(ParameterSet, TheConfigurationReaderMakesSetsFromItsJson) {
 // ---- malformed text -----------------------------------------------------------------------------
 
 TEST(ParameterSet, MalformedJsonSaysLineAndColumn) {
-  const std::string syntax = message_of<config_error>([] { (void)parameter_set::from_json("{\n  \"a\": 1,\n  \"b\": tru\n}", "jets.json"); });
+  const std::string syntax = message_of<config_error>([] {
+    (void)parameter_set::from_json("{\n  \"a\": 1,\n  \"b\": tru\n}", "jets.json");
+  });
   // The literal "tru" ends at the line break, the character nlohmann reports (as the reader does).
   EXPECT_EQ(syntax.rfind("jets.json:3:11: malformed JSON: ", 0), 0u) << syntax;
   EXPECT_NE(syntax.find("invalid literal"), std::string::npos) << syntax;
@@ -303,12 +320,20 @@ TEST(ParameterSet, MalformedJsonSaysLineAndColumn) {
             "jets.json:2:3: expected a JSON object, found array");
   EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json("3"); }),
             "parameters:1:1: expected a JSON object, found number");
-  EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json(""); }).rfind("parameters:1:1: malformed JSON: ", 0), 0u);
-  EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json(R"({"a": 1} x)"); }).rfind("parameters:1:10: malformed JSON: ", 0), 0u);
+  EXPECT_EQ(message_of<config_error>([] {
+              (void)parameter_set::from_json("");
+            }).rfind("parameters:1:1: malformed JSON: ", 0),
+            0u);
+  EXPECT_EQ(message_of<config_error>([] {
+              (void)parameter_set::from_json(R"({"a": 1} x)");
+            }).rfind("parameters:1:10: malformed JSON: ", 0),
+            0u);
   EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json("{\"a\": 1,\n \"b\": 1e400}"); }),
             "parameters:2:7: malformed JSON: number overflow parsing '1e400'");
   EXPECT_EQ(message_of<config_error>([] { (void)parameter_set::from_json("{\"a\": \"\xff\"}"); })
-                .rfind("parameters:1:8: malformed JSON: syntax error while parsing value - invalid string: ill-formed UTF-8 byte", 0),
+                .rfind("parameters:1:8: malformed JSON: syntax error while parsing value - invalid string: ill-formed "
+                       "UTF-8 byte",
+                       0),
             0u);
 }
 
@@ -324,10 +349,10 @@ TEST(ParameterSet, UnreadListsWhatNoGetOrExistsLookedAt) {
                                   "emptyRead", "jets", "ptMin", "ptmin", "src"}));
   (void)ps.get<input_tag>("src");
   (void)ps.get<double>("ptMin");
-  EXPECT_TRUE(ps.exists("debug"));       // exists looks at it too
+  EXPECT_TRUE(ps.exists("debug"));  // exists looks at it too
   EXPECT_FALSE(ps.exists("absent"));
-  (void)ps.get<int>("nope", 0);          // a fallback for an absent name marks nothing
-  (void)ps.names();                      // names() reads nothing
+  (void)ps.get<int>("nope", 0);  // a fallback for an absent name marks nothing
+  (void)ps.names();              // names() reads nothing
   (void)ps.get<parameter_set>("emptyRead");
   const parameter_set cuts = ps.get<parameter_set>("cuts");
   (void)cuts.get<double>("eta");
@@ -365,7 +390,8 @@ TEST(ParameterSet, ConcurrentGetsReturnTheValuesAndTrackEveryRead) {
 #endif
   constexpr int threads = 4;
   // Each thread reads the shared parameters and its own: the read tracking sees writes from all.
-  std::string text = R"({"n": 42, "x": 0.5, "s": "abc", "tag": "a:b", "bins": [1, 2, 3], "cuts": {"ptMin": 7, "sub": {"k": -1}})";
+  std::string text =
+      R"({"n": 42, "x": 0.5, "s": "abc", "tag": "a:b", "bins": [1, 2, 3], "cuts": {"ptMin": 7, "sub": {"k": -1}})";
   for (int t = 0; t < threads; ++t) text += ", \"own" + std::to_string(t) + "\": " + std::to_string(100 + t);
   text += "}";
   const parameter_set ps = set_of(text);
@@ -427,12 +453,16 @@ TEST(InputTag, ParsesAndEncodesBothForms) {
 }
 
 TEST(InputTag, RefusesEachBadForm) {
-  auto error = [](std::string_view text) { return message_of<std::invalid_argument>([&] { (void)input_tag::parse(text); }); };
+  auto error = [](std::string_view text) {
+    return message_of<std::invalid_argument>([&] { (void)input_tag::parse(text); });
+  };
   EXPECT_EQ(error(""), "invalid input tag \"\": empty (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error(":x"), "invalid input tag \":x\": empty label (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error(":"), "invalid input tag \":\": empty label (expected \"label\" or \"label:instance\")");
-  EXPECT_EQ(error("a:"), "invalid input tag \"a:\": empty instance after ':' (expected \"label\" or \"label:instance\")");
-  EXPECT_EQ(error("a:b:c"), "invalid input tag \"a:b:c\": more than one ':' (expected \"label\" or \"label:instance\")");
+  EXPECT_EQ(error("a:"),
+            "invalid input tag \"a:\": empty instance after ':' (expected \"label\" or \"label:instance\")");
+  EXPECT_EQ(error("a:b:c"),
+            "invalid input tag \"a:b:c\": more than one ':' (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error("a b"), "invalid input tag \"a b\": whitespace (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error(" a"), "invalid input tag \" a\": whitespace (expected \"label\" or \"label:instance\")");
   EXPECT_EQ(error("a:b\t"), "invalid input tag \"a:b\t\": whitespace (expected \"label\" or \"label:instance\")");
@@ -457,7 +487,8 @@ TEST(InputTag, AParameterThatIsNoTagSaysWhy) {
             where + ": parameter 'src': invalid input tag: empty instance after ':' (expected input tag \"label\" or "
                     "\"label:instance\", found string \"a:\")");
   EXPECT_EQ(message_of<parameter_error>([&] { (void)ps.get<input_tag>("n"); }),
-            where + ": parameter 'n': wrong type (expected input tag (a string \"label\" or \"label:instance\"), found number 3)");
+            where + ": parameter 'n': wrong type (expected input tag (a string \"label\" or \"label:instance\"), found "
+                    "number 3)");
 }
 
 }  // namespace

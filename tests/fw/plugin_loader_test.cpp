@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader (heddle/fw/plugins.hpp) on real plugin libraries (plugins/, built with
 // heddle_fw_add_plugin): which libraries a lookup opens, the per-directory caches (written, reused
 // while fresh, rebuilt when a library is newer), the errors (unknown type, one name in two
@@ -21,9 +22,9 @@
 #include <heddle/fw/errors.hpp>
 #include <heddle/fw/global.hpp>
 #include <heddle/fw/parameter_set.hpp>
+#include <heddle/fw/plugins.hpp>
 #include <heddle/fw/process.hpp>
 #include <heddle/fw/processor.hpp>
-#include <heddle/fw/plugins.hpp>
 #include <heddle/fw/registry.hpp>
 #include <string>
 #include <vector>
@@ -193,7 +194,8 @@ TEST_F(fw_plugin_loader, CachesAreWrittenAndReusedWhileFresh) {
   // One line per type, "type<TAB>library", sorted.
   EXPECT_EQ(lines_of(cache("good")), (std::vector<std::string>{std::string(analyzer_type) + "\t" + library("good"),
                                                                std::string(producer_type) + "\t" + library("good")}));
-  EXPECT_EQ(lines_of(cache("duplicate")), std::vector<std::string>{std::string(producer_type) + "\t" + library("duplicate")});
+  EXPECT_EQ(lines_of(cache("duplicate")),
+            std::vector<std::string>{std::string(producer_type) + "\t" + library("duplicate")});
   const auto good_written = fs::last_write_time(cache("good"));
   const auto duplicate_written = fs::last_write_time(cache("duplicate"));
   EXPECT_GE(good_written, fs::last_write_time(dir("good"))) << "the cache must not look stale at once";
@@ -227,7 +229,8 @@ TEST_F(fw_plugin_loader, ACacheIsRebuiltWhenALibraryIsNewer) {
   // good library was loaded once, to be opened.
   EXPECT_EQ(loads(), "duplicate;good;");
   EXPECT_GE(fs::last_write_time(cache("duplicate")), touched) << "the rebuilt cache is as new as the library";
-  EXPECT_EQ(lines_of(cache("duplicate")), std::vector<std::string>{std::string(producer_type) + "\t" + library("duplicate")});
+  EXPECT_EQ(lines_of(cache("duplicate")),
+            std::vector<std::string>{std::string(producer_type) + "\t" + library("duplicate")});
   // And fresh from now on.
   fw::plugin_loader again({dir("good"), dir("duplicate")}, false);
   (void)again.find(analyzer_type);
@@ -323,7 +326,8 @@ TEST_F(fw_plugin_loader, ModulesFromAPluginRunInBothProcessors) {
       const fw::parameter_set none;
       const fw::parameter_set checker_parameters = fw::parameter_set::from_json(R"({"src": "values"})", "checker");
       p.add_module({"values", producer.name, "test", {}}, [&] { return producer.make(none); });
-      fw::module_base& c = p.add_module({"checker", checker.name, "test", {}}, [&] { return checker.make(checker_parameters); });
+      fw::module_base& c = p.add_module({"checker", checker.name, "test", {}},
+                                        [&] { return checker.make(checker_parameters); });
       EXPECT_EQ(c.kind(), fw::module_kind::one);
       EXPECT_EQ(c.role(), fw::module_role::analyzer);
       EXPECT_TRUE(checker_parameters.unread().empty());

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checking a process as a whole: labels, products (label, instance and type), roles, cycles, paths
 // and end paths.
 #include <gtest/gtest.h>
 
-#include <heddle/fw.hpp>
 #include "graph.hpp"  // src/fw
+#include <heddle/fw.hpp>
 
 #include "fw_test_support.hpp"
 
@@ -16,8 +17,9 @@ using fw_test::finalize_error;
 using fw_test::inputs;
 
 std::string config_error_of(const std::string& producers, const std::string& filters, const std::string& paths) {
-  const std::string text = R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},"producers":[)" +
-                           producers + R"(],"filters":[)" + filters + R"(],"paths":)" + paths + "}}";
+  const std::string text =
+      R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},"producers":[)" +
+      producers + R"(],"filters":[)" + filters + R"(],"paths":)" + paths + "}}";
   try {
     process p = make_process(parse_config(text, "t.json"), {});
     p.finalize();
@@ -41,11 +43,13 @@ TEST(Process, TheRealConfigurationsFinalize) {
 }
 
 TEST(ProcessErrors, UnknownLabelInToGetAndInAPath) {
-  const std::string t = config_error_of(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"ghost","product":""}]})",
-                                        R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
-  EXPECT_NE(t.find("t.json: process.producers[0] 'a': consumes long 'ghost': unknown label 'ghost'"), std::string::npos) << t;
-  const std::string p = config_error_of(R"({"@label":"a","@type":"FastProducer"})", R"({"@label":"f","@type":"PassFilter"})",
-                                        R"({"p":["f","nowhere"]})");
+  const std::string t =
+      config_error_of(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"ghost","product":""}]})",
+                      R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
+  EXPECT_NE(t.find("t.json: process.producers[0] 'a': consumes long 'ghost': unknown label 'ghost'"), std::string::npos)
+      << t;
+  const std::string p = config_error_of(R"({"@label":"a","@type":"FastProducer"})",
+                                        R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f","nowhere"]})");
   EXPECT_NE(p.find("path 'p'[1]: unknown label 'nowhere'"), std::string::npos) << p;
 }
 
@@ -56,8 +60,9 @@ TEST(ProcessErrors, ACycleIsPrinted) {
          {"@label":"c","@type":"FastProducer","toGet":[{"label":"a","product":""}]})",
       R"({"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":""}]})", R"({"p":["f"]})");
   EXPECT_NE(e.find("dependency cycle: 'a' -> 'b' -> 'c' -> 'a'"), std::string::npos) << e;
-  const std::string self = config_error_of(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"a","product":""}]})",
-                                           R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
+  const std::string self =
+      config_error_of(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"a","product":""}]})",
+                      R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
   EXPECT_NE(self.find("dependency cycle: 'a' -> 'a'"), std::string::npos) << self;
 }
 
@@ -65,7 +70,8 @@ TEST(ProcessErrors, ACycleIsPrinted) {
 TEST(ProcessErrors, AFilterAskedForAsAProduct) {
   const std::string e = config_error_of(R"({"@label":"a","@type":"FastProducer","toGet":[{"label":"f","product":""}]})",
                                         R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
-  EXPECT_NE(e.find("process.producers[0] 'a': consumes long 'f': process.filters[0] 'f' makes no long 'f' (it makes no products)"),
+  EXPECT_NE(e.find("process.producers[0] 'a': consumes long 'f': process.filters[0] 'f' makes no long 'f' (it makes no "
+                   "products)"),
             std::string::npos)
       << e;
 }
@@ -78,14 +84,16 @@ TEST(ProcessErrors, WhatBelongsOnPathsAndEndPaths) {
   add_probe(p, decl("o", module_role::output), [](const inputs&) { return 1; });
   p.add_path("p", {"made", "o"});
   p.add_end_path("e", {"o"});
-  EXPECT_NE(finalize_error(p).find("hand: path 'p'[1]: 'o' is an output module: it belongs on an end path"), std::string::npos)
+  EXPECT_NE(finalize_error(p).find("hand: path 'p'[1]: 'o' is an output module: it belongs on an end path"),
+            std::string::npos)
       << finalize_error(p);
 
   process q("hand");
   add_probe(q, decl("made"), [](const inputs&) { return 1; });
   q.add_end_path("e", {"made"});
-  EXPECT_NE(finalize_error(q).find("end path 'e'[0]: 'made' is a producer: an end path holds output modules and analyzers"),
-            std::string::npos)
+  EXPECT_NE(
+      finalize_error(q).find("end path 'e'[0]: 'made' is a producer: an end path holds output modules and analyzers"),
+      std::string::npos)
       << finalize_error(q);
 }
 
@@ -118,15 +126,17 @@ TEST(Process, AProducerOrAnAnalyzerOnAPathRunsAndPasses) {
 }
 
 TEST(ProcessErrors, DuplicateLabelsAndProductInstances) {
-  const std::string d = config_error_of(R"({"@label":"a","@type":"FastProducer"},{"@label":"a","@type":"FastProducer"})",
-                                        R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
+  const std::string d =
+      config_error_of(R"({"@label":"a","@type":"FastProducer"},{"@label":"a","@type":"FastProducer"})",
+                      R"({"@label":"f","@type":"PassFilter"})", R"({"p":["f"]})");
   EXPECT_NE(d.find("process.producers[1] 'a': label already used by process.producers[0]"), std::string::npos) << d;
-  const std::string i = config_error_of(R"({"@label":"a","@type":"FastProducer"})",
-                                        R"({"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":"tracks"}]})",
-                                        R"({"p":["f"]})");
-  EXPECT_NE(i.find("process.filters[0] 'f': consumes long 'a:tracks': process.producers[0] 'a' makes no long 'a:tracks' "
-                   "(it makes long 'a')"),
-            std::string::npos)
+  const std::string i = config_error_of(
+      R"({"@label":"a","@type":"FastProducer"})",
+      R"({"@label":"f","@type":"PassFilter","toGet":[{"label":"a","product":"tracks"}]})", R"({"p":["f"]})");
+  EXPECT_NE(
+      i.find("process.filters[0] 'f': consumes long 'a:tracks': process.producers[0] 'a' makes no long 'a:tracks' "
+             "(it makes long 'a')"),
+      std::string::npos)
       << i;
 }
 

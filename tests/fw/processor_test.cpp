@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The processors on the study's configurations and the project's own: the multi-threaded one gives
 // the single-threaded reference's checksum for every number of threads, events in flight and way of
 // waiting; jobs from a first event (run_options::first_event) run the parts of a job from 0.
@@ -219,8 +220,10 @@ TEST(Processor, FirstEventRunsToTheLastNumbersAndRefusesToPassThem) {
   };
   const std::vector<good> goods = {
       {numbered(most - 3, 3, 0, 0), {{1, 1, most - 3}, {1, 1, most - 2}, {1, 1, most - 1}}},  // ends at 2^64 - 1
-      {numbered(most_id - 2, 2, 1, 0), {{std::uint32_t(most_id - 1), 1, most_id - 2}, {std::uint32_t(most_id), 1, most_id - 1}}},
-      {numbered(most_id - 2, 2, 0, 1), {{1, std::uint32_t(most_id - 1), most_id - 2}, {1, std::uint32_t(most_id), most_id - 1}}},
+      {numbered(most_id - 2, 2, 1, 0),
+       {{std::uint32_t(most_id - 1), 1, most_id - 2}, {std::uint32_t(most_id), 1, most_id - 1}}},
+      {numbered(most_id - 2, 2, 0, 1),
+       {{1, std::uint32_t(most_id - 1), most_id - 2}, {1, std::uint32_t(most_id), most_id - 1}}},
       {numbered(big_run + 5, 3, big_run, 1), {{2, 6, big_run + 5}, {2, 7, big_run + 6}, {2, 8, big_run + 7}}},
   };
   for (const good& g : goods)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed products: what a module makes is read by the others where it lies (const T&, never a
 // copy), lives until its event has ended after the output modules ran, and is destroyed once.
 // Misuse is refused where it can be: at finalize() for a product no module makes as declared
@@ -5,8 +6,8 @@
 // token used by a module that did not get it.
 #include <gtest/gtest.h>
 
-#include <heddle/fw.hpp>
 #include <atomic>
+#include <heddle/fw.hpp>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,7 +64,8 @@ struct move_only {
 // Per event, where the producer made (or put) each product; what the readers compare.
 struct addresses {
   std::vector<std::atomic<const void*>> vector_data, string_at, payload_at, counted_at;
-  explicit addresses(std::size_t events) : vector_data(events), string_at(events), payload_at(events), counted_at(events) {}
+  explicit addresses(std::size_t events)
+      : vector_data(events), string_at(events), payload_at(events), counted_at(events) {}
 };
 
 class maker final : public global::EDProducer<> {
@@ -78,7 +80,7 @@ class maker final : public global::EDProducer<> {
     const std::uint64_t n = e.id().event;
     std::vector<double> v(100 + n % 7, double(n));
     a_->vector_data[n] = v.data();
-    e.put(vec_, std::move(v));  // moved in: the buffer is the one made here
+    e.put(vec_, std::move(v));                                  // moved in: the buffer is the one made here
     std::string& s = e.emplace(str_, 200, char('a' + n % 26));  // built in place
     a_->string_at[n] = &s;
     auto payload = std::make_unique<std::string>("payload " + std::to_string(n));
@@ -187,10 +189,10 @@ TEST(Products, AreReadWhereTheyLieAndDestroyedOnceAfterTheOutputs) {
       const std::string at = "workers " + std::to_string(workers) + ", in flight " + std::to_string(in_flight);
       EXPECT_EQ(r.events, events) << at;
       EXPECT_EQ(job.wrong.load(), 0) << at;
-      EXPECT_EQ(c.copied.load(), 0) << at;            // never copied: read as const T&
-      EXPECT_EQ(c.made.load(), long(events)) << at;   // built in place, once per event
-      EXPECT_EQ(c.destroyed.load(), long(events)) << at;  // and destroyed once
-      EXPECT_EQ(c.early.load(), 0) << at;             // after the output module wrote the event
+      EXPECT_EQ(c.copied.load(), 0) << at;                    // never copied: read as const T&
+      EXPECT_EQ(c.made.load(), long(events)) << at;           // built in place, once per event
+      EXPECT_EQ(c.destroyed.load(), long(events)) << at;      // and destroyed once
+      EXPECT_EQ(c.early.load(), 0) << at;                     // after the output module wrote the event
       EXPECT_LE(c.most_alive.load(), long(in_flight)) << at;  // with its event, not later
       if (workers == 0) {
         reference = r.checksum;
@@ -265,16 +267,22 @@ TEST(ProductErrors, TypeAndTagMismatchesNameBothModulesAndTheType) {
   EXPECT_NE(type.find("hand: module 'r': consumes double 'a': module 'a' makes no double 'a' (it makes int 'a')"),
             std::string::npos)
       << type;
-  const std::string tag = mismatch([](process& p) { p.add<reads_one<int>>({.label = "r", .where = "reco.py:30"}, "b:jets"); });
-  EXPECT_NE(tag.find("hand: reco.py:30 'r': consumes int 'b:jets': reco.py:12 'b' makes no int 'b:jets' (it makes int 'b:tracks')"),
+  const std::string tag = mismatch([](process& p) {
+    p.add<reads_one<int>>({.label = "r", .where = "reco.py:30"}, "b:jets");
+  });
+  EXPECT_NE(tag.find("hand: reco.py:30 'r': consumes int 'b:jets': reco.py:12 'b' makes no int 'b:jets' (it makes int "
+                     "'b:tracks')"),
             std::string::npos)
       << tag;
   const std::string vec = mismatch([](process& p) { p.add<reads_one<std::vector<std::string>>>({"r"}, "b:tracks"); });
-  EXPECT_NE(vec.find("consumes std::vector<std::string> 'b:tracks': reco.py:12 'b' makes no std::vector<std::string> 'b:tracks'"),
-            std::string::npos)
+  EXPECT_NE(
+      vec.find(
+          "consumes std::vector<std::string> 'b:tracks': reco.py:12 'b' makes no std::vector<std::string> 'b:tracks'"),
+      std::string::npos)
       << vec;
   const std::string missing = mismatch([](process& p) { p.add<reads_one<int>>({"r"}, "ghost"); });
-  EXPECT_NE(missing.find("hand: module 'r': consumes int 'ghost': unknown label 'ghost'"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("hand: module 'r': consumes int 'ghost': unknown label 'ghost'"), std::string::npos)
+      << missing;
   // Right: it finalizes.
   EXPECT_EQ(mismatch([](process& p) { p.add<reads_one<int>>({"r"}, "b:tracks"); }), "");
 }
@@ -398,7 +406,8 @@ TEST(ProductErrors, WritingAProductTwiceIsAProductError) {
     std::string label;
     const std::string what = module_failure(p, single, &label);
     EXPECT_EQ(label, "twice");
-    EXPECT_NE(t.thrown.find("module 'twice' writes std::string 'twice:x' twice in event "), std::string::npos) << t.thrown;
+    EXPECT_NE(t.thrown.find("module 'twice' writes std::string 'twice:x' twice in event "), std::string::npos)
+        << t.thrown;
     EXPECT_NE(what.find("failed on event"), std::string::npos) << what;
   }
 }

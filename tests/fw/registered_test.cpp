@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registered module types in configurations: HEDDLE_FW_MODULE in the program, parameters from the
 // entry's keys (unknown ones refused), roles checked against the lists, condition producers under
 // esProducers with a JsonConditionsSource, and the checksum both processors agree on.
@@ -140,8 +141,9 @@ TEST(Registered, UnknownParameterNamesModuleAndKey) {
   files f;
   f.write("conditions.json", conditions_json);
   EXPECT_EQ(error_of(f.write("job.json", config(R"(, "stpes": 3)"))),
-            f.dir.string() + "/job.json: process.producers[0] 'walk': unknown parameter 'stpes' (type regtest::Walker does not "
-                             "read it)");
+            f.dir.string() +
+                "/job.json: process.producers[0] 'walk': unknown parameter 'stpes' (type regtest::Walker does not "
+                "read it)");
 }
 
 TEST(Registered, MistypedParameterNamesIt) {
@@ -155,11 +157,14 @@ TEST(Registered, MistypedParameterNamesIt) {
 TEST(Registered, TypeOfAnotherRoleIsRefused) {
   files f;
   f.write("conditions.json", conditions_json);
-  EXPECT_EQ(error_of(f.write("job.json", config("", "producers_x"))).find("unknown key 'producers_x'") != std::string::npos, true);
+  EXPECT_EQ(error_of(f.write("job.json", config("", "producers_x"))).find("unknown key 'producers_x'") !=
+                std::string::npos,
+            true);
   const std::string text = R"({"process": {"options": {"nSimultaneousEvents": 1, "busyWaitScaleFactor": 1e7},
     "source": {"iterations": 1}, "filters": [{"@label": "walk", "@type": "regtest::Walker", "steps": 1}], "paths": {}}})";
   EXPECT_EQ(error_of(f.write("role.json", text)),
-            f.dir.string() + "/role.json: process.filters[0] 'walk': type regtest::Walker is a producer, listed among the filters");
+            f.dir.string() +
+                "/role.json: process.filters[0] 'walk': type regtest::Walker is a producer, listed among the filters");
 }
 
 TEST(Registered, UnknownTypeSaysWhereItLooked) {
@@ -181,8 +186,9 @@ TEST(Registered, ConditionsFileErrorsNameIt) {
   files f;
   f.write("conditions.json", R"({"records": {"regtest::ScaleRecord": [{"firstRun": 0}]}})");
   EXPECT_EQ(error_of(f.write("job.json", config())),
-            f.dir.string() + "/conditions.json: records.regtest::ScaleRecord[0].firstRun: expected a run or lumi number (1 to "
-                             "4294967295), found 0");
+            f.dir.string() +
+                "/conditions.json: records.regtest::ScaleRecord[0].firstRun: expected a run or lumi number (1 to "
+                "4294967295), found 0");
 }
 
 TEST(Registered, TheRegistryListsTheTypes) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run products (produces<T>(instance, transition::end_run), consumes<T>(tag, in_run), run::get /
 // emplace / put in end_run): a per-run summary made by a global module at end_run and read by
 // others in their end_run (added before it: the framework must order them), equal to the answer
@@ -157,7 +158,8 @@ struct summary_run {
 };
 
 // The reader first, then the relay, then the summer: end_run must run them the other way round.
-summary_run run_summaries(const fw::run_options& o, bool threaded, std::uint32_t offset_run = 0, std::uint64_t offset = 0) {
+summary_run run_summaries(const fw::run_options& o, bool threaded, std::uint32_t offset_run = 0,
+                          std::uint64_t offset = 0) {
   auto seen = std::make_shared<summaries>();
   fw::process p("run_summaries");
   p.add<run_reader>(spec("reader"), seen);
@@ -196,7 +198,8 @@ TEST(RunProducts, PerRunSummariesMatchTheAnswerAndTheSerialRun) {
         EXPECT_EQ(r.seen, expected);
         EXPECT_EQ(r.report.checksum, serial.report.checksum);
         ASSERT_EQ(r.report.runs.size(), serial.report.runs.size());
-        for (std::size_t i = 0; i < r.report.runs.size(); ++i) EXPECT_EQ(r.report.runs[i].checksum, serial.report.runs[i].checksum);
+        for (std::size_t i = 0; i < r.report.runs.size(); ++i)
+          EXPECT_EQ(r.report.runs[i].checksum, serial.report.runs[i].checksum);
       }
     }
   }

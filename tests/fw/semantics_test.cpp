@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the framework promises about when modules run: on demand and once per event, inputs first,
 // paths in order and stopped by a rejecting filter, end paths last, the serialisation of
 // one:: modules (own queue, legacy resource), runs.
 #include <gtest/gtest.h>
 
-#include <heddle/fw.hpp>
 #include <chrono>
+#include <heddle/fw.hpp>
 #include <map>
 #include <mutex>
 #include <set>
@@ -60,7 +61,8 @@ TEST_P(Both, ARejectingFilterEndsItsPathOnly) {
   auto* before = add_probe(p, decl("before"), [](const inputs&) { return 1; });
   auto* after = add_probe(p, decl("after"), [](const inputs&) { return 1; });
   // Passes even events only.
-  auto* odd_out = add_probe(p, decl("even", module_role::filter, {"before"}), [](const inputs& e) { return e.number() % 2 == 0; });
+  auto* odd_out = add_probe(p, decl("even", module_role::filter, {"before"}),
+                            [](const inputs& e) { return e.number() % 2 == 0; });
   auto* late = add_probe(p, decl("late", module_role::filter, {"after"}), [](const inputs&) { return 1; });
   auto* other = add_probe(p, decl("other", module_role::filter), [](const inputs&) { return 1; });
   std::atomic<long> written{0};
@@ -147,23 +149,23 @@ TEST(ThreadSafety, KindsHoldUnderManyEventsInFlight) {
   // The reentrant module waits (at most 2 s) in its first calls for a second instance to join it:
   // a framework that runs instances of it at once gets its overlap for certain, whatever the
   // machine's load; one that serialised them would keep it waiting, alone.
-  add_probe(p, decl("shared"),
-            [&instances](const inputs&) {
-              instances.enter();
-              const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-              while (instances.most.load() < 2 && std::chrono::steady_clock::now() < give_up)
-                std::this_thread::sleep_for(std::chrono::microseconds(100));
-              heddle::fw::sleep_seconds(0.0002);
-              instances.leave();
-              return 1;
-            });
+  add_probe(p, decl("shared"), [&instances](const inputs&) {
+    instances.enter();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (instances.most.load() < 2 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    heddle::fw::sleep_seconds(0.0002);
+    instances.leave();
+    return 1;
+  });
   add_probe(p, one_decl("own_a"), body(own_a));
   add_probe(p, one_decl("own_b"), body(own_b));
   concurrency u1, u2, u3;
   add_probe(p, one_decl("u1", module_role::producer, {}, {""}), body(u1, &unsafe_all));
   add_probe(p, one_decl("u2", module_role::producer, {"u1"}, {""}), body(u2, &unsafe_all));
   add_probe(p, one_decl("u3", module_role::producer, {}, {""}), body(u3, &unsafe_all));
-  add_probe(p, decl("f", module_role::filter, {"shared", "own_a", "own_b", "u2", "u3"}), [](const inputs&) { return 1; });
+  add_probe(p, decl("f", module_role::filter, {"shared", "own_a", "own_b", "u2", "u3"}),
+            [](const inputs&) { return 1; });
   p.add_path("p", {"f"});
   run_threaded(p, fw_test::options(heddle_test::scaled<std::uint64_t>(200, 60), 16, 3));
   EXPECT_EQ(own_a.most.load(), 1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threaded processor's stop-and-error controller (src/fw/stop_control.hpp) on its own: the
 // first error wins, also among threads failing at once; any error stops the job; the error is
 // handed over once. (How a stopped job drains is tested on whole processes: semantics_test.cpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random processes, many events in flight: the threaded processor's checksum equals the reference's
 // for every graph, every mix of thread types and waits, with runs and rejecting filters; from
 // configurations (built-in modules of std::int64_t products) and from typed C++ modules of every
@@ -5,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <reproduce.hpp>
 
-#include <heddle/async/timer.hpp>
-#include <heddle/fw.hpp>
 #include <atomic>
 #include <functional>
+#include <heddle/async/timer.hpp>
+#include <heddle/fw.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -25,7 +26,8 @@ using namespace heddle::fw;
 // decision patterns, output modules selecting paths.
 std::string random_config(std::mt19937& rng, int n) {
   auto pick = [&](int k) { return std::uniform_int_distribution<int>(0, k - 1)(rng); };
-  const char* threads[] = {"ThreadSafeBetweenInstances", "ThreadSafeBetweenInstances", "ThreadSafeBetweenModules", "ThreadUnsafe"};
+  const char* threads[] = {"ThreadSafeBetweenInstances", "ThreadSafeBetweenInstances", "ThreadSafeBetweenModules",
+                           "ThreadUnsafe"};
   const char* timed[] = {"EventTimesBusyWaitProducer", "EventTimesSleepingProducer"};
   std::ostringstream s;
   s << R"({"process":{"options":{"nSimultaneousEvents":4,"busyWaitScaleFactor":2e7},"source":{"iterations":40,"eventsPerRun":7},"producers":[)";
@@ -38,13 +40,15 @@ std::string random_config(std::mt19937& rng, int n) {
       default: s << R"(,"@type":")" << timed[pick(2)] << R"(","eventTimes":[1e-5,0,3e-5])"; break;
     }
     s << R"(,"toGet":[)";
-    for (int k = 0, m = i ? pick(5) : 0; k < m; ++k) s << (k ? "," : "") << R"({"label":"p)" << pick(i) << R"(","product":""})";
+    for (int k = 0, m = i ? pick(5) : 0; k < m; ++k)
+      s << (k ? "," : "") << R"({"label":"p)" << pick(i) << R"(","product":""})";
     s << "]}";
   }
   s << R"(],"filters":[)";
   for (int f = 0; f < 6; ++f) {
     s << (f ? "," : "") << R"({"@label":"f)" << f << R"(","@type":"PassFilter","threadType":")" << threads[pick(4)]
-      << R"(","pass":[true,)" << (pick(2) ? "false" : "true") << R"(,true],"toGet":[{"label":"p)" << pick(n) << R"(","product":""}]})";
+      << R"(","pass":[true,)" << (pick(2) ? "false" : "true") << R"(,true],"toGet":[{"label":"p)" << pick(n)
+      << R"(","product":""}]})";
   }
   s << R"(],"outputs":[{"@label":"out","@type":"OutputModule","threadType":"ThreadUnsafe","selectEvents":["a"],"toGet":[{"label":"p)"
     << pick(n) << R"(","product":""}]},{"@label":"all","@type":"OutputModule","toGet":[{"label":"p)" << pick(n)
@@ -75,7 +79,8 @@ TEST(FrameworkStress, RandomProcessesGiveTheReferenceChecksum) {
         const run_report r = run_threaded(p, o);
         EXPECT_EQ(r.events, c.events);
         EXPECT_EQ(r.runs.size(), 6u);
-        EXPECT_EQ(r.checksum, reference) << "graph " << g << ", wait " << to_string(wait) << ", in flight " << in_flight;
+        EXPECT_EQ(r.checksum, reference) << "graph " << g << ", wait " << to_string(wait) << ", in flight "
+                                         << in_flight;
       }
   }
 }
@@ -98,8 +103,9 @@ template <class T>
 std::uint64_t fold(std::uint64_t h, const T& v) noexcept {
   return detail::digest_mix(h ^ product_digest(v));
 }
-void make_product(event& e, ptype t, std::uint64_t h, const put_token<std::int64_t>& i, const put_token<std::vector<double>>& v,
-                  const put_token<std::string>& s, const put_token<cluster>& c) {
+void make_product(event& e, ptype t, std::uint64_t h, const put_token<std::int64_t>& i,
+                  const put_token<std::vector<double>>& v, const put_token<std::string>& s,
+                  const put_token<cluster>& c) {
   switch (t) {
     case t_int: e.put(i, std::int64_t(h >> 1)); break;
     case t_vector: {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framework in traces (CMS's StallMonitor view): per module and event its method (and acquire),
 // its prefetch and stall; each event on its stream's track; the transitions. Counted exactly against
 // the run's own timeline of module executions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transition plan (src/fw/transition_plan.hpp) on its own: the order of job, run and lumi
 // transitions and events for a source's numbering, played one step at a time as the single-threaded
 // processor plays it, and driven by hand as the threaded processor drives it: events in flight,
@@ -53,16 +54,16 @@ TEST(TransitionPlan, RunsAndLumisNestInTheOrderOfTheEvents) {
 }
 
 TEST(TransitionPlan, WithoutSizesTheJobIsOneRunOfOneLumi) {
-  EXPECT_EQ(played({.events = 2}), (lines{"begin_job@0", "begin_run 1@0", "begin_lumi 1:1@0", "event 1:1:0", "event 1:1:1",
-                                          "end_lumi 1:1@2", "end_run 1@2", "end_job@2"}));
+  EXPECT_EQ(played({.events = 2}), (lines{"begin_job@0", "begin_run 1@0", "begin_lumi 1:1@0", "event 1:1:0",
+                                          "event 1:1:1", "end_lumi 1:1@2", "end_run 1@2", "end_job@2"}));
 }
 
 TEST(TransitionPlan, ARunThatIsNotAMultipleOfTheLumiEndsWithAShorterOne) {
   EXPECT_EQ(played({.events = 6, .events_per_run = 3, .events_per_lumi = 2}),
-            (lines{"begin_job@0", "begin_run 1@0", "begin_lumi 1:1@0", "event 1:1:0", "event 1:1:1", "end_lumi 1:1@2",
-                   "begin_lumi 1:2@2", "event 1:2:2", "end_lumi 1:2@3", "end_run 1@3", "begin_run 2@3", "begin_lumi 2:1@3",
-                   "event 2:1:3", "event 2:1:4", "end_lumi 2:1@5", "begin_lumi 2:2@5", "event 2:2:5", "end_lumi 2:2@6",
-                   "end_run 2@6", "end_job@6"}));
+            (lines{"begin_job@0",      "begin_run 1@0",    "begin_lumi 1:1@0", "event 1:1:0",    "event 1:1:1",
+                   "end_lumi 1:1@2",   "begin_lumi 1:2@2", "event 1:2:2",      "end_lumi 1:2@3", "end_run 1@3",
+                   "begin_run 2@3",    "begin_lumi 2:1@3", "event 2:1:3",      "event 2:1:4",    "end_lumi 2:1@5",
+                   "begin_lumi 2:2@5", "event 2:2:5",      "end_lumi 2:2@6",   "end_run 2@6",    "end_job@6"}));
 }
 
 TEST(TransitionPlan, TheFirstEventMayLieInsideARunAndALumi) {
@@ -85,11 +86,12 @@ TEST(TransitionPlan, ALumiBeginsBesideTheOneBeforeOnceThatOnesEventsHaveStarted)
   wide.events_in_flight = 4;
   wide.max_lumis = 3;
   const lines seen = played(wide);
-  EXPECT_EQ(seen, (lines{"begin_job@0", "begin_run 1@0", "begin_lumi 1:1@0", "begin_lumi 1:2@2", "event 1:1:0", "event 1:1:1",
-                         "end_lumi 1:1@2", "begin_lumi 1:3@4", "event 1:2:2", "event 1:2:3", "end_lumi 1:2@4", "event 1:3:4",
-                         "end_lumi 1:3@5", "end_run 1@5", "begin_run 2@5", "begin_lumi 2:1@5", "begin_lumi 2:2@7",
-                         "event 2:1:5", "event 2:1:6", "end_lumi 2:1@7", "event 2:2:7", "event 2:2:8", "end_lumi 2:2@9",
-                         "end_run 2@9", "end_job@9"}));
+  EXPECT_EQ(seen,
+            (lines{"begin_job@0",      "begin_run 1@0",    "begin_lumi 1:1@0", "begin_lumi 1:2@2", "event 1:1:0",
+                   "event 1:1:1",      "end_lumi 1:1@2",   "begin_lumi 1:3@4", "event 1:2:2",      "event 1:2:3",
+                   "end_lumi 1:2@4",   "event 1:3:4",      "end_lumi 1:3@5",   "end_run 1@5",      "begin_run 2@5",
+                   "begin_lumi 2:1@5", "begin_lumi 2:2@7", "event 2:1:5",      "event 2:1:6",      "end_lumi 2:1@7",
+                   "event 2:2:7",      "event 2:2:8",      "end_lumi 2:2@9",   "end_run 2@9",      "end_job@9"}));
   // The same transitions and events as one at a time, in another order.
   lines a = seen, b = played(serial);
   std::sort(a.begin(), a.end());
@@ -110,7 +112,7 @@ TEST(TransitionPlan, EventsInFlightAreBoundedAndTheLumiEndsWhenTheLastIsDone) {
   p.run_begun(b.beginning);
   s = p.next(false);
   ASSERT_TRUE(s.begin_lumi);
-  EXPECT_EQ(s.events, 0u);  // not before the lumi has begun
+  EXPECT_EQ(s.events, 0u);             // not before the lumi has begun
   EXPECT_TRUE(p.next(false).empty());  // its begin is outstanding
   p.lumi_begun(true);
   s = p.next(false);
@@ -165,13 +167,13 @@ TEST(TransitionPlan, TheNextLumiBeginsOnceEveryEventOfTheOneBeforeHasStarted) {
   plan p({.events = 6, .events_per_lumi = 2, .events_in_flight = 4, .max_lumis = 2});
   begin_first_lumi(p);
   plan::steps s = p.next(false);
-  EXPECT_EQ(s.events, 2u);  // all of lumi 1
+  EXPECT_EQ(s.events, 2u);    // all of lumi 1
   EXPECT_TRUE(s.begin_lumi);  // so lumi 2 begins beside them
   EXPECT_EQ(p.newest().id, (heddle::fw::luminosity_block_id{1, 2}));
   p.lumi_begun(true);
   s = p.next(false);
   EXPECT_EQ(s.first_event, 2u);
-  EXPECT_EQ(s.events, 2u);  // lumi 2's, in the slots left
+  EXPECT_EQ(s.events, 2u);     // lumi 2's, in the slots left
   EXPECT_FALSE(s.begin_lumi);  // two lumis open: lumi 3 waits
   p.event_done({1, 2});
   p.event_done({1, 2});
@@ -183,7 +185,7 @@ TEST(TransitionPlan, TheNextLumiBeginsOnceEveryEventOfTheOneBeforeHasStarted) {
   EXPECT_EQ(p.oldest().id, (heddle::fw::luminosity_block_id{1, 1}));
   p.lumi_ended();
   s = p.next(false);
-  EXPECT_TRUE(s.end_lumi);  // now lumi 2
+  EXPECT_TRUE(s.end_lumi);    // now lumi 2
   EXPECT_TRUE(s.begin_lumi);  // and lumi 3, beside it
   EXPECT_EQ(p.oldest().id, (heddle::fw::luminosity_block_id{1, 2}));
   EXPECT_EQ(p.newest().id, (heddle::fw::luminosity_block_id{1, 3}));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The detector response, charged-hadron subtraction and missing ET (examples/hep/core/detector.hpp).
 #include <gtest/gtest.h>
 
@@ -19,11 +20,11 @@ hep::particle at(double pt, double eta, double phi, std::int32_t pdg, std::uint3
 }
 
 TEST(Detector, AcceptanceTrackerAndCharges) {
-  const hep::particles in = {at(10, 0.5, 0.1, 211, 0),   // tracked, hard scatter
-                             at(10, 3.0, 0.2, 211, 3),   // charged, outside the tracker
-                             at(10, 1.0, 0.3, 22, 2),    // photon
-                             at(10, 5.0, 0.4, 211, 0),   // outside the calorimeter
-                             at(10, 0.0, 0.5, 12, 0),    // a neutrino
+  const hep::particles in = {at(10, 0.5, 0.1, 211, 0),    // tracked, hard scatter
+                             at(10, 3.0, 0.2, 211, 3),    // charged, outside the tracker
+                             at(10, 1.0, 0.3, 22, 2),     // photon
+                             at(10, 5.0, 0.4, 211, 0),    // outside the calorimeter
+                             at(10, 0.0, 0.5, 12, 0),     // a neutrino
                              at(10, -2.0, 0.6, -211, 5),  // tracked, pile-up
                              at(10, 0.2, 0.7, 11, 0)};    // an electron: negative
   const hep::candidates c = hep::detector_response(in, {}, 42);

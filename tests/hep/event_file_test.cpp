@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event-file parser (examples/hep/core/event_file.hpp): FastJet's examples' format, and every
 // kind of bad input named with its file and line.
 #include <gtest/gtest.h>
@@ -109,8 +110,9 @@ TEST_F(EventFile, ThePileupLibraryNeedsSubEvents) {
     (void)hep::load_event_library({hard}, {hard});
     FAIL() << "a pile-up file without sub-events";
   } catch (const hep::input_error& e) {
-    EXPECT_EQ(std::string(e.what()), hard + ":1: pile-up event without minimum-bias sub-events (expected '#SUBSTART' before "
-                                              "each interaction, the first being the hard scatter)");
+    EXPECT_EQ(std::string(e.what()),
+              hard + ":1: pile-up event without minimum-bias sub-events (expected '#SUBSTART' before "
+                     "each interaction, the first being the hard scatter)");
   }
   EXPECT_THROW((void)hep::load_event_library({}, {pileup}), hep::input_error);
   EXPECT_THROW((void)hep::load_event_library({hard}, {}), hep::input_error);
@@ -123,7 +125,8 @@ TEST(EventFileDebian, ReadsFastJetsPythiaFiles) {
     GTEST_SKIP() << dir << " has no Pythia files: apt-get install fastjet-examples";
   const auto hard = hep::read_event_file(dir + "/Pythia-PtMin1000-LHC-10ev.dat");
   EXPECT_EQ(hard.size(), 10u);
-  for (const char* f : {"Pythia-Z2jets-lhc-pileup-1ev.dat", "Pythia-Zp2jets-lhc-pileup-1ev.dat", "Pythia-dijet-ptmin100-lhc-pileup-1ev.dat"}) {
+  for (const char* f : {"Pythia-Z2jets-lhc-pileup-1ev.dat", "Pythia-Zp2jets-lhc-pileup-1ev.dat",
+                        "Pythia-dijet-ptmin100-lhc-pileup-1ev.dat"}) {
     const auto e = hep::read_event_file(dir + "/" + f);
     ASSERT_EQ(e.size(), 1u) << f;
     EXPECT_EQ(e[0].interactions.size(), 21u) << f;

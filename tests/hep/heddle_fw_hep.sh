@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-fw on the reconstruction job as a user runs it: the plugin found where heddle-fw's build put
 # it (no --plugin-path), the options the configuration declares (--pileup, --out) and --set, the
 # report and the file; and a misspelt option, an unknown label, a bad value, each a one-line error

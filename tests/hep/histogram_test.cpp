@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::histogram and hep::atomic_histogram: binning, merging, and concurrent fills without a lock
 // counting every fill exactly (a stress test: run under ThreadSanitizer too).
 #include <gtest/gtest.h>
@@ -25,7 +26,8 @@ TEST(Histogram, BinsUnderAndOverflow) {
 }
 
 TEST(Histogram, AddsOnlyTheSameBins) {
-  hep::histogram a("x", "", "", {2, 0, 1}), b("x", "", "", {2, 0, 1}), c("x", "", "", {3, 0, 1}), d("y", "", "", {2, 0, 1});
+  hep::histogram a("x", "", "", {2, 0, 1}), b("x", "", "", {2, 0, 1}), c("x", "", "", {3, 0, 1}),
+      d("y", "", "", {2, 0, 1});
   a.fill(0.1);
   b.fill(0.1);
   b.fill(0.9);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::event_order: rows added by many threads in any order come out block by block, in begin
 // order, each block's events sorted, with the jet rows numbered on; a block that ends early waits
 // for those begun before it. A stress test with checked results (run under ThreadSanitizer too).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the hep example's Python tools (examples/hep/): check_output.py, compare_outputs.py and
 plot_histograms.py, run as a user runs them, on small synthetic job outputs that follow the layout
 (hep_layout.py), written with h5py, with their JSON-lines twins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction job (examples/hep) run by the framework, checked against FastJet called
 // directly on the job's own inputs: rho, the jets with their areas, subtraction and corrections,
 // the fat jets and their trimmed masses, missing ET; the checksum the same for 1, 2 and 4 workers
@@ -18,8 +19,8 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include <heddle/fw.hpp>
@@ -73,8 +74,10 @@ class Capture final : public global::EDAnalyzer<> {
   get_token<hep::missing_et> met_;
 };
 
-bool have_data() { return std::filesystem::exists(std::string(HEP_FASTJET_EXAMPLES) + "/Pythia-PtMin1000-LHC-10ev.dat"); }
-#define HEP_NEEDS_DATA()                                                                                      \
+bool have_data() {
+  return std::filesystem::exists(std::string(HEP_FASTJET_EXAMPLES) + "/Pythia-PtMin1000-LHC-10ev.dat");
+}
+#define HEP_NEEDS_DATA() \
   if (!have_data()) GTEST_SKIP() << HEP_FASTJET_EXAMPLES << " has no Pythia files: apt-get install fastjet-examples"
 
 std::string out_dir() {
@@ -138,7 +141,8 @@ std::string read(const std::string& path) {
 
 fastjet::AreaDefinition area_for(std::uint64_t seed) {
   const std::vector<int> s{1 + static_cast<int>(seed % 2147483562u), 1 + static_cast<int>((seed >> 32) % 2147483398u)};
-  return fastjet::AreaDefinition(fastjet::active_area_explicit_ghosts, fastjet::GhostedAreaSpec(5.0, 1, 0.01).with_fixed_seed(s));
+  return fastjet::AreaDefinition(fastjet::active_area_explicit_ghosts,
+                                 fastjet::GhostedAreaSpec(5.0, 1, 0.01).with_fixed_seed(s));
 }
 std::uint64_t seed_of(const char* module, const event_id& id) {
   return hep::event_seed(2026, hep::salt(module), id.run, id.lumi, id.event);
@@ -187,7 +191,8 @@ TEST(RecoJob, ProductsMatchFastJetCalledDirectly) {
       const fastjet::PseudoJet cj = sj * f;
       if (cj.pt() >= 20) expected.push_back({{cj.px(), cj.py(), cj.pz(), cj.e()}, j.area(), j.pt(), f});
     }
-    std::sort(expected.begin(), expected.end(), [](const hep::jet& a, const hep::jet& b) { return a.p.pt() > b.p.pt(); });
+    std::sort(expected.begin(), expected.end(),
+              [](const hep::jet& a, const hep::jet& b) { return a.p.pt() > b.p.pt(); });
     ASSERT_EQ(c.ak4.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ(c.ak4[i].p.px, expected[i].p.px);
@@ -198,8 +203,10 @@ TEST(RecoJob, ProductsMatchFastJetCalledDirectly) {
       ++jets_checked;
     }
     // Fat jets: anti-kt 0.8 on every candidate, pt > 200, |eta| < 2.5, trimmed (kt 0.2, 5 %).
-    const fastjet::ClusterSequence cs8(pseudojets(c.particle_flow), fastjet::JetDefinition(fastjet::antikt_algorithm, 0.8));
-    const fastjet::Filter trim(fastjet::JetDefinition(fastjet::kt_algorithm, 0.2), fastjet::SelectorPtFractionMin(0.05));
+    const fastjet::ClusterSequence cs8(pseudojets(c.particle_flow),
+                                       fastjet::JetDefinition(fastjet::antikt_algorithm, 0.8));
+    const fastjet::Filter trim(fastjet::JetDefinition(fastjet::kt_algorithm, 0.2),
+                               fastjet::SelectorPtFractionMin(0.05));
     std::vector<fastjet::PseudoJet> fat;
     for (const fastjet::PseudoJet& j : fastjet::sorted_by_pt(cs8.inclusive_jets(200.0)))
       if (std::abs(j.eta()) < 2.5) fat.push_back(j);
@@ -276,7 +283,8 @@ TEST(RecoJob, ConditionsChangingAtARunBoundaryChangeTheCorrectedJets) {
     for (const hep::jet& jb : b.ak4) {
       const double subtracted_pt = jb.p.pt() / jb.jec;
       EXPECT_DOUBLE_EQ(jb.jec, t[1].factor(subtracted_pt, jb.p.eta()));
-      auto same = std::find_if(a.ak4.begin(), a.ak4.end(), [&](const hep::jet& ja) { return ja.raw_pt == jb.raw_pt && ja.area == jb.area; });
+      auto same = std::find_if(a.ak4.begin(), a.ak4.end(),
+                               [&](const hep::jet& ja) { return ja.raw_pt == jb.raw_pt && ja.area == jb.area; });
       if (same == a.ak4.end()) continue;  // below the pt cut with run 1's factors
       EXPECT_DOUBLE_EQ(same->jec, t[0].factor(subtracted_pt, jb.p.eta()));
       EXPECT_NEAR(jb.p.px / jb.jec, same->p.px / same->jec, 1e-9 * std::abs(jb.p.px));
@@ -334,7 +342,8 @@ TEST(RecoJob, BadInputIsNamed) {
   };
   const std::string missing = error_of({{"mixing.pileupFiles", "[\"/nonexistent/pileup.dat\"]", "test"}});
   EXPECT_NE(missing.find("process.producers[0] 'mixing'"), std::string::npos) << missing;
-  EXPECT_NE(missing.find("/nonexistent/pileup.dat: cannot open: No such file or directory"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("/nonexistent/pileup.dat: cannot open: No such file or directory"), std::string::npos)
+      << missing;
   const std::string mu = error_of({{"mixing.mu", "-1", "test"}});
   EXPECT_NE(mu.find("'mixing'"), std::string::npos) << mu;
   EXPECT_NE(mu.find("parameter 'mu'"), std::string::npos) << mu;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the reconstruction job's files for the Python checks (tests/hep/CMakeLists.txt): the
 // example's configuration at low pile-up, run by the single-threaded processor and by the threaded
 // one (2 workers, 4 events in flight, 2 lumis open), each writing the HDF5 file and its JSON-lines
@@ -17,15 +18,17 @@ using namespace heddle::fw;
 namespace {
 
 run_report run_job(const std::string& config, const std::string& dir, const std::string& name, bool threaded) {
-  const process_config c = load_config(config, {{"mixing.mu", "8", "test"}, {"output.fileName", dir + "/" + name + ".h5", "test"}});
+  const process_config c = load_config(config, {{"mixing.mu", "8", "test"},
+                                                {"output.fileName", dir + "/" + name + ".h5", "test"}});
   process p = make_process(c, timing_options{}, nullptr);
   const std::optional<registered_module> text = find_registered_module("hep::JsonLinesOutput");
   if (!text) throw std::runtime_error("hep::JsonLinesOutput is not registered");
-  const parameter_set ps = parameter_set::from_json(
-      R"({"fileName": ")" + dir + "/" + name + R"(.jsonl", "mixing": "mixing", "candidates": "particleFlow", "rho": "rho",
+  const parameter_set ps =
+      parameter_set::from_json(R"({"fileName": ")" + dir + "/" + name +
+                                   R"(.jsonl", "mixing": "mixing", "candidates": "particleFlow", "rho": "rho",
           "met": "met", "jets": "ak4Jets", "fatJets": "ak8Jets", "dijet": "dijet", "boosted": "boosted",
           "histograms": "histograms"})",
-      "text twin");
+                               "text twin");
   p.add_module({"text", text->name}, [&] { return text->make(ps); });
   p.add_end_path("text", {"text"});
   p.finalize();

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The install test: installs a built heddle into a temporary prefix, then builds and runs programs
 # against it as users would:
 #   1. an outside CMake project: find_package(heddle CONFIG REQUIRED) + heddle::heddle, and the

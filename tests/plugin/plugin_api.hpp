@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the test plugin (plugin_module.cpp) offers its hosts, by C names that dlsym() finds.
 #pragma once
 
@@ -30,5 +31,4 @@ using plugin_run_fn = void (*)(heddle::runtime& rt, unsigned n, plugin_report* o
 // The same on a runtime of `workers` threads that the plugin makes and destroys itself: for hosts
 // that do not link heddle (its libraries come in with the plugin).
 using plugin_run_own_fn = void (*)(unsigned workers, unsigned n, plugin_report* out);
-
 }

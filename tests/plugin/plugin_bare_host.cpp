@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host that does not link heddle: dlopen() of the plugin brings heddle's shared libraries in,
 // their thread-locals included (heddle/core/export.hpp). Runs the plugin on a runtime the plugin
 // makes, twice with an unload between, and exits non-zero with the reason on any failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin as a framework loads one: a shared object, dlopen()ed by a host, that uses heddle
 // through the host's copy of the shared libraries. It spawns nested tasks, waits on their futures,
 // runs a serial queue, and reports what it saw; the hosts (plugin_test.cpp, plugin_bare_host.cpp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program linked to the shared heddle loads a plugin with dlopen(), runs it on several workers,
 // unloads it, and loads it again (-DBUILD_SHARED_LIBS=ON builds only). HEDDLE_TEST_PLUGIN is the
 // plugin's path (tests/plugin/CMakeLists.txt).

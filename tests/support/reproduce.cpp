@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The failure report of tests/support/reproduce.hpp: a GoogleTest listener that prints, after each
 // failed test, how to run it again the same way.
 #include "reproduce.hpp"
@@ -96,7 +97,8 @@ class reproduce_listener : public ::testing::EmptyTestEventListener {
     if (!launcher_.empty()) command += launcher_ + " ";
     command += program_ + " --gtest_filter=" + info.test_suite_name() + "." + info.name();
     const auto* unit = ::testing::UnitTest::GetInstance();
-    if (GTEST_FLAG_GET(shuffle)) command += " --gtest_shuffle --gtest_random_seed=" + std::to_string(unit->random_seed());
+    if (GTEST_FLAG_GET(shuffle))
+      command += " --gtest_shuffle --gtest_random_seed=" + std::to_string(unit->random_seed());
     std::printf("[ REPRODUCE ] %s\n", command.c_str());
     std::printf("[ REPRODUCE ] build: %s; workers: %s\n", build_description().c_str(), workers().c_str());
     if (!setting_.empty()) std::printf("[ REPRODUCE ] setting: %s\n", setting_.c_str());
@@ -137,8 +139,8 @@ std::uint64_t seed(const char* name, std::uint64_t fixed) {
 }
 
 void install_reproduce_listener(const char* argv0, const std::string& launcher, const std::string& setting) {
-  ::testing::UnitTest::GetInstance()->listeners().Append(
-      new reproduce_listener(argv0 ? argv0 : "the test program", launcher, setting));
+  ::testing::UnitTest::GetInstance()->listeners().Append(new reproduce_listener(argv0 ? argv0 : "the test program",
+                                                                                launcher, setting));
 }
 
 }  // namespace heddle_test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a failed test prints so that it can be run again the same way: the command line that runs
 // it alone (with the HEDDLE_* settings in effect, and the launcher of a multi-process program), the
 // build it ran in, the worker counts, the program's setting (a backend, a node count) and the seeds

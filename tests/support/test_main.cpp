@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The main of every GoogleTest program of the suite: GoogleTest's own, plus the listener that
 // prints how to rerun a failed test (reproduce.hpp).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the command-line tests (tests/tools/, tests/fw/): a scratch folder removed at exit,
 # fail() to count a failure with its message, and finish NAME to print the count and set the
 # exit status.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-bench as a user meets it: bad usage fails with a clear message and exit status 2, a good
 # run writes a JSON report with its ratios, CSV tables and PNG plots.
 #   tests/tools/heddle_bench_cli.sh BUILD_BIN_DIR PYTHON

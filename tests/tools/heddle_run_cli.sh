@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-run as a user meets it: a bad command line fails with exit status 2 and names what is
 # wrong, before any node starts; a good one starts the nodes with their environment, passes a
 # node's failure on, --timeout ends a run that does not, and a SIGTERM reaches every node.

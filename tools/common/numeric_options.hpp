@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Validators for the tools' numeric options, applied to the text before CLI11 converts it.
 // CLI11 2.1 reads an unsigned option with strtoull in base 0: "-3" wraps to 2^64 - 3 (a run of
 // --events -3 never ends), "010" is octal 8 and an overflow becomes 2^64 - 1; its Range and
@@ -41,7 +42,8 @@ inline CLI::Validator real_number(bool zero_allowed) {
       [zero_allowed, what](std::string& text) -> std::string {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || (v == 0 && !zero_allowed))
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 ||
+            (v == 0 && !zero_allowed))
           return "expected " + what + ", not '" + text + "'";
         return {};
       },

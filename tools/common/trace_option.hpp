@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --trace FILE, as heddle-fw and heddle-bench spell it: a trace of the tool's work (docs/trace.md).
 // The file is opened before the work starts, so a bad path fails at once (exit 2), and written
 // when the work is done; the tool then says where it went and whether records were dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-bench: heddle against its peers, suite by suite, interleaved in one process.
 //   heddle-bench <suite>|all [--check|--quick|--full] [--threads LIST] [--reps N] [--json FILE]
 //                [--record DIR] [--plot DIR]
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
   options opt;
   app.add_option("suite", which, "a suite (" + known + "), all, or summary");
   app.add_option("dir", summary_dir, "with summary: the folder of recorded results to summarise");
-  auto* quick = app.add_flag("--quick", opt.quick, "small inputs: every suite in under a minute (the suite says which)");
+  auto* quick = app.add_flag("--quick", opt.quick,
+                             "small inputs: every suite in under a minute (the suite says which)");
   auto* full = app.add_flag("--full", opt.full, "paper-sized inputs")->excludes(quick);
   app.add_flag("--check", opt.check, "tiny inputs, each variant run once: verifies every result, times mean nothing")
       ->excludes(quick)
@@ -51,7 +53,8 @@ int main(int argc, char** argv) {
                  "(the recorded results that `heddle-bench summary DIR` and docs/benchmarks.md read)");
   app.add_option("--plot", plot_dir, "write DIR/<suite>.csv and DIR/<suite>.png (python3 + matplotlib)");
   std::string trace_file;
-  app.add_option("--trace", trace_file, "record a trace of the runs into FILE (Chrome trace-event JSON; heddle-trace reads it)");
+  app.add_option("--trace", trace_file,
+                 "record a trace of the runs into FILE (Chrome trace-event JSON; heddle-trace reads it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -74,7 +77,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!summary_dir.empty()) {
-    std::fprintf(stderr, "heddle-bench: '%s': only summary takes a folder (--json FILE, --record DIR)\n", summary_dir.c_str());
+    std::fprintf(stderr, "heddle-bench: '%s': only summary takes a folder (--json FILE, --record DIR)\n",
+                 summary_dir.c_str());
     return 2;
   }
   std::string command = "heddle-bench";
@@ -110,7 +114,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!record_dir.empty() && opt.check) {
-    std::fprintf(stderr, "heddle-bench: --record with --check: a check's times mean nothing, there is nothing to record\n");
+    std::fprintf(stderr,
+                 "heddle-bench: --record with --check: a check's times mean nothing, there is nothing to record\n");
     return 2;
   }
 

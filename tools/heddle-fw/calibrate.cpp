@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw calibrate: busy-wait iterations per second on this machine, the study's calibration
 // program: the value for busyWaitScaleFactor or --busy-wait-scale.
 #include <CLI/CLI.hpp>
@@ -16,8 +17,10 @@ int calibrate_main(int argc, char** argv) {
   app.name("heddle-fw calibrate");
   int rounds = 7;
   unsigned round_ms = 100;
-  app.add_option("--rounds", rounds, "timed rounds; the median is printed (default 7)")->check(heddle::tool::whole_number(1, 1000));
-  app.add_option("--round-ms", round_ms, "length of a round in ms (default 100)")->check(heddle::tool::whole_number(1, 60000));
+  app.add_option("--rounds", rounds, "timed rounds; the median is printed (default 7)")
+      ->check(heddle::tool::whole_number(1, 1000));
+  app.add_option("--round-ms", round_ms, "length of a round in ms (default 100)")
+      ->check(heddle::tool::whole_number(1, 60000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

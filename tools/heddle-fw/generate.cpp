@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw generate: a CMS-like configuration, made here from the statistics of the study's real
 // reconstruction configurations (not a copy of them): ~480 producers whose mean times are
 // log-normal (the real ones: e^-7.1 and e^-7.8 s geometric means, sigma 2.6-3.0, a few of a
@@ -36,7 +37,7 @@ nlohmann::json generate(const gen_settings& s) {
   const double cv = 0.55, noise_sigma = std::sqrt(std::log(1 + cv * cv));
   std::lognormal_distribution<double> noise(-noise_sigma * noise_sigma / 2, noise_sigma);
   std::geometric_distribution<int> extra_inputs(1 / 2.6);  // 1 + this: mean ~2.6 inputs
-  std::geometric_distribution<int> distance(1 / 12.0);      // how far back an input usually is
+  std::geometric_distribution<int> distance(1 / 12.0);     // how far back an input usually is
 
   auto label = [](unsigned i) { return "reco" + std::to_string(i); };
   nlohmann::json producers = nlohmann::json::array();
@@ -58,8 +59,11 @@ nlohmann::json generate(const gen_settings& s) {
     const char* threads = "ThreadSafeBetweenInstances";
     if (i % 120 == 60) threads = "ThreadUnsafe";
     if (i == s.producers / 2 + 1) threads = "ThreadSafeBetweenModules";
-    producers.push_back({{"@label", label(i)}, {"@type", "demo::EventTimesBusyWaitProducer"}, {"threadType", threads},
-                         {"eventTimes", times}, {"toGet", inputs}});
+    producers.push_back({{"@label", label(i)},
+                         {"@type", "demo::EventTimesBusyWaitProducer"},
+                         {"threadType", threads},
+                         {"eventTimes", times},
+                         {"toGet", inputs}});
   }
   nlohmann::json filters = nlohmann::json::array(), paths = nlohmann::json::object();
   for (const char* name : {"outputRECO", "outputAOD"}) {
@@ -69,8 +73,11 @@ nlohmann::json generate(const gen_settings& s) {
     nlohmann::json times = nlohmann::json::array();
     const double mean = 0.3 + 0.4 * u(rng);  // the real jobs' output modules: ~0.5 s
     for (int e = 0; e < 100; ++e) times.push_back(mean * noise(rng));
-    filters.push_back({{"@label", name}, {"@type", "demo::EventTimesBusyWaitPassFilter"},
-                       {"threadType", "ThreadSafeBetweenInstances"}, {"eventTimes", times}, {"toGet", inputs}});
+    filters.push_back({{"@label", name},
+                       {"@type", "demo::EventTimesBusyWaitPassFilter"},
+                       {"threadType", "ThreadSafeBetweenInstances"},
+                       {"eventTimes", times},
+                       {"toGet", inputs}});
     paths[std::string("p_") + name] = nlohmann::json::array({name});
   }
   return {{"process",
@@ -89,7 +96,8 @@ int generate_main(int argc, char** argv) {
   app.name("heddle-fw generate");
   gen_settings s;
   app.add_option("--producers", s.producers, "producers (default 480)")->check(heddle::tool::whole_number(10, 100000));
-  app.add_option("--events", s.events, "source.iterations (default 100)")->check(heddle::tool::whole_number(1, UINT64_MAX));
+  app.add_option("--events", s.events, "source.iterations (default 100)")
+      ->check(heddle::tool::whole_number(1, UINT64_MAX));
   app.add_option("--seed", s.seed, "random seed (default 2012)")->check(heddle::tool::whole_number(0, UINT64_MAX));
   app.add_option("--time-scale", s.time_scale, "options.timeScale (default 5e-3: ~60 ms of work per event)")
       ->check(heddle::tool::real_number(false));
@@ -111,8 +119,9 @@ int generate_main(int argc, char** argv) {
   try {
     const process_config c = load_config(s.out);
     const dependency_bound b = analyse_dependencies(c, 1, 100);
-    std::printf("heddle-fw generate: %s: %u producers, %.2f s of work and a %.2f s critical path per event (ratio %.2f)\n",
-                s.out.c_str(), s.producers, b.work_s() / 100, b.critical_path_s() / 100, b.work_s() / b.critical_path_s());
+    std::printf(
+        "heddle-fw generate: %s: %u producers, %.2f s of work and a %.2f s critical path per event (ratio %.2f)\n",
+        s.out.c_str(), s.producers, b.work_s() / 100, b.critical_path_s() / 100, b.work_s() / b.critical_path_s());
   } catch (const config_error& x) {
     std::fprintf(stderr, "heddle-fw generate: error: %s\n", x.what());
     return 1;

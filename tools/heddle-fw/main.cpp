@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw: runs the event-processing framework on a configuration of the CMS threaded-framework
 // study (or heddle's own), multi-threaded or with the single-threaded reference processor.
 //   heddle-fw CONFIG [--threads N] [--events-in-flight M] [--events K] [--time-scale S]

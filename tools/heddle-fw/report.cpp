@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report.hpp"
 
 #include <algorithm>
@@ -20,7 +21,8 @@ void progress_bar::show(std::uint64_t done) {
   const int full = static_cast<int>(f * width);
   for (int i = 0; i < width; ++i) bar[i] = i < full ? '=' : (i == full ? '>' : ' ');
   bar[width] = 0;
-  std::fprintf(stderr, "\r[%s] %" PRIu64 "/%" PRIu64 " events  %.1f ev/s ", bar, done, total_, s > 0 ? double(done) / s : 0.0);
+  std::fprintf(stderr, "\r[%s] %" PRIu64 "/%" PRIu64 " events  %.1f ev/s ", bar, done, total_,
+               s > 0 ? double(done) / s : 0.0);
   std::fflush(stderr);
   drawn_ = true;
 }
@@ -52,14 +54,16 @@ counts count_modules(const process& p) {
 void print_report(std::FILE* out, const run_description& what, const run_report& r) {
   const counts c = count_modules(what.proc);
   std::fprintf(out, "heddle-fw: %s: %zu producers, %zu filters, %s%zu output modules, %zu paths\n", what.config.c_str(),
-               c.producers, c.filters, c.analyzers ? (std::to_string(c.analyzers) + " analyzers, ").c_str() : "", c.outputs,
-               what.proc.num_paths());
+               c.producers, c.filters, c.analyzers ? (std::to_string(c.analyzers) + " analyzers, ").c_str() : "",
+               c.outputs, what.proc.num_paths());
   std::fprintf(out, "  processor         %s, %u worker thread%s, wait %s, time scale %g\n", what.processor.c_str(),
                r.workers, r.workers == 1 ? "" : "s", to_string(what.timing.wait), what.timing.time_scale);
-  std::fprintf(out, "  events            %" PRIu64 " in %zu run%s", r.events, r.runs.size(), r.runs.size() == 1 ? "" : "s");
+  std::fprintf(out, "  events            %" PRIu64 " in %zu run%s", r.events, r.runs.size(),
+               r.runs.size() == 1 ? "" : "s");
   if (what.options.first_event != 0) std::fprintf(out, ", from event %" PRIu64, what.options.first_event);
   std::fprintf(out, "\n");
-  std::fprintf(out, "  events in flight  %" PRIu64 " (peak %" PRIu64 ")\n", what.options.events_in_flight, r.peak_in_flight);
+  std::fprintf(out, "  events in flight  %" PRIu64 " (peak %" PRIu64 ")\n", what.options.events_in_flight,
+               r.peak_in_flight);
   if (what.options.events_per_lumi != 0 || what.options.concurrent_lumis > 1) {
     std::uint64_t lumis = 0;
     for (const run_checksum& x : r.runs) lumis += x.lumis;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw's output: the progress bar, the report (text and JSON), the timeline CSV.
 #pragma once
 

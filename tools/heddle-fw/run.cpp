@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw CONFIG: one run, its report on stdout, optionally as JSON and a timeline. The command
 // line is read by run_options.cpp; this file runs what it asks for.
 #include <unistd.h>
@@ -41,7 +42,8 @@ std::vector<parameter_override> declared_options(const std::vector<std::string>&
       throw config_error("unexpected argument '" + arg + "' (heddle-fw --help lists the options)");
     const std::size_t eq = arg.find('=');
     const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    auto d = std::find_if(declared.begin(), declared.end(), [&](const command_line_parameter& x) { return x.name == name; });
+    auto d = std::find_if(declared.begin(), declared.end(),
+                          [&](const command_line_parameter& x) { return x.name == name; });
     if (d == declared.end())
       throw config_error("unknown option --" + name + ": neither heddle-fw's nor " + config_file + "'s" + known());
     std::string value;
@@ -169,7 +171,8 @@ int run_checked(run_arguments& c) {
   if (json_out.is_open()) json_out << report_json(what, report).dump(2) << '\n';
   if (timeline_out.is_open()) write_timeline(timeline_out, p, record);
   if ((json_out.is_open() && !json_out) || (timeline_out.is_open() && !timeline_out)) {
-    std::fprintf(stderr, "heddle-fw: error: writing %s failed\n", json_out.is_open() && !json_out ? c.json_file.c_str() : c.timeline_file.c_str());
+    std::fprintf(stderr, "heddle-fw: error: writing %s failed\n",
+                 json_out.is_open() && !json_out ? c.json_file.c_str() : c.timeline_file.c_str());
     return 2;
   }
   return 0;

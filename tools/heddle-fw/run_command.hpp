@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw's commands, one file each; main.cpp picks one by its first argument.
 #pragma once
 
@@ -5,10 +6,10 @@
 
 namespace heddle::fw::tool {
 
-int run_main(int argc, char** argv);       // heddle-fw CONFIG [options]
-int calibrate_main(int argc, char** argv); // heddle-fw calibrate [options]
-int scan_main(int argc, char** argv);      // heddle-fw scan CONFIG [options]
-int generate_main(int argc, char** argv);  // heddle-fw generate [options]
+int run_main(int argc, char** argv);        // heddle-fw CONFIG [options]
+int calibrate_main(int argc, char** argv);  // heddle-fw calibrate [options]
+int scan_main(int argc, char** argv);       // heddle-fw scan CONFIG [options]
+int generate_main(int argc, char** argv);   // heddle-fw generate [options]
 
 // --busy-wait-scale: "config" (0: the configuration's busyWaitScaleFactor), "auto" (calibrate now)
 // or a positive rate; CLI::ValidationError otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw CONFIG's command line (run_options.hpp): heddle-fw's options, with CLI11.
 #include <CLI/CLI.hpp>
 
@@ -23,18 +24,19 @@ double busy_wait_scale_option(const std::string& s) {
     used = 0;
   }
   if (used != s.size() || !std::isfinite(v) || !(v > 0))
-    throw CLI::ValidationError("--busy-wait-scale", "expected config, auto or a finite number greater than 0, not '" + s + "'");
+    throw CLI::ValidationError("--busy-wait-scale",
+                               "expected config, auto or a finite number greater than 0, not '" + s + "'");
   return v;
 }
 
 std::optional<int> parse_run_arguments(int argc, char** argv, run_arguments& c) {
   CLI::App app{"heddle-fw: the event-processing framework on a CMS threaded-framework configuration"};
   app.name("heddle-fw");
-  app.footer(
-      "Commands:\n  heddle-fw scan CONFIG  throughput against events in flight, modules running over an event (CSV, PNG)\n"
-      "  heddle-fw generate     a CMS-like configuration with the statistics of the real ones\n"
-      "  heddle-fw calibrate    busy-wait iterations per second on this machine\n"
-      "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
+  app.footer("Commands:\n  heddle-fw scan CONFIG  throughput against events in flight, modules running over an event "
+             "(CSV, PNG)\n"
+             "  heddle-fw generate     a CMS-like configuration with the statistics of the real ones\n"
+             "  heddle-fw calibrate    busy-wait iterations per second on this machine\n"
+             "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
   app.add_option("config", c.config, "configuration file (JSON)")->required();
   app.add_option("--threads", c.threads, "worker threads (default: nThreads, else one per core)")
       ->check(heddle::tool::whole_number(1, max_threads));
@@ -67,11 +69,14 @@ std::optional<int> parse_run_arguments(int argc, char** argv, run_arguments& c) 
                  "how long an idle worker looks for work before it sleeps (default 500, 50 with --wait timer)")
       ->check(heddle::tool::whole_number(0, max_idle_spin_us));
   app.add_flag("-q,--quiet", c.quiet, "no progress bar");
-  app.add_option("--plugin-path", c.plugin_path,
-                 "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types, "
-                 "and those before the plugins installed with heddle-fw");
-  app.add_option("--trace", c.trace_file, "record a trace of the run into FILE (Chrome trace-event JSON; heddle-trace reads it)");
-  app.add_option("--set", c.sets, "set a module's parameter: LABEL.PARAMETER=VALUE (repeatable; VALUE a JSON value or text)");
+  app.add_option(
+      "--plugin-path", c.plugin_path,
+      "plugin directories (DIR[:DIR...], repeatable), searched before HEDDLE_FW_PLUGIN_PATH's for module types, "
+      "and those before the plugins installed with heddle-fw");
+  app.add_option("--trace", c.trace_file,
+                 "record a trace of the run into FILE (Chrome trace-event JSON; heddle-trace reads it)");
+  app.add_option("--set", c.sets,
+                 "set a module's parameter: LABEL.PARAMETER=VALUE (repeatable; VALUE a JSON value or text)");
   // The configuration may declare options of its own (process.commandLine): --pileup 140.
   app.allow_extras();
   try {

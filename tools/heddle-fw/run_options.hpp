@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw CONFIG's command line: what it asks for (run_arguments), parsed by parse_run_arguments
 // (run_options.cpp) and run by run_job (run.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw scan: the study's figures on this machine. Throughput against events in flight for the
 // multi-threaded framework, the same with every module ThreadUnsafe, and as many single-threaded
 // processes side by side (Figures 3 and 4), with the single-threaded processor as the yardstick;
@@ -55,8 +56,10 @@ double processes(const scan_settings& s, std::uint64_t copies, std::uint64_t eve
   posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   for (std::uint64_t i = 0; i < copies; ++i) {
     reports.push_back(s.out + "/process-" + std::to_string(i) + ".json");
-    std::vector<std::string> args{self, s.config, "--single-threaded", "-q", "--events", std::to_string(events),
-                                  "--time-scale", scale, "--wait", s.wait, "--json", reports.back()};
+    std::vector<std::string> args{self,           s.config,   "--single-threaded",
+                                  "-q",           "--events", std::to_string(events),
+                                  "--time-scale", scale,      "--wait",
+                                  s.wait,         "--json",   reports.back()};
     if (s.busy_scale > 0) args.insert(args.end(), {"--busy-wait-scale", busy});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -99,7 +102,8 @@ double in_process(const process_config& c, const scan_settings& s, bool single, 
 }
 
 // Modules of one event running at each moment: a step function from its timeline entries.
-std::vector<std::pair<double, int>> running_over_event(const std::vector<timeline_entry>& entries, std::uint64_t event) {
+std::vector<std::pair<double, int>> running_over_event(const std::vector<timeline_entry>& entries,
+                                                       std::uint64_t event) {
   std::vector<std::pair<std::int64_t, int>> edges;
   for (const timeline_entry& e : entries)
     if (e.event == event) {
@@ -164,13 +168,15 @@ nlohmann::json write_scan_csv(const scan_settings& s, const scan_samples& m, dou
   csv << "series,events_in_flight,threads,events,median_events_per_s,min_events_per_s,max_events_per_s\n";
   for (std::uint64_t e : s.in_flight)
     csv << "single-threaded processor," << e << ",1," << s.events << ',' << single_rate << ','
-        << *std::min_element(m.single.begin(), m.single.end()) << ',' << *std::max_element(m.single.begin(), m.single.end()) << '\n';
+        << *std::min_element(m.single.begin(), m.single.end()) << ','
+        << *std::max_element(m.single.begin(), m.single.end()) << '\n';
   nlohmann::json series = nlohmann::json::object();
   for (auto& [name, by_e] : m.series)
     for (auto& [e, r] : by_e) {
       const double med = median(r);
-      csv << '"' << name << "\"," << e << ',' << (name == std::string(processes_name) ? e : s.threads) << ',' << s.events << ','
-          << med << ',' << *std::min_element(r.begin(), r.end()) << ',' << *std::max_element(r.begin(), r.end()) << '\n';
+      csv << '"' << name << "\"," << e << ',' << (name == std::string(processes_name) ? e : s.threads) << ','
+          << s.events << ',' << med << ',' << *std::min_element(r.begin(), r.end()) << ','
+          << *std::max_element(r.begin(), r.end()) << '\n';
       series[name][std::to_string(e)] = med;
     }
   if (!csv.flush()) throw config_error(s.out + "/scan.csv: cannot write");
@@ -195,19 +201,19 @@ double write_modules_running(const process_config& config, const scan_settings& 
 }
 
 // The summary on stdout, the targets as ratios; returns the ratios for scan.json.
-nlohmann::json print_summary(const scan_settings& s, const scan_samples& m, double single_rate, const dependency_bound& bound,
-                             double modules_running) {
+nlohmann::json print_summary(const scan_settings& s, const scan_samples& m, double single_rate,
+                             const dependency_bound& bound, double modules_running) {
   nlohmann::json ratios;
-  std::printf("heddle-fw scan: %s, %" PRIu64 " events, time scale %g, wait %s, %u threads, %d repetitions\n", s.config.c_str(),
-              s.events, s.time_scale, s.wait.c_str(), s.threads, s.reps);
-  std::printf("  single-threaded processor: %.3f events/s (work %.4f s/event, critical path %.4f s/event)\n", single_rate,
-              bound.work_s() / double(s.events), bound.critical_path_s() / double(s.events));
+  std::printf("heddle-fw scan: %s, %" PRIu64 " events, time scale %g, wait %s, %u threads, %d repetitions\n",
+              s.config.c_str(), s.events, s.time_scale, s.wait.c_str(), s.threads, s.reps);
+  std::printf("  single-threaded processor: %.3f events/s (work %.4f s/event, critical path %.4f s/event)\n",
+              single_rate, bound.work_s() / double(s.events), bound.critical_path_s() / double(s.events));
   std::printf("  %-10s %14s %14s %14s %12s %10s %10s\n", "in flight", "multi-thr ev/s", "unsafe ev/s", "processes ev/s",
               "speed-up", "bound", "of bound");
   for (std::uint64_t e : s.in_flight) {
     const double speedup = m.at(threaded_name, e) / single_rate, b = bound.speedup(s.threads, e);
-    std::printf("  %-10" PRIu64 " %14.3f %14.3f %14.3f %12.3f %10.3f %9.1f%%\n", e, m.at(threaded_name, e), m.at(unsafe_name, e),
-                s.processes ? m.at(processes_name, e) : 0.0, speedup, b, 100 * speedup / b);
+    std::printf("  %-10" PRIu64 " %14.3f %14.3f %14.3f %12.3f %10.3f %9.1f%%\n", e, m.at(threaded_name, e),
+                m.at(unsafe_name, e), s.processes ? m.at(processes_name, e) : 0.0, speedup, b, 100 * speedup / b);
     const std::string k = std::to_string(e);
     ratios["speedup_" + k] = speedup;
     ratios["bound_" + k] = b;
@@ -255,9 +261,10 @@ void scan(scan_settings& s) {
   const double modules_running = write_modules_running(config, s);
   const nlohmann::json ratios = print_summary(s, m, single_rate, bound, modules_running);
 
-  nlohmann::json out{{"config", s.config}, {"events", s.events}, {"time_scale", s.time_scale}, {"wait", s.wait},
-                     {"threads", s.threads}, {"reps", s.reps}, {"single_events_per_s", single_rate},
-                     {"series", series}, {"ratios", ratios}};
+  nlohmann::json out{
+      {"config", s.config},   {"events", s.events}, {"time_scale", s.time_scale},         {"wait", s.wait},
+      {"threads", s.threads}, {"reps", s.reps},     {"single_events_per_s", single_rate}, {"series", series},
+      {"ratios", ratios}};
   std::ofstream json(s.out + "/scan.json");
   json << out.dump(2) << '\n';
   if (!json.flush()) throw config_error(s.out + "/scan.json: cannot write");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-fw scan's command line: what it asks for (scan_settings), parsed by parse_scan_arguments
 // (scan_options.cpp) and run by run_scan (scan.cpp).
 #pragma once
@@ -20,12 +21,12 @@ struct scan_settings {
   unsigned threads = 0;                              // 0: one per core
   std::uint64_t events = 0;                          // per run; 0: the configuration's, at most 100
   double time_scale = 1e-3;
-  std::string wait = "configured";                   // a wait mode's name (config.hpp)
-  double busy_scale = 0;                             // busy-wait iterations per second; 0: the configuration's
-  int reps = 3;                                      // interleaved repetitions
-  bool processes = true;                             // the single-threaded-processes series too
+  std::string wait = "configured";  // a wait mode's name (config.hpp)
+  double busy_scale = 0;            // busy-wait iterations per second; 0: the configuration's
+  int reps = 3;                     // interleaved repetitions
+  bool processes = true;            // the single-threaded-processes series too
   std::uint64_t figure5_in_flight = 1;
-  std::string out = "scan";                          // the output folder
+  std::string out = "scan";  // the output folder
 };
 
 // Reads heddle-fw scan's arguments into `s`: std::nullopt where there is a scan to do, else the

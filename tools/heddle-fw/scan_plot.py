@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots for heddle-fw scan DIR: DIR/scan.png (throughput against events in flight, the study's
 Figures 3 and 4) and DIR/modules_running.png (modules running over one event's time, Figure 5)."""
 import csv

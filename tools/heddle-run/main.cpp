@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-run: starts N processes of one program as the nodes of an active-message session.
 //   heddle-run -n N [--backend shm|tcp] [--bind ADDR] [--timeout SECONDS] program [args...]
 // Every node gets HEDDLE_BACKEND, HEDDLE_NODE, HEDDLE_NODES and HEDDLE_SESSION; on tcp also

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle-run's command line (options.cpp), apart from running the nodes (run.cpp).
 #pragma once
 
@@ -10,8 +11,8 @@ struct options {
   unsigned nodes = 0;
   std::string backend = "shm";  // shm or tcp
   std::string bind = "127.0.0.1";
-  double timeout = 0;            // seconds; 0: never
-  std::string trace_file;        // --trace: empty for none
+  double timeout = 0;                // seconds; 0: never
+  std::string trace_file;            // --trace: empty for none
   std::vector<std::string> command;  // the program and its arguments, not empty
 };
 

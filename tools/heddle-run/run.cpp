@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "run.hpp"
 
 #include <arpa/inet.h>
@@ -43,7 +44,8 @@ int listen_on(const std::string& addr, int& port) {
   if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) throw std::runtime_error("--bind " + addr + ": not an IPv4 address");
+  if (::inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1)
+    throw std::runtime_error("--bind " + addr + ": not an IPv4 address");
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 64) != 0)
@@ -56,7 +58,9 @@ int listen_on(const std::string& addr, int& port) {
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   return "ended";
 }
 int exit_code(int status) {
@@ -84,7 +88,8 @@ void remove_leftovers(const std::string& session) {
   DIR* d = ::opendir("/dev/shm");
   if (!d) return;
   while (dirent* e = ::readdir(d)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) ::unlink(("/dev/shm/" + std::string(e->d_name)).c_str());
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+      ::unlink(("/dev/shm/" + std::string(e->d_name)).c_str());
   }
   ::closedir(d);
 }
@@ -183,7 +188,7 @@ ended wait_for(const options& o, std::vector<pid_t> pids, const sigset_t& watche
       continue;
     }
     if (pid < 0 && errno != EINTR) break;  // no child left to wait for
-    timespec wait_for{1, 0};  // a look at the children every second besides SIGCHLD: no end is missed
+    timespec wait_for{1, 0};               // a look at the children every second besides SIGCHLD: no end is missed
     if (o.timeout > 0 && !e.timed_out) {
       const double left = o.timeout - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (left <= 0) {
@@ -230,7 +235,8 @@ int merge_traces_of(const options& o, int code) {
     for (const std::string& part : parts) ::unlink(part.c_str());
     return code;
   }
-  std::fprintf(stderr, "heddle-run: --trace: the nodes' traces are left in %s.node*.json (heddle-trace merge OUT FILES...)\n",
+  std::fprintf(stderr,
+               "heddle-run: --trace: the nodes' traces are left in %s.node*.json (heddle-trace merge OUT FILES...)\n",
                o.trace_file.c_str());
   return code == 0 ? 1 : code;
 }

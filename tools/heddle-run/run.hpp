@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running heddle-run's nodes (run.cpp): the command line parsed (options.hpp), what happens is
 // main.cpp's head comment.
 #pragma once

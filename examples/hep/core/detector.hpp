@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The detector: which generated particles it sees and how well it measures them. A
 // particle-flow-like response: inside the tracker a charged particle is a track (momentum
 // resolution of a few per mille to a per cent, its vertex known); elsewhere, and for neutral

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "event_file.hpp"
 
 #include <cerrno>
@@ -72,8 +73,9 @@ class reader {
     std::string_view f[6];
     const std::size_t n = split(text, f);
     if (n < 4 || n > 5)
-      fail(path_, line_, "expected 'px py pz E' or 'px py pz E pdg_id', found " + std::to_string(n == 6 ? 6 : n) +
-                             (n == 6 ? " or more" : "") + " fields: '" + std::string(shorten(text)) + "'");
+      fail(path_, line_,
+           "expected 'px py pz E' or 'px py pz E pdg_id', found " + std::to_string(n == 6 ? 6 : n) +
+               (n == 6 ? " or more" : "") + " fields: '" + std::string(shorten(text)) + "'");
     particle p;
     double* values[4] = {&p.p.px, &p.p.py, &p.p.pz, &p.p.e};
     for (std::size_t k = 0; k < 4; ++k)
@@ -108,7 +110,8 @@ class reader {
   // At "#END" and at the end of the file.
   void end_event(bool at_end_of_file = false) {
     if (!in_event_) {
-      if (!at_end_of_file) fail(path_, line_, "event without particles (#END with no particle line since the last one)");
+      if (!at_end_of_file)
+        fail(path_, line_, "event without particles (#END with no particle line since the last one)");
       return;
     }
     check_last_interaction();
@@ -132,7 +135,8 @@ std::size_t event_library::particles() const noexcept {
   return n;
 }
 
-event_library load_event_library(const std::vector<std::string>& hard_files, const std::vector<std::string>& pileup_files) {
+event_library load_event_library(const std::vector<std::string>& hard_files,
+                                 const std::vector<std::string>& pileup_files) {
   if (hard_files.empty()) throw input_error("no hard-scatter files");
   if (pileup_files.empty()) throw input_error("no pile-up files");
   event_library lib;
@@ -141,8 +145,9 @@ event_library load_event_library(const std::vector<std::string>& hard_files, con
   for (const std::string& path : pileup_files)
     for (generated_event& e : read_event_file(path)) {
       if (e.interactions.size() < 2)
-        fail(path, e.line, "pile-up event without minimum-bias sub-events (expected '#SUBSTART' before each interaction, "
-                           "the first being the hard scatter)");
+        fail(path, e.line,
+             "pile-up event without minimum-bias sub-events (expected '#SUBSTART' before each interaction, "
+             "the first being the hard scatter)");
       for (std::size_t i = 1; i < e.interactions.size(); ++i) lib.minimum_bias.push_back(std::move(e.interactions[i]));
     }
   return lib;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated events as FastJet's examples store them (Debian's fastjet-examples package: the
 // Pythia-*.dat files). One particle a line, "px py pz E" in GeV and optionally a fifth column, the
 // PDG id; "#END" ends an event and "#SUBSTART" starts a sub-event (one interaction of a pile-up
@@ -45,6 +46,7 @@ struct event_library {
 // interaction but the first of every event of `pileup_files` (each event must have sub-events and
 // at least one besides its hard scatter). Throws input_error as read_event_file does, or naming a
 // pile-up file whose event has no minimum-bias sub-event, or when either list of files is empty.
-event_library load_event_library(const std::vector<std::string>& hard_files, const std::vector<std::string>& pileup_files);
+event_library load_event_library(const std::vector<std::string>& hard_files,
+                                 const std::vector<std::string>& pileup_files);
 
 }  // namespace hep

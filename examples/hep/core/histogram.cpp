@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "histogram.hpp"
 
 #include <cmath>
@@ -20,7 +21,9 @@ histogram::histogram(std::string n, std::string t, std::string xl, axis a)
   counts.assign(x.bins + 2, 0);
 }
 
-std::uint64_t histogram::entries() const noexcept { return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}); }
+std::uint64_t histogram::entries() const noexcept {
+  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+}
 
 void histogram::add(const histogram& other) {
   if (other.name != name || !(other.x == x) || other.counts.size() != counts.size())

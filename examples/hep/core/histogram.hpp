@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One-dimensional histograms of counts, fixed bins. `histogram` is the value: a product (a
 // luminosity block's histograms), merged with add(). `atomic_histogram` is where many threads fill
 // at once without a lock: each bin is an atomic counter, a fill one relaxed increment, so events

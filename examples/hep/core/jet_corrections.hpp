@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Jet energy corrections: a factor per (|η|, pt) bin that scales a pile-up-subtracted jet to the
 // particle level, as conditions data valid for an interval of runs (CMS's JetCorrectionsRecord).
 // The table comes from the conditions file's payload (examples/hep/conditions.json).

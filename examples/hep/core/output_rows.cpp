@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "output_rows.hpp"
 
 #include <algorithm>
@@ -6,9 +7,10 @@
 
 namespace hep {
 
-selected_event make_selected_event(std::uint32_t run, std::uint32_t lumi, std::uint64_t event, const mixing_summary& mixing,
-                                   std::size_t n_candidates, const background& bkg, const missing_et& met, const jets& ak4,
-                                   const fat_jets& ak8, bool dijet, bool boosted) {
+selected_event make_selected_event(std::uint32_t run, std::uint32_t lumi, std::uint64_t event,
+                                   const mixing_summary& mixing, std::size_t n_candidates, const background& bkg,
+                                   const missing_et& met, const jets& ak4, const fat_jets& ak8, bool dijet,
+                                   bool boosted) {
   selected_event s;
   event_row& r = s.row;
   r.run = run;
@@ -29,7 +31,8 @@ selected_event make_selected_event(std::uint32_t run, std::uint32_t lumi, std::u
     s.jets.push_back({event, j.p.px, j.p.py, j.p.pz, j.p.e, j.p.pt(), j.p.eta(), j.p.phi(), j.area, j.raw_pt, j.jec});
   s.fat_jets.reserve(ak8.size());
   for (const fat_jet& j : ak8)
-    s.fat_jets.push_back({event, j.p.px, j.p.py, j.p.pz, j.p.e, j.p.pt(), j.p.eta(), j.p.phi(), j.p.mass(), j.groomed_mass});
+    s.fat_jets.push_back({event, j.p.px, j.p.py, j.p.pz, j.p.e, j.p.pt(), j.p.eta(), j.p.phi(), j.p.mass(),
+                          j.groomed_mass});
   return s;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the job's output modules write for a selected event, as table rows, and the order they
 // write them in. Output modules get events in whatever order the threads finish them; the files
 // must list them in event order, the same single-threaded and threaded. event_order collects each
@@ -41,14 +42,15 @@ struct selected_event {
 };
 
 // One row set from the event's products.
-selected_event make_selected_event(std::uint32_t run, std::uint32_t lumi, std::uint64_t event, const mixing_summary& mixing,
-                                   std::size_t n_candidates, const background& bkg, const missing_et& met, const jets& ak4,
-                                   const fat_jets& ak8, bool dijet, bool boosted);
+selected_event make_selected_event(std::uint32_t run, std::uint32_t lumi, std::uint64_t event,
+                                   const mixing_summary& mixing, std::size_t n_candidates, const background& bkg,
+                                   const missing_et& met, const jets& ak4, const fat_jets& ak8, bool dijet,
+                                   bool boosted);
 
 // A block's rows, ready to write.
 struct block_rows {
   std::uint32_t run = 0, lumi = 0;
-  std::uint64_t events_seen = 0;     // events of the block add() was called for
+  std::uint64_t events_seen = 0;       // events of the block add() was called for
   std::vector<selected_event> events;  // by event number
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction job's products: what each module of examples/hep makes in the event, the
 // luminosity block or the conditions, as plain value types. Every type says what it adds to the
 // run's checksum (heddle_fw_digest, found by argument-dependent lookup), so that heddle-fw's
@@ -52,9 +53,9 @@ std::uint64_t heddle_fw_digest(const mixing_summary& m) noexcept;
 // A particle-flow candidate: a particle as the detector measured it.
 struct candidate {
   four_momentum p;
-  std::uint32_t vertex = 0;      // the generated particle's vertex (charged candidates keep it)
-  std::int8_t charge = 0;        // -1, 0, +1
-  bool tracked = false;          // charged and inside the tracker: its vertex is known
+  std::uint32_t vertex = 0;  // the generated particle's vertex (charged candidates keep it)
+  std::int8_t charge = 0;    // -1, 0, +1
+  bool tracked = false;      // charged and inside the tracker: its vertex is known
 };
 std::uint64_t heddle_fw_digest(const candidate& c) noexcept;
 using candidates = std::vector<candidate>;
@@ -68,10 +69,10 @@ std::uint64_t heddle_fw_digest(const background& b) noexcept;
 
 // An anti-kt R = 0.4 jet after pile-up subtraction (rho × area) and energy corrections.
 struct jet {
-  four_momentum p;       // corrected
-  double area = 0;       // active area
-  double raw_pt = 0;     // before subtraction and corrections
-  double jec = 1;        // the correction factor applied to the subtracted jet
+  four_momentum p;    // corrected
+  double area = 0;    // active area
+  double raw_pt = 0;  // before subtraction and corrections
+  double jec = 1;     // the correction factor applied to the subtracted jet
 };
 std::uint64_t heddle_fw_digest(const jet& j) noexcept;
 using jets = std::vector<jet>;

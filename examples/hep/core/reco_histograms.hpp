@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job's histograms: which, with what bins, and what one event fills in them. Shared by
 // hep::JetHistograms and heddle-bench reco's plain loop.
 #pragma once

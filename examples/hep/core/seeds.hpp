@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random streams that depend on what is being computed, never on which thread computes it: every
 // random draw of the job comes from a generator seeded from the event's (run, lumi, event) and a
 // per-module salt, so an event's products are the same single-threaded, threaded, in any order.

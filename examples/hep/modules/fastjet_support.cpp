@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fastjet_support.hpp"
 
 #include <fastjet/ClusterSequence.hh>
@@ -17,7 +18,8 @@ std::string fastjet_warnings() {
 
 fastjet::AreaDefinition seeded_active_area(double ghost_maxrap, double ghost_area, std::uint64_t seed) {
   // FastJet's BasicRandom<double> takes two seeds, 1 .. 2147483562 and 1 .. 2147483398.
-  const std::vector<int> seeds{1 + static_cast<int>(seed % 2147483562u), 1 + static_cast<int>((seed >> 32) % 2147483398u)};
+  const std::vector<int> seeds{1 + static_cast<int>(seed % 2147483562u),
+                               1 + static_cast<int>((seed >> 32) % 2147483398u)};
   const fastjet::GhostedAreaSpec ghosts(ghost_maxrap, 1, ghost_area);
   return fastjet::AreaDefinition(fastjet::active_area_explicit_ghosts, ghosts.with_fixed_seed(seeds));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the job's FastJet modules share: candidates as PseudoJets, ghosts seeded per event, and the
 // banner printed once.
 //

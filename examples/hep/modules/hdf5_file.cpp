@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "hdf5_file.hpp"
 
 #include <cstddef>
@@ -57,7 +58,7 @@ h5_id jet_type() {
                               {"e", offsetof(jet_row, e)}, {"pt", offsetof(jet_row, pt)}, {"eta", offsetof(jet_row, eta)},
                               {"phi", offsetof(jet_row, phi)}, {"area", offsetof(jet_row, area)},
                               {"raw_pt", offsetof(jet_row, raw_pt)}, {"jec", offsetof(jet_row, jec)}})
-  // clang-format on
+    // clang-format on
     H5Tinsert(t.get(), name, offset, H5T_NATIVE_DOUBLE);
   return t;
 }
@@ -65,11 +66,15 @@ h5_id jet_type() {
 h5_id fat_jet_type() {
   h5_id t = compound(sizeof(fat_jet_row));
   HEP_FIELD(t, fat_jet_row, event, H5T_NATIVE_UINT64);
-  for (auto [name, offset] :
-       {std::pair{"px", offsetof(fat_jet_row, px)}, {"py", offsetof(fat_jet_row, py)}, {"pz", offsetof(fat_jet_row, pz)},
-        {"e", offsetof(fat_jet_row, e)}, {"pt", offsetof(fat_jet_row, pt)}, {"eta", offsetof(fat_jet_row, eta)},
-        {"phi", offsetof(fat_jet_row, phi)}, {"mass", offsetof(fat_jet_row, mass)},
-        {"groomed_mass", offsetof(fat_jet_row, groomed_mass)}})
+  for (auto [name, offset] : {std::pair{"px", offsetof(fat_jet_row, px)},
+                              {"py", offsetof(fat_jet_row, py)},
+                              {"pz", offsetof(fat_jet_row, pz)},
+                              {"e", offsetof(fat_jet_row, e)},
+                              {"pt", offsetof(fat_jet_row, pt)},
+                              {"eta", offsetof(fat_jet_row, eta)},
+                              {"phi", offsetof(fat_jet_row, phi)},
+                              {"mass", offsetof(fat_jet_row, mass)},
+                              {"groomed_mass", offsetof(fat_jet_row, groomed_mass)}})
     H5Tinsert(t.get(), name, offset, H5T_NATIVE_DOUBLE);
   return t;
 }
@@ -112,7 +117,8 @@ h5_output_file::table h5_output_file::make_table(const char* name, h5_id memory_
   h5_id create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   if (!space || !create || H5Pset_chunk(create.get(), 1, chunk) < 0) fail(std::string("cannot lay out /") + name);
   table t;
-  t.dataset = h5_id(H5Dcreate2(file_.get(), name, file_type.get(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT), H5Dclose);
+  t.dataset = h5_id(H5Dcreate2(file_.get(), name, file_type.get(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+                    H5Dclose);
   if (!t.dataset) fail(std::string("cannot create /") + name);
   t.memory_type = std::move(memory_type);
   return t;
@@ -180,7 +186,8 @@ void h5_output_file::write_histograms(const std::vector<lumi_summary>& lumis, co
     const histogram& h = total[k];
     const hsize_t n = h.counts.size();
     h5_id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    h5_id d(H5Dcreate2(group.get(), h.name.c_str(), H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    h5_id d(H5Dcreate2(group.get(), h.name.c_str(), H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose);
     if (!d || H5Dwrite(d.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, h.counts.data()) < 0)
       fail("cannot write /histograms/" + h.name);
     describe(d.get(), h, path_);
@@ -188,13 +195,17 @@ void h5_output_file::write_histograms(const std::vector<lumi_summary>& lumis, co
     std::vector<std::uint64_t> matrix;
     matrix.reserve(lumis.size() * n);
     for (const lumi_summary& l : lumis) {
-      if (k >= l.histograms.size() || l.histograms[k].counts.size() != n) fail("luminosity block histograms of other bins");
+      if (k >= l.histograms.size() || l.histograms[k].counts.size() != n)
+        fail("luminosity block histograms of other bins");
       matrix.insert(matrix.end(), l.histograms[k].counts.begin(), l.histograms[k].counts.end());
     }
     const hsize_t dims[2] = {lumis.size(), n};
     h5_id space2(H5Screate_simple(2, dims, nullptr), H5Sclose);
-    h5_id d2(H5Dcreate2(per_lumi.get(), h.name.c_str(), H5T_STD_U64LE, space2.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
-    if (!d2 || (!matrix.empty() && H5Dwrite(d2.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, matrix.data()) < 0))
+    h5_id d2(H5Dcreate2(per_lumi.get(), h.name.c_str(), H5T_STD_U64LE, space2.get(), H5P_DEFAULT, H5P_DEFAULT,
+                        H5P_DEFAULT),
+             H5Dclose);
+    if (!d2 ||
+        (!matrix.empty() && H5Dwrite(d2.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, matrix.data()) < 0))
       fail("cannot write /lumi_histograms/" + h.name);
     describe(d2.get(), h, path_);
   }
@@ -204,11 +215,15 @@ void h5_output_file::write_histograms(const std::vector<lumi_summary>& lumis, co
   append(t, rows.data(), rows.size());
 }
 
-void h5_output_file::attribute(const char* name, double value) { set_attribute(file_.get(), name, H5T_NATIVE_DOUBLE, &value, path_); }
+void h5_output_file::attribute(const char* name, double value) {
+  set_attribute(file_.get(), name, H5T_NATIVE_DOUBLE, &value, path_);
+}
 void h5_output_file::attribute(const char* name, std::uint64_t value) {
   set_attribute(file_.get(), name, H5T_NATIVE_UINT64, &value, path_);
 }
-void h5_output_file::attribute(const char* name, const std::string& value) { set_string_attribute(file_.get(), name, value, path_); }
+void h5_output_file::attribute(const char* name, const std::string& value) {
+  set_string_attribute(file_.get(), name, value, path_);
+}
 
 void h5_output_file::close() {
   events_ = {};

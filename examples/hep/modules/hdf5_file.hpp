@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A thin owner of an HDF5 file for the job's output (HDF5's C API, as Debian's libhdf5-dev ships
 // it: built without its thread-safe option, so one thread at a time; hep::HDF5Output calls it from
 // transitions only). Tables are one-dimensional datasets of a compound type, chunked and extended

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::HDF5Output: the selected events (run, lumi, event, MET, counts), their jets and fat jets as
 // tables, and the histograms, in an HDF5 file (layout: docs/hep.md, "The output file"). Rows are in
 // event order whatever the threads did, so the single-threaded and threaded processors write the
@@ -59,8 +60,8 @@ class HDF5Output final : public selected_output {
     if (ec) throw std::runtime_error(where_ + ": cannot rename " + partial() + " to " + path_ + ": " + ec.message());
     if (report_)
       std::printf("hep: wrote %s: %llu of %llu events selected, %llu jets, %llu fat jets\n", path_.c_str(),
-                static_cast<unsigned long long>(w.events), static_cast<unsigned long long>(w.events_seen),
-                static_cast<unsigned long long>(w.jets), static_cast<unsigned long long>(w.fat_jets));
+                  static_cast<unsigned long long>(w.events), static_cast<unsigned long long>(w.events_seen),
+                  static_cast<unsigned long long>(w.jets), static_cast<unsigned long long>(w.fat_jets));
   }
 
   std::string path_, where_;

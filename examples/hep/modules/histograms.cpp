@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::JetHistograms: the job's histograms (jet pt, eta and mass, trimmed mass, rho, missing ET,
 // multiplicities), filled by every event concurrently without a lock, and put as a
 // luminosity-block product (a std::vector<hep::histogram>) at the end of each block. The output
@@ -42,7 +43,8 @@ class JetHistograms final : public heddle::fw::global::EDAnalyzer<> {
       s.key.store(key(lumi.run(), lumi.number()), std::memory_order_release);
       return;
     }
-    throw std::runtime_error("hep::JetHistograms: more than " + std::to_string(max_open_lumis) + " luminosity blocks open at once");
+    throw std::runtime_error("hep::JetHistograms: more than " + std::to_string(max_open_lumis) +
+                             " luminosity blocks open at once");
   }
 
   void analyze(const heddle::fw::event& e, const heddle::fw::event_setup&) const override {

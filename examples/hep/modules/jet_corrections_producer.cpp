@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::JetCorrectionsProducer: the jet energy corrections of one interval of validity, from the
 // conditions source's payload (examples/hep/conditions.json):
 //   {"etaEdges": [0, 1.3, ...], "ptEdges": [0, 30, ...], "factors": [... |eta|-major ...]}
@@ -13,7 +14,8 @@ namespace hep {
 
 class JetCorrectionsProducer final : public heddle::fw::es_producer {
  public:
-  explicit JetCorrectionsProducer(const heddle::fw::parameter_set&) : token_(es_produces<jet_corrections, JetCorrectionsRecord>()) {}
+  explicit JetCorrectionsProducer(const heddle::fw::parameter_set&)
+      : token_(es_produces<jet_corrections, JetCorrectionsRecord>()) {}
 
   void produce(heddle::fw::es_context& c) const override {
     const heddle::fw::parameter_set& p = c.payload();

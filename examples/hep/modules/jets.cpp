@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FastJet modules: hep::RhoEstimator (the event's median background density, FastJet's
 // JetMedianBackgroundEstimator), hep::JetProducer (anti-kt R = 0.4 with active areas,
 // rho × area subtraction, corrections from conditions) and hep::FatJetProducer (anti-kt R = 0.8,
@@ -39,12 +40,14 @@ event_key key_of(const heddle::fw::event& e) { return {e.id().run, e.id().lumi, 
 
 class RhoEstimator final : public heddle::fw::global::EDProducer<> {
  public:
-  explicit RhoEstimator(const heddle::fw::parameter_set& ps) : src_(consumes<candidates>(ps.get<heddle::fw::input_tag>("src"))), out_(produces<background>()) {
+  explicit RhoEstimator(const heddle::fw::parameter_set& ps)
+      : src_(consumes<candidates>(ps.get<heddle::fw::input_tag>("src"))), out_(produces<background>()) {
     s_.jet_r = positive(ps, "jetR", s_.jet_r);
     s_.rap_max = positive(ps, "rapMax", s_.rap_max);
     s_.exclude_hardest = ps.get<unsigned>("excludeHardest", s_.exclude_hardest);
     s_.ghosts = read_ghosts(ps);
-    if (s_.ghosts.max_rap < s_.rap_max) throw heddle::fw::parameter_error(ps.where(), "ghostMaxRap", "must be at least rapMax");
+    if (s_.ghosts.max_rap < s_.rap_max)
+      throw heddle::fw::parameter_error(ps.where(), "ghostMaxRap", "must be at least rapMax");
   }
 
   void begin_job() override { print_fastjet_banner_once(); }
@@ -78,7 +81,8 @@ class JetProducer final : public heddle::fw::global::EDProducer<> {
   // unsynchronised. Say so rather than let it pass.
   void end_job() override {
     if (const std::string w = fastjet_warnings(); !w.empty())
-      std::fprintf(stderr, "hep: FastJet issued warnings during the job (its warning list is not thread-safe):\n%s", w.c_str());
+      std::fprintf(stderr, "hep: FastJet issued warnings during the job (its warning list is not thread-safe):\n%s",
+                   w.c_str());
   }
 
   void produce(heddle::fw::event& e, const heddle::fw::event_setup& setup) const override {
@@ -95,7 +99,8 @@ class JetProducer final : public heddle::fw::global::EDProducer<> {
 
 class FatJetProducer final : public heddle::fw::global::EDProducer<> {
  public:
-  explicit FatJetProducer(const heddle::fw::parameter_set& ps) : src_(consumes<candidates>(ps.get<heddle::fw::input_tag>("src"))), out_(produces<fat_jets>()) {
+  explicit FatJetProducer(const heddle::fw::parameter_set& ps)
+      : src_(consumes<candidates>(ps.get<heddle::fw::input_tag>("src"))), out_(produces<fat_jets>()) {
     s_.jet_r = positive(ps, "jetR", s_.jet_r);
     s_.pt_min = ps.get<double>("ptMin", s_.pt_min);
     s_.eta_max = positive(ps, "etaMax", s_.eta_max);
@@ -105,7 +110,9 @@ class FatJetProducer final : public heddle::fw::global::EDProducer<> {
 
   void begin_job() override { print_fastjet_banner_once(); }
 
-  void produce(heddle::fw::event& e, const heddle::fw::event_setup&) const override { e.put(out_, cluster_fat_jets(e.get(src_), s_)); }
+  void produce(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
+    e.put(out_, cluster_fat_jets(e.get(src_), s_));
+  }
 
  private:
   heddle::fw::get_token<candidates> src_;

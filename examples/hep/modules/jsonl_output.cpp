@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::JsonLinesOutput: the rows hep::HDF5Output writes, as text: one JSON object per selected
 // event, in event order, with its jets and fat jets inside (the histograms are the HDF5 file's
 // alone). Doubles are printed so that they read back to the same bits. For reading by eye,
@@ -42,7 +43,10 @@ nlohmann::json to_json(const selected_event& s) {
 class JsonLinesOutput final : public selected_output {
  public:
   explicit JsonLinesOutput(const heddle::fw::parameter_set& ps)
-      : selected_output(ps), path_(ps.get<std::string>("fileName")), where_(ps.where()), report_(ps.get<bool>("report", true)) {
+      : selected_output(ps),
+        path_(ps.get<std::string>("fileName")),
+        where_(ps.where()),
+        report_(ps.get<bool>("report", true)) {
     if (path_.empty()) throw heddle::fw::parameter_error(ps.where(), "fileName", "is empty");
   }
 

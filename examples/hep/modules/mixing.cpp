@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hep::MixingModule: each event is one hard scatter plus Poisson(mu) pile-up interactions drawn
 // from a minimum-bias library, each rotated by a random azimuth, reflected along the beam half of
 // the time and tagged with its vertex (reco_steps.hpp: mix_event); CMS's MixingModule, as
@@ -17,7 +18,8 @@ namespace {
 
 event_library load(const heddle::fw::parameter_set& ps) {
   try {
-    return load_event_library(ps.get<std::vector<std::string>>("hardScatterFiles"), ps.get<std::vector<std::string>>("pileupFiles"));
+    return load_event_library(ps.get<std::vector<std::string>>("hardScatterFiles"),
+                              ps.get<std::vector<std::string>>("pileupFiles"));
   } catch (const input_error& e) {
     throw heddle::fw::config_error(ps.where() + ": " + e.what());
   }
@@ -37,7 +39,10 @@ mixing_settings read(const heddle::fw::parameter_set& ps) {
 class MixingModule final : public heddle::fw::global::EDProducer<> {
  public:
   explicit MixingModule(const heddle::fw::parameter_set& ps)
-      : library_(load(ps)), settings_(read(ps)), particles_(produces<particles>()), summary_(produces<mixing_summary>()) {}
+      : library_(load(ps)),
+        settings_(read(ps)),
+        particles_(produces<particles>()),
+        summary_(produces<mixing_summary>()) {}
 
   void produce(heddle::fw::event& e, const heddle::fw::event_setup&) const override {
     mixing_summary summary;

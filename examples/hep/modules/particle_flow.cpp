@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The particle-level modules: hep::DetectorResponse (particles -> particle-flow candidates),
 // hep::ChargedHadronSubtraction (candidates without pile-up tracks) and hep::MissingEtProducer.
 // All global:: and stateless: any number of events at once.

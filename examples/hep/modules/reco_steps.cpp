@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "reco_steps.hpp"
 
 #include <algorithm>
@@ -38,7 +39,8 @@ void append(particles& out, const interaction& in, double phi, bool reflect, std
 
 }  // namespace
 
-particles mix_event(const event_library& library, const mixing_settings& s, const event_key& k, mixing_summary& summary) {
+particles mix_event(const event_library& library, const mixing_settings& s, const event_key& k,
+                    mixing_summary& summary) {
   std::mt19937_64 rng(seed_of(s.seed, "hep::MixingModule", k));
   std::uniform_real_distribution<double> azimuth(0, 2 * std::numbers::pi);
   std::uniform_int_distribution<std::size_t> pick_hard(0, library.hard_scatters.size() - 1);
@@ -58,19 +60,21 @@ particles mix_event(const event_library& library, const mixing_settings& s, cons
 }
 
 background estimate_rho(const candidates& input, const rho_settings& s, const event_key& k) {
-  const fastjet::Selector range = fastjet::SelectorAbsRapMax(s.rap_max) * (!fastjet::SelectorNHardest(s.exclude_hardest));
-  fastjet::JetMedianBackgroundEstimator estimator(
-      range, fastjet::JetDefinition(fastjet::kt_algorithm, s.jet_r),
-      seeded_active_area(s.ghosts.max_rap, s.ghosts.area, seed_of(s.ghosts.seed, "hep::RhoEstimator", k)));
+  const fastjet::Selector range = fastjet::SelectorAbsRapMax(s.rap_max) *
+                                  (!fastjet::SelectorNHardest(s.exclude_hardest));
+  fastjet::JetMedianBackgroundEstimator estimator(range, fastjet::JetDefinition(fastjet::kt_algorithm, s.jet_r),
+                                                  seeded_active_area(s.ghosts.max_rap, s.ghosts.area,
+                                                                     seed_of(s.ghosts.seed, "hep::RhoEstimator", k)));
   estimator.set_particles(to_pseudojets(input));
   return {estimator.rho(), estimator.sigma()};
 }
 
 jets cluster_jets(const candidates& input, double rho, const jet_corrections& corrections, const jet_settings& s,
                   const event_key& k) {
-  const fastjet::ClusterSequenceArea cs(
-      to_pseudojets(input), fastjet::JetDefinition(fastjet::antikt_algorithm, s.jet_r),
-      seeded_active_area(s.ghosts.max_rap, s.ghosts.area, seed_of(s.ghosts.seed, "hep::JetProducer", k)));
+  const fastjet::ClusterSequenceArea cs(to_pseudojets(input),
+                                        fastjet::JetDefinition(fastjet::antikt_algorithm, s.jet_r),
+                                        seeded_active_area(s.ghosts.max_rap, s.ghosts.area,
+                                                           seed_of(s.ghosts.seed, "hep::JetProducer", k)));
   const fastjet::Subtractor subtract(rho);
   jets out;
   for (const fastjet::PseudoJet& j : cs.inclusive_jets(s.raw_pt_min)) {
@@ -87,7 +91,8 @@ jets cluster_jets(const candidates& input, double rho, const jet_corrections& co
 
 fat_jets cluster_fat_jets(const candidates& input, const fat_jet_settings& s) {
   const fastjet::ClusterSequence cs(to_pseudojets(input), fastjet::JetDefinition(fastjet::antikt_algorithm, s.jet_r));
-  const fastjet::Filter trimmer(fastjet::JetDefinition(fastjet::kt_algorithm, s.trim_r), fastjet::SelectorPtFractionMin(s.trim_pt_fraction));
+  const fastjet::Filter trimmer(fastjet::JetDefinition(fastjet::kt_algorithm, s.trim_r),
+                                fastjet::SelectorPtFractionMin(s.trim_pt_fraction));
   fat_jets out;
   for (const fastjet::PseudoJet& j : fastjet::sorted_by_pt(cs.inclusive_jets(s.pt_min)))
     if (std::abs(j.eta()) < s.eta_max) out.push_back({to_four_momentum(j), trimmer(j).m()});

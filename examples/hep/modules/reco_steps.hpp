@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job's physics, step by step, as plain functions: what each module does for one event,
 // without the framework. The modules read their settings from their parameters and call these;
 // heddle-bench reco calls the same in a plain serial loop to measure what the framework costs.
@@ -29,7 +30,8 @@ struct mixing_settings {
 // z -> -z; from libraries of a few dozen interactions a fluctuation on one side would otherwise
 // come back in every event), pile-up tagged with vertices 1, 2, ...; the hard scatter is rotated
 // and reflected only with rotate_hard_scatter. `summary` says what was drawn.
-particles mix_event(const event_library& library, const mixing_settings& s, const event_key& k, mixing_summary& summary);
+particles mix_event(const event_library& library, const mixing_settings& s, const event_key& k,
+                    mixing_summary& summary);
 
 // Area ghosts: up to |y| = max_rap, of `area` each, placed from the step's per-event seed.
 struct ghost_settings {

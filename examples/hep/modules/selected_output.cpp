@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "selected_output.hpp"
 
 #include <algorithm>
@@ -30,8 +31,8 @@ void selected_output::write(const heddle::fw::event& e) const {
     order_->skip(id.run, id.lumi);
     return;
   }
-  order_->add(make_selected_event(id.run, id.lumi, id.event, e.get(mixing_), e.get(candidates_).size(), e.get(rho_), e.get(met_),
-                                 e.get(jets_), e.get(fat_jets_), dijet, boosted));
+  order_->add(make_selected_event(id.run, id.lumi, id.event, e.get(mixing_), e.get(candidates_).size(), e.get(rho_),
+                                  e.get(met_), e.get(jets_), e.get(fat_jets_), dijet, boosted));
 }
 
 void selected_output::begin_luminosity_block(const heddle::fw::luminosity_block& lumi, const heddle::fw::event_setup&) {
@@ -52,8 +53,9 @@ void selected_output::end_job() {
     discard();
     return;
   }
-  std::sort(lumis_.begin(), lumis_.end(),
-            [](const lumi_summary& a, const lumi_summary& b) { return a.run != b.run ? a.run < b.run : a.lumi < b.lumi; });
+  std::sort(lumis_.begin(), lumis_.end(), [](const lumi_summary& a, const lumi_summary& b) {
+    return a.run != b.run ? a.run < b.run : a.lumi < b.lumi;
+  });
   finish(lumis_, sum_histograms(lumis_));
 }
 

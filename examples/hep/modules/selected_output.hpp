@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the job's output modules share (hep::HDF5Output, hep::JsonLinesOutput): they read the
 // products of every event, keep the events a selection passed as table rows, and hand the rows to
 // the file in event order, block by block (event_order), together with each luminosity block's

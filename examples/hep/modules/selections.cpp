@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job's two selections, as filters on their own paths: hep::DijetFilter (two corrected jets
 // above a pt cut) and hep::BoostedFilter (a fat jet whose trimmed mass lies in a window). Each
 // also puts its decision in the event (a bool), which the output modules write per event.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::blocked_range<Value>: a half-open interval [begin, end) of integers or random-access
 // iterators that splits in halves down to a grain size, as tbb::blocked_range.
 //
@@ -69,7 +70,8 @@ class blocked_range {
     const size_type parts = p.left() + p.right();
     if (parts == 0 || n < 2) return n / 2;
     // n * right / parts, rounded, without overflowing for large n.
-    const auto exact = static_cast<long double>(n) * static_cast<long double>(p.right()) / static_cast<long double>(parts);
+    const auto exact = static_cast<long double>(n) * static_cast<long double>(p.right()) /
+                       static_cast<long double>(parts);
     size_type r = static_cast<size_type>(exact + 0.5L);
     if (r < 1) r = 1;
     if (r > n - 1) r = n - 1;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::blocked_range3d<PageValue, RowValue, ColValue>: pages x rows x columns, each a
 // blocked_range, as tbb::blocked_range3d. A split halves the dimension that is longest relative to
 // its grain.

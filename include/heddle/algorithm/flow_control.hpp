@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::filter_mode and heddle::flow_control: how a pipeline's filter may be called, and how its
 // first filter says that there are no more items (oneTBB's tbb::filter_mode, tbb::flow_control).
 // See heddle/algorithm/parallel_pipeline.hpp.

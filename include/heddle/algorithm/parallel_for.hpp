@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_for, as tbb::parallel_for: a body over the pieces of a range, or a function over
 // every index of an interval, in parallel.
 //
@@ -81,7 +82,9 @@ void for_leaf(task_group& g, Range r, Piece s, const Body& body) {
         pool[i - 1].emplace(std::move(*pool[i]));
       }
       pool[--waiting].reset();
-      g.run([&g, offered = std::move(offered), &body]() mutable { for_piece(g, std::move(offered.r), offered.s, body); });
+      g.run([&g, offered = std::move(offered), &body]() mutable {
+        for_piece(g, std::move(offered.r), offered.s, body);
+      });
     }
     if (g.is_cancelling()) return;
     body(std::as_const(now->r));
@@ -110,8 +113,7 @@ void for_piece(task_group& g, Range r, Piece s, const Body& body) {
 template <class Partitioner, class Range, class Body>
 void run_for(runtime* rt, const cancellation_token& token, const char* what, const Range& range, const Body& body) {
   if (range.empty() && !token.cancelled()) return;
-  run_algorithm(rt, token, what,
-                [&](task_group& g) { for_piece(g, range, root_piece<Partitioner>(), body); });
+  run_algorithm(rt, token, what, [&](task_group& g) { for_piece(g, range, root_piece<Partitioner>(), body); });
 }
 
 // The index forms: [lo, hi) of `index`, with the grain of the old interface (0: about 8 pieces per

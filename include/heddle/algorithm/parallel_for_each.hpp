@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_for_each, as tbb::parallel_for_each: f(*it) for every element of
 // [first, last) (or of a container), in parallel.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_invoke, as tbb::parallel_invoke: runs f1(), f2(), ... in parallel and returns when
 // all have returned.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_pipeline, spelled as oneTBB's tbb::parallel_pipeline:
 //
 //   heddle::parallel_pipeline(16,
@@ -34,7 +35,8 @@ template <class In, class Out>
 class filter;
 
 namespace core_detail {
-inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void, void>& chain, const cancellation_token& token);
+inline void run_pipeline(runtime* rt, std::size_t max_tokens, const filter<void, void>& chain,
+                         const cancellation_token& token);
 }  // namespace core_detail
 
 // A chain of one or more filters that takes In and gives Out (void at the ends of a whole pipeline:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_reduce and heddle::parallel_deterministic_reduce, oneTBB's functional forms:
 //
 //   T parallel_reduce(range, identity, body, join[, options...])
@@ -63,8 +64,8 @@ concept deterministic_option = one_of_options<O, cancellation_token, simple_part
 
 template <class Range, class T, class Body, class Join>
 concept reduction = splittable_range<Range> && std::copy_constructible<T> &&
-                    std::convertible_to<std::invoke_result_t<const Body&, const Range&, T&&>, T> &&
-                    std::convertible_to<std::invoke_result_t<const Join&, T&&, T&&>, T>;
+    std::convertible_to<std::invoke_result_t<const Body&, const Range&, T&&>, T> &&
+    std::convertible_to<std::invoke_result_t<const Join&, T&&, T&&>, T>;
 
 template <class P, bool Deterministic, class Range, class T, class Body, class Join>
 T run_reduce(runtime* rt, const cancellation_token& token, const char* what, const Range& range, const T& identity,

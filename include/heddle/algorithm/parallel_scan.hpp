@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's prefix scans: std's spelling for sequences, oneTBB's functional parallel_scan for ranges.
 //
 //   Out inclusive_scan(first, last, out[, op[, init]][, token])    out[i] = in[0] op ... op in[i]
@@ -138,8 +139,8 @@ Out run_sequence_scan(runtime* rt, const cancellation_token& token, const char* 
       for (std::size_t b = 0; b < n && !ctx.stopping(); b += tile * per_block) {
         const std::size_t len = std::min(tile * per_block, n - b);
         const std::size_t tiles = std::clamp<std::size_t>(len / tile, 1, per_block);
-        sequence_scan<Exclusive, In, Out, T, Op> k{first + static_cast<std::ptrdiff_t>(b),
-                                                   out + static_cast<std::ptrdiff_t>(b), len, tiles, op, carry};
+        sequence_scan<Exclusive, In, Out, T, Op> k{
+            first + static_cast<std::ptrdiff_t>(b), out + static_cast<std::ptrdiff_t>(b), len, tiles, op, carry};
         std::optional<T> through = scan_tiles<T>(ctx, tiles, k);
         if (!through) break;
         carry.reset();
@@ -191,7 +192,9 @@ T run_range_scan(runtime* rt, const cancellation_token& token, const Range& rang
     const std::size_t workers = current_concurrency();
     if constexpr (std::is_same_v<P, simple_partitioner>) cut_in_order(range, simple_piece{}, pieces);
     else if (workers <= 1) pieces.push_back(range);
-    else cut_in_order(range, static_piece{(std::is_same_v<P, static_partitioner> ? 1 : scan_tiles_per_worker) * workers}, pieces);
+    else
+      cut_in_order(range, static_piece{(std::is_same_v<P, static_partitioner> ? 1 : scan_tiles_per_worker) * workers},
+                   pieces);
     range_scan<Range, T, Scan, Join> k{pieces, identity, scan, join};
     all = scan_tiles<T>(ctx, pieces.size(), k);
     ctx.rethrow_if_failed();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::parallel_sort and heddle::parallel_stable_sort, spelled as oneTBB's tbb::parallel_sort.
 //
 //   heddle::parallel_sort(v.begin(), v.end());                      // std::less<>

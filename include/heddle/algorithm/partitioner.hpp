@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the range algorithms cut a range into pieces, as oneTBB's partitioners do. Pass one by value
 // or const& among an algorithm's trailing options: parallel_for(range, body, heddle::simple_partitioner{}).
 //
@@ -29,7 +30,7 @@ namespace core_detail {
 
 template <class P>
 concept partitioner = std::is_same_v<P, auto_partitioner> || std::is_same_v<P, simple_partitioner> ||
-                      std::is_same_v<P, static_partitioner>;
+    std::is_same_v<P, static_partitioner>;
 
 // The first partitioner type among O..., or Default.
 template <class Default, class... O>

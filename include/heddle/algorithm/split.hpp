@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tags of the range concept, as oneTBB spells them (tbb::split, tbb::proportional_split).
 //
 // A range type R that heddle's range algorithms accept (parallel_for, parallel_reduce,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory on another node, and the data transfers between nodes (HAM's buffer_ptr):
 //
 //   heddle::offload::buffer_ptr<float> b = heddle::offload::allocate<float>(1, n);
@@ -39,9 +40,9 @@ class [[nodiscard]] buffer_ptr;
 namespace heddle::am_detail {
 struct buffer_ref {
   node_id node = 0;
-  std::uint64_t id = 0;           // the owner's number for the allocation; 0 is never used
-  std::uint64_t offset = 0;       // bytes from the allocation's start
-  std::uint64_t bytes = 0;        // bytes from offset to the allocation's end
+  std::uint64_t id = 0;      // the owner's number for the allocation; 0 is never used
+  std::uint64_t offset = 0;  // bytes from the allocation's start
+  std::uint64_t bytes = 0;   // bytes from offset to the allocation's end
 };
 HEDDLE_EXPORT buffer_ref allocate_bytes(node_id node, std::uint64_t bytes, std::size_t alignment);
 HEDDLE_EXPORT void free_bytes(const buffer_ref& b);
@@ -105,8 +106,8 @@ class [[nodiscard]] buffer_ptr {
 // as offload::sync (a call to `node`).
 template <class T>
 buffer_ptr<T> allocate(node_id node, std::size_t n) {
-  return buffer_ptr<T>(
-      am_detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T), alignof(T) > 64 ? alignof(T) : 64));
+  return buffer_ptr<T>(am_detail::allocate_bytes(node, std::uint64_t{n} * sizeof(T),
+                                                 alignof(T) > 64 ? alignof(T) : 64));
 }
 
 // Returns the memory to its node. Freeing twice, or a pointer that is not an allocation's start,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors of the active-message layer. Every one that concerns another node names it.
 #pragma once
 

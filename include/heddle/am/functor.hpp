@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an active message carries: a call of a function known at compile time, with its arguments
 // serialised. `heddle::f2f<&scale>(1, std::string("x"))` makes a functor whose type holds the
 // function's address (HAM's scheme), so the receiver needs no function pointer from the wire: the
@@ -63,7 +64,8 @@ class HEDDLE_EXPORT registry {
   // During static initialisation, once per functor type; returns true to initialise a flag.
   bool add(std::string_view name, handler_fn fn) {
     std::lock_guard lock(m_);
-    if (sealed_.load(std::memory_order_relaxed)) throw std::logic_error("heddle::offload: a handler registered after the registry was sealed");
+    if (sealed_.load(std::memory_order_relaxed))
+      throw std::logic_error("heddle::offload: a handler registered after the registry was sealed");
     entries_.push_back({name, fn});
     return true;
   }
@@ -76,7 +78,8 @@ class HEDDLE_EXPORT registry {
     std::lock_guard lock(m_);
     if (sealed_.load(std::memory_order_relaxed)) return;
     std::sort(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
-    entries_.erase(std::unique(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name == b.name; }),
+    entries_.erase(std::unique(entries_.begin(), entries_.end(),
+                               [](const entry& a, const entry& b) { return a.name == b.name; }),
                    entries_.end());
     std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the names, each ended by a zero byte
     for (const entry& e : entries_) {
@@ -95,7 +98,8 @@ class HEDDLE_EXPORT registry {
 
   std::uint32_t index_of(std::string_view name) {
     seal();
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), name, [](const entry& e, std::string_view n) { return e.name < n; });
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                               [](const entry& e, std::string_view n) { return e.name < n; });
     if (it == entries_.end() || it->name != name)
       throw unknown_handler("heddle::offload: no handler registered for " + std::string(name));
     return static_cast<std::uint32_t>(it - entries_.begin());
@@ -128,8 +132,8 @@ class HEDDLE_EXPORT registry {
 
 template <class T>
 inline constexpr bool travels_v = !std::is_pointer_v<std::remove_cvref_t<T>> &&
-                                  !(std::is_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>>) &&
-                                  !std::is_rvalue_reference_v<T>;
+                                  !(std::is_reference_v<T> &&
+                                    !std::is_const_v<std::remove_reference_t<T>>)&&!std::is_rvalue_reference_v<T>;
 
 }  // namespace heddle::am_detail
 
@@ -181,8 +185,8 @@ class function_call<R (*)(P...), Fn> {
 
  private:
   // Registers `handle` during static initialisation, for every functor type the program makes.
-  inline static const bool registered_ =
-      am_detail::registry::instance().add(am_detail::type_name<function_call>(), &handle);
+  inline static const bool registered_ = am_detail::registry::instance().add(am_detail::type_name<function_call>(),
+                                                                             &handle);
   args_type args_;
 };
 

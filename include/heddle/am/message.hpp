@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame of every active message on every backend: a fixed 32-byte header, then the payload.
 // A receiver decodes the header before it trusts anything in it: magic, version, kind, and a
 // payload length within the backend's limit and within what arrived. Large arguments do not
@@ -28,11 +29,13 @@ enum class message_kind : std::uint16_t {
   reply_error = 5,  // call `call_id` threw: the payload is the exception's message
   goodbye = 6,      // the sender's session ends
   put = 7,          // data transfer into buffer: payload = buffer id, byte offset, the bytes; reply with call_id
-  get = 8,          // data transfer out of a buffer: payload = buffer id, byte offset, byte count; the reply carries the bytes
-  clock_probe = 9,  // traced sessions: the sender's steady-clock time (ns), for node 0 to answer at once
-  clock_reply = 10, // node 0's answer: the probe's time, then node 0's at its receipt
-  tree_call = 11,   // a call to every node along a tree (detail/tree.hpp): payload = ranks, then arguments; reply with call_id
-  object_call = 12, // a method call on an object of the target (remote.hpp): payload = object id, then arguments; reply with call_id
+  get = 8,  // data transfer out of a buffer: payload = buffer id, byte offset, byte count; the reply carries the bytes
+  clock_probe = 9,   // traced sessions: the sender's steady-clock time (ns), for node 0 to answer at once
+  clock_reply = 10,  // node 0's answer: the probe's time, then node 0's at its receipt
+  tree_call =
+      11,  // a call to every node along a tree (detail/tree.hpp): payload = ranks, then arguments; reply with call_id
+  object_call = 12,     // a method call on an object of the target (remote.hpp): payload = object id, then arguments;
+                        // reply with call_id
   object_release = 13,  // the caller's last remote_ptr of an object is gone: payload = object id
 };
 inline constexpr std::uint16_t message_kind_count = 13;
@@ -40,7 +43,8 @@ inline constexpr std::uint16_t message_kind_count = 13;
 // The object id that starts an object_call or object_release payload; decode_error if it is missing.
 inline std::uint64_t object_id_of(std::span<const std::byte> payload) {
   if (payload.size() < sizeof(std::uint64_t))
-    throw decode_error("heddle::offload: an object message of " + std::to_string(payload.size()) + " bytes, without its object id");
+    throw decode_error("heddle::offload: an object message of " + std::to_string(payload.size()) +
+                       " bytes, without its object id");
   std::uint64_t id;
   std::memcpy(&id, payload.data(), sizeof id);
   return id;
@@ -59,7 +63,7 @@ HEDDLE_EXPORT const char* to_string(message_kind k) noexcept;
 
 struct message_header {
   static constexpr std::uint32_t magic_value = 0x414c4448;  // "HDLA" on a little-endian wire
-  static constexpr std::uint16_t version_value = 2;  // 2: the trace sequence (was a reserved 0)
+  static constexpr std::uint16_t version_value = 2;         // 2: the trace sequence (was a reserved 0)
   static constexpr std::size_t size = 32;
 
   message_kind kind = message_kind::call;
@@ -78,7 +82,8 @@ struct message_header {
   using words = std::array<std::uint64_t, 4>;
   constexpr words pack() const noexcept {
     return {fixed_bits | std::uint64_t{static_cast<std::uint16_t>(kind)} << 48,
-            std::uint64_t{handler} | std::uint64_t{strategy} << 32 | std::uint64_t{flags} << 40 | std::uint64_t{sequence} << 48,
+            std::uint64_t{handler} | std::uint64_t{strategy} << 32 | std::uint64_t{flags} << 40 |
+                std::uint64_t{sequence} << 48,
             call_id, payload_bytes};
   }
   void encode(std::byte* out) const noexcept {
@@ -105,10 +110,12 @@ struct message_header {
   // checks are a handful of compares on the four words, inlined where the frame arrives; what went
   // wrong is worked out and reported out of line (reject), only for a frame that fails them.
   static message_header decode(std::span<const std::byte> in, std::uint64_t max_payload) {
-    if (in.size() < size) [[unlikely]] reject_truncated(in.size());
+    if (in.size() < size) [[unlikely]]
+      reject_truncated(in.size());
     words w;
     std::memcpy(w.data(), in.data(), size);
-    if (!acceptable(w, max_payload)) [[unlikely]] reject(w[0], w[1], w[3], max_payload);  // in registers
+    if (!acceptable(w, max_payload)) [[unlikely]]
+      reject(w[0], w[1], w[3], max_payload);  // in registers
     return unpack(w);
   }
 
@@ -125,7 +132,8 @@ struct message_header {
   }
 
  private:
-  static_assert(std::endian::native == std::endian::little, "the wire's words are the host's: little-endian hosts only");
+  static_assert(std::endian::native == std::endian::little,
+                "the wire's words are the host's: little-endian hosts only");
   static constexpr std::uint64_t fixed_bits = magic_value | std::uint64_t{version_value} << 32;
   // decode's checks on the wire's words: magic and version, a known kind, strategy and flags, a
   // payload within the limit (reject names the first that fails, in this order).
@@ -145,8 +153,8 @@ struct message_header {
     if ((w0 & 0xffff'ffff'ffff) != fixed_bits) {
       const auto magic = static_cast<std::uint32_t>(w0);
       if (magic != magic_value) throw decode_error("not a heddle message (magic " + hex(magic) + ")");
-      throw decode_error("message version " + std::to_string(static_cast<std::uint16_t>(w0 >> 32)) + ", this process speaks " +
-                         std::to_string(version_value));
+      throw decode_error("message version " + std::to_string(static_cast<std::uint16_t>(w0 >> 32)) +
+                         ", this process speaks " + std::to_string(version_value));
     }
     if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
     if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
@@ -154,7 +162,8 @@ struct message_header {
     throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
                        std::to_string(max_payload));
   }
-  [[noreturn, gnu::cold, gnu::noinline]] static void reject_length(bool out_of_line, std::uint64_t payload_bytes, std::size_t arrived) {
+  [[noreturn, gnu::cold, gnu::noinline]] static void reject_length(bool out_of_line, std::uint64_t payload_bytes,
+                                                                   std::size_t arrived) {
     throw decode_error(std::string(out_of_line ? "an out-of-line frame" : "a frame") + " whose header says " +
                        std::to_string(payload_bytes) + " bytes of payload, with " + std::to_string(arrived) +
                        " bytes after its header");

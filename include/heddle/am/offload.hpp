@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls on other nodes: heddle::offload::async, sync and ping; broadcast and for_each_node to every node.
 //
 //   int scale(int a, std::string s);

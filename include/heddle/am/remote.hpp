@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Objects that live on another node: heddle::offload::make_remote and remote_ptr.
 //
 //   struct counter { explicit counter(int start); int add(int n); int value() const; };
@@ -42,7 +43,8 @@ HEDDLE_EXPORT void* current_object() noexcept;
 // Registers `object` with this node's engine; its id. `destroy` deletes it.
 HEDDLE_EXPORT std::uint64_t adopt_object(void* object, void (*destroy)(void*));
 // Sends a method call (`handler`, arguments) to object `id` on `node`; `p` as send_call's.
-HEDDLE_EXPORT void send_object_call(node_id node, std::uint64_t id, std::uint32_t handler, const writer& args, pending_call* p);
+HEDDLE_EXPORT void send_object_call(node_id node, std::uint64_t id, std::uint32_t handler, const writer& args,
+                                    pending_call* p);
 // Tells `node` that object `id` is not wanted any more: it is destroyed after the calls before.
 // Never throws: a session or a node that is gone has nothing to destroy.
 HEDDLE_EXPORT void release_object(node_id node, std::uint64_t id) noexcept;
@@ -77,8 +79,9 @@ class method_call {
  public:
   using result_type = typename traits::result_type;
   using args_type = typename traits::args_type;
-  static_assert(!std::is_pointer_v<result_type> && !std::is_reference_v<result_type>,
-                "heddle::offload::remote_ptr::call: a method called remotely returns a value, not a pointer or a reference");
+  static_assert(
+      !std::is_pointer_v<result_type> && !std::is_reference_v<result_type>,
+      "heddle::offload::remote_ptr::call: a method called remotely returns a value, not a pointer or a reference");
 
   static std::uint32_t index() {
     (void)registered_;

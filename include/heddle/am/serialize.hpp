@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serialisation of active-message arguments and results: a byte buffer written by `writer` and read
 // back, bounds-checked, by `reader`. Arithmetic types, enums and trivially copyable structs travel
 // bitwise; bool (checked to be 0 or 1), std::string, std::vector, std::array, std::pair, std::tuple,
@@ -55,7 +56,8 @@ class writer {
   // Appends n bytes. Costs a memcpy; a heap allocation only when the bytes outgrow the buffer.
   void bytes(const void* p, std::size_t n) {
     if (n == 0) return;
-    if (n > capacity_ - size_) [[unlikely]] grow(n);
+    if (n > capacity_ - size_) [[unlikely]]
+      grow(n);
     std::memcpy(data_ + size_, p, n);
     size_ += n;
   }
@@ -131,8 +133,8 @@ struct serializer {
 };
 
 template <class T>
-inline constexpr bool is_pointer_like_v =
-    std::is_pointer_v<T> || std::is_member_pointer_v<T> || std::is_null_pointer_v<T> || std::is_reference_v<T>;
+inline constexpr bool is_pointer_like_v = std::is_pointer_v<T> || std::is_member_pointer_v<T> ||
+                                          std::is_null_pointer_v<T> || std::is_reference_v<T>;
 
 template <class T>
 void write(writer& w, const T& v) {
@@ -163,8 +165,8 @@ struct is_std_composite<std::array<T, N>> : std::true_type {};
 // struct travels bitwise too, so a struct holding a bool (or another type with invalid patterns)
 // should specialise serializer to check what it reads.
 template <class T>
-inline constexpr bool bitwise_v = std::is_trivially_copyable_v<T> && !is_pointer_like_v<T> && !std::is_same_v<T, bool> &&
-                                  !is_std_composite<T>::value;
+inline constexpr bool bitwise_v = std::is_trivially_copyable_v<T> && !is_pointer_like_v<T> &&
+                                  !std::is_same_v<T, bool> && !is_std_composite<T>::value;
 
 template <class T>
 struct serializer<T, std::enable_if_t<bitwise_v<T>>> {
@@ -253,7 +255,8 @@ struct serializer<std::array<T, N>> {
     } else {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<T, N>{((void)I, offload::read<T>(r))...};
-      }(std::make_index_sequence<N>());
+      }
+      (std::make_index_sequence<N>());
     }
   }
 };
@@ -292,7 +295,8 @@ struct serializer<std::optional<T>> {
   static std::optional<T> read(reader& r) {
     std::uint8_t has = 0;
     r.bytes(&has, 1);
-    if (has > 1) throw decode_error("heddle::offload: corrupt message: an optional's flag of value " + std::to_string(has));
+    if (has > 1)
+      throw decode_error("heddle::offload: corrupt message: an optional's flag of value " + std::to_string(has));
     if (!has) return std::nullopt;
     return offload::read<T>(r);
   }

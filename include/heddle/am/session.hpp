@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A session joins this process to the nodes of one program run. heddle-run (shm, tcp) or mpirun
 // (mpi) start the processes; each constructs one session, and then
 //
@@ -19,11 +20,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
-#include <utility>
-#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heddle/am/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors of the async layer. Failed system calls come out of futures as std::system_error with the
 // errno (std::generic_category()); the end of a stream as heddle::io::errc::end_of_file.
 #pragma once

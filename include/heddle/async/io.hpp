@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // I/O as futures. No worker ever sleeps in a system call for these:
 //
 // - Streams (sockets, pipes, eventfds, terminals): read, write, accept and connect first try the
@@ -46,19 +47,23 @@
 #include "heddle/core/runtime.hpp"
 
 namespace heddle::async_detail {
-HEDDLE_EXPORT core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
-                                             const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
-                                              const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr, socklen_t len,
-                                         const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd, const cancellation_token& t);
-HEDDLE_EXPORT core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd, std::span<std::byte> buf,
-                                              std::uint64_t offset);
-HEDDLE_EXPORT core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd, std::span<const std::byte> buf,
-                                               std::uint64_t offset);
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* read(core_detail::runtime_core* core, int fd,
+                                                           std::span<std::byte> buf, const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* write(core_detail::runtime_core* core, int fd,
+                                                            std::span<const std::byte> buf,
+                                                            const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<int>* accept(core_detail::runtime_core* core, int fd,
+                                                     const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<void>* connect(core_detail::runtime_core* core, int fd, const sockaddr* addr,
+                                                       socklen_t len, const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<void>* readable(core_detail::runtime_core* core, int fd,
+                                                        const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<void>* writable(core_detail::runtime_core* core, int fd,
+                                                        const cancellation_token& t);
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* pread(core_detail::runtime_core* core, int fd,
+                                                            std::span<std::byte> buf, std::uint64_t offset);
+HEDDLE_EXPORT core_detail::future_state<std::size_t>* pwrite(core_detail::runtime_core* core, int fd,
+                                                             std::span<const std::byte> buf, std::uint64_t offset);
 }  // namespace heddle::async_detail
 
 namespace heddle::io {

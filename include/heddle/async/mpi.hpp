@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting for an MPI request as a future: the runtime's MPI engine (one service thread) tests the
 // requests it holds with MPI_Testsome, spinning briefly and then backing off to a millisecond (MPI
 // cannot wake a thread), and completes each request's future with its MPI_Status. A task that
@@ -35,7 +36,7 @@ namespace heddle {
 class HEDDLE_EXPORT mpi_error : public std::runtime_error {
  public:
   mpi_error(int error_class, const std::string& what) : std::runtime_error(what), class_(error_class) {}
-  ~mpi_error() override;  // the key function, in src/async/mpi_engine.cpp
+  ~mpi_error() override;                               // the key function, in src/async/mpi_engine.cpp
   int error_class() const noexcept { return class_; }  // MPI_ERR_TRUNCATE, ...
 
  private:
@@ -43,7 +44,8 @@ class HEDDLE_EXPORT mpi_error : public std::runtime_error {
 };
 
 namespace async_detail {
-HEDDLE_EXPORT heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core, MPI_Request request);
+HEDDLE_EXPORT heddle::core_detail::future_state<MPI_Status>* wait_mpi(heddle::core_detail::runtime_core* core,
+                                                                      MPI_Request request);
 }  // namespace async_detail
 
 namespace io {
@@ -53,7 +55,9 @@ namespace io {
 inline future<MPI_Status> wait_mpi(runtime& rt, MPI_Request request) {
   return async_detail::start_on<async_detail::wait_mpi>(rt, request);
 }
-inline future<MPI_Status> wait_mpi(MPI_Request request) { return async_detail::start_here<async_detail::wait_mpi>(request); }
+inline future<MPI_Status> wait_mpi(MPI_Request request) {
+  return async_detail::start_here<async_detail::wait_mpi>(request);
+}
 
 }  // namespace io
 }  // namespace heddle

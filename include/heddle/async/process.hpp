@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting for a child process as a future, through a pidfd: the runtime's process engine (one
 // service thread over epoll) reaps the child when it exits.
 //
@@ -25,7 +26,9 @@ namespace heddle::io {
 // WTERMSIG). The child is reaped. A pid that is not a child of this process fails with
 // std::system_error (ECHILD or ESRCH); a pid of 0 or below with EINVAL.
 // Thread-safe; any thread (without `rt`: the calling thread's runtime, above).
-inline future<int> wait_process(runtime& rt, pid_t pid) { return async_detail::start_on<async_detail::wait_process>(rt, pid); }
+inline future<int> wait_process(runtime& rt, pid_t pid) {
+  return async_detail::start_on<async_detail::wait_process>(rt, pid);
+}
 inline future<int> wait_process(pid_t pid) { return async_detail::start_here<async_detail::wait_process>(pid); }
 
 }  // namespace heddle::io

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::promise<T>: a future completed by code outside the task graph: another thread, a C
 // callback from a driver, an MPI or GPU completion handler. Whatever waits on the future (a `then`
 // successor with its strategy, a when_all, a forcing worker) starts when set_value is called.

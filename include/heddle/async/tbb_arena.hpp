@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's engines for oneTBB programs: the successor of a heddle future (a timer, a socket read, a
 // file read, a child process, a promise) runs as a task inside a oneTBB task_arena, so that code built
 // on oneTBB can wait on I/O and timers without blocking its threads and without a heddle worker pool
@@ -83,8 +84,8 @@ template <class T, class F>
 auto then_in_arena(future<T>&& source, oneapi::tbb::task_arena& arena, F&& f) {
   if (!source.valid()) throw invalid_future("heddle::then_in_arena: the source future has no state");
   using U = core_detail::continuation_result_t<T, std::decay_t<F>>;
-  auto* node =
-      new async_detail::arena_successor<U, T, std::decay_t<F>>(core_detail::access::state_of(std::move(source)), arena, std::forward<F>(f));
+  auto* node = new async_detail::arena_successor<U, T, std::decay_t<F>>(
+      core_detail::access::state_of(std::move(source)), arena, std::forward<F>(f));
   future<U> out = node->result();
   node->start();
   return out;

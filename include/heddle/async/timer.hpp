@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timers as futures: heddle::sleep_for(10ms) holds no thread while it waits. A runtime's timer
 // engine (one service thread, started on first use) keeps every pending timer of that runtime in
 // a heap and sleeps in the kernel until the earliest is due.
@@ -30,8 +31,8 @@ namespace heddle {
 
 namespace async_detail {
 HEDDLE_EXPORT core_detail::future_state<void>* start_timer(core_detail::runtime_core* core,
-                                             std::chrono::steady_clock::time_point deadline,
-                                             const cancellation_token& token);
+                                                           std::chrono::steady_clock::time_point deadline,
+                                                           const cancellation_token& token);
 }  // namespace async_detail
 
 // Ready once `deadline` has passed.

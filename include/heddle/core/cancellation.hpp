@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cooperative cancellation: a source says "stop", tokens let running tasks notice and cancel the
 // pending operations (timers, socket reads...) that were started with them.
 //

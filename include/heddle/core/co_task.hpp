@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::co_task<T>: C++20 coroutines whose bodies run on heddle's workers.
 //
 //   heddle::co_task<int> fib(int n) {
@@ -77,7 +78,8 @@ class outermost_base : public promise_base, public result_holder<T> {
   // Made the outermost coroutine of a chain: `s` is its record and its chain's root.
   void spawned_by(spawn_state<T>* s) noexcept { root_ = s; }
   void unhandled_exception() noexcept {
-    if (awaiter_) [[likely]] return this->store_error(std::current_exception());
+    if (awaiter_) [[likely]]
+      return this->store_error(std::current_exception());
     record()->set_error(std::current_exception());
   }
 
@@ -97,7 +99,8 @@ class outermost_promise : public outermost_base<T> {
   // A T's constructor that throws leaves the body through unhandled_exception.
   template <class U>
   void return_value(U&& v) {
-    if (this->awaiter_) [[likely]] return this->store_value(std::forward<U>(v));
+    if (this->awaiter_) [[likely]]
+      return this->store_value(std::forward<U>(v));
     this->record()->set_value(std::forward<U>(v));
   }
 };
@@ -138,7 +141,8 @@ spawn_state<T>* spawn_record(co_task<T>& task);
 
 template <class T>
 class [[nodiscard]] co_task {
-  static_assert(!std::is_reference_v<T>, "heddle::co_task<T>: T is a value type (a coroutine's result outlives its frame)");
+  static_assert(!std::is_reference_v<T>,
+                "heddle::co_task<T>: T is a value type (a coroutine's result outlives its frame)");
 
  public:
   using promise_type = core_detail::co_promise<T>;
@@ -191,7 +195,8 @@ namespace core_detail {
 // empty task, bad_alloc (the frame destroyed) where the record cannot be had.
 template <class T>
 [[gnu::always_inline]] inline spawn_state<T>* spawn_record(co_task<T>& task) {
-  if (!task.valid()) [[unlikely]] throw_empty_co_task();
+  if (!task.valid()) [[unlikely]]
+    throw_empty_co_task();
   auto h = std::exchange(task.h_, nullptr);
   spawn_state<T>* s = nullptr;
   try {
@@ -223,7 +228,8 @@ template <class T>
 template <class T>
 [[gnu::always_inline]] inline future<T> spawn(co_task<T> task) {
   core_detail::worker* w = core_detail::current_worker;
-  if (!w) [[unlikely]] return spawn_on(core_detail::current_core(), std::move(task));
+  if (!w) [[unlikely]]
+    return spawn_on(core_detail::current_core(), std::move(task));
   core_detail::spawn_state<T>* s = core_detail::spawn_record(task);
   core_detail::spawn_local(w, s);
   return future<T>(core_detail::adopt, s, w->core);

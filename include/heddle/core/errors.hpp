@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors the core runtime reports through futures, groups and its own calls.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What heddle's libraries show of themselves, static or shared (-DBUILD_SHARED_LIBS=ON).
 //
 // The libraries compile with hidden symbols (-fvisibility=hidden -fvisibility-inlines-hidden): a
@@ -44,8 +45,10 @@
 
 #if HEDDLE_SHARED_LIBS
 #define HEDDLE_FAST_TLS(T, name) HEDDLE_EXPORT extern constinit thread_local T name HEDDLE_DETAIL_TLS_MODEL
-#define HEDDLE_FAST_TLS_DEFINITION(T, name) constinit thread_local T name {}
+#define HEDDLE_FAST_TLS_DEFINITION(T, name) \
+  constinit thread_local T name {}
 #else
-#define HEDDLE_FAST_TLS(T, name) inline constinit thread_local T name HEDDLE_DETAIL_TLS_MODEL {}
+#define HEDDLE_FAST_TLS(T, name) \
+  inline constinit thread_local T name HEDDLE_DETAIL_TLS_MODEL {}
 #define HEDDLE_FAST_TLS_DEFINITION(T, name) static_assert(true, "defined inline in its header")
 #endif

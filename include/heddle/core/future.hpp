@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::future<T>: the handle to a value that a task, a continuation or a promise will produce.
 //
 // Forcing a future (`*f`, `f.get()`, `f.wait()`) on a worker runs other tasks until the value is
@@ -136,7 +137,8 @@ class future_base {
   }
 
   void check() const {
-    if (!s_) [[unlikely]] throw invalid_future("heddle::future: no state (default-constructed, moved from, or consumed by then)");
+    if (!s_) [[unlikely]]
+      throw invalid_future("heddle::future: no state (default-constructed, moved from, or consumed by then)");
   }
   future_state<T>* ready_state() const {
     wait();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::isolate: run a function whose waits take only the tasks it spawned (oneTBB's
 // this_task_arena::isolate).
 #pragma once

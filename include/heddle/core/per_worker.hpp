@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::per_worker<T>: one T per worker of a runtime, plus one per other thread that asks
 // (oneTBB's enumerable_thread_specific and combinable).
 #pragma once
@@ -34,7 +35,8 @@ HEDDLE_EXPORT std::uint64_t new_per_worker_id() noexcept;
 HEDDLE_FAST_TLS(std::uint64_t, thread_serial);  // src/core/runtime_core.cpp
 inline std::uint64_t this_thread_serial() noexcept {
   std::uint64_t s = thread_serial;
-  if (s == 0) [[unlikely]] thread_serial = s = new_per_worker_id();
+  if (s == 0) [[unlikely]]
+    thread_serial = s = new_per_worker_id();
   return s;
 }
 
@@ -106,10 +108,14 @@ class per_worker {
 
   // Slots value-initialised (T{}) on first use. The constructors are thread-safe.
   per_worker() : per_worker(current_runtime()) {}
-  explicit per_worker(runtime& rt) : per_worker(rt, [] { return T{}; }, 0) {}
+  explicit per_worker(runtime& rt)
+      : per_worker(
+            rt, [] { return T{}; }, 0) {}
   // Each slot a copy of `exemplar`.
   explicit per_worker(const T& exemplar) : per_worker(current_runtime(), exemplar) {}
-  per_worker(runtime& rt, const T& exemplar) : per_worker(rt, [exemplar] { return exemplar; }, 0) {}
+  per_worker(runtime& rt, const T& exemplar)
+      : per_worker(
+            rt, [exemplar] { return exemplar; }, 0) {}
   // Each slot made by make() on its first local(); make is called once per slot used, on the
   // thread that uses it, and may run concurrently with itself for different slots.
   // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.

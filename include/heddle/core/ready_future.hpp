@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Futures that are ready from the start: make_ready_future and make_exceptional_future (the
 // Concurrency TS's and HPX's spelling).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::runtime: a pool of workers with work-stealing deques, an injection queue for submissions
 // from other threads, and an express lane that every worker looks at between tasks.
 #pragma once

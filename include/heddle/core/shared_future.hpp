@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::shared_future<T>: a copyable handle to one result, made by future<T>::share().
 //
 // Every copy reads the same value (get() returns const T&) or rethrows the same exception; any
@@ -35,7 +36,8 @@ class [[nodiscard]] shared_future {
   shared_future() noexcept = default;
   // future.share(). Throws invalid_future if `f` has no state (std::shared_future would be
   // invalid instead: heddle refuses it where the mistake is made).
-  shared_future(future<T>&& f) : shared_future(std::move(f).share()) {}  // NOLINT(google-explicit-constructor): as std::shared_future
+  shared_future(future<T>&& f)
+      : shared_future(std::move(f).share()) {}  // NOLINT(google-explicit-constructor): as std::shared_future
   shared_future(const shared_future& o) noexcept : s_(o.s_) {
     if (s_) s_->ref();
   }
@@ -100,7 +102,8 @@ class [[nodiscard]] shared_future {
   shared_future(core_detail::adopt_t, core_detail::shared_state<T>* s) noexcept : s_(s) {}
 
   void check() const {
-    if (!s_) [[unlikely]] throw invalid_future("heddle::shared_future: no state (default-constructed or moved from)");
+    if (!s_) [[unlikely]]
+      throw invalid_future("heddle::shared_future: no state (default-constructed or moved from)");
   }
   void reset() noexcept {
     if (s_) std::exchange(s_, nullptr)->unref();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scheduler counters and successor latencies, summed over the workers of one runtime.
 #pragma once
 
@@ -23,7 +24,7 @@ struct latency_summary {
 
 struct runtime_stats {
   unsigned workers = 0;
-  std::uint64_t spawned = 0;        // tasks pushed by workers onto their own deques
+  std::uint64_t spawned = 0;  // tasks pushed by workers onto their own deques
   // Tasks put on the injection queue: submitted from threads outside the runtime, and those that
   // isolated waiters requeued (counted in isolation_requeues too).
   std::uint64_t injected = 0;
@@ -37,7 +38,7 @@ struct runtime_stats {
   // the scheduler missed, found only by the sleeper's timeout. Zero unless the kernel lacks
   // membarrier or HEDDLE_PARKING=timed is set (docs/core.md, "Sleeping and waking").
   std::uint64_t lost_wakeups = 0;
-  std::uint64_t asap_by_pool = 0;   // asap successors that the auxiliary pool won
+  std::uint64_t asap_by_pool = 0;     // asap successors that the auxiliary pool won
   std::uint64_t asap_by_workers = 0;  // asap successors that a worker won
   // Tasks that a waiter inside heddle::isolate stole and found to belong to another isolation
   // region: it cannot run them, so they went back to the runtime's injection queue (and count in
@@ -48,9 +49,7 @@ struct runtime_stats {
   // successors of sources completed outside the workers (under default_strategy). Plain then(f)
   // successors of tasks are not measured.
   std::array<latency_summary, strategy_count> successor_latency{};
-  const latency_summary& latency(strategy s) const noexcept {
-    return successor_latency[static_cast<std::size_t>(s)];
-  }
+  const latency_summary& latency(strategy s) const noexcept { return successor_latency[static_cast<std::size_t>(s)]; }
 
   // Timers: from the deadline to the completion by the timer engine (how late the engine's thread
   // ran). A successor's own latency (above) starts at that completion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a successor starts once what it depends on (a task, an async operation, a promise) is done.
 // Chosen per dependency with future.then(strategy, f); the runtime measures, per strategy, the
 // time from the dependency's completion to the successor's start (runtime_stats::successor_latency).

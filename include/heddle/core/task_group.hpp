@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::task_group: run a set of tasks, wait for all of them, get the first exception.
 //
 // Thread safety: run(), cancel(), is_cancelling() and token() are thread-safe, from any thread, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::this_worker: which worker of which runtime the calling thread is. One thread-local read.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::trace — a trace of what the runtime did, in Chrome's trace-event JSON (Perfetto's UI and
 // chrome://tracing open it; the project's trace tool summarises and plots it). docs/trace.md says
 // what is recorded and how to read it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // when_all: one future for the values of several. Waits for every input; if any failed, the result
 // carries the exception of the first failed input (in argument order) and the values are dropped.
 // when_all_ready: one future for the inputs themselves, ready once every input is, each keeping its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // when_any: one future that is ready as soon as the first of several inputs is, with the index of
 // that input and every input future handed back (std::experimental::when_any's shape, over a
 // vector or an iterator range).
@@ -24,7 +25,7 @@ namespace heddle {
 template <class Sequence>
 struct when_any_result {
   std::size_t index = static_cast<std::size_t>(-1);  // the first input found ready
-  Sequence futures;                                   // every input, in order
+  Sequence futures;                                  // every input, in order
 };
 
 // Ready once any input is; `index` is the first input found ready (when several already are when

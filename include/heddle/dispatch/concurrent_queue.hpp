@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::concurrent_queue: the runtime itself seen as a queue, for code written against queues.
 // Items run as tasks, concurrently and in no particular order, on the same workers as every other
 // task, future and serial queue of the runtime. A concurrent_queue is a plain reference to its
@@ -63,7 +64,8 @@ class concurrent_queue {
   template <class F>
   void at(std::chrono::steady_clock::time_point deadline, F&& f) const {
     async_detail::schedule_at(
-        core_, deadline, core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f)));
+        core_, deadline,
+        core_detail::make_record<dispatch_detail::concurrent_task<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
  private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::group: says when a set of work is done. enter() and leave() count work in and out (one
 // atomic operation each); notify(q, f) runs f on q once the count returns to zero; wait() waits for
 // that.
@@ -74,8 +75,9 @@ class HEDDLE_EXPORT group {
   template <class F>
   void async(const concurrent_queue& q, F&& f) {
     using task = dispatch_detail::concurrent_task<std::decay_t<F>, dispatch_detail::group_leave_epilogue>;
-    core_detail::task_base* t = entered(
-        [&] { return core_detail::make_record<task>(std::forward<F>(f), dispatch_detail::group_leave_epilogue(s_)); });
+    core_detail::task_base* t = entered([&] {
+      return core_detail::make_record<task>(std::forward<F>(f), dispatch_detail::group_leave_epilogue(s_));
+    });
     core_detail::schedule(dispatch_detail::access::core_of(q), t);
   }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::serial_queue: items run one at a time, in the order they were submitted, on the
 // runtime's workers. A module that owns a serial queue needs no lock: whatever touches its state
 // goes through the queue.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle::source: a handler that runs on a serial queue whenever an event happens: a descriptor
 // became readable or writable, or a periodic timer fired. Nothing waits on a thread: the runtime's
 // fd and timer engines watch, and hand the handler to the queue.
@@ -7,7 +8,8 @@
 //   waits there) or writable. The next wait starts once the handler has returned, so a handler
 //   that consumes what is there runs once per batch; one that leaves it runs again at once. fd
 //   must be an open descriptor that epoll accepts (a pipe, a socket, an eventfd...): otherwise
-//   (not open, a regular file, a directory) the call throws std::system_error. The source does not read, write or close fd.
+//   (not open, a regular file, a directory) the call throws std::system_error. The source does not read, write or close
+//   fd.
 // - timer: the handler runs on q every `interval`, the first time one interval from now, at
 //   deadlines start + k * interval. Deadlines that pass while the handler waits in the queue or
 //   runs are coalesced into one call; a handler that takes a std::uint64_t gets their number.
@@ -54,7 +56,8 @@ class HEDDLE_EXPORT source_state {
 
  private:
   friend struct source_ops;
-  friend source_state* start_source(source_state*, kind, int, std::chrono::nanoseconds, const class heddle::serial_queue&);
+  friend source_state* start_source(source_state*, kind, int, std::chrono::nanoseconds,
+                                    const class heddle::serial_queue&);
   friend future<void> cancel_source(source_state* s);
   friend void drop_source(source_state* s) noexcept;
   friend bool source_cancelled(const source_state* s) noexcept;
@@ -63,8 +66,8 @@ class HEDDLE_EXPORT source_state {
 };
 
 // Starts watching; the state belongs to the returned handle (deleted if this throws).
-HEDDLE_EXPORT source_state* start_source(source_state* s, source_state::kind k, int fd, std::chrono::nanoseconds interval,
-                           const serial_queue& q);
+HEDDLE_EXPORT source_state* start_source(source_state* s, source_state::kind k, int fd,
+                                         std::chrono::nanoseconds interval, const serial_queue& q);
 
 template <class H>
 class source_with final : public source_state {

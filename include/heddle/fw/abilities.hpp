@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Abilities: what a module kind takes as template arguments (global::EDProducer<ExternalWork>), as
 // CMS's module templates do (edm::global::EDProducer<edm::ExternalWork, ...>). An ability adds to
 // the module what it needs and nothing to modules without it: the virtual calls its author

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a configuration's dependency graph allows: per event, the work of the modules that run and
 // the critical path, from an event-driven simulation of the framework's own rules (modules on
 // demand, inputs first, paths in order, end paths last) with unlimited threads.
@@ -32,7 +33,8 @@ class HEDDLE_EXPORT dependency_bound {
 // For events 0 .. events-1, times multiplied by `time_scale`. config_error if the configuration
 // does not form a valid process. Thread-safe: it builds a process of its own (the modules'
 // constructors run on the calling thread) and runs none.
-HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale, std::uint64_t events);
+HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale,
+                                                    std::uint64_t events);
 
 class process;
 class timeline;

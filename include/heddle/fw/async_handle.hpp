@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_handle: how an ExternalWork module's acquire() says that the asynchronous work it started
 // is over. acquire(event, setup, handle) starts the work (a timer, I/O, a remote call, a device)
 // and returns at once; the module's produce/filter/analyze runs once the handle is completed and
@@ -49,7 +50,8 @@ class HEDDLE_EXPORT acquire_sink {
 // deadline has passed.
 class HEDDLE_EXPORT async_handle {
  public:
-  async_handle(async_handle&& o) noexcept : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
+  async_handle(async_handle&& o) noexcept
+      : sink_(std::exchange(o.sink_, nullptr)), event_(o.event_), module_(o.module_) {}
   async_handle& operator=(async_handle&&) = delete;
   async_handle(const async_handle&) = delete;
   // Fails the module if the handle was not completed (nor moved from). The owner's call, any thread.

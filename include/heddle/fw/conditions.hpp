@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conditions: data that changes rarely (calibrations, alignments, corrections), grouped in records
 // (a record is a C++ tag type, struct JetRecord {};) and valid for intervals of runs and luminosity
 // blocks, as CMS's EventSetup. The intervals of each record, and a payload per interval, come from

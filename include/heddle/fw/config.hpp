@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framework's configuration: the JSON of the CMS threaded-framework study's test framework,
 // read as it is, plus heddle's extensions (docs/fw-config.md). Reading checks everything that can
 // be checked without building the graph: syntax, required keys, unknown keys, types, times.
@@ -52,12 +53,12 @@ struct module_config {
   std::vector<double> event_times;
   double average_time = 0;
   std::optional<double> min_time, max_time;
-  unsigned n_ranges = 1;                 // parallel-for filters
-  std::string product_label;             // the instance name of its product (ThreadSafeProducer)
-  std::optional<std::int64_t> value;     // ThreadSafeProducer: the value it adds
-  std::vector<bool> pass;                // filters: decision pass[event % size]; empty: always pass
-  std::vector<std::string> select_paths; // output modules: write only events that passed one of these
-  std::string where;                     // "process.producers[3]", for messages
+  unsigned n_ranges = 1;                  // parallel-for filters
+  std::string product_label;              // the instance name of its product (ThreadSafeProducer)
+  std::optional<std::int64_t> value;      // ThreadSafeProducer: the value it adds
+  std::vector<bool> pass;                 // filters: decision pass[event % size]; empty: always pass
+  std::vector<std::string> select_paths;  // output modules: write only events that passed one of these
+  std::string where;                      // "process.producers[3]", for messages
   // A registered module type's (registry.hpp), not a built-in one: every key of its entry but
   // "@label", "@type" and "selectEvents". Empty for built-in types, whose keys are read above.
   std::optional<parameter_set> parameters;
@@ -79,11 +80,11 @@ struct process_config {
   std::string file;   // as given, for messages
   std::string label;  // process.label
   // process.options
-  unsigned events_in_flight = 1;         // nSimultaneousEvents
-  double busy_wait_scale = 0;            // busyWaitScaleFactor: busy-wait iterations per second (0: not given;
-                                         // required by the study's timing modules only)
-  std::optional<unsigned> threads;       // nThreads
-  double time_scale = 1;                 // timeScale (extension)
+  unsigned events_in_flight = 1;              // nSimultaneousEvents
+  double busy_wait_scale = 0;                 // busyWaitScaleFactor: busy-wait iterations per second (0: not given;
+                                              // required by the study's timing modules only)
+  std::optional<unsigned> threads;            // nThreads
+  double time_scale = 1;                      // timeScale (extension)
   wait_mode wait = wait_mode::as_configured;  // wait (extension)
   // heddle-fw's other options, in the file (extensions; the command line wins).
   bool single_threaded = false;          // singleThreaded
@@ -93,14 +94,14 @@ struct process_config {
   std::optional<unsigned> idle_spin_us;  // idleSpinUs
   unsigned concurrent_lumis = 1;         // numberOfConcurrentLuminosityBlocks (CMS's name), >= 1
   // process.source
-  std::uint64_t events = 0;              // iterations (a number or a string of one)
-  std::uint64_t events_per_run = 0;      // eventsPerRun (extension), or eventsPerLumi x lumisPerRun; 0: one run
-  std::uint64_t events_per_lumi = 0;     // eventsPerLumi (extension); 0: one lumi per run
-  std::vector<module_config> modules;    // producers, filters, analyzers (extension), outputs (extension)
+  std::uint64_t events = 0;                 // iterations (a number or a string of one)
+  std::uint64_t events_per_run = 0;         // eventsPerRun (extension), or eventsPerLumi x lumisPerRun; 0: one run
+  std::uint64_t events_per_lumi = 0;        // eventsPerLumi (extension); 0: one lumi per run
+  std::vector<module_config> modules;       // producers, filters, analyzers (extension), outputs (extension)
   std::vector<module_config> es_producers;  // esProducers (extension): registered condition producer types
   std::string conditions_file;  // esSources' JsonConditionsSource "file", relative to the configuration's folder
   std::vector<path_config> paths;
-  std::vector<path_config> end_paths;    // endPaths (extension): output modules
+  std::vector<path_config> end_paths;  // endPaths (extension): output modules
 };
 
 // A module parameter set from outside the file (heddle-fw's --set LABEL.PARAMETER=VALUE, or an
@@ -127,7 +128,8 @@ struct command_line_parameter {
 // parameters before they are read (config_error "ORIGIN TARGET: no module labelled 'x' in FILE"
 // when one names no module); a parameter the module does not know is then reported as any
 // unknown parameter. Thread-safe; blocks reading the file.
-HEDDLE_EXPORT process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides = {});
+HEDDLE_EXPORT process_config load_config(const std::string& path,
+                                         const std::vector<parameter_override>& overrides = {});
 // The same from text; `file` names it in messages. Thread-safe.
 HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file,
                                           const std::vector<parameter_override>& overrides = {});
@@ -136,6 +138,7 @@ HEDDLE_EXPORT std::string read_config_text(const std::string& path);
 // The process.commandLine declarations of a configuration's text, checked (config_error naming
 // the place); empty when it declares none or is not a configuration (parse_config says why).
 // Thread-safe.
-HEDDLE_EXPORT std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text, const std::string& file);
+HEDDLE_EXPORT std::vector<command_line_parameter> parse_command_line_parameters(std::string_view text,
+                                                                                const std::string& file);
 
 }  // namespace heddle::fw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a product adds to a run's checksum. heddle-fw reports a checksum over every event's products
 // and path decisions; the same process gives the same checksum single-threaded and with any
 // number of threads and events in flight, which is how a job's reproducibility is checked.

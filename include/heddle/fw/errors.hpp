@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors of the event-processing framework. Two kinds, because they end a job differently:
 // a configuration that cannot run (heddle-fw exits 2 before any event starts), and a module that
 // failed while events were in flight (the run stops cleanly, exit 1). Their calls are const:

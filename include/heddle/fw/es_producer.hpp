@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Condition producers: code that makes a record's data for one interval of validity, from the
 // interval's payload (conditions.hpp), on demand: the first event or transition that needs the data
 // in an interval makes it, once; the framework prefetches it for the modules that declared they read

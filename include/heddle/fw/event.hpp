@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event as a module sees it while it runs: its identity, the products it declared it reads,
 // and the products it declared it writes. Products are owned by the event and never copied: get()
 // gives a reference to the product where it lies; put() moves a value in, emplace() builds it in
@@ -93,8 +94,16 @@ class HEDDLE_EXPORT event {
   event(const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream, void** slots,
         std::atomic<std::uint8_t>* made, const detail::product_ref* reads, std::uint32_t reads_size,
         const detail::product_ref* writes, std::uint32_t writes_size) noexcept
-      : graph_(g), module_(module), stream_(stream), id_(id), slots_(slots), made_(made), reads_(reads),
-        writes_(writes), reads_size_(reads_size), writes_size_(writes_size) {}
+      : graph_(g),
+        module_(module),
+        stream_(stream),
+        id_(id),
+        slots_(slots),
+        made_(made),
+        reads_(reads),
+        writes_(writes),
+        reads_size_(reads_size),
+        writes_size_(writes_size) {}
 
   static bool same(const std::type_info* declared, const std::type_info& asked) noexcept {
     return declared == &asked || *declared == asked;
@@ -107,10 +116,10 @@ class HEDDLE_EXPORT event {
   std::uint32_t module_;
   unsigned stream_;
   event_id id_;
-  void** slots_;                        // the event's product slots
-  std::atomic<std::uint8_t>* made_;     // per product, set once it is made
-  const detail::product_ref* reads_;    // the module's consumes, by token index
-  const detail::product_ref* writes_;   // its produces, by token index
+  void** slots_;                       // the event's product slots
+  std::atomic<std::uint8_t>* made_;    // per product, set once it is made
+  const detail::product_ref* reads_;   // the module's consumes, by token index
+  const detail::product_ref* writes_;  // its produces, by token index
   std::uint32_t reads_size_, writes_size_;
 };
 

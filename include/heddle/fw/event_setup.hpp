@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conditions a module reads while it processes an event or a transition: data that changes
 // rarely (calibrations, alignments, corrections), valid for an interval of runs and luminosity
 // blocks. A module declares what it reads with es_consumes<T, Record>() and reads it with
@@ -37,7 +38,8 @@ class HEDDLE_EXPORT event_setup {
 
  private:
   friend struct detail::event_access;
-  event_setup(const detail::graph& g, std::uint32_t module, detail::es_state* es, std::uint32_t run, std::uint32_t lumi) noexcept
+  event_setup(const detail::graph& g, std::uint32_t module, detail::es_state* es, std::uint32_t run,
+              std::uint32_t lumi) noexcept
       : graph_(g), es_(es), module_(module), run_(run), lumi_(lumi) {}
   const void* data(std::uint32_t consumed, const std::type_info& type, const std::type_info& record) const;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // global:: modules: one instance serves every event, called concurrently for as many events as
 // the process has in flight. The event methods are const: state that changes per event belongs in
 // the event's products, and state shared across events needs its own synchronisation. The
@@ -35,9 +36,7 @@ class EDFilter : public detail::kind_base<module_kind::global, module_role::filt
   virtual bool filter(event& e, const event_setup& setup) const = 0;
 
  private:
-  bool call(event& e, const event_setup& setup) final {
-    return filter(e, setup);
-  }
+  bool call(event& e, const event_setup& setup) final { return filter(e, setup); }
 };
 
 // Reads products, makes none (histograms, checks, summaries).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which product a module consumes: the label of the module that put it into the event and, where
 // that module puts several, the product's instance name. CMS's edm::InputTag, spelled
 // "label" or "label:instance" in configurations.

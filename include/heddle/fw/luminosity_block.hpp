@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A luminosity block as its transitions see it (module_base::begin_luminosity_block and
 // end_luminosity_block): its identity, and the luminosity-block products, which are made and read
 // in the end transition. A run is divided into luminosity blocks ("lumis", counted from 1 in each
@@ -18,8 +19,8 @@
 #include <utility>
 
 #include "heddle/core/export.hpp"
-#include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/detail/block_products.hpp"
+#include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every module is to the framework: code that runs once per event, on demand, after the
 // products it reads are made, and declares in its constructor what it reads and writes.
 //
@@ -102,7 +103,8 @@ class HEDDLE_EXPORT module_base {
   virtual double expected_seconds() const noexcept { return 0; }
 
  protected:
-  module_base(module_kind kind, module_role role, bool external) noexcept : kind_(kind), role_(role), external_(external) {}
+  module_base(module_kind kind, module_role role, bool external) noexcept
+      : kind_(kind), role_(role), external_(external) {}
 
   // Declarations, in the constructor only (std::logic_error once the module is in a process): the
   // constructing thread's calls, not thread-safe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // one:: modules: one instance, one event at a time, on the module's serial queue. With
 // uses_resource(name) the module instead runs one at a time with every module that declared the
 // same resource (one serial queue per resource; a module with several holds them all, taken in
@@ -39,9 +40,7 @@ class EDFilter : public detail::kind_base<module_kind::one, module_role::filter,
   virtual bool filter(event& e, const event_setup& setup) = 0;
 
  private:
-  bool call(event& e, const event_setup& setup) final {
-    return filter(e, setup);
-  }
+  bool call(event& e, const event_setup& setup) final { return filter(e, setup); }
 };
 
 // Reads products, makes none (histograms, checks, summaries).

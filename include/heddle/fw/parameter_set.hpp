@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A module's typed parameters: CMS's edm::ParameterSet. The framework makes one from each module's
 // keys in the configuration (every key but "@label" and "@type"; docs/fw-config.md, "Module
 // parameters") and hands it to the module's constructor, which reads what it needs:
@@ -59,11 +60,12 @@ class HEDDLE_EXPORT parameter_error : public config_error {
 
 namespace detail {
 template <class T>
-inline constexpr bool is_parameter_scalar =
-    std::same_as<T, bool> || std::same_as<T, int> || std::same_as<T, unsigned> || std::same_as<T, long> ||
-    std::same_as<T, unsigned long> || std::same_as<T, long long> || std::same_as<T, unsigned long long> ||
-    std::same_as<T, double> || std::same_as<T, float> || std::same_as<T, std::string> ||
-    std::same_as<T, input_tag> || std::same_as<T, parameter_set>;
+inline constexpr bool is_parameter_scalar = std::same_as<T, bool> || std::same_as<T, int> ||
+                                            std::same_as<T, unsigned> || std::same_as<T, long> ||
+                                            std::same_as<T, unsigned long> || std::same_as<T, long long> ||
+                                            std::same_as<T, unsigned long long> || std::same_as<T, double> ||
+                                            std::same_as<T, float> || std::same_as<T, std::string> ||
+                                            std::same_as<T, input_tag> || std::same_as<T, parameter_set>;
 template <class T>
 inline constexpr bool is_parameter_type = is_parameter_scalar<T>;
 template <class X>
@@ -141,7 +143,8 @@ class HEDDLE_EXPORT parameter_set {
 
  private:
   friend struct detail::parameter_access;
-  parameter_set(std::shared_ptr<const detail::parameter_node> node, std::shared_ptr<detail::parameter_reads> reads) noexcept;
+  parameter_set(std::shared_ptr<const detail::parameter_node> node,
+                std::shared_ptr<detail::parameter_reads> reads) noexcept;
 
   std::shared_ptr<const detail::parameter_node> node_;
   std::shared_ptr<detail::parameter_reads> reads_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugins: module types in shared libraries that heddle-fw opens only when a configuration names
 // them. Each directory of the plugin path has a cache file (cache_name) listing which library
 // registers which type (HEDDLE_FW_MODULE, registry.hpp); a type is looked up there and its library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A process: modules, the paths of filters that decide each event, and the end paths of output
 // modules that run once every path of the event is done. Built from a configuration
 // (make_process) or by hand with user modules; checked as a whole by finalize().
@@ -9,9 +10,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <type_traits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "heddle/core/export.hpp"
@@ -122,8 +123,8 @@ class HEDDLE_EXPORT process {
 // How the built-in modules of a configuration spend their time.
 struct timing_options {
   wait_mode wait = wait_mode::as_configured;
-  double time_scale = 1;        // multiplies every time
-  double busy_wait_scale = 0;   // iterations per second; 0: the configuration's busyWaitScaleFactor
+  double time_scale = 1;       // multiplies every time
+  double busy_wait_scale = 0;  // iterations per second; 0: the configuration's busyWaitScaleFactor
 };
 
 // The built-in module types (the test framework's, with or without "demo::"), sorted. Thread-safe.
@@ -137,6 +138,7 @@ class plugin_loader;
 // role than its list (producers, filters, analyzers, outputs), a parameter the module did not
 // read, a parameter_error, or a constructor that threw. Thread-safe, but for `plugins` (a loader is
 // one thread's); the modules' constructors run on the calling thread.
-HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing, plugin_loader* plugins = nullptr);
+HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing,
+                                   plugin_loader* plugins = nullptr);
 
 }  // namespace heddle::fw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The processors: the multi-threaded one, which keeps many events in flight on a heddle runtime,
 // and the single-threaded reference (the study's baseline), which runs one event at a time and
 // each producer recursively where it is first asked for, with no queues at all. Both give the
@@ -17,8 +18,8 @@
 namespace heddle::fw {
 
 struct run_options {
-  unsigned threads = 0;               // workers; 0: heddle::default_thread_count()
-  std::uint64_t events_in_flight = 1; // events processed at once (threaded processor)
+  unsigned threads = 0;                // workers; 0: heddle::default_thread_count()
+  std::uint64_t events_in_flight = 1;  // events processed at once (threaded processor)
   // The events processed: indices [first_event, first_event + events) of a job numbered from 0,
   // each with exactly the (run, lumi, event) id, so the products and checksum share, it has as that
   // index of a job from 0 with the same events_per_run and events_per_lumi. A job that starts or
@@ -27,7 +28,7 @@ struct run_options {
   // may not pass 2^64 - 1, nor any event's run or lumi number 2^32 - 1 (check_run_options).
   std::uint64_t first_event = 0;
   std::uint64_t events = 1;
-  std::uint64_t events_per_run = 0;   // 0: every event in run 1
+  std::uint64_t events_per_run = 0;  // 0: every event in run 1
   // Luminosity blocks of this many events, counted from 1 in each run (a run whose size is not a
   // multiple ends with a shorter one); 0: one lumi per run. Each event's id().lumi says which.
   std::uint64_t events_per_lumi = 0;
@@ -40,7 +41,7 @@ struct run_options {
   // default: with few events in flight a module's consumers are often made ready just after a
   // worker ran out of work, and waking a sleeping thread costs tens of microseconds each time.
   std::chrono::nanoseconds idle_spin = std::chrono::microseconds(500);
-  timeline* record = nullptr;         // every module execution, when given (from the framework's threads)
+  timeline* record = nullptr;  // every module execution, when given (from the framework's threads)
   // Called on the calling thread about every 100 ms, and once at the end, with events done.
   std::function<void(std::uint64_t done)> progress;
 };
@@ -55,7 +56,7 @@ struct run_checksum {
 };
 
 struct run_report {
-  std::uint64_t events = 0;      // events done
+  std::uint64_t events = 0;  // events done
   // A sum, modulo 2^64, of shares: one per event (what each module that ran made, every path's
   // decision, mixed with the event's number), one per lumi (its luminosity-block products), one per
   // run (its run products); the same for any processor, thread count or order of events. So the
@@ -67,13 +68,13 @@ struct run_report {
   std::uint64_t events_checksum = 0;
   std::vector<run_checksum> runs;
   double wall_s = 0;
-  double cpu_s = 0;              // user + system of the whole process during the run
+  double cpu_s = 0;  // user + system of the whole process during the run
   std::uint64_t peak_rss_bytes = 0;
-  unsigned os_threads = 0;       // the most OS threads the process had during the run
-  unsigned workers = 0;          // worker threads (1 for the single-threaded processor)
+  unsigned os_threads = 0;  // the most OS threads the process had during the run
+  unsigned workers = 0;     // worker threads (1 for the single-threaded processor)
   std::uint64_t peak_in_flight = 0;
-  unsigned concurrent_lumis = 1;   // lumis the processor let be open at once (1 single-threaded)
-  std::string lumis_limited_by;    // the one:: or stream module that limited them to 1, if one did
+  unsigned concurrent_lumis = 1;  // lumis the processor let be open at once (1 single-threaded)
+  std::string lumis_limited_by;   // the one:: or stream module that limited them to 1, if one did
   double events_per_s() const noexcept { return wall_s > 0 ? double(events) / wall_s : 0; }
 };
 

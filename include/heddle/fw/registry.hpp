@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module types by name: how a configuration's "@type" finds C++ code. A module type (or a condition
 // producer, es_producer.hpp) registers itself where it is defined, with HEDDLE_FW_MODULE(ClassName)
 // at namespace scope in a .cpp file:
@@ -34,7 +35,7 @@ struct registered_module {
   std::string name;
   module_maker make = nullptr;  // a module type, or
   es_maker make_es = nullptr;   // a condition producer type
-  std::string library;  // the file that registered it (the program's own path for linked-in code)
+  std::string library;          // the file that registered it (the program's own path for linked-in code)
 };
 
 // The registered type `name`, if any; config_error if two libraries registered that name (naming
@@ -54,8 +55,9 @@ std::unique_ptr<es_producer> make_es_producer(const parameter_set& parameters) {
 }
 template <class T>
 constexpr auto maker_of() noexcept {
-  static_assert(std::is_base_of_v<module_base, T> || std::is_base_of_v<es_producer, T>,
-                "HEDDLE_FW_MODULE registers modules (global.hpp, stream.hpp, one.hpp) and condition producers (es_producer.hpp)");
+  static_assert(
+      std::is_base_of_v<module_base, T> || std::is_base_of_v<es_producer, T>,
+      "HEDDLE_FW_MODULE registers modules (global.hpp, stream.hpp, one.hpp) and condition producers (es_producer.hpp)");
   if constexpr (std::is_base_of_v<es_producer, T>) {
     return &make_es_producer<T>;
   } else {
@@ -90,6 +92,6 @@ class HEDDLE_EXPORT module_registration {
 #define HEDDLE_FW_CONCAT(a, b) HEDDLE_FW_CONCAT2(a, b)
 // Registers module class `type` under its name as written. At namespace scope in a .cpp file: it
 // defines a static object, which registers during static initialisation.
-#define HEDDLE_FW_MODULE(type)                                                             \
-  static const ::heddle::fw::detail::module_registration HEDDLE_FW_CONCAT(heddle_fw_module_, \
-                                                                          __COUNTER__)(#type, ::heddle::fw::detail::maker_of<type>())
+#define HEDDLE_FW_MODULE(type)                                                                             \
+  static const ::heddle::fw::detail::module_registration HEDDLE_FW_CONCAT(heddle_fw_module_, __COUNTER__)( \
+      #type, ::heddle::fw::detail::maker_of<type>())

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run as its transitions see it (module_base::begin_run and end_run): its number, and the run
 // products, which are made and read in the end transition, as luminosity-block products are in
 // end_luminosity_block (luminosity_block.hpp; docs/fw.md, "Runs and luminosity blocks").
@@ -13,8 +14,8 @@
 #include <utility>
 
 #include "heddle/core/export.hpp"
-#include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/detail/block_products.hpp"
+#include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
 namespace heddle::fw {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stream:: modules: one instance per stream (concurrent event slot), each called for one event at
 // a time, so members need no lock. The framework makes the instances (one per events in flight,
 // as streams come into use) through the factory the module was added with; each declares the
@@ -35,9 +36,7 @@ class EDFilter : public detail::kind_base<module_kind::stream, module_role::filt
   virtual bool filter(event& e, const event_setup& setup) = 0;
 
  private:
-  bool call(event& e, const event_setup& setup) final {
-    return filter(e, setup);
-  }
+  bool call(event& e, const event_setup& setup) final { return filter(e, setup); }
 };
 
 // Reads products, makes none (histograms, checks, summaries).

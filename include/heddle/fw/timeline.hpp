@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A record of every module execution of a run: which module, which event, and when it started and
 // ended (steady clock). For an ExternalWork module one entry spans acquire() to the end of
 // produce(). heddle-fw writes it with --timeline; tests check thread-safety levels against it.

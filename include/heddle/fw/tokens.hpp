@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tokens: what a module gets back when it declares, in its constructor, what it reads and writes
 // (module_base::consumes, produces, es_consumes), and what it hands to the event to read or write.
 // A token is a small index into the declaring module's own declarations, as CMS's EDGetToken and
@@ -36,7 +37,9 @@ inline constexpr branch_type in_run = branch_type::in_run;
 namespace detail {
 // The transition that makes the products a consumes `where` reads.
 constexpr transition made_at(branch_type where) noexcept {
-  return where == in_event ? transition::event : where == in_lumi ? transition::end_luminosity_block : transition::end_run;
+  return where == in_event  ? transition::event
+         : where == in_lumi ? transition::end_luminosity_block
+                            : transition::end_run;
 }
 }  // namespace detail
 

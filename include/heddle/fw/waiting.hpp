@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the built-in modules spend their time: spinning (busy-wait, calibrated in iterations per
 // second like the study's calibration program), sleeping in the kernel, or, in timer mode, not at
 // all (async_handle::done_at; see module.hpp).
@@ -17,7 +18,8 @@ HEDDLE_EXPORT void busy_wait(std::uint64_t iterations) noexcept;
 // Iterations of busy_wait per second on this machine: the median of `rounds` timed rounds of about
 // `round` each (the value for busyWaitScaleFactor, or heddle-fw --busy-wait-scale). Thread-safe;
 // spins the calling thread for about rounds x round (best on an otherwise idle core).
-HEDDLE_EXPORT double calibrate_busy_wait(std::chrono::milliseconds round = std::chrono::milliseconds(100), int rounds = 5);
+HEDDLE_EXPORT double calibrate_busy_wait(std::chrono::milliseconds round = std::chrono::milliseconds(100),
+                                         int rounds = 5);
 
 // Blocks the calling thread for `seconds` (usleep, as the study's sleeping modules do). Thread-safe;
 // holds the calling thread, a worker too.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A session's records as Chrome trace-event JSON (docs/trace.md, "The file").
 //
 // Times: each record's ticks become steady-clock nanoseconds (integers), printed as microseconds
@@ -132,7 +133,7 @@ void write_chrome_trace(std::FILE* f, const char* path, snapshot& s) {
       .raw(",\"clock_measured\":").raw(s.clock_measured ? "true" : "false")
       .raw(",\"clock_offset_us\":").micros(s.clock_offset_ns)
       .raw(",\"clock_uncertainty_us\":").micros(s.clock_uncertainty_ns).raw("}],\"threads\":[");
-      // clang-format on
+  // clang-format on
   bool first = true;
   for (auto& t : tracks) {
     if (t.synthetic) continue;

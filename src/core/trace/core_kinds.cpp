@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's kinds of record as trace events (docs/trace.md, "What is recorded"): tasks, the
 // workers' searching, parking, waiting and waking, the program's own spans and instants, and the
 // flows from a completion to the successor it released.
@@ -93,7 +94,8 @@ constexpr kind_format formats[] = {
     successor_flow(flow_end::finish),  // flow_end
 };
 // clang-format on
-static_assert(std::size(formats) == static_cast<std::size_t>(kind::core_count_), "a format for each of the core's kinds");
+static_assert(std::size(formats) == static_cast<std::size_t>(kind::core_count_),
+              "a format for each of the core's kinds");
 
 }  // namespace
 

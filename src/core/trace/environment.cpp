@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HEDDLE_TRACE=FILE: a session from the library's start to the process's exit.
 //
 // In a run of several processes, the layer that knows the run (join_process_group, at its load)
@@ -41,7 +42,7 @@ bool parse_size(const char* text, std::size_t& out) {
     case 'M': case 'm': shift = 20; ++end; break;
     case 'G': case 'g': shift = 30; ++end; break;
     default: return false;
-    // clang-format on
+      // clang-format on
   }
   if (*end != '\0' || v > (~0ull >> shift)) return false;
   out = static_cast<std::size_t>(v << shift);
@@ -58,14 +59,18 @@ environment_session::environment_session() {
   const char* path = std::getenv("HEDDLE_TRACE");
   if (!path || !*path) return;
   if constexpr (!heddle::trace::compiled_in()) {
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE=%s: this heddle was built without the trace recorder "
-                         "(-DHEDDLE_TRACE=OFF); no trace is recorded\n", path);
+    std::fprintf(stderr,
+                 "heddle: HEDDLE_TRACE=%s: this heddle was built without the trace recorder "
+                 "(-DHEDDLE_TRACE=OFF); no trace is recorded\n",
+                 path);
     return;
   }
   heddle::trace::options o;
   if (const char* size = std::getenv("HEDDLE_TRACE_BUFFER"); size && *size && !parse_size(size, o.buffer_bytes)) {
-    std::fprintf(stderr, "heddle: HEDDLE_TRACE_BUFFER='%s' is not a size in bytes (a whole number, "
-                         "optionally followed by K, M or G)\n", size);
+    std::fprintf(stderr,
+                 "heddle: HEDDLE_TRACE_BUFFER='%s' is not a size in bytes (a whole number, "
+                 "optionally followed by K, M or G)\n",
+                 size);
     std::exit(2);
   }
   std::lock_guard lock(running_m);
@@ -112,9 +117,11 @@ environment_session::~environment_session() {
     try {
       const heddle::trace::result r = heddle::trace::stop();
       if (r.dropped)
-        std::fprintf(stderr, "heddle: trace %s: %llu records, %llu dropped (full buffers: raise "
-                             "HEDDLE_TRACE_BUFFER)\n", r.path.c_str(),
-                     static_cast<unsigned long long>(r.records), static_cast<unsigned long long>(r.dropped));
+        std::fprintf(stderr,
+                     "heddle: trace %s: %llu records, %llu dropped (full buffers: raise "
+                     "HEDDLE_TRACE_BUFFER)\n",
+                     r.path.c_str(), static_cast<unsigned long long>(r.records),
+                     static_cast<unsigned long long>(r.dropped));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "heddle: HEDDLE_TRACE: %s\n", e.what());
     }

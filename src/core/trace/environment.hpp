@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HEDDLE_TRACE=FILE (environment.cpp). The one instance is defined in session.cpp, so that every
 // program that links the recorder (a static library's objects are linked when referenced) has it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace file's JSON, written through a buffer: what the writer and the kinds' writers
 // (event_out, heddle/core/detail/trace_extension.hpp) append to.
 #pragma once

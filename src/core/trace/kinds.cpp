@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layers' kinds (install_kind): a fixed table, filled as libraries load (before main, in any
 // order) and read when a session stops, possibly from a static destructor (HEDDLE_TRACE's): so it
 // is constant-initialised and never destroyed.

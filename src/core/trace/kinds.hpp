@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every kind of record the writer knows: the core's own (core_kinds.cpp) and those the layers
 // above installed (install_kind, heddle/core/detail/trace_extension.hpp), looked up by kind.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace session: starting and stopping, the threads' buffers, HEDDLE_TRACE.
 //
 // Buffers. A thread's first record in a session gives it a buffer (attach_thread, under the
@@ -78,7 +79,7 @@ struct registry {
   std::vector<std::unique_ptr<thread_entry>> entries;
   std::uint32_t session = 0;  // the active session, 0 when none
   std::uint32_t last_session = 0;
-  std::size_t capacity = 0;   // records per buffer in this session
+  std::size_t capacity = 0;  // records per buffer in this session
   std::size_t buffer_bytes = 0;
   std::string path;
   std::FILE* file = nullptr;
@@ -231,8 +232,7 @@ void start(const std::string& path, const options& o) {
   std::lock_guard stop_lock(r.stop_m);
   {
     std::lock_guard lock(r.m);
-    if (r.session != 0)
-      throw trace_error("heddle::trace::start: a trace is already being recorded to " + r.path);
+    if (r.session != 0) throw trace_error("heddle::trace::start: a trace is already being recorded to " + r.path);
   }
   if (path.empty()) throw trace_error("heddle::trace::start: empty file name");
   const std::size_t capacity = std::min<std::size_t>(o.buffer_bytes / sizeof(record), UINT32_MAX);

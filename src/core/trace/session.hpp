@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A trace session's state that the writer reads: the threads' records, the clock's mapping, the
 // process. Made by session.cpp when a session stops; written by chrome_writer.cpp.
 #pragma once

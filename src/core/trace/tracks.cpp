@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tracks.hpp"
 
 #include <algorithm>
@@ -100,15 +101,15 @@ void add_to(std::vector<lane_set>& sets, std::string name, const record& r) {
 }
 
 void sort_sets(std::vector<lane_set>& sets) {
-  std::stable_sort(sets.begin(), sets.end(), [](const lane_set& a, const lane_set& b) { return a.first_kind < b.first_kind; });
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const lane_set& a, const lane_set& b) { return a.first_kind < b.first_kind; });
 }
 
 }  // namespace
 
 std::vector<track> lay_out(snapshot& s, const kind_table& kinds) {
-  std::sort(s.threads.begin(), s.threads.end(), [](const thread_snapshot& a, const thread_snapshot& b) {
-    return a.tid < b.tid;
-  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_snapshot& a, const thread_snapshot& b) { return a.tid < b.tid; });
   std::vector<track> tracks;
   pid_t next_tid = first_synthetic_tid;
   // Keyed lanes, from whichever thread recorded them: per name of the tracks (in the order of their
@@ -146,7 +147,8 @@ std::vector<track> lay_out(snapshot& s, const kind_table& kinds) {
   }
   std::vector<keyed*> by_kind;
   for (auto& [name, k] : keyed_sets) by_kind.push_back(&k);
-  std::stable_sort(by_kind.begin(), by_kind.end(), [](const keyed* a, const keyed* b) { return a->first_kind < b->first_kind; });
+  std::stable_sort(by_kind.begin(), by_kind.end(),
+                   [](const keyed* a, const keyed* b) { return a->first_kind < b->first_kind; });
   for (keyed* k : by_kind)
     for (auto& [key, sets] : k->keys) {
       sort_sets(sets);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From the threads' records to the tracks a trace shows, as each kind's format places it
 // (heddle/core/detail/trace_extension.hpp): each thread's own track; beside it, lanes of the spans
 // of kinds that overlap (a thousand operations wait at once), where each is disjoint from the

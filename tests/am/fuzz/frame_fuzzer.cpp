@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes what a node does with bytes from a peer: the frame decoder (header, and its length
 // against the bytes that came with it), the registry's handler lookup, the argument decoders of
 // handlers with every built-in type, the decoders of broadcasts' frames (a tree call's ranks, a
@@ -33,14 +34,19 @@ namespace am_detail = heddle::am_detail;
 
 // Handlers of every shape a message can carry; they touch what they get.
 std::size_t sink = 0;
-void takes_scalars(int a, double b, char c, std::uint64_t d) { sink += static_cast<std::size_t>(a) + (b > 0) + static_cast<std::size_t>(c) + d; }
+void takes_scalars(int a, double b, char c, std::uint64_t d) {
+  sink += static_cast<std::size_t>(a) + (b > 0) + static_cast<std::size_t>(c) + d;
+}
 void takes_string(std::string s) { sink += s.size(); }
 void takes_vectors(std::vector<double> v, std::vector<std::string> w) { sink += v.size() + w.size(); }
 void takes_map(std::map<std::string, std::vector<int>> m) { sink += m.size(); }
-void takes_nested(std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>, std::array<std::string, 3>> t) {
+void takes_nested(
+    std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>, std::array<std::string, 3>> t) {
   sink += std::get<2>(t)[1].size();
 }
-std::vector<std::string> returns(std::optional<int> n) { return std::vector<std::string>(static_cast<std::size_t>(n.value_or(0) & 15), "x"); }
+std::vector<std::string> returns(std::optional<int> n) {
+  return std::vector<std::string>(static_cast<std::size_t>(n.value_or(0) & 15), "x");
+}
 
 template <class Call>
 std::vector<std::byte> frame(const Call& call, off::message_kind kind = off::message_kind::call) {
@@ -59,7 +65,9 @@ std::vector<std::byte> tree_frame(const Call& call, std::uint32_t first, std::ui
   off::writer args;
   call.write_args(args);
   std::vector<std::byte> out(off::message_header::size + am_detail::tree_range::bytes);
-  const off::message_header h{.kind = off::message_kind::tree_call, .handler = Call::index(), .call_id = 9,
+  const off::message_header h{.kind = off::message_kind::tree_call,
+                              .handler = Call::index(),
+                              .call_id = 9,
                               .payload_bytes = am_detail::tree_range::bytes + args.size()};
   h.encode(out.data());
   am_detail::tree_range{first, count}.encode(out.data() + off::message_header::size);
@@ -73,7 +81,9 @@ std::vector<std::byte> object_frame(const Call& call, std::uint64_t id) {
   off::writer args;
   call.write_args(args);
   std::vector<std::byte> out(off::message_header::size + sizeof id);
-  const off::message_header h{.kind = off::message_kind::object_call, .handler = Call::index(), .call_id = 11,
+  const off::message_header h{.kind = off::message_kind::object_call,
+                              .handler = Call::index(),
+                              .call_id = 11,
                               .payload_bytes = sizeof id + args.size()};
   h.encode(out.data());
   std::memcpy(out.data() + off::message_header::size, &id, sizeof id);
@@ -108,8 +118,9 @@ std::vector<std::vector<std::byte>> seeds() {
       frame(heddle::f2f<&takes_string>("hello"s), off::message_kind::post),
       frame(heddle::f2f<&takes_vectors>(std::vector<double>{1, 2, 3}, std::vector<std::string>{"a", "bc"})),
       frame(heddle::f2f<&takes_map>(std::map<std::string, std::vector<int>>{{"k", {1, 2}}, {"l", {}}})),
-      frame(heddle::f2f<&takes_nested>(std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>,
-                                                  std::array<std::string, 3>>{"o"s, {4, {1, 2, 3}}, {"x", "yy", "zzz"}})),
+      frame(heddle::f2f<&takes_nested>(
+          std::tuple<std::optional<std::string>, std::pair<int, std::vector<std::uint8_t>>, std::array<std::string, 3>>{
+              "o"s, {4, {1, 2, 3}}, {"x", "yy", "zzz"}})),
       frame(heddle::f2f<&returns>(std::optional<int>(3))),
       tree_frame(heddle::f2f<&takes_string>("tree"s), 2, 3),
       tree_reply(),
@@ -129,7 +140,8 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> wrong_lengths() {
   out_of_line[13] = std::byte{off::message_out_of_line};  // the flags
   const std::uint64_t less = out_of_line.size() - off::message_header::size - 1;
   std::memcpy(out_of_line.data() + 24, &less, sizeof less);  // payload_bytes
-  return {{"length-short-call", short_call}, {"length-long-post", long_post}, {"length-out-of-line-overlong", out_of_line}};
+  return {
+      {"length-short-call", short_call}, {"length-long-post", long_post}, {"length-out-of-line-overlong", out_of_line}};
 }
 
 // What a node does with a frame's payload once the header is decoded: a call's arguments decoded by
@@ -144,8 +156,8 @@ void run_frame(const off::message_header& h, std::span<const std::byte> payload)
     (void)off::object_id_of(payload);
     payload = payload.subspan(sizeof(std::uint64_t));
   }
-  if (h.kind == off::message_kind::call || h.kind == off::message_kind::post || h.kind == off::message_kind::tree_call ||
-      h.kind == off::message_kind::object_call) {
+  if (h.kind == off::message_kind::call || h.kind == off::message_kind::post ||
+      h.kind == off::message_kind::tree_call || h.kind == off::message_kind::object_call) {
     const am_detail::handler_fn fn = am_detail::registry::instance().at(h.handler);
     off::reader r(payload);
     off::writer result;
@@ -165,9 +177,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The input is a frame as it arrived in one piece (an mpi message), of any length.
     const off::message_header h = off::message_header::decode_frame(in, std::uint64_t{1} << 20);
     const std::span<const std::byte> payload = in.subspan(off::message_header::size);
-    if (payload.size() > h.payload_bytes || (!(h.flags & off::message_out_of_line) && payload.size() != h.payload_bytes)) {
-      std::fprintf(stderr, "frame_fuzzer: a frame of %zu payload bytes whose header says %llu was accepted\n", payload.size(),
-                   static_cast<unsigned long long>(h.payload_bytes));
+    if (payload.size() > h.payload_bytes ||
+        (!(h.flags & off::message_out_of_line) && payload.size() != h.payload_bytes)) {
+      std::fprintf(stderr, "frame_fuzzer: a frame of %zu payload bytes whose header says %llu was accepted\n",
+                   payload.size(), static_cast<unsigned long long>(h.payload_bytes));
       std::abort();
     }
     // An out-of-line frame brings here at most the head of its payload: the handler's decoder

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test plugin in another directory that registers the good plugin's producer name for a class of
 // its own: the loader must refuse the name, naming both libraries, rather than pick one by order.
 #include <heddle/fw/global.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test plugin whose registration is broken: a module type with an empty name (as a macro that
 // builds the name wrongly would make). The registry keeps the problem, and the loader refuses the
 // library, naming it, when it reads its directory.

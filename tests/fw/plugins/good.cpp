@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The good test plugin: two module types of two kinds, a global producer of std::vector<double>
 // and a one:: analyzer that reads it back (from the producer its parameter "src" names) and checks
 // every value. The product type crosses the

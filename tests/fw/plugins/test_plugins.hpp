@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the test plugins and plugin_loader_test share: the names of the types they register, the
 // values the producer makes for an event (so that the test checks them), and a log of library
 // loads (so that the test sees which libraries a loader opened, caches included).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test plugin that cannot be loaded: its module calls a function no library defines, so dlopen
 // (RTLD_NOW) fails; the loader reports the library and the dynamic loader's reason.
 #include <heddle/fw/global.hpp>

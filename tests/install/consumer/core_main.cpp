@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program of the core layer alone, built against heddle::core (find_package(heddle COMPONENTS
 // core), or pkg-config heddle-core): tasks, a group, a loop. It must configure, build and link with
 // nothing of the layers above, nor their dependencies (MPI, nlohmann-json, liburing).

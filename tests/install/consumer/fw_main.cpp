@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framework from an installed heddle: a small job of typed products (a global producer of
 // hits, an ExternalWork producer waiting on a timer, a one:: module with state, a filter and an
 // output module), run multi-threaded and with the single-threaded reference processor; the
 // checksums must agree.
-#include <heddle/heddle.hpp>
 #include <heddle/fw.hpp>
+#include <heddle/heddle.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses every public call of an installed heddle and checks each result. Exits non-zero (with a
 // line per failed check) on any wrong result, so the install test fails on a broken package as
 // well as on a broken runtime. Also built by tests/install/run.sh with pkg-config flags alone.
@@ -10,14 +11,14 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <span>
-#include <system_error>
-#include <thread>
 #include <cstddef>
 #include <cstdio>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -28,12 +29,12 @@ namespace {
 
 int failures = 0;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
+      ++failures;                                                                   \
+    }                                                                               \
   } while (0)
 
 // Runs `body`; true if it threw an E.
@@ -230,7 +231,8 @@ void check_parallel_for() {
 
   // With a grain: every index exactly once.
   std::vector<std::atomic<int>> hits(n);
-  heddle::parallel_for(std::size_t{0}, n, [&](std::size_t i) { hits[i].fetch_add(1); }, 64);
+  heddle::parallel_for(
+      std::size_t{0}, n, [&](std::size_t i) { hits[i].fetch_add(1); }, 64);
   bool once = true;
   for (auto& h : hits) once = once && h.load() == 1;
   CHECK(once);
@@ -248,7 +250,8 @@ void check_parallel_for() {
   // From inside a task (on a worker).
   auto nested = heddle::task([] {
     std::vector<int> b(10'000, 0);
-    heddle::parallel_for(std::size_t{0}, b.size(), [&](std::size_t i) { b[i] = 1; }, 100);
+    heddle::parallel_for(
+        std::size_t{0}, b.size(), [&](std::size_t i) { b[i] = 1; }, 100);
     return std::accumulate(b.begin(), b.end(), 0);
   });
   CHECK(*nested == 10'000);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace's command line: bad input gives a message naming the file and exit status 2, never a
 traceback; the script runs by its shebang; a missing module is named; the installed layout works."""
 import os

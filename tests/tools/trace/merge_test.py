@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace merge: per-node traces joined, messages paired across them, clocks aligned."""
 import json
 

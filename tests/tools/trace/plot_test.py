@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace plot: the PNGs it names are written, non-empty PNGs; streams.png only where the
 trace has stream tracks."""
 import synthetic

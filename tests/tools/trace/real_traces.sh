@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heddle-trace on traces the recorder wrote (not synthetic ones): a fib program under HEDDLE_TRACE
 # and a heddle-fw run with --trace. Each is valid (schema, order, nesting, flows), its summary
 # counts what the program did exactly, and its plots are drawn.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Never a traceback: heddle-trace's commands on a valid trace broken at random (a key deleted or
 set to a value of another type, an event replaced, events swapped, otherData mangled) end with
 exit status 0, 1 or 2, each run in this process for speed (the package from the source tree)."""

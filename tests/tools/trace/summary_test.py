@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace summary: every number of synthetic.py's traces, exactly, through --json; the
 tables and the warning line as printed."""
 import json

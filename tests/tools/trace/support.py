@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the heddle-trace tests share: running the tool, a scratch folder per test, traces written
 from synthetic.py's builders."""
 import argparse

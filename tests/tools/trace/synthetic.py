@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Synthetic heddle traces for the heddle-trace tests, built event by event as the recorder writes
 them (docs/trace.md): each builder's docstring works out the numbers the tests expect."""
 import copy

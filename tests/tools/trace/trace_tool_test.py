@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of heddle-trace (tools/heddle-trace/), run as a user runs it, on synthetic traces
 (synthetic.py) whose numbers are worked out by hand: summary's numbers exactly (through --json)
 and its tables (summary_test.py), plot's PNGs (plot_test.py), validate on good traces and on each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace validate: the good traces pass; each broken rule (schema, order, nesting, B/E,
 flows, names) is reported with its event's index, pid, tid and name, and exit status 1."""
 import copy

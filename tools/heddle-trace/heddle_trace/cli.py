@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace's command line. Exit status: 0 done (validate: the trace is valid), 1 validate found
 problems, 2 the command could not run (bad command line, a file that is no trace, a missing module)."""
 import argparse

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Flow events (ph s → f) paired into arrows. Perfetto binds a legacy flow by cat, name and id,
 and heddle's three kinds (successor, queue item, message) share cat "flow", so the name is part of
 the key: a successor's id may equal a queue item's."""

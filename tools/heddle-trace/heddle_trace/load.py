@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reading a trace file into events the other modules can trust.
 
 Times become integer nanoseconds here (the file's µs floats have ns resolution): sums, nesting

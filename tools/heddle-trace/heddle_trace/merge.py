@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace merge: the traces of a run's processes (heddle-run's nodes, an MPI job's ranks) as one
 trace, one process track per node, with each message's flow from its send in one process to its
 receipt in another.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace plot: timeline.png (one row per thread), streams.png (the framework's streams, as
 CMS's StallMonitor draws them) and utilisation.png (threads running tasks over time)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace summary's text: the tables of summary.summarize's numbers. Sections with nothing
 to show are left out."""
 from .stats import fmt_share, fmt_us, table

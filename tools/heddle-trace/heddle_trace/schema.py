@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The JSON schema check of validate, fast enough for traces of millions of events.
 
 jsonschema takes ~0.25 ms per event, minutes for a big trace; but events repeat a few shapes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Percentiles and readable durations, shared by the summary's tables and its JSON."""
 import math
 

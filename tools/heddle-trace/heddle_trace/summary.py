@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace summary: the numbers (as a JSON-ready dict: times in µs, shares as fractions).
 report.py prints them; docs/trace.md says what each means."""
 import bisect

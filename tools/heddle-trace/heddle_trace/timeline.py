@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where each thread's time went: the spans of a thread (X as written, B/E joined) and the
 attribution of each instant to its innermost classified span (docs/trace.md, "Summary semantics")."""
 from dataclasses import dataclass

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """heddle-trace validate: the file against the JSON schema (trace_event.schema.json, beside this
 package), then the rules between events that no schema states (docs/trace.md)."""
 from .flows import flow_key, pair_flows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fork-join on the stack, for the algorithms whose pieces hand a value to the piece that split them
 // or must all be done before the next step (the reductions, the scans' passes).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The option sets of the range algorithms: a cancellation token and a partitioner, in any order.
 #pragma once
 
@@ -8,8 +9,7 @@
 namespace heddle::core_detail {
 
 template <class O>
-concept range_option =
-    one_of_options<O, cancellation_token, auto_partitioner, simple_partitioner, static_partitioner>;
+concept range_option = one_of_options<O, cancellation_token, auto_partitioner, simple_partitioner, static_partitioner>;
 
 template <class O>
 concept token_option = one_of_options<O, cancellation_token>;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The splitting decisions of the partitioners (heddle/algorithm/partitioner.hpp): a small state that
 // travels with each piece of a range and says whether to split it again.
 #pragma once
@@ -70,7 +71,7 @@ struct auto_piece {
   static constexpr std::size_t pieces_when_stolen = 2;
   static constexpr unsigned leaf_depth = 5;
   std::size_t pieces;
-  unsigned origin;  // the index of the worker that spawned the piece
+  unsigned origin;              // the index of the worker that spawned the piece
   unsigned depth = leaf_depth;  // how many more times a leaf may be halved
 
   static auto_piece root() noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine of heddle::parallel_pipeline. Each of max_tokens tokens carries one item through the
 // filters; a token is itself a task record (scheduled again each time it moves on, so an item costs
 // no allocation) and owns two value slots (a filter reads one and constructs its result in the
@@ -43,14 +44,14 @@ struct pipeline_token : task_base {
   pipeline_token() noexcept : task_base(nullptr) {}  // pipeline_run sets its table
 
   class pipeline_run* run = nullptr;
-  pipeline_token* link = nullptr;      // in a free list or a serial_out_of_order gate's queue
-  std::uint64_t seq = 0;               // the item's place in input order
-  std::size_t stage = 0;               // the filter it enters next (0: the input)
+  pipeline_token* link = nullptr;        // in a free list or a serial_out_of_order gate's queue
+  std::uint64_t seq = 0;                 // the item's place in input order
+  std::size_t stage = 0;                 // the filter it enters next (0: the input)
   future_state_base* pending = nullptr;  // the previous filter's future, when it was not ready
-  std::byte* slots = nullptr;          // two slots of slot_size bytes
-  bool holds_value = false;            // a value is constructed in the slot `stage` reads
-  bool skip = false;                   // the pipeline stopped: no more bodies for this item
-  bool holds_turn = false;             // a gate handed it the turn of filter `stage`
+  std::byte* slots = nullptr;            // two slots of slot_size bytes
+  bool holds_value = false;              // a value is constructed in the slot `stage` reads
+  bool skip = false;                     // the pipeline stopped: no more bodies for this item
+  bool holds_turn = false;               // a gate handed it the turn of filter `stage`
   wake_node wake;
 };
 
@@ -89,8 +90,13 @@ struct alignas(64) serial_gate {
 class pipeline_run {
  public:
   pipeline_run(task_group& g, const stage_list& stages, std::size_t max_tokens)
-      : g_(g), stages_(stages), n_(stages.size()), max_tokens_(max_tokens), core_(current_worker->core),
-        gates_(stages.size()), tokens_(std::make_unique<pipeline_token[]>(max_tokens)) {
+      : g_(g),
+        stages_(stages),
+        n_(stages.size()),
+        max_tokens_(max_tokens),
+        core_(current_worker->core),
+        gates_(stages.size()),
+        tokens_(std::make_unique<pipeline_token[]>(max_tokens)) {
     std::size_t align = alignof(std::max_align_t), size = 1;
     for (const auto& s : stages_) {
       align = std::max(align, s->out_align);

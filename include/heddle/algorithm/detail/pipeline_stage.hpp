@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One filter of heddle::parallel_pipeline with its types erased: it calls the body on a value in a
 // token's slot and constructs the result in the other slot, or hands back the state of the future
 // the body returned, to be waited for without a thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The split tree of parallel_reduce and parallel_deterministic_reduce (heddle/algorithm/
 // parallel_reduce.hpp), on the stack of the pieces (fork.hpp).
 #pragma once

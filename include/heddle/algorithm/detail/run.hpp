@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every parallel algorithm shares: the trailing options of a call (a partitioner, a
 // cancellation token, in any order) and the root that runs the algorithm's task tree in one task
 // group, links the caller's token to it, and turns the group's outcome into the call's: the first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The passes of heddle's scans (heddle/algorithm/parallel_scan.hpp) over K tiles, in order:
 //   pass 1, in parallel: a tile whose carry-in is known when it starts (every tile before it was
 //           already scanned for good: the frontier has reached it) is scanned for good and moves the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces of heddle::parallel_sort (a parallel quicksort) and heddle::parallel_stable_sort (a
 // parallel merge sort through a buffer): pivots, partitions, merges and the task trees.
 #pragma once
@@ -114,7 +115,8 @@ bool parallel_is_sorted(task_group& g, It first, It last, const C& comp) {
       constexpr std::size_t step = 1024;  // how often a piece looks whether another found a descent
       for (std::size_t a = lo; a + 1 < hi; a += step) {
         if (descent.load(std::memory_order_relaxed) || g.is_cancelling()) return;
-        const It b = first + static_cast<std::ptrdiff_t>(a), e = first + static_cast<std::ptrdiff_t>(std::min(hi, a + step + 1));
+        const It b = first + static_cast<std::ptrdiff_t>(a),
+                 e = first + static_cast<std::ptrdiff_t>(std::min(hi, a + step + 1));
         if (std::is_sorted_until(b, e, comp) != e) return descent.store(true, std::memory_order_relaxed);
       }
     });
@@ -211,8 +213,7 @@ struct stable_sort_tree {
                xh = x + static_cast<std::ptrdiff_t>(hi);
     if ((levels - level) % 2 == 1)  // the children's runs are in the buffer: merge them back
       parallel_merge(g, z + lo, z + mid, z + mid, z + hi, xl, cmp, merge_cutoff);
-    else
-      parallel_merge(g, xl, xm, xm, xh, z + lo, cmp, merge_cutoff);
+    else parallel_merge(g, xl, xm, xm, xh, z + lo, cmp, merge_cutoff);
   }
 
   void destroy_built() noexcept {
@@ -242,7 +243,11 @@ void parallel_stable_sort_root(task_group& g, It first, It last, const C& comp) 
   // number of levels (see stable_sort_tree).
   int levels = 1;
   while (levels < 40 && (std::size_t{1} << levels) < 8 * p && (n >> (levels + 2)) >= sort_serial_cutoff) levels += 2;
-  stable_sort_tree<It, T, comp_ref<C>> tree{g, first, buffer, cmp, levels,
+  stable_sort_tree<It, T, comp_ref<C>> tree{g,
+                                            first,
+                                            buffer,
+                                            cmp,
+                                            levels,
                                             std::max(merge_serial_cutoff, n / (8 * p)),
                                             std::vector<std::pair<std::size_t, std::size_t>>(std::size_t{1} << levels)};
   try {

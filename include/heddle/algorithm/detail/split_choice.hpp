@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which dimension of a multi-dimensional blocked range to split: the one that is longest relative
 // to its grain (oneTBB's rule), among those that are divisible; ties go to the outer dimension,
 // which keeps inner rows long.

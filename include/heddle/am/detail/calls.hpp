@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the offload templates hand to the session's engine (src/am): a call waiting for its reply,
 // and the non-template entry points that send and wait.
 #pragma once
@@ -89,8 +90,8 @@ class reply_state : public heddle::core_detail::future_state<R> {
       heddle::core_detail::fatal_internal("a reply state on its caller's stack was freed", "heddle::offload");
     else heddle::core_detail::free_record(static_cast<Derived*>(static_cast<heddle::core_detail::future_state<R>*>(b)));
   }
-  static constexpr heddle::core_detail::future_vtable vtable{
-      heddle::core_detail::not_a_task, nullptr, &destroy, &drive_reply};
+  static constexpr heddle::core_detail::future_vtable vtable{heddle::core_detail::not_a_task, nullptr, &destroy,
+                                                             &drive_reply};
 };
 
 // A call waiting for its reply that is also its future's state.
@@ -128,7 +129,9 @@ class pending_result final : public pending_reply<R, pending_result<R, Owned>, O
     decode<Here>(reply);
   }
   template <bool Here>
-  [[gnu::noinline]] void decode_out_of_line(std::span<const std::byte> reply) noexcept { decode<Here>(reply); }
+  [[gnu::noinline]] void decode_out_of_line(std::span<const std::byte> reply) noexcept {
+    decode<Here>(reply);
+  }
   template <bool Here>
   void decode(std::span<const std::byte> reply) noexcept {
     this->template settle<Here>([&] {
@@ -171,12 +174,13 @@ class pending_tree final : public pending_reply<R, pending_tree<R>> {
 
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
 // call cannot be sent. Throws session_error without a session.
-HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
+HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args,
+                             pending_call* p);
 // sync's half: sends the call as send_call does, then, on a thread that is not a worker, polls for
 // its reply as drive_reply would (`s` is `p`'s future state, on the caller's stack); the caller
 // then waits for `s` as for any future (force), which returns at once when the reply has come.
-HEDDLE_EXPORT void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p,
-                                 heddle::core_detail::future_state_base* s);
+HEDDLE_EXPORT void call_and_poll(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args,
+                                 pending_call* p, heddle::core_detail::future_state_base* s);
 // Sends a call of `handler` to every other node along a tree (detail/tree.hpp); `p` as for send_call.
 HEDDLE_EXPORT void send_tree(std::uint32_t handler, heddle::strategy how, const writer& args, pending_call* p);
 // Sends a call that wants no reply.

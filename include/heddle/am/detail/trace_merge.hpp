@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Joining the traces of a run's processes with `heddle-trace merge`: what HEDDLE_TRACE does under
 // mpirun (src/am/trace_run.cpp) and heddle-run --trace do at the run's end.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls to every node (offload::broadcast, for_each_node) travel along a binary tree, so that the
 // caller sends two frames and waits for two replies however many nodes there are, and the last node
 // is reached after about log2(N) hops.
@@ -36,14 +37,15 @@ struct tree_range {
   // unless 1 <= first, 1 <= count and first + count <= nodes.
   static tree_range decode(std::span<const std::byte> payload, std::uint32_t nodes) {
     if (payload.size() < bytes)
-      throw decode_error("heddle::offload: a tree call of " + std::to_string(payload.size()) + " bytes, without its range");
+      throw decode_error("heddle::offload: a tree call of " + std::to_string(payload.size()) +
+                         " bytes, without its range");
     tree_range r;
     std::memcpy(&r.first, payload.data(), 4);
     std::memcpy(&r.count, payload.data() + 4, 4);
     if (r.first < 1 || r.count < 1 || r.first >= nodes || r.count > nodes - r.first)
       throw decode_error("heddle::offload: a tree call for ranks [" + std::to_string(r.first) + ", " +
-                         std::to_string(std::uint64_t{r.first} + r.count) + ") in a session of " + std::to_string(nodes) +
-                         " nodes");
+                         std::to_string(std::uint64_t{r.first} + r.count) + ") in a session of " +
+                         std::to_string(nodes) + " nodes");
     return r;
   }
   // The two halves of the ranks after `first`, each as a range (count 0: none).
@@ -76,7 +78,8 @@ inline void decode_tree_entries(std::span<const std::byte> in, std::uint32_t ori
   const auto nodes = static_cast<std::uint32_t>(by_node.size());
   std::size_t at = 0, seen = 0;
   while (at < in.size()) {
-    if (in.size() - at < 13) throw decode_error("heddle::offload: a broadcast reply cut short at byte " + std::to_string(at));
+    if (in.size() - at < 13)
+      throw decode_error("heddle::offload: a broadcast reply cut short at byte " + std::to_string(at));
     std::uint32_t node;
     std::uint64_t n;
     std::memcpy(&node, in.data() + at, 4);
@@ -84,9 +87,12 @@ inline void decode_tree_entries(std::span<const std::byte> in, std::uint32_t ori
     std::memcpy(&n, in.data() + at + 5, 8);
     if (node >= nodes || node == origin || by_node[node].present)
       throw decode_error("heddle::offload: a broadcast reply with an entry for node " + std::to_string(node) +
-                         (node >= nodes ? " (no such node)" : node == origin ? " (the caller)" : " (twice)"));
+                         (node >= nodes    ? " (no such node)"
+                          : node == origin ? " (the caller)"
+                                           : " (twice)"));
     if (outcome > static_cast<std::uint8_t>(tree_outcome::lost))
-      throw decode_error("heddle::offload: a broadcast reply with outcome " + std::to_string(outcome) + " for node " + std::to_string(node));
+      throw decode_error("heddle::offload: a broadcast reply with outcome " + std::to_string(outcome) + " for node " +
+                         std::to_string(node));
     if (n > in.size() - at - 13)
       throw decode_error("heddle::offload: a broadcast reply whose entry for node " + std::to_string(node) + " says " +
                          std::to_string(n) + " bytes, with " + std::to_string(in.size() - at - 13) + " left");

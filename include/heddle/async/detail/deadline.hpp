@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deadlines, for the layers that wait on the timer engine: computing one from a delay or a period,
 // and running a task once one has passed. All on std::chrono::steady_clock, saturated: a deadline
 // past the clock's range is time_point::max(), "never".
@@ -32,12 +33,12 @@ struct period_step {
   std::chrono::steady_clock::time_point next;
 };
 HEDDLE_EXPORT period_step next_deadline(std::chrono::steady_clock::time_point due, std::chrono::nanoseconds period,
-                          std::chrono::steady_clock::time_point now) noexcept;
+                                        std::chrono::steady_clock::time_point now) noexcept;
 
 // Schedules `t` on `core` once `deadline` has passed, through the timer engine (no thread waits);
 // discards it (its vtable's discard) if the runtime stops first. On failure (the runtime is
 // already stopping: task_cancelled) discards `t` and throws.
 HEDDLE_EXPORT void schedule_at(core_detail::runtime_core* core, std::chrono::steady_clock::time_point deadline,
-                 core_detail::task_base* t);
+                               core_detail::task_base* t);
 
 }  // namespace heddle::async_detail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's one epoll wrapper: an epoll instance with an eventfd in it, so that another thread can
 // wake whoever waits. The fd and process engines' service threads sleep on one (stop() wakes them);
 // the active messages' tcp transport's receiver sleeps on one (a session's shutdown wakes it).
@@ -44,8 +45,12 @@ class epoll_set {
   // Watches `fd` for `events` (EPOLLIN, EPOLLOUT, EPOLLONESHOT, ...), reported with `data`;
   // changes what an added one is watched for; stops watching it (before it is closed, so that its
   // number may be reused). False with errno set where epoll_ctl fails (EEXIST, ENOENT, EBADF, ...).
-  bool add(int fd, std::uint32_t events, epoll_data_t data) noexcept { return control(EPOLL_CTL_ADD, fd, events, data); }
-  bool modify(int fd, std::uint32_t events, epoll_data_t data) noexcept { return control(EPOLL_CTL_MOD, fd, events, data); }
+  bool add(int fd, std::uint32_t events, epoll_data_t data) noexcept {
+    return control(EPOLL_CTL_ADD, fd, events, data);
+  }
+  bool modify(int fd, std::uint32_t events, epoll_data_t data) noexcept {
+    return control(EPOLL_CTL_MOD, fd, events, data);
+  }
   bool remove(int fd) noexcept { return epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr) == 0; }
 
   // Waits until something watched is ready, a wake() is pending, or `timeout_ms` passes (-1:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every user of MPI in heddle asks MPI first, and how it words MPI's errors: the async layer's
 // MPI engine (io::wait_mpi) and the active messages' MPI backend. Part of heddle::mpi (compiled in
 // src/async/mpi_support.cpp, linked only where MPI is found), offered to the layers above

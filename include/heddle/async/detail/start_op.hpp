@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How each public async call (io.hpp, timer.hpp, process.hpp, mpi.hpp) becomes a future: its
 // compiled start function (async_detail::read, start_timer, ...) makes the operation's record for a
 // runtime, and the future adopts that record with the runtime as its home, where successors run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the core's public classes hold for the layers above and keep from users: a future's state
 // and runtime, a shared future's state, a runtime's scheduler, a token's cancellation state. Each
 // class befriends `access`; code outside the core reaches these only through it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's one way to end the process, and its checked invariants. Offered to the layers above
 // (cmake/check_layer_includes.cmake); installed, since the public headers' inline code uses it.
 //
@@ -51,7 +52,7 @@ enum class fatal_kind : unsigned char { misuse, internal, unrecoverable };
 // A failed HEDDLE_ASSERT: "heddle: internal error: FILE:LINE: `COND` does not hold: MESSAGE".
 // Out of line and cold, so that a check costs its branch only.
 [[noreturn, gnu::cold]] HEDDLE_EXPORT void assertion_failed(const char* condition, const char* message,
-                                                          const char* where) noexcept;
+                                                            const char* where) noexcept;
 
 #ifdef HEDDLE_ASSERTIONS
 inline constexpr bool assertions_enabled = true;
@@ -66,9 +67,9 @@ inline constexpr bool assertions_enabled = false;
 
 // The two forms HEDDLE_ASSERT takes, named so that a test can check both in any build.
 // On: evaluates `cond` once, and ends through assertion_failed() where it is false.
-#define HEDDLE_DETAIL_ASSERT_ON(cond, message)                                                                 \
-  (__builtin_expect(static_cast<bool>(cond), 1)                                                                \
-       ? static_cast<void>(0)                                                                                  \
+#define HEDDLE_DETAIL_ASSERT_ON(cond, message)  \
+  (__builtin_expect(static_cast<bool>(cond), 1) \
+       ? static_cast<void>(0)                   \
        : ::heddle::core_detail::assertion_failed(#cond, message, __FILE__ ":" HEDDLE_DETAIL_STRINGIZE(__LINE__)))
 // Off: `cond` in an unevaluated operand: no code, no evaluation, but still compiled (a check that no
 // longer compiles is found in Release too) and its variables count as used (no -Wunused warning

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Task records come from fixed-size blocks, so that spawning never calls malloc, not even when a
 // task spawns a hundred thousand children in bulk before any of them runs.
 //
@@ -52,11 +53,11 @@ struct block_list {
 };
 
 // The depot (src/core/block_depot.cpp). Thread-safe.
-HEDDLE_EXPORT block_list depot_take(std::size_t cls);                    // a full magazine; throws std::bad_alloc
-HEDDLE_EXPORT void depot_give(std::size_t cls, block_list full) noexcept;  // full: magazine_blocks blocks
+HEDDLE_EXPORT block_list depot_take(std::size_t cls);                       // a full magazine; throws std::bad_alloc
+HEDDLE_EXPORT void depot_give(std::size_t cls, block_list full) noexcept;   // full: magazine_blocks blocks
 HEDDLE_EXPORT void depot_return(std::size_t cls, block_list any) noexcept;  // any number of blocks
-HEDDLE_EXPORT void* depot_allocate_one(std::size_t cls);                 // for threads outside the runtime
-HEDDLE_EXPORT void depot_free_one(std::size_t cls, void* p) noexcept;    // whose own cache is gone (outside_cache)
+HEDDLE_EXPORT void* depot_allocate_one(std::size_t cls);                    // for threads outside the runtime
+HEDDLE_EXPORT void depot_free_one(std::size_t cls, void* p) noexcept;       // whose own cache is gone (outside_cache)
 HEDDLE_EXPORT std::size_t depot_slabs() noexcept;  // slabs carved so far, all classes: memory the records hold
 
 // A freed block keeps its first bytes for the free list; AddressSanitizer builds poison the rest, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flag behind a cancellation source or a task group, and the hooks that pending operations
 // (a timer, a read waiting for data) register on it so that cancelling reaches them at once
 // instead of when they next poll.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The successor records that then_state (continuation_state.hpp) does not cover:
 //  - a continuation that returns a future<U> (then unwraps it): the record runs the continuation
 //    as a task, then attaches itself to the inner future and completes when that one does, on the

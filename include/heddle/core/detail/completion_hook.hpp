@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a function when a future<void>'s state completes, success or failure, on the completing
 // thread (a timer's or the fd engine's service thread, a worker), without a task in between. For
 // the layers above, where a `then` successor would not do: the hook must also run on failure, to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record behind `future.then(f)` and `future.then(strategy, f)`: waits attached to its source,
 // then starts as its strategy says (strategy.hpp). Only the strategy form is timed: its latency
 // from the source's completion to its own start goes to the runtime's stats.
@@ -43,7 +44,8 @@ struct successor_start {
       // in fork-join code. Released anywhere else (an engine's service thread, a thread fulfilling
       // a promise): the default strategy for completions from outside, express, timed like any.
       worker* w = current_worker;
-      if (w && w->core == home) [[likely]] return spawn_local(w, t);
+      if (w && w->core == home) [[likely]]
+        return spawn_local(w, t);
       timed = true;
       how = default_strategy;
     }
@@ -51,7 +53,8 @@ struct successor_start {
     // Traced: a flow from this completion to the successor's start (record_latency), the
     // latency the runtime's histograms summarise.
     if (trace::on()) [[unlikely]]
-      trace::emit_instant(trace::kind::flow_begin, nullptr, static_cast<std::uint16_t>(how), 0, trace::flow_id(this, ready_ns));
+      trace::emit_instant(trace::kind::flow_begin, nullptr, static_cast<std::uint16_t>(how), 0,
+                          trace::flow_id(this, ready_ns));
     if (how == strategy::normal) schedule(home, t);
     else start_successor(home, t, how);
   }
@@ -60,7 +63,8 @@ struct successor_start {
     if (!timed) return;
     record_successor_latency(home, how, ready_ns);
     if (trace::on()) [[unlikely]]
-      trace::emit_instant(trace::kind::flow_end, nullptr, static_cast<std::uint16_t>(how), 0, trace::flow_id(this, ready_ns));
+      trace::emit_instant(trace::kind::flow_end, nullptr, static_cast<std::uint16_t>(how), 0,
+                          trace::flow_id(this, ready_ns));
   }
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machinery behind heddle::co_task (co_task.hpp): where frames live, the promise, the record that
 // a spawned coroutine completes, and the records that resume a suspended coroutine on a runtime.
 #pragma once
@@ -35,10 +36,10 @@ namespace heddle::core_detail {
 // heap elision, for a coroutine awaited in place) never reaches spawn, as spawn's record takes its
 // handle out of the awaiting coroutine's reach, which rules the elision out.
 struct frame_header {
-  std::uint8_t size_class;     // the block's (num_size_classes: operator new's)
-  std::uint8_t holds_record;   // the block's tail holds spawn's record: the frame's end leaves it
-  std::uint16_t unused;        // zero: the first word is then one constant, stored at once
-  std::uint32_t record_room;   // the offset in the block where spawn's record fits; 0: it does not
+  std::uint8_t size_class;       // the block's (num_size_classes: operator new's)
+  std::uint8_t holds_record;     // the block's tail holds spawn's record: the frame's end leaves it
+  std::uint16_t unused;          // zero: the first word is then one constant, stored at once
+  std::uint32_t record_room;     // the offset in the block where spawn's record fits; 0: it does not
   future_state_base* completes;  // spawn's record, once the frame's end is to complete it
 };
 inline constexpr std::size_t frame_header_bytes = 16;
@@ -54,7 +55,8 @@ HEDDLE_EXPORT void free_frame_block_outside(frame_header* block) noexcept;
 inline void free_frame_block(frame_header* block) noexcept {
   const std::size_t cls = block->size_class;
   worker* w = current_worker;
-  if (cls < num_size_classes && w) [[likely]] return w->cache.deallocate(block, cls);
+  if (cls < num_size_classes && w) [[likely]]
+    return w->cache.deallocate(block, cls);
   free_frame_block_outside(block);
 }
 
@@ -125,7 +127,8 @@ HEDDLE_EXPORT void delist_suspended(runtime_core* core, coroutine_root* r) noexc
 // The awaited state completed: takes `r` off the list and starts `t` (which resumes the chain) by
 // `start`, `core` counting the start in flight until it is made, so that a runtime that stops
 // outlives every start its list began. One spin lock's hold and an atomic decrement.
-HEDDLE_EXPORT void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start, task_base* t) noexcept;
+HEDDLE_EXPORT void resume_suspended(runtime_core* core, coroutine_root* r, successor_start& start,
+                                    task_base* t) noexcept;
 
 // Whether a promise belongs to a chain heddle started (it can name its root).
 template <class P>
@@ -188,7 +191,8 @@ class result_holder {
   }
   // The value moved out, or the body's exception rethrown.
   T take() {
-    if (kind_ == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
+    if (kind_ == result_kind::error) [[unlikely]]
+      std::rethrow_exception(error_);
     return std::move(value_);
   }
 
@@ -323,7 +327,8 @@ HEDDLE_EXPORT bool run_own_work_traced(worker* w, future_state_base* s) noexcept
 [[gnu::always_inline]] inline bool run_own_work_until_done(future_state_base* s) noexcept {
   worker* w = current_worker;
   if (!w) return false;
-  if (trace::on()) [[unlikely]] return run_own_work_traced(w, s);
+  if (trace::on()) [[unlikely]]
+    return run_own_work_traced(w, s);
   return run_own_work<false>(w, s);
 }
 
@@ -361,7 +366,8 @@ class future_awaiter final {
   // worker's own deque, and running it is the common case; the suspension is out of line.
   template <class P>
   [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
-    if (s_->is_done()) [[unlikely]] return yield_to_express(h);
+    if (s_->is_done()) [[unlikely]]
+      return yield_to_express(h);
     if (run_own_work_until_done(s_)) return false;  // a task of this worker's own: done here
     return suspend(h);
   }
@@ -416,7 +422,8 @@ class future_awaiter final {
 
     static void on_ready(continuation* c) noexcept {
       auto* sp = static_cast<suspension*>(c);
-      if (coroutine_root* r = sp->root()) return resume_suspended(sp->start.home, r, sp->start, static_cast<resumer*>(sp));
+      if (coroutine_root* r = sp->root())
+        return resume_suspended(sp->start.home, r, sp->start, static_cast<resumer*>(sp));
       sp->start.release(static_cast<resumer*>(sp));
     }
     // The resumption discarded by a stopping runtime: the coroutine never takes the value, and its
@@ -473,7 +480,8 @@ class shared_awaiter final : private timed_resumer, private listener {
   // Throws std::bad_alloc if the relay cannot be made (the coroutine goes on with the exception).
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) {
-    if (s_->is_done()) [[unlikely]] return yield_to_express(h);
+    if (s_->is_done()) [[unlikely]]
+      return yield_to_express(h);
     prepare(h);
     start.home = current_core();
     coroutine_root* r = root();

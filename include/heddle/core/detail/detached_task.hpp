@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A task nobody waits for: concurrent_queue().async(f), group.async on a concurrent queue, what
 // async_detail::schedule_at starts at a deadline. Its record is freed once it has run or been
 // discarded (a stopping runtime discards queued tasks); what its function throws has nowhere to go,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's one way to turn an exception into text, for the reports that name a failure: a queued
 // item that threw with no error handler, a remote handler's exception, a plugin's (the layers
 // above). Offered to the layers above (cmake/check_layer_includes.cmake); only compiled code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Thin wrappers over the Linux futex system call: the one way heddle puts a thread to sleep.
 #pragma once
 
@@ -11,7 +12,7 @@ namespace heddle::core_detail {
 // Sleeps while *word == expected; returns on a wake, a signal, a timeout or a changed value.
 // Callers always re-check their condition: spurious returns are part of the contract.
 HEDDLE_EXPORT void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
-                std::int64_t timeout_ns = -1) noexcept;
+                              std::int64_t timeout_ns = -1) noexcept;
 
 // Wakes up to `count` threads sleeping on `word`. Only the address is used: calling it on memory
 // that was freed a moment ago is harmless (the kernel finds no sleeper there).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared state behind a future: a task record that also holds the result.
 // A future's state word goes pending -> done exactly once; before that it may hold one attached
 // continuation (a `then` successor, a when_all slot or a sleeping waiter), or `abandoned` once the
@@ -65,10 +66,8 @@ class HEDDLE_EXPORT future_state_base : public task_base {
   // Completes a record that its consumer popped and ran itself: nobody else can see it unless a
   // waiter node is still attached from an earlier wait, so a plain store usually does.
   void complete_owned() noexcept {
-    if (state.load(std::memory_order_relaxed) == pending)
-      state.store(done, std::memory_order_release);
-    else
-      complete();
+    if (state.load(std::memory_order_relaxed) == pending) state.store(done, std::memory_order_release);
+    else complete();
   }
 
   // Consumer side: run `c` on completion. False if already complete (then run it yourself).
@@ -89,8 +88,8 @@ class HEDDLE_EXPORT future_state_base : public task_base {
     std::uintptr_t cur = state.load(std::memory_order_acquire);
     HEDDLE_ASSERT(cur != abandoned, "a wait on a future's state its consumer has released");
     while (cur != done)
-      if (state.compare_exchange_weak(cur, reinterpret_cast<std::uintptr_t>(c),
-                                      std::memory_order_acq_rel, std::memory_order_acquire))
+      if (state.compare_exchange_weak(cur, reinterpret_cast<std::uintptr_t>(c), std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
         return true;
     return false;
   }
@@ -138,7 +137,8 @@ class future_state : public future_state_base {
   }
   T& value_ref() {
     HEDDLE_ASSERT(kind != result_kind::none, "a future's result read before it was stored");
-    if (kind == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
+    if (kind == result_kind::error) [[unlikely]]
+      std::rethrow_exception(error_);
     return value_;
   }
   const std::exception_ptr* error() const noexcept { return kind == result_kind::error ? &error_ : nullptr; }
@@ -174,7 +174,8 @@ class future_state<void> : public future_state_base {
   }
   void value_ref() {
     HEDDLE_ASSERT(kind != result_kind::none, "a future's result read before it was stored");
-    if (kind == result_kind::error) [[unlikely]] std::rethrow_exception(error_);
+    if (kind == result_kind::error) [[unlikely]]
+      std::rethrow_exception(error_);
   }
   const std::exception_ptr* error() const noexcept { return kind == result_kind::error ? &error_ : nullptr; }
 

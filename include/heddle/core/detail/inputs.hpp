@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every composition over a vector of futures checks and picks from its inputs.
 #pragma once
 

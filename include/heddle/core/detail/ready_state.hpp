@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record behind make_ready_future and make_exceptional_future: a result that is there from
 // the start. Never queued and never run; freed by the future that owns it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which sanitizer instruments this translation unit, spelled the same for both compilers: g++
 // defines __SANITIZE_ADDRESS__ and __SANITIZE_THREAD__, clang (14) answers __has_feature instead.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calls through which inlined code hands records to a runtime and waits for them.
 // Everything here except the inline fast paths lives in src/core.
 #pragma once
@@ -106,7 +107,8 @@ inline void run_popped(worker* w, future_state_base* s, task_base* t) {
   if (t->isolation != w->isolation.load(std::memory_order_relaxed)) [[unlikely]]
     return help_after_mismatch(w, s, t);
   w->stats.executed.bump();
-  if (trace::on()) [[unlikely]] return trace::run_traced(t, t->vt->execute, trace::how::nested);
+  if (trace::on()) [[unlikely]]
+    return trace::run_traced(t, t->vt->execute, trace::how::nested);
   t->vt->execute(t);
 }
 
@@ -135,13 +137,15 @@ HEDDLE_EXPORT void force_traced(worker* w, future_state_base* s);
 // Waits until `s` is complete. On a worker it first runs what is at the bottom of its own deque:
 // in fork-join code the awaited task is usually there, and is then run inline with no atomics.
 inline void force(future_state_base* s) {
-  if (s->is_done()) [[likely]] return;
+  if (s->is_done()) [[likely]]
+    return;
   worker* w = current_worker;
   if (!w) return block_until_ready(s);
   // A future that is no task's (a promise, an operation) is not on this deque: wait by the policy
   // that bounds how deep unrelated work nests (src/core/waiting.cpp).
   if (!s->fvt()->run) return help_until_ready(w, s);
-  if (trace::on()) [[unlikely]] return force_traced(w, s);
+  if (trace::on()) [[unlikely]]
+    return force_traced(w, s);
   force_on_worker<false>(w, s);
 }
 

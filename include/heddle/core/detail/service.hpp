@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parts of the layers above the core that live as long as one runtime, such as the async engines
 // with their service threads. A runtime makes each on first use and stops them when it stops.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record behind shared_future: it owns the source future's state and is the one continuation
 // attached to it (a future's state word holds one), and keeps its own list of listeners (the
 // shared futures' successors and waiters), any number, added from any thread. Reference counted:

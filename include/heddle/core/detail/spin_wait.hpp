@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heddle's one spin-then-park policy. A thread that waits for another thread (a worker with nothing
 // to do, a waiter on a future, a queue's waiter, a transport's poller, a lock's taker) looks,
 // pauses, looks again; once its budget is spent it parks: on a futex, in the parking lot, in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unit the scheduler moves around: a task record. Everything that runs on a worker (a spawned
 // future's body, a task_group member, a continuation, later an async successor) starts with this header.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trace's recording path, for every layer: a record is a fixed-size struct stored in the
 // calling thread's own buffer, stamped with the CPU's time-stamp counter. No lock, no allocation,
 // no read-modify-write: a store of the record and a release store of the thread's count, which the
@@ -51,7 +52,9 @@ enum class kind : std::uint16_t {
 constexpr kind layer_kind(std::uint8_t layer, std::uint8_t code) noexcept {
   return static_cast<kind>(std::uint16_t{layer} << 8 | code);
 }
-constexpr std::uint8_t layer_of(kind k) noexcept { return static_cast<std::uint8_t>(static_cast<std::uint16_t>(k) >> 8); }
+constexpr std::uint8_t layer_of(kind k) noexcept {
+  return static_cast<std::uint8_t>(static_cast<std::uint16_t>(k) >> 8);
+}
 
 // How a task came to run (kind::task's sub).
 enum class how : std::uint16_t { loop, nested, inline_run, successor };
@@ -139,7 +142,8 @@ inline void append(thread_buffer& b, const record& r) noexcept {
 // The calling thread's buffer in the active session, or nullptr if none is active.
 inline thread_buffer* current_buffer() noexcept {
   thread_buffer* b = thread_records;
-  if (!b || b->session != active_session.load(std::memory_order_relaxed)) [[unlikely]] return attach_thread();
+  if (!b || b->session != active_session.load(std::memory_order_relaxed)) [[unlikely]]
+    return attach_thread();
   return b;
 }
 
@@ -170,8 +174,7 @@ class scoped_span {
                        std::uint16_t sub = 0) noexcept {
     if (on()) [[unlikely]]
       r_ = record{now(), 0, id, {name}, k, sub, arg};
-    else
-      r_.t0 = 0;
+    else r_.t0 = 0;
   }
   ~scoped_span() {
     if (r_.t0) [[unlikely]] {
@@ -195,7 +198,8 @@ inline bool sampled(const void* item) noexcept {
 
 // A successor's flow id: its record (stable while it waits) and its release time, mixed.
 inline std::uint64_t flow_id(const void* successor, std::int64_t ready_ns) noexcept {
-  std::uint64_t x = reinterpret_cast<std::uintptr_t>(successor) ^ (static_cast<std::uint64_t>(ready_ns) * 0x9e3779b97f4a7c15ull);
+  std::uint64_t x = reinterpret_cast<std::uintptr_t>(successor) ^
+                    (static_cast<std::uint64_t>(ready_ns) * 0x9e3779b97f4a7c15ull);
   x ^= x >> 31;
   return x & ((std::uint64_t{1} << 53) - 1);  // exact in a JSON number
 }
@@ -207,7 +211,8 @@ inline std::uint64_t flow_id(const void* successor, std::int64_t ready_ns) noexc
 // thread_buffer::open). Inline for the core's own traced paths; run_traced for inlined user code.
 inline void run_and_record(task_base* t, void (*run)(task_base*) noexcept, how h) noexcept {
   thread_buffer* b = current_buffer();
-  if (!b) [[unlikely]] return run(t);
+  if (!b) [[unlikely]]
+    return run(t);
   const std::uint32_t stolen_from = t->thief.load(std::memory_order_relaxed) ? t->trace_tag + 1 : 0;
   const std::uint32_t open = b->open.load(std::memory_order_relaxed);
   // Relaxed: the task's completion, a release inside run(), publishes it to whoever sees that.

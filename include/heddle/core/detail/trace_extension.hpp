@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a layer above the core adds to the trace recorder, which knows only its own kinds of record
 // and one process:
 //   - its kinds of record (layer_kind, heddle/core/detail/trace.hpp) and how each becomes a

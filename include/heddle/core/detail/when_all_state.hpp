@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The records behind when_all and when_all_ready: one continuation slot per input, a countdown,
 // and the gathered values (when_all) or the input futures (when_all_ready). It is never queued:
 // the completion of its last input finishes it inline.
@@ -88,9 +89,8 @@ class when_all_state final : public gather_state<when_all_state<T...>, std::tupl
   explicit when_all_state(F&... futures) noexcept : inputs_(access::state_of(std::move(futures))...) {
     for (auto& s : slots_) this->init_slot(s);
     this->start(sizeof...(T), [this] {
-      [this]<std::size_t... I>(std::index_sequence<I...>) {
-        (this->arm(std::get<I>(inputs_), slots_[I]), ...);
-      }(std::index_sequence_for<T...>{});
+      [this]<std::size_t... I>(std::index_sequence<I...>) { (this->arm(std::get<I>(inputs_), slots_[I]), ...); }
+      (std::index_sequence_for<T...>{});
     });
   }
 
@@ -112,8 +112,7 @@ class when_all_state final : public gather_state<when_all_state<T...>, std::tupl
 };
 
 template <class T>
-class when_all_range_state final
-    : public gather_state<when_all_range_state<T>, std::vector<slot_value_t<T>>> {
+class when_all_range_state final : public gather_state<when_all_range_state<T>, std::vector<slot_value_t<T>>> {
   using base = gather_state<when_all_range_state<T>, std::vector<slot_value_t<T>>>;
   friend base;
 

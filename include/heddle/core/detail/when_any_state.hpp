@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record behind when_any: it keeps the input futures, attaches a slot to each, and completes
 // when the first slot fires, handing every future back with the winner's index.
 //
@@ -78,9 +79,9 @@ class when_any_state final : public future_state<Result> {
   void finish() noexcept {
     for (std::size_t i = 0; i < armed_; ++i) {
       auto expected = reinterpret_cast<std::uintptr_t>(&slots_[i]);
-      if (access::peek(futures_[i])->state.compare_exchange_strong(expected, future_state_base::pending,
-                                                                    std::memory_order_acq_rel,
-                                                                    std::memory_order_acquire))
+      if (access::peek(futures_[i])
+              ->state.compare_exchange_strong(expected, future_state_base::pending, std::memory_order_acq_rel,
+                                              std::memory_order_acquire))
         leave();  // detached: it will never fire
       // Otherwise that input completed: its slot's call drops the slot's reference.
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chase–Lev work-stealing deque after Lê, Pop, Cohen and Zappa Nardelli, "Correct and efficient
 // work-stealing for weak memory models" (PPoPP 2013), growing on demand. The owner pushes and pops
 // at the bottom; thieves take from the top.
@@ -23,8 +24,7 @@ namespace heddle::core_detail {
 
 class work_stealing_deque {
  public:
-  explicit work_stealing_deque(std::size_t log2_capacity = 10)
-      : array_(new ring(log2_capacity)) {}
+  explicit work_stealing_deque(std::size_t log2_capacity = 10) : array_(new ring(log2_capacity)) {}
   ~work_stealing_deque() { delete array_.load(std::memory_order_relaxed); }
   work_stealing_deque(const work_stealing_deque&) = delete;
   work_stealing_deque& operator=(const work_stealing_deque&) = delete;
@@ -37,7 +37,8 @@ class work_stealing_deque {
     // Thieves move top up to bottom at most, and only the owner moves bottom.
     HEDDLE_ASSERT(top <= b, "the deque's top passed its bottom outside a pop");
     ring* a = array_.load(std::memory_order_relaxed);
-    if (b - top > static_cast<std::int64_t>(a->mask)) [[unlikely]] a = grow(a, top, b);
+    if (b - top > static_cast<std::int64_t>(a->mask)) [[unlikely]]
+      a = grow(a, top, b);
     HEDDLE_ASSERT(b - top <= static_cast<std::int64_t>(a->mask), "a push into a full ring (grow did not make room)");
     a->put(b, t);
     // Release (rather than the paper's fence + relaxed store) so that ThreadSanitizer sees the
@@ -84,8 +85,7 @@ class work_stealing_deque {
     if (t >= b) return steal_result::empty;
     ring* a = array_.load(std::memory_order_acquire);
     task_base* x = a->get(t);
-    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                      std::memory_order_relaxed))
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
       return steal_result::contended;
     // The CAS won slot t while it was below bottom: the record the owner put there, in this ring
     // or in a retired one (kept alive for this read).
@@ -106,8 +106,7 @@ class work_stealing_deque {
  private:
   struct ring {
     explicit ring(std::size_t log2)
-        : mask((std::size_t{1} << log2) - 1),
-          slots(std::make_unique<std::atomic<task_base*>[]>(mask + 1)) {}
+        : mask((std::size_t{1} << log2) - 1), slots(std::make_unique<std::atomic<task_base*>[]>(mask + 1)) {}
     std::size_t mask;
     std::unique_ptr<std::atomic<task_base*>[]> slots;
     task_base* get(std::int64_t i) const noexcept {

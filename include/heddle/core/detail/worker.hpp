@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What task-creating code inlined into user programs needs to know about the calling worker:
 // its deque, its block cache and whether anybody is asleep. The scheduling loop is in src/core.
 #pragma once
@@ -65,9 +66,9 @@ struct worker {
   runtime* owner = nullptr;
   // Below this stack address the worker takes no unrelated work while it waits.
   std::uintptr_t stack_limit = 0;
-  std::int64_t watch_timeout_ns = 1'000'000;  // see parking_lot: the timed sleep without the fence
+  std::int64_t watch_timeout_ns = 1'000'000;            // see parking_lot: the timed sleep without the fence
   alignas(64) std::atomic<std::uint32_t> wake_word{0};  // the futex word this worker parks on
-  worker_wake_node waiter;  // attached to a future this worker sleeps on
+  worker_wake_node waiter;                              // attached to a future this worker sleeps on
   // The record of a spawned coroutine that the coroutine awaiting it popped from this deque and
   // runs here now (run_own_work_until_done): nobody else can see it, so its end completes it with a
   // plain store (complete_owned), as a future's owner that runs its own task does.
@@ -98,18 +99,21 @@ inline void spawn_local(worker* w, task_base* t) {
   w->deque.push(t);
   w->stats.spawned.bump();
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (w->sleepers->load(std::memory_order_relaxed) != 0) [[unlikely]] wake_one_sleeper(w->core);
+  if (w->sleepers->load(std::memory_order_relaxed) != 0) [[unlikely]]
+    wake_one_sleeper(w->core);
 }
 
 // Task records live in blocks (block_cache.hpp) when they fit one of the size classes: the calling
 // worker's cache, or on threads outside the runtime their own (the depot while they end).
 inline void* allocate_block(std::size_t cls) {
-  if (worker* w = current_worker) [[likely]] return w->cache.allocate(cls);
+  if (worker* w = current_worker) [[likely]]
+    return w->cache.allocate(cls);
   if (block_cache* c = outside_cache()) return c->allocate(cls);
   return depot_allocate_one(cls);
 }
 inline void deallocate_block(void* p, std::size_t cls) noexcept {
-  if (worker* w = current_worker) [[likely]] return w->cache.deallocate(p, cls);
+  if (worker* w = current_worker) [[likely]]
+    return w->cache.deallocate(p, cls);
   if (block_cache* c = outside_cache()) return c->deallocate(p, cls);
   depot_free_one(cls, p);
 }
@@ -120,7 +124,7 @@ void* allocate_record() {
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
     return allocate_block(cls);
   } else {
-    return ::operator new(sizeof(T), std::align_val_t{std::max(alignof(T), block_align)});
+    return ::operator new (sizeof(T), std::align_val_t{std::max(alignof(T), block_align)});
   }
 }
 
@@ -130,7 +134,7 @@ void deallocate_record(void* p) noexcept {
   if constexpr (cls < num_size_classes && alignof(T) <= block_align) {
     deallocate_block(p, cls);
   } else {
-    ::operator delete(p, std::align_val_t{std::max(alignof(T), block_align)});
+    ::operator delete (p, std::align_val_t{std::max(alignof(T), block_align)});
   }
 }
 

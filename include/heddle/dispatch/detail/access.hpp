@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the dispatch layer's public classes hold for the rest of the layer and keep from users: a
 // serial queue's state, a concurrent queue's runtime. Each class befriends `access`.
 #pragma once

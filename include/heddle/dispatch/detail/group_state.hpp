@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A group's state: one 64-bit word holds the count of pending work, a `waiters` bit, and a
 // generation that every leave advances, all in the leave's single atomic add. A notification
 // records the generation it was registered in; the leave that brings the count to zero then fires
@@ -22,7 +23,7 @@ struct group_node {
 
 struct group_state {
   static constexpr std::uint64_t waiters = 1;
-  static constexpr std::uint64_t count_unit = 2;                 // bits 1..32
+  static constexpr std::uint64_t count_unit = 2;                     // bits 1..32
   static constexpr std::uint64_t gen_unit = std::uint64_t{1} << 33;  // bits 33..63
   static constexpr std::uint64_t count_mask = 0xffff'ffffull << 1;
 
@@ -31,12 +32,12 @@ struct group_state {
 
   std::atomic<std::uint64_t> word{0};
   std::atomic<std::uint32_t> refs{1};
-  std::mutex m;                  // guards the lists below and `firing`
+  std::mutex m;                   // guards the lists below and `firing`
   group_node* pending = nullptr;  // registered, in order, waiting for their zero
   group_node* pending_last = nullptr;
-  group_node* ready = nullptr;    // due, in order, not yet fired
+  group_node* ready = nullptr;  // due, in order, not yet fired
   group_node* ready_last = nullptr;
-  bool firing = false;            // a thread is firing `ready` (outside the lock, in order)
+  bool firing = false;  // a thread is firing `ready` (outside the lock, in order)
 };
 
 inline void retain(group_state* g) noexcept { g->refs.fetch_add(1, std::memory_order_relaxed); }
@@ -55,7 +56,8 @@ inline void group_enter(group_state* g) noexcept {
 }
 
 inline void group_leave(group_state* g) noexcept {
-  const std::uint64_t old = g->word.fetch_add(group_state::gen_unit - group_state::count_unit, std::memory_order_acq_rel);
+  const std::uint64_t old = g->word.fetch_add(group_state::gen_unit - group_state::count_unit,
+                                              std::memory_order_acq_rel);
   const std::uint64_t n = group_state::count(old);
   if (n == 1) [[unlikely]] {
     if (old & group_state::waiters) group_zero(g, old + group_state::gen_unit - group_state::count_unit);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where queue items live: per-thread chunks of 64 KiB, handed out in address order. A queue's drain
 // then reads each producer's records one after another, and the hardware streams them in. (From
 // the core's block cache, whose free lists earlier frees reorder, a long-running process came to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unit a serial queue holds: an item record, pushed onto the queue's incoming stack and then
 // linked into its owner's ready list. Records come from the item arena (item_arena.hpp), so
 // enqueueing never calls malloc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A serial queue's state, and the calls inlined code makes on it (the rest is src/dispatch).
 //
 // Producers push items onto `incoming`, a stack: one atomic exchange on one word, then a store
@@ -65,8 +66,8 @@ struct queue_state {
 static_assert(sizeof(queue_state) == 48, "an idle serial queue is a 48-byte record plus its label (docs/dispatch.md)");
 
 // Creation and lifetime (serial_queue.cpp). A fresh queue has one handle.
-HEDDLE_EXPORT queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len, queue_state* target,
-                        bool high_priority);
+HEDDLE_EXPORT queue_state* make_queue(core_detail::runtime_core* core, const char* label, std::size_t label_len,
+                                      queue_state* target, bool high_priority);
 inline void retain(queue_state* q) noexcept { q->refs.fetch_add(1, std::memory_order_relaxed); }
 HEDDLE_EXPORT void release(queue_state* q) noexcept;
 inline void retain_handle(queue_state* q) noexcept { q->handles.fetch_add(1, std::memory_order_relaxed); }
@@ -85,8 +86,8 @@ inline void enqueue(queue_state* q, queue_item* item) noexcept {
     core_detail::trace::emit_instant(trace_kinds::item_begin, nullptr, 0, 0, reinterpret_cast<std::uintptr_t>(item));
   item->next.store(linking, std::memory_order_relaxed);
   // acq_rel: publishes the item; a producer that takes the ownership sees the last owner's work.
-  const std::uintptr_t below =
-      q->incoming.exchange(reinterpret_cast<std::uintptr_t>(item) | queue_state::owned, std::memory_order_acq_rel);
+  const std::uintptr_t below = q->incoming.exchange(reinterpret_cast<std::uintptr_t>(item) | queue_state::owned,
+                                                    std::memory_order_acq_rel);
   item->next.store(reinterpret_cast<queue_item*>(below & ~queue_state::owned), std::memory_order_release);
   if (!(below & queue_state::owned)) [[unlikely]]
     wake(q);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // co_await q.schedule() (serial_queue.hpp): the queue item that goes on with a coroutine as an item
 // of the queue. It lives in the suspended coroutine's frame (an awaiter): no allocation.
 #pragma once

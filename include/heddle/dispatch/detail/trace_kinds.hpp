@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch layer's kinds of trace record (docs/trace.md, "What is recorded"). Defined in
 // src/dispatch/trace_kinds.cpp beside the static object that installs how each becomes a trace
 // event: code that records one references that file, so a static link keeps the installation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What luminosity_block and run share: reading and making their products (made in the end
 // transition, read by later end transitions). The class gives its slots; this base gives the typed
 // calls, inline.

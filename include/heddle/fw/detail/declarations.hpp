@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a module declared in its constructor, as the framework reads it at finalize().
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one base of every module kind (global.hpp, stream.hpp, one.hpp): module_base made with the
 // kind and the role, the kind's own calls (one::'s uses_resource), then a layer per ability the
 // module lists (abilities.hpp), stacked in the order listed. The kind's class goes on top with its

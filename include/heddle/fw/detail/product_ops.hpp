@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the framework handles a product of a type it does not know: where it lives, how it dies, and
 // what it adds to the run's checksum. One constant table per product type, made where the module
 // declares the product (produces<T>), so that the framework itself stays free of templates.
@@ -35,8 +36,9 @@ struct product_ref {
 };
 
 template <class T>
-inline constexpr bool in_place_product = sizeof(T) <= sizeof(void*) && alignof(T) <= alignof(void*) &&
-                                         std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+inline constexpr bool in_place_product =
+    sizeof(T) <= sizeof(void*) &&
+    alignof(T) <= alignof(void*) && std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>;
 
 // The product of type T in its slot: the slot itself for a product stored in place, behind the
 // pointer the slot holds otherwise.
@@ -50,11 +52,13 @@ template <class T>
 inline constexpr product_ops ops_of{
     &typeid(T),
     in_place_product<T>,
-    in_place_product<T> && std::is_integral_v<T> && sizeof(T) == 8 && !heddle::fw::detail::user_digest<T>,
+    in_place_product<T>&& std::is_integral_v<T> && sizeof(T) == 8 && !heddle::fw::detail::user_digest<T>,
     [](void* slot) noexcept {
       if constexpr (!in_place_product<T>) delete *static_cast<T**>(slot);
     },
-    [](const void* product) noexcept -> std::uint64_t { return heddle::fw::product_digest(*static_cast<const T*>(product)); },
+    [](const void* product) noexcept -> std::uint64_t {
+      return heddle::fw::product_digest(*static_cast<const T*>(product));
+    },
 };
 
 // Where a product of type T is made in its event's slot: in the slot, or on the heap.
