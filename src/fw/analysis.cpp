@@ -3,7 +3,6 @@
 #include "heddle/fw/analysis.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -40,17 +39,12 @@ namespace {
 
 // Events replayed one at a time with unlimited threads: a module starts as soon as it is asked
 // for and its producers are done, and takes its time; paths step as path_rule.hpp says, on the
-// filters' decisions.
-// What a replayed event costs: each module's time, each filter's decision (module_costs).
-struct event_source {
-  std::function<double(std::uint32_t module, std::uint64_t event)> seconds;
-  std::function<bool(std::uint32_t filter, std::uint64_t event)> passes;
-};
-
+// filters' decisions, each module costing what `source` (module_costs, which outlives the replay)
+// says.
 class replay {
  public:
-  replay(event_source source, const detail::graph& g)
-      : source_(std::move(source)),
+  replay(const module_costs& source, const detail::graph& g)
+      : source_(source),
         g_(g),
         consumers_(g.size()),
         seconds_(g.size()),
@@ -137,7 +131,7 @@ class replay {
 
   using finish = std::pair<double, std::uint32_t>;  // when a running module is done
 
-  event_source source_;
+  const module_costs& source_;
   const detail::graph& g_;
   std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
   std::vector<double> seconds_;                        // per module, its time for this event
@@ -156,7 +150,7 @@ class replay {
 
 dependency_bound analyse_dependencies(const process& p, const module_costs& costs, std::uint64_t events) {
   const detail::graph& g = detail::graph_of(p);
-  replay r(event_source{costs.seconds, costs.passes}, g);
+  replay r(costs, g);
   dependency_bound bound;
   bound.events.reserve(events);
   for (std::uint64_t e = 0; e < events; ++e) bound.events.push_back(r.run(e));
