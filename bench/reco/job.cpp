@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     for (const char* label : {"mixing", "particleFlow", "rho", "ak4Jets"})
       o.push_back({std::string(label) + ".seed", std::to_string(seed), "--seed"});
     const process_config c = load_config(config, o);
-    process p = make_process(c, timing_options{}, nullptr);
+    process p = make_process(c);
     p.finalize();
     run_options r;
     r.first_event = first_event;

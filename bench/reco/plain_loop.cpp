@@ -24,7 +24,7 @@ namespace {
 
 const fw::parameter_set& parameters_of(const fw::process_config& c, const std::string& label) {
   for (const fw::module_config& m : c.modules)
-    if (m.label == label && m.parameters) return *m.parameters;
+    if (m.label == label) return m.parameters;
   throw std::runtime_error("reco: the configuration has no module '" + label + "'");
 }
 

@@ -31,6 +31,7 @@
 #include "plain_loop.hpp"
 #include "registry.hpp"
 #include "report.hpp"
+#include "study.hpp"
 
 namespace heddle::bench::reco {
 
@@ -131,7 +132,7 @@ run_options options_for(const process_config& c, std::uint64_t events) {
 // Per-module means, the bound, and the CMS configurations' shape beside it.
 nlohmann::json shape(const scale& s, const std::string& dir, std::uint64_t& checksum) {
   const process_config c = config_for(s.mu, dir + "/shape.h5");
-  process p = make_process(c, timing_options{}, nullptr);
+  process p = make_process(c);
   p.finalize();
   timeline t;
   run_options o = options_for(c, s.loop_events);
@@ -169,7 +170,7 @@ nlohmann::json shape(const scale& s, const std::string& dir, std::uint64_t& chec
     const std::string path = std::string(HEDDLE_CMS_DATA) + "/" + name;
     if (!std::filesystem::exists(path)) continue;
     const process_config cc = load_config(path);
-    const dependency_bound cb = analyse_dependencies(cc, 1, 200);
+    const dependency_bound cb = study::analyse_dependencies(cc, 1, 200);
     const double cw = cb.work_s() / 200, cp = cb.critical_path_s() / 200;
     std::printf("The CMS study's %s: %zu modules, work %.1f ms and critical path %.1f ms per event (parallelism within "
                 "an event %.2f).\n",
@@ -212,7 +213,7 @@ void run(const options& opt, nlohmann::json& report) {
     // The framework against the plain loop, in this process, single-threaded.
     const process_config c = config_for(s.mu, dir + "/fw.h5");
     plain_loop loop(c);
-    process fw_process = make_process(c, timing_options{}, nullptr);
+    process fw_process = make_process(c);
     fw_process.finalize();
     const std::string mu = "mu=" + std::to_string(int(s.mu));
     std::vector<variant> vs;
@@ -453,7 +454,7 @@ void run(const options& opt, nlohmann::json& report) {
   // A timeline of one threaded run (2 workers, 4 in flight), in the tables: --plot draws it.
   {
     const process_config c = config_for(50, dir + "/timeline.h5");
-    process p = make_process(c, timing_options{}, nullptr);
+    process p = make_process(c);
     p.finalize();
     timeline t;
     run_options o = options_for(c, opt.pick<std::uint64_t>(4, 12, 16, 16));

@@ -14,10 +14,8 @@
 #include <span>
 #include <sstream>
 
-#include "config_keys.hpp"
-#include "heddle/fw/process.hpp"
+#include "heddle/fw/detail/config_keys.hpp"
 #include "json_position.hpp"
-#include "module_types.hpp"
 #include "parameter_set_json.hpp"
 
 namespace heddle::fw {
@@ -41,14 +39,6 @@ using detail::string;
 
 void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
   check_keys(obj, p, std::span(known.begin(), known.size()));
-}
-
-thread_type parse_thread_type(const json& v, const place& p) {
-  const std::string s = string(v, p);
-  if (s == "ThreadSafeBetweenInstances") return thread_type::safe_between_instances;
-  if (s == "ThreadSafeBetweenModules") return thread_type::safe_between_modules;
-  if (s == "ThreadUnsafe") return thread_type::unsafe;
-  p.fail("unknown threadType '" + s + "' (known: ThreadSafeBetweenInstances, ThreadSafeBetweenModules, ThreadUnsafe)");
 }
 
 std::vector<std::string> strings(const json& v, const place& p) {
@@ -153,77 +143,9 @@ const key<source_reading> source_keys[] = {
     {"lumisPerRun", false, [](const json& v, const place& p, source_reading& s) { s.lumis_per_run = count(v, p, 1); }},
 };
 
-// An entry of toGet.
-const key<product_request> to_get_keys[] = {
-    {"label", true, [](const json& v, const place& p, product_request& r) { r.label = string(v, p); }},
-    {"product", false, [](const json& v, const place& p, product_request& r) { r.product = string(v, p); }},
-};
-
-// A built-in module's keys: each row applies to the types `applies` accepts ("@label" and "@type"
-// are read before the type is known). The unknown-key message lists those of the module's type.
-struct module_key {
-  key<module_config> k;
-  bool (*applies)(const detail::module_type&);
-};
-constexpr bool every(const detail::module_type&) { return true; }
-const module_key module_keys[] = {
-    {{"@label"}, every},
-    {{"@type"}, every},
-    {{"threadType", false,
-      [](const json& v, const place& p, module_config& m) { m.threads = parse_thread_type(v, p); }},
-     every},
-    {{"toGet", false,
-      [](const json& v, const place& p, module_config& m) {
-        const json& list = array(v, p);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-          const place pi = p.at(i);
-          product_request r;
-          read_keys(object(list[i], pi), pi, std::span<const key<product_request>>(to_get_keys), r);
-          m.to_get.push_back(std::move(r));
-        }
-      }},
-     every},
-    {{"averageTime", true, [](const json& v, const place& p, module_config& m) { m.average_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
-    {{"minTime", false, [](const json& v, const place& p, module_config& m) { m.min_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
-    {{"maxTime", false, [](const json& v, const place& p, module_config& m) { m.max_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
-    {{"eventTimes", true,
-      [](const json& v, const place& p, module_config& m) {
-        const json& list = array(v, p);
-        if (list.empty()) p.fail("empty list: at least one time is needed");
-        m.event_times.reserve(list.size());
-        for (std::size_t i = 0; i < list.size(); ++i) m.event_times.push_back(seconds(list[i], p.at(i)));
-      }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::event_times; }},
-    {{"nRanges", false,
-      [](const json& v, const place& p, module_config& m) {
-        m.n_ranges = static_cast<unsigned>(std::min<std::uint64_t>(count(v, p, 1), 1u << 20));
-      }},
-     [](const detail::module_type& t) { return t.parallel_for; }},
-    {{"productLabel", false, [](const json& v, const place& p, module_config& m) { m.product_label = string(v, p); }},
-     [](const detail::module_type& t) { return t.role == module_role::producer; }},
-    {{"value", true,
-      [](const json& v, const place& p, module_config& m) {
-        if (!v.is_number_integer()) p.fail(std::string("expected an integer, found ") + kind(v));
-        m.value = v.get<std::int64_t>();
-      }},
-     [](const detail::module_type& t) { return t.fixed_value; }},
-    {{"pass", false,
-      [](const json& v, const place& p, module_config& m) {
-        const json& list = array(v, p);
-        if (list.empty()) p.fail("empty list: at least one decision is needed");
-        for (std::size_t i = 0; i < list.size(); ++i) m.pass.push_back(boolean(list[i], p.at(i)));
-      }},
-     [](const detail::module_type& t) { return t.role == module_role::filter; }},
-    {{"selectEvents", false, [](const json& v, const place& p, module_config& m) { m.select_paths = strings(v, p); }},
-     [](const detail::module_type& t) { return t.role == module_role::output; }},
-};
-
-// A registered module type's entry (registry.hpp): its label, type, and for modules on end paths
-// selectEvents; every other key is a parameter, which the module reads and the process checks
-// (make_process: a key the module did not read is an unknown parameter).
+// A module's or condition producer's entry (registry.hpp): its label, type, and for modules on end
+// paths selectEvents; every other key is a parameter, which the module reads and checks as it is
+// made, and of which the process reports those it did not read (make_process).
 module_config parse_registered(const json& v, const place& p, module_config m, std::string type, module_role role) {
   m.type = std::move(type);
   m.role = role;
@@ -253,22 +175,7 @@ module_config parse_module(const json& v, const place& where, module_role expect
     p.fail("empty '@label'");
   }
   std::string type = string(require(v, "@type", p), p.at("@type"));
-  const detail::module_type* t = detail::find_module_type(type.rfind("demo::", 0) == 0 ? type.substr(6) : type);
-  if (!t) return parse_registered(v, p, std::move(m), std::move(type), expected);
-  if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
-  if (t->role != expected)
-    p.at("@type").fail("'" + type + "' is " + (t->role == module_role::output ? "an " : "a ") + to_string(t->role) +
-                       " type, not " + (expected == module_role::output ? "an " : "a ") + to_string(expected));
-  m.type = type;
-  m.role = t->role;
-
-  std::vector<key<module_config>> keys;  // the keys this type takes; any other is reported
-  for (const auto& [k, applies] : module_keys)
-    if (applies(*t)) keys.push_back(k);
-  read_keys(v, p, std::span<const key<module_config>>(keys), m, type);
-  if (m.min_time && *m.min_time > m.average_time) p.at("minTime").fail("minTime is above averageTime");
-  if (m.max_time && *m.max_time < m.average_time) p.at("maxTime").fail("maxTime is below averageTime");
-  return m;
+  return parse_registered(v, p, std::move(m), std::move(type), expected);
 }
 
 std::vector<path_config> parse_paths(const json& v, const place& p) {
@@ -283,24 +190,6 @@ std::vector<path_config> parse_paths(const json& v, const place& p) {
 }
 
 }  // namespace
-
-const char* to_string(wait_mode w) noexcept {
-  switch (w) {
-    case wait_mode::as_configured: return "configured";
-    case wait_mode::busy: return "busy";
-    case wait_mode::sleep: return "sleep";
-    case wait_mode::timer: return "timer";
-  }
-  return "?";
-}
-
-std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept {
-  if (s == "configured") return wait_mode::as_configured;
-  if (s == "busy") return wait_mode::busy;
-  if (s == "sleep") return wait_mode::sleep;
-  if (s == "timer") return wait_mode::timer;
-  return std::nullopt;
-}
 
 namespace {
 
@@ -521,6 +410,27 @@ std::vector<detail::added_option> detail::added_options() {
   added_option_table& t = added_table();
   std::lock_guard lock(t.m);
   return t.rows;
+}
+
+void set_option(process_config& config, const std::string& name, const std::string& value, const std::string& origin) {
+  const std::vector<detail::added_option> added = detail::added_options();
+  auto row = std::find_if(added.begin(), added.end(), [&](const detail::added_option& a) { return a.name == name; });
+  if (row == added.end()) {
+    std::string list;
+    for (const detail::added_option& a : added) list += (list.empty() ? "" : ", ") + std::string(a.name);
+    throw config_error(origin + ": unknown option '" + name + "' (added options: " + (list.empty() ? "none" : list) +
+                       ")");
+  }
+  const std::string file = config.file.empty() ? "process" : config.file;
+  const json v = override_value(value);
+  try {
+    row->check(v, place{file, "process.options", "", ""}.at(name));
+  } catch (const config_error& e) {
+    throw config_error(origin + ": " + e.what());
+  }
+  json options = json::parse(config.options.dump());
+  options[name] = v;
+  config.options = detail::make_parameter_set(options, file + ": process.options");
 }
 
 process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {

@@ -12,20 +12,9 @@ namespace heddle::fw {
 
 namespace detail {
 std::uint64_t hash_label(const std::string& s) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+  return product_digest(s);  // FNV-1a, as a string product's digest
 }
 }  // namespace detail
-
-const char* to_string(thread_type t) noexcept {
-  switch (t) {
-    case thread_type::safe_between_instances: return "ThreadSafeBetweenInstances";
-    case thread_type::safe_between_modules: return "ThreadSafeBetweenModules";
-    case thread_type::unsafe: return "ThreadUnsafe";
-  }
-  return "?";
-}
 
 process::process(std::string source) : source_(std::move(source)), graph_(std::make_unique<detail::graph>()) {}
 process::~process() = default;

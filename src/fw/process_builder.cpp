@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Assembling a process from its configuration (make_process, process.hpp): registered module
-// types and condition producers, from the program or plugin libraries, each checked (its role, every
-// parameter read); the study's built-in timing modules (study_modules.hpp); the conditions; the
-// paths. process.cpp holds the process itself, finalize.cpp checks the whole.
+// types and condition producers, from the program or plugin libraries (the study's timing modules
+// among them, where the program links their built-in plugin, src/fw/study/), each checked (its
+// role, every parameter read); the conditions; the paths. process.cpp holds the process itself,
+// finalize.cpp checks the whole.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,16 +14,23 @@
 #include "heddle/fw/plugins.hpp"
 #include "heddle/fw/process.hpp"
 #include "heddle/fw/registry.hpp"
-#include "study_modules.hpp"
 
 namespace heddle::fw {
 
 namespace {
 
-std::string known_types_line() {
+// The program's registered module types, one name each (a type registered under several names,
+// as the study's "X" and "demo::X", shows the first in sorted order).
+std::string registered_types_line() {
   std::string s;
-  for (const auto& t : known_module_types()) s += (s.empty() ? "" : ", ") + t;
-  return s;
+  std::vector<module_maker> seen;
+  for (const std::string& name : registered_module_names()) {
+    const std::optional<registered_module> m = find_registered_module(name);
+    if (!m || !m->make || std::find(seen.begin(), seen.end(), m->make) != seen.end()) continue;
+    seen.push_back(m->make);
+    s += (s.empty() ? "" : ", ") + name;
+  }
+  return s.empty() ? "none" : s;
 }
 
 // Every key of a registered type's entry is a parameter it reads: another is an error.
@@ -57,16 +66,17 @@ void add_registered(process& p, const module_config& c, const parameter_set& opt
   const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
   const std::optional<registered_module> found = lookup(named, c, plugins);
   if (!found)
-    throw config_error(named + ": unknown module type '" + c.type + "' (built in: " + known_types_line() + "; " +
+    throw config_error(named + ": unknown module type '" + c.type + "' (registered: " + registered_types_line() + "; " +
                        searched_line(plugins) + ")");
   if (!found->make)
     throw config_error(named + ": type " + c.type + " is a condition producer: it belongs among the esProducers");
-  const parameter_set parameters = *c.parameters;
+  const parameter_set& parameters = c.parameters;
   module_base* m = nullptr;
   try {
     m = &p.add_module({c.label, c.type, c.where, c.select_paths},
-                      [make = found->make, parameters, role = c.role, options, named] {
-                        return make(parameters, module_context{role, options, named});
+                      [make = found->make, parameters, role = c.role, options, named, file = p.source(),
+                       where = c.where, label = c.label] {
+                        return make(parameters, module_context{role, options, named, file, where, label});
                       });
   } catch (const config_error&) {
     throw;  // a parameter_error names the module and the parameter already
@@ -88,7 +98,7 @@ void add_registered_es(process& p, const module_config& c, plugin_loader* plugin
   if (!found)
     throw config_error(named + ": unknown condition producer type '" + c.type + "' (" + searched_line(plugins) + ")");
   if (!found->make_es) throw config_error(named + ": type " + c.type + " is a module, not a condition producer");
-  const parameter_set& parameters = *c.parameters;
+  const parameter_set& parameters = c.parameters;
   try {
     p.add_es_producer({c.label, c.type, c.where, {}}, found->make_es(parameters));
   } catch (const config_error&) {
@@ -102,17 +112,9 @@ void add_registered_es(process& p, const module_config& c, plugin_loader* plugin
 
 }  // namespace
 
-process make_process(const process_config& config, const timing_options& timing, plugin_loader* plugins) {
+process make_process(const process_config& config, plugin_loader* plugins) {
   process p(config.file.empty() ? "process" : config.file);
-  for (const module_config& c : config.modules) {
-    if (c.parameters) {
-      add_registered(p, c, config.options, plugins);
-      continue;
-    }
-    const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
-    p.add_module({c.label, c.type, c.where, c.select_paths},
-                 detail::study_module_factory(c, timing, config.options, named));
-  }
+  for (const module_config& c : config.modules) add_registered(p, c, config.options, plugins);
   for (const module_config& c : config.es_producers) add_registered_es(p, c, plugins);
   if (!config.conditions_file.empty()) p.set_conditions(conditions::from_json_file(config.conditions_file));
   for (const path_config& path : config.paths) p.add_path(path.name, path.labels);

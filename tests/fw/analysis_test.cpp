@@ -5,11 +5,13 @@
 #include <heddle/fw.hpp>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 
 namespace analysis_test {
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 
 process_config config(const std::string& producers, const std::string& filters, const std::string& paths) {
   return parse_config(
@@ -52,7 +54,7 @@ TEST(DependencyBound, FromARecordedTimeline) {
          {"@label":"c","@type":"BusyWaitProducer","averageTime":3})",
       R"({"@label":"f","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"b","product":""},{"label":"c","product":""}]})",
       R"({"p":["f"]})");
-  process p = make_process(c, timing_options{});
+  process p = make_process(c);
   p.finalize();
   // Declaration order: producers a, b, c, then filter f. Event 1: c takes 5 s, in two executions.
   constexpr std::int64_t s = 1'000'000'000;
@@ -72,7 +74,7 @@ TEST(DependencyBound, FromARecordedTimeline) {
   EXPECT_DOUBLE_EQ(b.events[1].work_s, 9);
   EXPECT_DOUBLE_EQ(b.events[1].critical_path_s, 6);  // c (5 s), then f
   EXPECT_DOUBLE_EQ(b.events[2].work_s, 0);           // not recorded: nothing ran
-  process unfinalized = make_process(c, timing_options{});
+  process unfinalized = make_process(c);
   EXPECT_THROW((void)analyse_dependencies(unfinalized, t, 1), std::logic_error);
 }
 
@@ -84,7 +86,7 @@ TEST(DependencyBound, FromGivenCosts) {
       R"({"@label":"f1","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"a","product":""}]},
          {"@label":"f2","@type":"BusyWaitPassFilter","averageTime":1,"toGet":[{"label":"d","product":""}]})",
       R"({"p":["f1","f2"]})");
-  process p = make_process(c, timing_options{});
+  process p = make_process(c);
   p.finalize();
   // Declaration order: a, d, f1, f2; module m takes m + 1 seconds in event 0, twice that in event 1;
   // f1 rejects event 1, so neither d nor f2 runs then.
@@ -96,7 +98,7 @@ TEST(DependencyBound, FromGivenCosts) {
   EXPECT_DOUBLE_EQ(b.events[0].critical_path_s, 1 + 3 + 2 + 4);  // a, f1, then d, f2
   EXPECT_DOUBLE_EQ(b.events[1].work_s, 2 + 6);
   EXPECT_DOUBLE_EQ(b.events[1].critical_path_s, 2 + 6);
-  process unfinalized = make_process(c, timing_options{});
+  process unfinalized = make_process(c);
   EXPECT_THROW((void)analyse_dependencies(unfinalized, costs, 1), std::logic_error);
 }
 
@@ -145,13 +147,15 @@ TEST(DependencyBound, CountsTheModulesTheProcessorsRun) {
   const dependency_bound bound = analyse_dependencies(c, 1, c.events);
   ASSERT_EQ(bound.events.size(), c.events);
   // What ran, per event, in the bound's units: the modules' times unscaled.
+  std::vector<double> average;  // each module's time
+  for (const module_config& m : c.modules) average.push_back(settings_of(c, m).average_time);
   auto work_of = [&](const timeline& t) {
     std::vector<double> work(c.events);
-    for (const timeline_entry& x : t.entries()) work[x.event] += c.modules[x.module].average_time;
+    for (const timeline_entry& x : t.entries()) work[x.event] += average[x.module];
     return work;
   };
   for (const bool threaded : {false, true}) {
-    process p = make_process(c, timing_options{wait_mode::busy, 1e-9, 1});  // no time spent
+    process p = make_process(study::with_timing(c, {wait_mode::busy, 1e-9, 1}));  // no time spent
     timeline t;
     run_options o = fw_test::options(c.events, threaded ? 4 : 1);
     o.record = &t;

@@ -6,11 +6,13 @@
 #include <heddle/fw.hpp>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 
 namespace config_test {
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 using fw_test::cms;
 
 // A small valid configuration; `producers` and `extra_process` are spliced in.
@@ -24,10 +26,11 @@ std::string config_text(
          filters + R"(],"producers":[)" + producers + R"(],"paths":)" + paths + "}}";
 }
 
-// The config_error message of parsing `text`, or "" if it parsed.
+// The config_error message of reading `text` and building its process (where each module checks
+// its keys), or "" if both went well.
 std::string error_of(const std::string& text) {
   try {
-    parse_config(text, "t.json");
+    (void)make_process(parse_config(text, "t.json"));
   } catch (const config_error& e) {
     return e.what();
   }
@@ -46,8 +49,10 @@ TEST(Config, ReadsTheHighPileupConfigurationAsItIs) {
   for (const auto& m : c.modules) {
     producers += m.role == module_role::producer;
     with_slash += m.label.find('/') != std::string::npos;
-    EXPECT_EQ(m.type.rfind("EventTimes", 0), 0u) << m.label;  // "demo::" is dropped
-    EXPECT_FALSE(m.event_times.empty()) << m.label;
+    EXPECT_EQ(m.type.rfind("demo::EventTimes", 0), 0u) << m.label;  // the type as the file names it
+    const module_settings s = settings_of(c, m);
+    EXPECT_EQ(s.type->name.rfind("EventTimes", 0), 0u) << m.label;
+    EXPECT_FALSE(s.event_times.empty()) << m.label;
   }
   EXPECT_EQ(producers, 489u);
   EXPECT_GT(with_slash, 0u);
@@ -60,8 +65,9 @@ TEST(Config, ReadsTheMinimumBiasConfigurationWithItsThreadTypes) {
   EXPECT_EQ(c.events, 200u);
   std::size_t unsafe = 0, between_modules = 0;
   for (const auto& m : c.modules) {
-    unsafe += m.threads == thread_type::unsafe;
-    between_modules += m.threads == thread_type::safe_between_modules;
+    const thread_type t = settings_of(c, m).threads;
+    unsafe += t == thread_type::unsafe;
+    between_modules += t == thread_type::safe_between_modules;
   }
   EXPECT_EQ(unsafe, 4u);
   EXPECT_EQ(between_modules, 1u);
@@ -80,10 +86,11 @@ TEST(Config, ReadsEveryExampleConfiguration) {
   const process_config t = load_config(cms("examples/test_config.json"));
   ASSERT_EQ(t.modules.size(), 6u);
   EXPECT_EQ(t.modules[0].label, "alpha");
-  EXPECT_DOUBLE_EQ(t.modules[0].average_time, 0.01);
-  EXPECT_EQ(t.modules[5].type, "ThreadSaferGetterFilter");
-  ASSERT_EQ(t.modules[5].to_get.size(), 2u);
-  EXPECT_EQ(t.modules[5].to_get[1].label, "beta");
+  EXPECT_DOUBLE_EQ(settings_of(t, t.modules[0]).average_time, 0.01);
+  EXPECT_EQ(t.modules[5].type, "demo::ThreadSaferGetterFilter");
+  const module_settings getter = settings_of(t, t.modules[5]);
+  ASSERT_EQ(getter.to_get.size(), 2u);
+  EXPECT_EQ(getter.to_get[1].label, "beta");
 }
 
 // The project's own configurations (tests/fw/configs/), which the framework's tests run on.
@@ -97,22 +104,24 @@ TEST(Config, ReadsTheProjectsOwnConfigurations) {
   const process_config t = load_config(fw_test::own("chain.json"));
   ASSERT_EQ(t.modules.size(), 6u);
   EXPECT_EQ(t.events_in_flight, 4u);
-  EXPECT_EQ(t.modules[0].label, "hits");             // producers first, then filters
-  EXPECT_EQ(t.modules[0].type, "BusyWaitProducer");  // "demo::" is dropped
-  EXPECT_DOUBLE_EQ(t.modules[0].average_time, 0.01);
-  EXPECT_EQ(t.modules[1].threads, thread_type::safe_between_modules);
-  EXPECT_EQ(t.modules[2].threads, thread_type::unsafe);
+  EXPECT_EQ(t.modules[0].label, "hits");                   // producers first, then filters
+  EXPECT_EQ(t.modules[0].type, "demo::BusyWaitProducer");  // as the file names it
+  EXPECT_EQ(settings_of(t, t.modules[0]).type->name, "BusyWaitProducer");
+  EXPECT_DOUBLE_EQ(settings_of(t, t.modules[0]).average_time, 0.01);
+  EXPECT_EQ(settings_of(t, t.modules[1]).threads, thread_type::safe_between_modules);
+  EXPECT_EQ(settings_of(t, t.modules[2]).threads, thread_type::unsafe);
   EXPECT_EQ(t.modules[5].label, "calo");
-  EXPECT_EQ(t.modules[5].type, "ThreadSaferGetterFilter");
-  ASSERT_EQ(t.modules[5].to_get.size(), 2u);
-  EXPECT_EQ(t.modules[5].to_get[1].label, "clusters");
+  const module_settings calo = settings_of(t, t.modules[5]);
+  EXPECT_EQ(calo.type->name, "ThreadSaferGetterFilter");
+  ASSERT_EQ(calo.to_get.size(), 2u);
+  EXPECT_EQ(calo.to_get[1].label, "clusters");
   ASSERT_EQ(t.paths.size(), 2u);
   // chain_acquire.json is chain.json with its producers waiting through ExternalWork's acquire.
   const process_config a = load_config(fw_test::own("chain_acquire.json"));
   ASSERT_EQ(a.modules.size(), t.modules.size());
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(a.modules[i].label, t.modules[i].label);
-    EXPECT_EQ(a.modules[i].type, "SleepingWithAcquireProducer");
+    EXPECT_EQ(settings_of(a, a.modules[i]).type->name, "SleepingWithAcquireProducer");
   }
 }
 
@@ -148,8 +157,9 @@ TEST(Config, ReadsHeddlesExtensions) {
   EXPECT_EQ(c.timeline_file, "t.csv");
   EXPECT_EQ(c.idle_spin_us, 20u);
   ASSERT_EQ(c.modules.size(), 3u);
-  EXPECT_EQ(c.modules[0].value, 7);
-  EXPECT_EQ(c.modules[1].pass, (std::vector<bool>{true, false}));
+  EXPECT_EQ(settings_of(c, c.modules[0]).value, 7);
+  EXPECT_EQ(settings_of(c, c.modules[1]).pass, (std::vector<bool>{true, false}));
+  EXPECT_EQ(settings_of(c, c.modules[2]).threads, thread_type::unsafe);
   EXPECT_EQ(c.modules[2].role, module_role::output);
   EXPECT_EQ(c.modules[2].select_paths, std::vector<std::string>{"p"});
   ASSERT_EQ(c.end_paths.size(), 1u);
@@ -177,17 +187,20 @@ TEST(ConfigErrors, AMissingKeyNamesTheModuleAndTheKey) {
 }
 
 TEST(ConfigErrors, AnUnknownTypeListsTheKnownOnes) {
-  // A type that is not built in may be registered (in the program or a plugin): the reader takes it
-  // as such, and building the process names what it searched.
+  // Every type is looked up among the registered ones (the program's, the study's built-in
+  // plugin's, plugin libraries'): the reader takes any, and building the process names what it
+  // searched.
   std::string e;
   try {
-    (void)make_process(parse_config(config_text(R"({"@label":"a","@type":"demo::NoSuchProducer"})"), "t.json"), {});
+    (void)make_process(parse_config(config_text(R"({"@label":"a","@type":"demo::NoSuchProducer"})"), "t.json"));
   } catch (const config_error& x) {
     e = x.what();
   }
-  EXPECT_NE(e.find("'a': unknown module type 'demo::NoSuchProducer' (built in: "), std::string::npos) << e;
+  // The study's timing types are registered by its built-in plugin, each once in the list.
+  EXPECT_NE(e.find("'a': unknown module type 'demo::NoSuchProducer' (registered: "), std::string::npos) << e;
   EXPECT_NE(e.find("BusyWaitProducer"), std::string::npos) << e;
   EXPECT_NE(e.find("ThreadSaferGetterFilter"), std::string::npos) << e;
+  EXPECT_EQ(e.find("demo::BusyWaitProducer"), std::string::npos) << e;
   // A filter type among the producers is the wrong kind.
   const std::string w = error_of(config_text(R"({"@label":"a","@type":"PassFilter"})"));
   EXPECT_NE(w.find("'PassFilter' is a filter type, not a producer"), std::string::npos) << w;
@@ -233,7 +246,7 @@ TEST(ConfigErrors, BadOptionValues) {
   EXPECT_NE(t.find("unknown threadType 'Sometimes'"), std::string::npos) << t;
 }
 
-// The tables of keys (src/fw/config_keys.hpp) check each key's type and range and list the known
+// The tables of keys (heddle/fw/detail/config_keys.hpp) check each key's type and range and list the known
 // keys, in the options, the source, toGet and the built-in modules' entries alike.
 TEST(ConfigErrors, TheKeyTablesNameTheKeyAndWhatWasExpected) {
   auto opts = [](const std::string& o) {
@@ -313,8 +326,8 @@ TEST(ConfigOverrides, SetParametersOfStudyAndRegisteredModules) {
                                          {"x.cuts.eta", "1.3", "--set"},
                                          {"x.cuts.new", "[1, 2]", "--set"},
                                          {"x.name", "out.h5", "--set"}});
-  EXPECT_DOUBLE_EQ(c.modules[0].average_time, 0.5);
-  const parameter_set& ps = *c.modules[1].parameters;
+  EXPECT_DOUBLE_EQ(settings_of(c, c.modules[0]).average_time, 0.5);
+  const parameter_set& ps = c.modules[1].parameters;
   EXPECT_DOUBLE_EQ(ps.get<double>("ptMin"), 7.5);
   EXPECT_DOUBLE_EQ(ps.get<parameter_set>("cuts").get<double>("eta"), 1.3);
   EXPECT_EQ(ps.get<parameter_set>("cuts").get<std::vector<int>>("new"), (std::vector<int>{1, 2}));

@@ -42,7 +42,7 @@ expect 2 "malformed JSON" "$tmp/malformed.json:2:20: malformed JSON" "$tmp/malfo
 config missing '{"@label":"alpha","@type":"demo::BusyWaitProducer"}' '{"@label":"f","@type":"PassFilter","toGet":[{"label":"alpha","product":""}]}' '{"p":["f"]}'
 expect 2 "missing key" "process.producers[0] 'alpha': missing required key 'averageTime'" "$tmp/missing.json"
 config type '{"@label":"a","@type":"demo::WarpDriveProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'
-expect 2 "unknown type" "process.producers[0] 'a': unknown module type 'demo::WarpDriveProducer' (built in: BusyWaitOutputModule" "$tmp/type.json"
+expect 2 "unknown type" "process.producers[0] 'a': unknown module type 'demo::WarpDriveProducer' (registered: BusyWaitOutputModule" "$tmp/type.json"
 config path '{"@label":"a","@type":"FastProducer"}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f","ghost"]}'
 expect 2 "unknown label in a path" "path 'p'[1]: unknown label 'ghost'" "$tmp/path.json"
 config toget '{"@label":"a","@type":"FastProducer","toGet":[{"label":"ghost","product":""}]}' '{"@label":"f","@type":"PassFilter"}' '{"p":["f"]}'

@@ -325,12 +325,16 @@ TEST_F(fw_plugin_loader, ModulesFromAPluginRunInBothProcessors) {
       fw::process p("plugin_loader_test");
       const fw::parameter_set none;
       const fw::parameter_set checker_parameters = fw::parameter_set::from_json(R"({"src": "values"})", "checker");
-      const std::string named = "plugin_loader_test";  // the context a configuration would give them
+      // The context a configuration would give them.
+      const std::string named = "plugin_loader_test: test", file = "plugin_loader_test", where = "test";
+      const std::string values_label = "values", checker_label = "checker";
       p.add_module({"values", producer.name, "test", {}}, [&] {
-        return producer.make(none, fw::module_context{fw::module_role::producer, none, named});
+        return producer.make(none,
+                             fw::module_context{fw::module_role::producer, none, named, file, where, values_label});
       });
       fw::module_base& c = p.add_module({"checker", checker.name, "test", {}}, [&] {
-        return checker.make(checker_parameters, fw::module_context{fw::module_role::analyzer, none, named});
+        return checker.make(checker_parameters,
+                            fw::module_context{fw::module_role::analyzer, none, named, file, where, checker_label});
       });
       EXPECT_EQ(c.kind(), fw::module_kind::one);
       EXPECT_EQ(c.role(), fw::module_role::analyzer);

@@ -21,7 +21,7 @@ std::string config_error_of(const std::string& producers, const std::string& fil
       R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},"producers":[)" +
       producers + R"(],"filters":[)" + filters + R"(],"paths":)" + paths + "}}";
   try {
-    process p = make_process(parse_config(text, "t.json"), {});
+    process p = make_process(parse_config(text, "t.json"));
     p.finalize();
   } catch (const config_error& e) {
     return e.what();
@@ -33,7 +33,7 @@ TEST(Process, TheRealConfigurationsFinalize) {
   FW_TEST_NEEDS_CMS(fw_test::hipileup);
   FW_TEST_NEEDS_CMS(fw_test::minbias);
   for (const char* name : {fw_test::hipileup, fw_test::minbias}) {
-    process p = make_process(load_config(fw_test::cms(name)), {});
+    process p = make_process(load_config(fw_test::cms(name)));
     ASSERT_NO_THROW(p.finalize()) << name;
     const detail::graph& g = detail::graph_of(p);
     std::size_t edges = 0;

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 
 namespace processor_test {
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 using fw_test::cms;
 
 struct outcome {
@@ -26,7 +28,7 @@ struct outcome {
 
 outcome run(const std::string& file, bool single, unsigned threads, std::uint64_t in_flight, std::uint64_t events,
             wait_mode wait = wait_mode::as_configured, double scale = 1e-4) {
-  process p = make_process(load_config(file), timing_options{wait, scale, 0});
+  process p = make_process(study::with_timing(load_config(file), {wait, scale, 0}));
   run_options o = fw_test::options(events, in_flight, threads);
   const run_report r = single ? run_single_threaded(p, o) : run_threaded(p, o);
   EXPECT_LE(r.peak_in_flight, in_flight);
@@ -100,7 +102,7 @@ void expect_stops_at(const std::string& file, const std::string& label) {
   heddle_test::watchdog dog("exception " + file, std::chrono::seconds(120));
   const process_config c = load_config(file);
   for (bool single : {true, false}) {
-    process p = make_process(c, timing_options{wait_mode::as_configured, 1e-3, 0});
+    process p = make_process(study::with_timing(c, {wait_mode::as_configured, 1e-3, 0}));
     try {
       (single ? run_single_threaded : run_threaded)(p, fw_test::options(c.events, 4));
       ADD_FAILURE() << file << " ran to the end";
@@ -134,7 +136,8 @@ TEST(Processor, TheExceptionExamplesStopWithTheModuleAndTheEvent) {
 // Events [first, first + events) of chain.json (filters: path decisions in the checksum), in runs of
 // 30 and lumis of 7 events, on either processor.
 run_report part_of_chain(bool single, std::uint64_t first, std::uint64_t events) {
-  process p = make_process(load_config(fw_test::own("chain.json")), timing_options{wait_mode::as_configured, 1e-3, 0});
+  process p = make_process(study::with_timing(load_config(fw_test::own("chain.json")),
+                                              {wait_mode::as_configured, 1e-3, 0}));
   run_options o = fw_test::options(events, 4);
   o.first_event = first;
   o.events_per_run = 30;

@@ -125,7 +125,7 @@ std::string config(const std::string& walker_extra = "", const std::string& filt
 
 std::string error_of(const std::string& path) {
   try {
-    fw::process p = fw::make_process(fw::load_config(path), {});
+    fw::process p = fw::make_process(fw::load_config(path));
     p.finalize();
   } catch (const fw::config_error& x) {
     return x.what();
@@ -140,7 +140,7 @@ TEST(Registered, RunsFromAConfigurationWithConditions) {
   f.write("conditions.json", conditions_json);
   const std::string path = f.write("job.json", config());
   const fw::process_config c = fw::load_config(path);
-  fw::process a = fw::make_process(c, {}), b = fw::make_process(c, {});
+  fw::process a = fw::make_process(c), b = fw::make_process(c);
   fw::run_options o;
   o.events = 60;
   o.events_per_run = 30;
@@ -191,7 +191,7 @@ TEST(Registered, AModuleThatAsksIsToldItsListAndTheProcessOptions) {
     "source": {"iterations": 1}, "analyzers": [{"@label": "ctx", "@type": "regtest::ContextReader"}], "paths": {}}})";
   const std::string path = f.write("context.json", text);
   regtest::last_context = {};
-  fw::process p = fw::make_process(fw::load_config(path), {});
+  fw::process p = fw::make_process(fw::load_config(path));
   EXPECT_EQ(regtest::last_context.listed, fw::module_role::analyzer);
   EXPECT_DOUBLE_EQ(regtest::last_context.busy_wait_scale, 2.5e6);
   EXPECT_EQ(regtest::last_context.named, path + ": process.analyzers[0] 'ctx'");
@@ -212,7 +212,7 @@ TEST(Registered, UnknownTypeSaysWhereItLooked) {
   EXPECT_NE(e.find("process.producers[0] 'x': unknown module type 'regtest::Nothing'"), std::string::npos) << e;
   fw::plugin_loader plugins({f.dir.string()}, false);
   try {
-    fw::make_process(fw::load_config(f.dir.string() + "/unknown.json"), {}, &plugins);
+    fw::make_process(fw::load_config(f.dir.string() + "/unknown.json"), &plugins);
     ADD_FAILURE() << "no error";
   } catch (const fw::config_error& x) {
     EXPECT_NE(std::string(x.what()).find("searched the program, " + f.dir.string()), std::string::npos) << x.what();

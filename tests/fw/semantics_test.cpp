@@ -12,10 +12,12 @@
 #include <thread>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 using fw_test::add_probe;
 using fw_test::decl;
 using fw_test::one_decl;
@@ -182,8 +184,10 @@ TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
   FW_TEST_NEEDS_CMS(fw_test::minbias);
   heddle_test::watchdog dog("minbias timeline", std::chrono::seconds(300));
   const process_config c = load_config(fw_test::cms(fw_test::minbias));
+  std::vector<thread_type> threads;  // each module's, as make_process adds them
+  for (const module_config& m : c.modules) threads.push_back(settings_of(c, m).threads);
   for (wait_mode wait : {wait_mode::as_configured, wait_mode::timer}) {
-    process p = make_process(c, timing_options{wait, 1e-4, 0});
+    process p = make_process(study::with_timing(c, {wait, 1e-4, 0}));
     timeline t;
     run_options o = fw_test::options(heddle_test::scaled<std::uint64_t>(40, 12), 8, 2);
     o.record = &t;
@@ -191,7 +195,7 @@ TEST(ThreadSafety, TheMinimumBiasTimelineHasNoForbiddenOverlap) {
     std::vector<timeline_entry> unsafe;
     std::map<std::uint32_t, std::vector<timeline_entry>> own;
     for (const timeline_entry& e : t.entries()) {
-      const thread_type tt = c.modules[e.module].threads;  // make_process adds them in this order
+      const thread_type tt = threads[e.module];
       if (tt == thread_type::unsafe) unsafe.push_back(e);
       if (tt == thread_type::safe_between_modules) own[e.module].push_back(e);
     }

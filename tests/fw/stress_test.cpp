@@ -16,11 +16,13 @@
 #include <vector>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 
 namespace stress_test {
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 
 // A random configuration: `n` producers in a DAG (each gets up to 4 earlier ones), filters with
 // decision patterns, output modules selecting paths.
@@ -66,14 +68,14 @@ TEST(FrameworkStress, RandomProcessesGiveTheReferenceChecksum) {
     const process_config c = parse_config(text, "random-" + std::to_string(g));
     std::uint64_t reference = 0;
     {
-      process p = make_process(c, timing_options{wait_mode::as_configured, 1, 0});
+      process p = make_process(study::with_timing(c, {wait_mode::as_configured, 1, 0}));
       run_options o = fw_test::options(c.events, 1);
       o.events_per_run = c.events_per_run;
       reference = run_single_threaded(p, o).checksum;
     }
     for (wait_mode wait : {wait_mode::as_configured, wait_mode::timer, wait_mode::busy})
       for (std::uint64_t in_flight : {1u, 3u, 40u}) {
-        process p = make_process(c, timing_options{wait, 1, 0});
+        process p = make_process(study::with_timing(c, {wait, 1, 0}));
         run_options o = fw_test::options(c.events, in_flight, 1 + unsigned(g % 3));
         o.events_per_run = c.events_per_run;
         const run_report r = run_threaded(p, o);

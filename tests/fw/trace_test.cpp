@@ -14,11 +14,13 @@
 #include <string>
 
 #include "fw_test_support.hpp"
+#include "study/study.hpp"
 #include "trace_reader.hpp"
 
 namespace {
 
 using namespace heddle::fw;
+using namespace heddle::fw::study;  // the timing modules the configurations use
 using heddle_test::trace_file;
 
 struct traced_run {
@@ -29,7 +31,7 @@ struct traced_run {
 // Runs `config` threaded (2 workers, 4 events in flight, 10 events a lumi) while tracing into `path`;
 // its module executions and labels into `r`.
 void run_traced(const std::string& config, std::uint64_t events, const std::string& path, traced_run& r) {
-  process p = make_process(load_config(config), timing_options{wait_mode::as_configured, 1e-3, 0});
+  process p = make_process(study::with_timing(load_config(config), {wait_mode::as_configured, 1e-3, 0}));
   for (std::size_t i = 0; i < p.num_modules(); ++i) r.labels.push_back(p.spec(i).label);
   run_options o = fw_test::options(events, 4, 2);
   o.events_per_lumi = 10;

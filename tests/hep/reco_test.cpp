@@ -92,7 +92,7 @@ process make_job(std::shared_ptr<store> s, double mu = 5, std::vector<parameter_
   std::vector<parameter_override> o = {{"mixing.mu", std::to_string(mu), "test"},
                                        {"output.fileName", out_dir() + "/reco.h5", "test"}};
   o.insert(o.end(), more.begin(), more.end());
-  process p = make_process(load_config(HEP_RECO_CONFIG, o), timing_options{}, nullptr);
+  process p = make_process(load_config(HEP_RECO_CONFIG, o));
   if (s) {
     p.add<Capture>({"capture"}, s);
     p.add_end_path("capture", {"capture"});
@@ -317,7 +317,7 @@ TEST(RecoJob, AFailedJobLeavesNoFileAndKeepsTheEarlierOne) {
   for (bool single : {true, false}) {
     { std::ofstream(file) << "an earlier job's file"; }
     std::vector<parameter_override> o = {{"mixing.mu", "3", "test"}, {"output.fileName", file, "test"}};
-    process p = make_process(load_config(HEP_RECO_CONFIG, o), timing_options{}, nullptr);
+    process p = make_process(load_config(HEP_RECO_CONFIG, o));
     p.add<FailAt>({"fragile"}, std::uint64_t{4});
     p.add_path("fails", {"fragile"});
     p.finalize();

@@ -20,7 +20,7 @@ namespace {
 run_report run_job(const std::string& config, const std::string& dir, const std::string& name, bool threaded) {
   const process_config c = load_config(config, {{"mixing.mu", "8", "test"},
                                                 {"output.fileName", dir + "/" + name + ".h5", "test"}});
-  process p = make_process(c, timing_options{}, nullptr);
+  process p = make_process(c);
   const std::optional<registered_module> text = find_registered_module("hep::JsonLinesOutput");
   if (!text) throw std::runtime_error("hep::JsonLinesOutput is not registered");
   const parameter_set ps =
@@ -29,9 +29,9 @@ run_report run_job(const std::string& config, const std::string& dir, const std:
           "met": "met", "jets": "ak4Jets", "fatJets": "ak8Jets", "dijet": "dijet", "boosted": "boosted",
           "histograms": "histograms"})",
                                "text twin");
-  const std::string named = "text twin";
-  p.add_module({"text", text->name}, [&] {
-    return text->make(ps, module_context{module_role::output, c.options, named});
+  const std::string named = "text twin", label = "text";
+  p.add_module({label, text->name}, [&] {
+    return text->make(ps, module_context{module_role::output, c.options, named, c.file, named, label});
   });
   p.add_end_path("text", {"text"});
   p.finalize();

@@ -17,6 +17,7 @@
 #include "heddle/fw.hpp"
 #include "numeric_options.hpp"
 #include "run_command.hpp"
+#include "study.hpp"
 
 namespace heddle::fw::tool {
 
@@ -118,7 +119,7 @@ int generate_main(int argc, char** argv) {
   // Check it as heddle-fw will read it, and say what it is.
   try {
     const process_config c = load_config(s.out);
-    const dependency_bound b = analyse_dependencies(c, 1, 100);
+    const dependency_bound b = study::analyse_dependencies(c, 1, 100);
     std::printf(
         "heddle-fw generate: %s: %u producers, %.2f s of work and a %.2f s critical path per event (ratio %.2f)\n",
         s.out.c_str(), s.producers, b.work_s() / 100, b.critical_path_s() / 100, b.work_s() / b.critical_path_s());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "heddle/fw.hpp"
+#include "study.hpp"
 
 namespace heddle::fw::tool {
 
@@ -17,7 +18,7 @@ namespace heddle::fw::tool {
 struct run_description {
   std::string config;
   std::string processor;  // "threaded" | "single-threaded"
-  timing_options timing;
+  study::timing_options timing;
   const run_options& options;
   const process& proc;
 };

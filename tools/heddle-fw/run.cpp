@@ -86,13 +86,13 @@ void take_file_options(run_arguments& c, const process_config& config) {
   if (!c.idle_spin_us) c.idle_spin_us = config.idle_spin_us;
 }
 
-timing_options timing_of(const run_arguments& c, const process_config& config) {
-  timing_options timing;
-  // The configuration's timeScale and wait: process options that the study's timing modules add
-  // (checked when the file was read).
-  timing.time_scale = c.time_scale.value_or(config.options.get<double>("timeScale", 1.0));
-  timing.wait = *parse_wait_mode(c.wait.empty() ? config.options.get<std::string>("wait", "configured") : c.wait);
-  timing.busy_wait_scale = c.busy_wait_scale;
+// The timing of the study's modules (study.hpp): the process options they add, from the file, where
+// the command line gave none.
+study::timing_options timing_of(const run_arguments& c, const process_config& config) {
+  study::timing_options timing = study::timing_of(config.options);
+  if (c.time_scale) timing.time_scale = *c.time_scale;
+  if (!c.wait.empty()) timing.wait = *study::parse_wait_mode(c.wait);
+  if (c.busy_wait_scale > 0) timing.busy_wait_scale = c.busy_wait_scale;
   return timing;
 }
 
@@ -134,12 +134,13 @@ int run_checked(run_arguments& c) {
   std::vector<parameter_override> overrides = set_overrides(c);
   const std::string text = read_config_text(c.config);
   for (parameter_override& o : declared_options(c.extras, c.config, text)) overrides.push_back(std::move(o));
-  const process_config config = parse_config(text, c.config, overrides);
+  process_config config = parse_config(text, c.config, overrides);
   take_file_options(c, config);
-  const timing_options timing = timing_of(c, config);
+  const study::timing_options timing = timing_of(c, config);
+  config = study::with_timing(std::move(config), timing);
   plugin_loader plugins(plugin_directories(c));  // before the process: it outlives the modules it made
   if (auto bundled = bundled_plugin_dir()) plugins.add_directory(*bundled);
-  process p = make_process(config, timing, &plugins);
+  process p = make_process(config, &plugins);
   p.finalize();
 
   // Outputs first: an unwritable file fails before the run, not after it.
@@ -151,7 +152,8 @@ int run_checked(run_arguments& c) {
 
   // Spinning pays when modules keep the workers busy and hand each other work; with timer waits
   // the workers are woken by the timer engine, and spinning in between only burns CPU.
-  options.idle_spin = std::chrono::microseconds(c.idle_spin_us.value_or(timing.wait == wait_mode::timer ? 50 : 500));
+  options.idle_spin = std::chrono::microseconds(c.idle_spin_us.value_or(timing.wait == study::wait_mode::timer ? 50
+                                                                                                               : 500));
   timeline record;
   if (!c.timeline_file.empty()) options.record = &record;
   progress_bar bar(options.events, !c.quiet && isatty(STDERR_FILENO));

@@ -22,6 +22,7 @@
 #include "heddle/fw.hpp"
 #include "run_command.hpp"
 #include "scan_options.hpp"
+#include "study.hpp"
 
 extern char** environ;
 
@@ -90,8 +91,7 @@ double processes(const scan_settings& s, std::uint64_t copies, std::uint64_t eve
 // One run in this process: its events/s.
 double in_process(const process_config& c, const scan_settings& s, bool single, std::uint64_t in_flight,
                   std::uint64_t events, timeline* record = nullptr) {
-  timing_options timing{*parse_wait_mode(s.wait), s.time_scale, s.busy_scale};
-  process p = make_process(c, timing);
+  process p = make_process(study::with_timing(c, {*study::parse_wait_mode(s.wait), s.time_scale, s.busy_scale}));
   run_options o;
   o.threads = single ? 1 : s.threads;
   o.events_in_flight = in_flight;
@@ -252,14 +252,13 @@ void scan(scan_settings& s) {
   if (s.events == 0) s.events = std::min<std::uint64_t>(config.events, 100);
   // Every timing module ThreadUnsafe: the same file with threadType set in each one's parameters,
   // as --set would (a registered type of another kind keeps its own).
-  const std::vector<std::string>& timing_types = known_module_types();
   std::vector<parameter_override> all_unsafe;
   for (const module_config& m : config.modules)
-    if (std::binary_search(timing_types.begin(), timing_types.end(), m.type))
+    if (study::is_timing_type(m.type))
       all_unsafe.push_back({m.label + ".threadType", "ThreadUnsafe", "heddle-fw scan"});
   const process_config unsafe = load_config(s.config, all_unsafe);
   std::filesystem::create_directories(s.out);
-  const dependency_bound bound = analyse_dependencies(config, s.time_scale, s.events);
+  const dependency_bound bound = study::analyse_dependencies(config, s.time_scale, s.events);
 
   const scan_samples m = measure(config, unsafe, s);
   const double single_rate = median(m.single);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "heddle/core/export.hpp"
-#include "heddle/fw/config.hpp"
 
 namespace heddle::fw {
 
@@ -31,14 +30,6 @@ class HEDDLE_EXPORT dependency_bound {
   double speedup(unsigned threads, std::uint64_t in_flight) const noexcept;
 };
 
-// For events 0 .. events-1 of a configuration of the study's timing modules, their times
-// multiplied by `time_scale`, their filters deciding by their pass patterns (study_analysis.cpp,
-// on the generic bound below). config_error if the configuration does not form a valid process.
-// Thread-safe: it builds a process of its own (the modules' constructors run on the calling
-// thread) and runs none.
-HEDDLE_EXPORT dependency_bound analyse_dependencies(const process_config& config, double time_scale,
-                                                    std::uint64_t events);
-
 class process;
 class timeline;
 
@@ -50,9 +41,9 @@ struct module_costs {
 };
 
 // The bound of finalized process `p` for events 0 .. events-1, its modules costing what `costs`
-// says: the generic form, for any module types that know their times. Cost: per event, one call
-// of costs.seconds per module, one of costs.passes per filter that runs, and one replay.
-// std::logic_error if p is not finalized.
+// says: for any module types that know their times (the study's timing modules: src/fw/study/). Cost: per event, one
+// call of costs.seconds per module, one of costs.passes per filter that runs, and one replay. std::logic_error if p is
+// not finalized.
 HEDDLE_EXPORT dependency_bound analyse_dependencies(const process& p, const module_costs& costs, std::uint64_t events);
 
 // The same from a recorded run of finalized process `p` (a timeline filled through

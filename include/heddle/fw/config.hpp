@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The framework's configuration: the JSON of the CMS threaded-framework study's test framework,
-// read as it is, plus heddle's extensions (docs/fw-config.md). Reading checks everything that can
-// be checked without building the graph: syntax, required keys, unknown keys, types, times.
-// Every call here is thread-safe: reading a configuration shares nothing that changes; the
-// structs are plain values.
+// read as it is, plus heddle's extensions (docs/fw-config.md). Reading checks the file's syntax and
+// the framework's own keys (options, source, lists, paths); each module's keys are its parameters,
+// which the module checks as make_process builds it (process.hpp). Every call here is thread-safe
+// but set_option's: reading a configuration shares nothing that changes; the structs are plain values.
 #pragma once
 
 #include <cstdint>
@@ -19,49 +19,19 @@
 
 namespace heddle::fw {
 
-// How timing modules wait for their time: as their type says (busy-wait or sleep), or all of them
-// one way. `timer` goes through the async timer engine: a waiting module holds no thread.
-enum class wait_mode : std::uint8_t { as_configured, busy, sleep, timer };
-// The mode's name. Thread-safe.
-HEDDLE_EXPORT const char* to_string(wait_mode w) noexcept;
-// "busy" | "sleep" | "timer" | "configured"; std::nullopt otherwise. Thread-safe.
-HEDDLE_EXPORT std::optional<wait_mode> parse_wait_mode(std::string_view s) noexcept;
-
-// The study's thread types, as its configurations name them, and the kind a built-in module of
-// each type is (module_base.hpp).
-enum class thread_type : std::uint8_t {
-  safe_between_instances,  // ThreadSafeBetweenInstances: a global:: module
-  safe_between_modules,    // ThreadSafeBetweenModules: a one:: module, on its own serial queue
-  unsafe,                  // ThreadUnsafe: a one:: module on the legacy resource, shared by all such
-};
-// The study's name of the type. Thread-safe.
-HEDDLE_EXPORT const char* to_string(thread_type t) noexcept;
-
-struct product_request {
-  std::string label;    // the producer's @label
-  std::string product;  // its product instance name ("" is the default instance)
-};
-
+// A module's (or a condition producer's) entry of the configuration: where it is, its type, and
+// the parameters its constructor reads (registry.hpp). Every type is registered: the CMS study's
+// timing modules too, by the built-in plugin that heddle-fw and the framework's tests link
+// (src/fw/study/, docs/fw.md).
 struct module_config {
   std::string label;  // @label
-  std::string type;   // @type without the "demo::" prefix
-  module_role role = module_role::producer;
-  thread_type threads = thread_type::safe_between_instances;
-  std::vector<product_request> to_get;
-  // Time per event, in seconds: event_times[event % size] if present, else average_time (spread
-  // deterministically within [min_time, max_time] when both are given, keeping the average).
-  std::vector<double> event_times;
-  double average_time = 0;
-  std::optional<double> min_time, max_time;
-  unsigned n_ranges = 1;                  // parallel-for filters
-  std::string product_label;              // the instance name of its product (ThreadSafeProducer)
-  std::optional<std::int64_t> value;      // ThreadSafeProducer: the value it adds
-  std::vector<bool> pass;                 // filters: decision pass[event % size]; empty: always pass
-  std::vector<std::string> select_paths;  // output modules: write only events that passed one of these
-  std::string where;                      // "process.producers[3]", for messages
-  // A registered module type's (registry.hpp), not a built-in one: every key of its entry but
-  // "@label", "@type" and "selectEvents". Empty for built-in types, whose keys are read above.
-  std::optional<parameter_set> parameters;
+  std::string type;   // @type, as the file writes it ("demo::BusyWaitProducer", "hep::JetProducer")
+  module_role role = module_role::producer;  // the list it is in: producers, filters, analyzers, outputs
+  std::vector<std::string> select_paths;     // output modules: write only events that passed one of these
+  std::string where;                         // "process.producers[3]", for messages
+  // Every key of its entry but "@label", "@type" and (for outputs and analyzers) "selectEvents":
+  // the module reads them, and the process reports those it did not (make_process).
+  parameter_set parameters;
 };
 
 struct path_config {
@@ -90,9 +60,9 @@ struct process_config {
   std::optional<unsigned> idle_spin_us;  // idleSpinUs
   unsigned concurrent_lumis = 1;         // numberOfConcurrentLuminosityBlocks (CMS's name), >= 1
   // The keys of process.options that module types add beside the framework's own, as the file
-  // gives them (checked), for the modules that read them: the study's timing modules add
-  // busyWaitScaleFactor (busy-wait iterations per second), timeScale and wait (docs/fw-config.md).
-  // where() is "FILE: process.options".
+  // gives them (checked), for the modules that read them (module_context::options): the study's
+  // timing modules add busyWaitScaleFactor (busy-wait iterations per second), timeScale and wait
+  // (docs/fw-config.md). where() is "FILE: process.options". set_option changes one.
   parameter_set options;
   // process.source
   std::uint64_t events = 0;                 // iterations (a number or a string of one)
@@ -134,6 +104,15 @@ HEDDLE_EXPORT process_config load_config(const std::string& path,
 // The same from text; `file` names it in messages. Thread-safe.
 HEDDLE_EXPORT process_config parse_config(std::string_view text, const std::string& file,
                                           const std::vector<parameter_override>& overrides = {});
+// Sets the added option `name` of process.options (process_config::options: a key that a module
+// type adds, such as the study's timeScale) to `value`, read as --set reads a value (a JSON value
+// where the text is one, 2.5 or true, else the text as a string) and checked as the option's
+// registration says; what the file gave is replaced, as a command line's option wins over the
+// file's. config_error "ORIGIN: FILE: process.options.NAME: why" for a bad value, "ORIGIN: unknown
+// option 'NAME' (added options: ...)" for a name that no type adds. Thread-safe for distinct
+// configurations (it changes `config`).
+HEDDLE_EXPORT void set_option(process_config& config, const std::string& name, const std::string& value,
+                              const std::string& origin);
 // The configuration file's text (config_error naming it when it cannot be read). Thread-safe.
 HEDDLE_EXPORT std::string read_config_text(const std::string& path);
 // The process.commandLine declarations of a configuration's text, checked (config_error naming

@@ -120,25 +120,15 @@ class HEDDLE_EXPORT process {
   std::vector<std::vector<std::string>> pending_labels_, pending_end_labels_;
 };
 
-// How the built-in modules of a configuration spend their time.
-struct timing_options {
-  wait_mode wait = wait_mode::as_configured;
-  double time_scale = 1;       // multiplies every time
-  double busy_wait_scale = 0;  // iterations per second; 0: the configuration's busyWaitScaleFactor
-};
-
-// The built-in module types (the test framework's, with or without "demo::"), sorted. Thread-safe.
-HEDDLE_EXPORT const std::vector<std::string>& known_module_types();
-
 class plugin_loader;
 
-// A process from a configuration: built-in timing modules, and registered types (registry.hpp)
-// found in the program or, when `plugins` is given, in plugin libraries (plugins.hpp; the loader
-// must outlive the process). config_error naming the module on an unknown type, a type of another
-// role than its list (producers, filters, analyzers, outputs), a parameter the module did not
-// read, a parameter_error, or a constructor that threw. Thread-safe, but for `plugins` (a loader is
-// one thread's); the modules' constructors run on the calling thread.
-HEDDLE_EXPORT process make_process(const process_config& config, const timing_options& timing,
-                                   plugin_loader* plugins = nullptr);
+// A process from a configuration: its modules of registered types (registry.hpp), found in the
+// program (the study's timing modules where the program links them: heddle-fw does) or, when
+// `plugins` is given, in plugin libraries (plugins.hpp; the loader must outlive the process), each
+// made from its parameters and told the process options that types add (process_config::options). config_error naming
+// the module on an unknown type, a type of another role than its list (producers, filters, analyzers, outputs), a
+// parameter the module did not read, a parameter_error, or a constructor that threw. Thread-safe, but for `plugins` (a
+// loader is one thread's); the modules' constructors run on the calling thread.
+HEDDLE_EXPORT process make_process(const process_config& config, plugin_loader* plugins = nullptr);
 
 }  // namespace heddle::fw

@@ -4,8 +4,9 @@
 // at namespace scope in a .cpp file:
 // in the program, in a library it links, or in a plugin library that heddle-fw opens on demand
 // (plugins.hpp). The class must be constructible from a const parameter_set& (its parameters from
-// the configuration), or from that and a const module_context& (where the configuration lists it,
-// and the process options that types add: a type whose kind or messages depend on them).
+// the configuration), or from that and a const module_context& (its label, where the
+// configuration lists it, and the process options that types add: a type whose kind or messages
+// depend on them).
 //
 //   class JetProducer : public heddle::fw::global::EDProducer<> { ... };
 //   HEDDLE_FW_MODULE(JetProducer);
@@ -30,15 +31,20 @@ namespace heddle::fw {
 class parameter_set;
 
 // Where a configuration lists a module, for the types that ask (constructible from a const
-// parameter_set& and a const module_context&). Its references last as long as the call that gives
-// it (make_process's construction of the module): copy what outlives the constructor.
+// parameter_set& and a const module_context&): its label and place, the list it is in, and the
+// process options that types add. Its references last as long as the call that gives it
+// (make_process's construction of the module): copy what outlives the constructor.
 struct module_context {
   module_role listed;  // the list its entry is in: producers, filters, analyzers or outputs
   // process.options' keys that types add beside the framework's own (process_config::options):
   // the ones the file gives, checked as their registration says.
   const parameter_set& options;
-  // "FILE: process.producers[3] 'alpha'": how the framework names the entry in messages.
+  // "FILE: process.producers[3] 'alpha'": how the framework names the entry in messages; made of
+  // the three below.
   const std::string& named;
+  const std::string& file;   // the configuration ("reco.json")
+  const std::string& where;  // the entry's place in it ("process.producers[3]")
+  const std::string& label;  // its @label ("alpha"), CMS's module label
 };
 
 // Makes a module, or a condition producer, from its parameters (and, for a module, its context).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the built-in modules spend their time: spinning (busy-wait, calibrated in iterations per
+// How the study's timing modules spend their time: spinning (busy-wait, calibrated in iterations per
 // second like the study's calibration program), sleeping in the kernel, or, in timer mode, not at
 // all (async_handle::done_at; see module.hpp).
 #pragma once

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heddle/core/export.hpp"
 #include "heddle/fw/errors.hpp"
 
 namespace heddle::fw::detail {
@@ -176,7 +177,7 @@ void read_keys(const json& obj, const place& p, std::span<const key<Target>> tab
 
 // A key of process.options that code beside the framework's own adds, with the module types that
 // read it: the CMS study's timing modules add busyWaitScaleFactor, timeScale and wait
-// (demo_modules.cpp). The reader checks it where the file has it (`check` throws through `at`,
+// (src/fw/study/options.cpp). The reader checks it where the file has it (`check` throws through `at`,
 // as a row of option_keys would), lists it among the known keys right after the key named
 // `after` (at the end when that is none of them), and keeps it in process_config::options, where
 // the modules that need it read it. The framework's parser itself owns no such key.
@@ -187,8 +188,9 @@ struct added_option {
 };
 
 // Registers `row` for as long as it lives, like a module type (registry.hpp): a static object of
-// the file that reads the option.
-class option_registration {
+// the file that reads the option. Exported: the study's built-in plugin registers its options from
+// outside the library.
+class HEDDLE_EXPORT option_registration {
  public:
   explicit option_registration(added_option row) noexcept;
   ~option_registration();
