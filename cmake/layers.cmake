@@ -76,9 +76,10 @@ set(heddle_layer_fw_offers "")
 # checks that no installed header includes one.
 set(heddle_layer_core_uninstalled core/detail/completion_hook.hpp core/detail/exception_text.hpp core/detail/service.hpp)
 set(heddle_layer_async_uninstalled async/detail/epoll_set.hpp async/detail/mpi_support.hpp)
-# The configuration reader's key tables, on nlohmann-json (a private dependency of heddle::fw): for
-# the framework's sources and its built-in plugin's (src/fw/study/), not for installed code.
-set(heddle_layer_fw_uninstalled fw/detail/config_keys.hpp)
+# The configuration reader's key tables and the JSON behind a parameter_set, on nlohmann-json (a
+# private dependency of heddle::fw): for the framework's sources, its tests and its built-in
+# plugin's (src/fw/study/), not for installed code.
+set(heddle_layer_fw_uninstalled fw/detail/config_keys.hpp fw/detail/parameter_set_json.hpp)
 
 # The libraries, each a component of the installed CMake package (heddle::<component>) with a
 # pkg-config file (heddle-<component>.pc; heddle.pc for heddle). Most are a layer's; heddle::mpi is

@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "heddle/fw/detail/config_keys.hpp"
+#include "heddle/fw/detail/parameter_set_json.hpp"
 #include "json_position.hpp"
-#include "parameter_set_json.hpp"
 
 namespace heddle::fw {
 

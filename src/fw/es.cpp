@@ -10,12 +10,12 @@
 #include "es_state.hpp"
 #include "heddle/core/detail/exception_text.hpp"
 #include "heddle/fw/conditions.hpp"
+#include "heddle/fw/detail/parameter_set_json.hpp"
 #include "heddle/fw/errors.hpp"
 #include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/event_setup.hpp"
 #include "json_position.hpp"
 #include "module_access.hpp"
-#include "parameter_set_json.hpp"
 #include "type_name.hpp"
 
 namespace heddle::fw {

@@ -14,8 +14,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "heddle/fw/detail/parameter_set_json.hpp"
 #include "json_position.hpp"
-#include "parameter_set_json.hpp"
 
 namespace heddle::fw {
 
@@ -40,6 +40,7 @@ struct parameter_access {
                             std::shared_ptr<parameter_reads> reads) noexcept {
     return parameter_set(std::move(node), std::move(reads));
   }
+  static const json& value_of(const parameter_set& set) noexcept { return *set.node_->value; }
 };
 
 // A top-level set: `document` is the module's object.
@@ -55,6 +56,8 @@ parameter_set make_parameter_set(const json& object, std::string where) {
   if (!object.is_object()) throw config_error(where + ": expected a JSON object, found " + object.type_name());
   return make_root(object, std::move(where));
 }
+
+const json& json_of(const parameter_set& set) noexcept { return parameter_access::value_of(set); }
 
 }  // namespace detail
 

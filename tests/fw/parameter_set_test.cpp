@@ -15,7 +15,7 @@
 #include <heddle/fw/input_tag.hpp>
 #include <heddle/fw/parameter_set.hpp>
 
-#include "parameter_set_json.hpp"  // src/fw
+#include "heddle/fw/detail/parameter_set_json.hpp"
 
 namespace {
 

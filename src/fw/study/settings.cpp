@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "heddle/fw/detail/config_keys.hpp"
+#include "heddle/fw/detail/parameter_set_json.hpp"
 #include "study.hpp"
 
 namespace heddle::fw::study {
@@ -122,7 +123,7 @@ module_settings read_settings(const module_type& t, const parameter_set& paramet
                        article(context.listed) + to_string(context.listed));
   // The parameters as the file gave them: the reader's tables word every error as the framework's
   // own keys' errors are worded, with the key's path in the entry.
-  const json entry = json::parse(parameters.dump());
+  const json& entry = detail::json_of(parameters);
   std::vector<key<module_settings>> keys;  // the keys this type takes; any other is reported
   for (const auto& [k, applies] : module_keys)
     if (applies(t)) keys.push_back(k);
