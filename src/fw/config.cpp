@@ -119,7 +119,7 @@ void read_options(const json& obj, const place& p, process_config& c) {
       present[std::string(r.name)] = *it;
     }
   }
-  c.options = detail::make_parameter_set(present, p.file + ": " + p.where);
+  c.options = detail::make_parameter_set(std::move(present), p.file + ": " + p.where);
 }
 
 // process.source, and lumisPerRun, which sizes runs in lumis (eventsPerRun = eventsPerLumi x
@@ -157,7 +157,7 @@ module_config parse_registered(const json& v, const place& p, module_config m, s
     m.select_paths = strings(*it, p.at("selectEvents"));
     parameters.erase("selectEvents");
   }
-  m.parameters = detail::make_parameter_set(parameters, p.file + ": " + p.where + " '" + m.label + "'");
+  m.parameters = detail::make_parameter_set(std::move(parameters), p.file + ": " + p.where + " '" + m.label + "'");
   return m;
 }
 
@@ -430,7 +430,7 @@ void set_option(process_config& config, const std::string& name, const std::stri
   }
   json options = json::parse(config.options.dump());
   options[name] = v;
-  config.options = detail::make_parameter_set(options, file + ": process.options");
+  config.options = detail::make_parameter_set(std::move(options), file + ": process.options");
 }
 
 process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {

@@ -52,9 +52,9 @@ static parameter_set make_root(json document, std::string where) {
   return parameter_access::make(std::move(node), std::make_shared<parameter_reads>());
 }
 
-parameter_set make_parameter_set(const json& object, std::string where) {
+parameter_set make_parameter_set(json object, std::string where) {
   if (!object.is_object()) throw config_error(where + ": expected a JSON object, found " + object.type_name());
-  return make_root(object, std::move(where));
+  return make_root(std::move(object), std::move(where));
 }
 
 const json& json_of(const parameter_set& set) noexcept { return parameter_access::value_of(set); }

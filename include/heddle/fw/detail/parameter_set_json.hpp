@@ -13,10 +13,10 @@
 
 namespace heddle::fw::detail {
 
-// The set of `object` (copied; the caller leaves out "@label" and "@type"), where() `where`, e.g.
-// "reco.json: process.producers[3] 'jets'". Throws config_error "<where>: expected a JSON object,
-// found <type>" if `object` is not an object. Exported for the tests of the shared build.
-HEDDLE_EXPORT parameter_set make_parameter_set(const nlohmann::json& object, std::string where);
+// The set of `object` (moved in where the caller passes an rvalue; the caller leaves out "@label" and "@type"), where()
+// `where`, e.g. "reco.json: process.producers[3] 'jets'". Throws config_error "<where>: expected a JSON object, found
+// <type>" if `object` is not an object. Exported for the tests of the shared build.
+HEDDLE_EXPORT parameter_set make_parameter_set(nlohmann::json object, std::string where);
 
 // The JSON object behind `set` (for a nested set, its part of the document). Marks nothing read: a
 // reader marks what it takes with set.exists(name). Valid while `set` or a copy of it lives.
