@@ -25,19 +25,19 @@ namespace heddle::fw {
 namespace {
 
 using json = nlohmann::json;
-using detail::array;
-using detail::boolean;
-using detail::check_keys;
-using detail::count;
-using detail::key;
-using detail::kind;
-using detail::object;
-using detail::place;
-using detail::positive;
-using detail::read_keys;
-using detail::require;
-using detail::seconds;
-using detail::string;
+using fw_detail::array;
+using fw_detail::boolean;
+using fw_detail::check_keys;
+using fw_detail::count;
+using fw_detail::key;
+using fw_detail::kind;
+using fw_detail::object;
+using fw_detail::place;
+using fw_detail::positive;
+using fw_detail::read_keys;
+using fw_detail::require;
+using fw_detail::seconds;
+using fw_detail::string;
 
 void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
   check_keys(obj, p, std::span(known.begin(), known.size()));
@@ -89,7 +89,7 @@ const key<process_config> option_keys[] = {
 // another thread reads a configuration.
 struct added_option_table {
   std::mutex m;
-  std::vector<detail::added_option> rows;
+  std::vector<fw_detail::added_option> rows;
 };
 added_option_table& added_table() {
   static added_option_table* t = new added_option_table;  // never destroyed: rows end as libraries unload
@@ -102,12 +102,12 @@ void read_options(const json& obj, const place& p, process_config& c) {
   struct row {
     std::string_view name;
     const key<process_config>* own = nullptr;  // a framework's key, or
-    const detail::added_option* added = nullptr;
+    const fw_detail::added_option* added = nullptr;
   };
-  const std::vector<detail::added_option> added = detail::added_options();
+  const std::vector<fw_detail::added_option> added = fw_detail::added_options();
   std::vector<row> rows;
   for (const key<process_config>& k : option_keys) rows.push_back({k.name, &k, nullptr});
-  for (const detail::added_option& a : added) {
+  for (const fw_detail::added_option& a : added) {
     auto at = std::find_if(rows.begin(), rows.end(), [&](const row& r) { return r.name == a.after; });
     rows.insert(at == rows.end() ? rows.end() : at + 1, row{a.name, nullptr, &a});
   }
@@ -129,7 +129,7 @@ void read_options(const json& obj, const place& p, process_config& c) {
       present[std::string(r.name)] = *it;
     }
   }
-  c.options = detail::make_parameter_set(present, p.file + ": " + p.where);
+  c.options = fw_detail::make_parameter_set(present, p.file + ": " + p.where);
 }
 
 // process.source, and lumisPerRun, which sizes runs in lumis (eventsPerRun = eventsPerLumi x
@@ -163,9 +163,9 @@ const key<product_request> to_get_keys[] = {
 // are read before the type is known). The unknown-key message lists those of the module's type.
 struct module_key {
   key<module_config> k;
-  bool (*applies)(const detail::module_type&);
+  bool (*applies)(const fw_detail::module_type&);
 };
-constexpr bool every(const detail::module_type&) { return true; }
+constexpr bool every(const fw_detail::module_type&) { return true; }
 const module_key module_keys[] = {
     {{"@label"}, every},
     {{"@type"}, every},
@@ -184,11 +184,11 @@ const module_key module_keys[] = {
       }},
      every},
     {{"averageTime", true, [](const json& v, const place& p, module_config& m) { m.average_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+     [](const fw_detail::module_type& t) { return t.times == fw_detail::time_key::average; }},
     {{"minTime", false, [](const json& v, const place& p, module_config& m) { m.min_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+     [](const fw_detail::module_type& t) { return t.times == fw_detail::time_key::average; }},
     {{"maxTime", false, [](const json& v, const place& p, module_config& m) { m.max_time = seconds(v, p); }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::average; }},
+     [](const fw_detail::module_type& t) { return t.times == fw_detail::time_key::average; }},
     {{"eventTimes", true,
       [](const json& v, const place& p, module_config& m) {
         const json& list = array(v, p);
@@ -196,29 +196,29 @@ const module_key module_keys[] = {
         m.event_times.reserve(list.size());
         for (std::size_t i = 0; i < list.size(); ++i) m.event_times.push_back(seconds(list[i], p.at(i)));
       }},
-     [](const detail::module_type& t) { return t.times == detail::time_key::event_times; }},
+     [](const fw_detail::module_type& t) { return t.times == fw_detail::time_key::event_times; }},
     {{"nRanges", false,
       [](const json& v, const place& p, module_config& m) {
         m.n_ranges = static_cast<unsigned>(std::min<std::uint64_t>(count(v, p, 1), 1u << 20));
       }},
-     [](const detail::module_type& t) { return t.parallel_for; }},
+     [](const fw_detail::module_type& t) { return t.parallel_for; }},
     {{"productLabel", false, [](const json& v, const place& p, module_config& m) { m.product_label = string(v, p); }},
-     [](const detail::module_type& t) { return t.role == module_role::producer; }},
+     [](const fw_detail::module_type& t) { return t.role == module_role::producer; }},
     {{"value", true,
       [](const json& v, const place& p, module_config& m) {
         if (!v.is_number_integer()) p.fail(std::string("expected an integer, found ") + kind(v));
         m.value = v.get<std::int64_t>();
       }},
-     [](const detail::module_type& t) { return t.fixed_value; }},
+     [](const fw_detail::module_type& t) { return t.fixed_value; }},
     {{"pass", false,
       [](const json& v, const place& p, module_config& m) {
         const json& list = array(v, p);
         if (list.empty()) p.fail("empty list: at least one decision is needed");
         for (std::size_t i = 0; i < list.size(); ++i) m.pass.push_back(boolean(list[i], p.at(i)));
       }},
-     [](const detail::module_type& t) { return t.role == module_role::filter; }},
+     [](const fw_detail::module_type& t) { return t.role == module_role::filter; }},
     {{"selectEvents", false, [](const json& v, const place& p, module_config& m) { m.select_paths = strings(v, p); }},
-     [](const detail::module_type& t) { return t.role == module_role::output; }},
+     [](const fw_detail::module_type& t) { return t.role == module_role::output; }},
 };
 
 // A registered module type's entry (registry.hpp): its label, type, and for modules on end paths
@@ -235,7 +235,7 @@ module_config parse_registered(const json& v, const place& p, module_config m, s
     m.select_paths = strings(*it, p.at("selectEvents"));
     parameters.erase("selectEvents");
   }
-  m.parameters = detail::make_parameter_set(parameters, p.file + ": " + p.where + " '" + m.label + "'");
+  m.parameters = fw_detail::make_parameter_set(parameters, p.file + ": " + p.where + " '" + m.label + "'");
   return m;
 }
 
@@ -253,7 +253,7 @@ module_config parse_module(const json& v, const place& where, module_role expect
     p.fail("empty '@label'");
   }
   std::string type = string(require(v, "@type", p), p.at("@type"));
-  const detail::module_type* t = detail::find_module_type(type.rfind("demo::", 0) == 0 ? type.substr(6) : type);
+  const fw_detail::module_type* t = fw_detail::find_module_type(type.rfind("demo::", 0) == 0 ? type.substr(6) : type);
   if (!t) return parse_registered(v, p, std::move(m), std::move(type), expected);
   if (type.rfind("demo::", 0) == 0) type.erase(0, 6);
   if (t->role != expected)
@@ -407,7 +407,7 @@ process_config parse_config(std::string_view text, const std::string& file,
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    auto [line, col] = detail::line_column(text, e.byte);
+    auto [line, col] = fw_detail::line_column(text, e.byte);
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
@@ -501,7 +501,7 @@ std::string read_config_text(const std::string& path) {
   return text.str();
 }
 
-detail::option_registration::option_registration(added_option row) noexcept : row_(row) {
+fw_detail::option_registration::option_registration(added_option row) noexcept : row_(row) {
   try {
     added_option_table& t = added_table();
     std::lock_guard lock(t.m);
@@ -511,13 +511,13 @@ detail::option_registration::option_registration(added_option row) noexcept : ro
   }
 }
 
-detail::option_registration::~option_registration() {
+fw_detail::option_registration::~option_registration() {
   added_option_table& t = added_table();
   std::lock_guard lock(t.m);
   std::erase_if(t.rows, [&](const added_option& r) { return r.name == row_.name && r.check == row_.check; });
 }
 
-std::vector<detail::added_option> detail::added_options() {
+std::vector<fw_detail::added_option> fw_detail::added_options() {
   added_option_table& t = added_table();
   std::lock_guard lock(t.m);
   return t.rows;

@@ -20,7 +20,7 @@
 
 #include "heddle/fw/errors.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 using json = nlohmann::json;
 
@@ -202,4 +202,4 @@ class option_registration {
 // The options registered now, in the order they were registered. A copy: taken under the lock.
 std::vector<added_option> added_options();
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

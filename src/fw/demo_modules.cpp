@@ -28,45 +28,45 @@ namespace {
 
 // The process options the timing modules read (config_keys.hpp, added_option): the framework's
 // reader checks them and keeps them in process_config::options.
-const detail::option_registration busy_wait_scale_option{
+const fw_detail::option_registration busy_wait_scale_option{
     {"busyWaitScaleFactor", "nSimultaneousEvents",
-     [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
-const detail::option_registration time_scale_option{
-    {"timeScale", "nThreads", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
-const detail::option_registration wait_option{{"wait", "timeScale", [](const detail::json& v, const detail::place& p) {
-                                                 const std::string w = detail::string(v, p);
-                                                 if (!parse_wait_mode(w))
-                                                   p.fail("unknown wait mode '" + w +
-                                                          "' (known: busy, sleep, timer, configured)");
-                                               }}};
+     [](const fw_detail::json& v, const fw_detail::place& p) { (void)fw_detail::positive(v, p); }}};
+const fw_detail::option_registration time_scale_option{
+    {"timeScale", "nThreads",
+     [](const fw_detail::json& v, const fw_detail::place& p) { (void)fw_detail::positive(v, p); }}};
+const fw_detail::option_registration wait_option{
+    {"wait", "timeScale", [](const fw_detail::json& v, const fw_detail::place& p) {
+       const std::string w = fw_detail::string(v, p);
+       if (!parse_wait_mode(w)) p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+     }}};
 
 module_kind kind_of(thread_type t) noexcept {
   return t == thread_type::safe_between_instances ? module_kind::global : module_kind::one;
 }
 
-bool waits_on_timer(const detail::module_type& t, wait_mode w) noexcept {
-  if (t.how == detail::spend::nothing) return false;
-  return w == wait_mode::timer || (w == wait_mode::as_configured && t.how == detail::spend::acquire);
+bool waits_on_timer(const fw_detail::module_type& t, wait_mode w) noexcept {
+  if (t.how == fw_detail::spend::nothing) return false;
+  return w == wait_mode::timer || (w == wait_mode::as_configured && t.how == fw_detail::spend::acquire);
 }
 
-class demo_module final : public module_base, public detail::timing_module {
+class demo_module final : public module_base, public fw_detail::timing_module {
  public:
-  demo_module(const module_config& c, const detail::module_type& t, const timing_options& timing, double busy_scale)
+  demo_module(const module_config& c, const fw_detail::module_type& t, const timing_options& timing, double busy_scale)
       : module_base(kind_of(c.threads), c.role, waits_on_timer(t, timing.wait)),
         config_(c),
         type_(t),
         time_scale_(timing.time_scale),
         busy_scale_(busy_scale),
-        hash_(detail::hash_label(c.label)) {
+        hash_(fw_detail::hash_label(c.label)) {
     for (const product_request& r : c.to_get) inputs_.push_back(consumes<std::int64_t>(input_tag(r.label, r.product)));
     if (c.role == module_role::producer) product_ = produces<std::int64_t>(c.product_label);
-    if (c.threads == thread_type::unsafe) declare_resource(detail::legacy_resource);
-    if (t.how == detail::spend::nothing) how_ = how::nothing;
+    if (c.threads == thread_type::unsafe) declare_resource(fw_detail::legacy_resource);
+    if (t.how == fw_detail::spend::nothing) how_ = how::nothing;
     else if (timing.wait == wait_mode::timer) how_ = how::timer;
     else if (timing.wait == wait_mode::busy) how_ = how::busy;
     else if (timing.wait == wait_mode::sleep) how_ = how::sleep;
-    else if (t.how == detail::spend::busy) how_ = how::busy;
-    else if (t.how == detail::spend::sleep) how_ = how::sleep;
+    else if (t.how == fw_detail::spend::busy) how_ = how::busy;
+    else if (t.how == fw_detail::spend::sleep) how_ = how::sleep;
     else how_ = how::timer;  // ExternalWork types wait through the timer engine
     ranges_ = t.parallel_for ? std::max(1u, c.n_ranges) : 1u;
   }
@@ -83,7 +83,7 @@ class demo_module final : public module_base, public detail::timing_module {
 
   double seconds_for(std::uint64_t event) const noexcept override { return seconds(event); }
   bool passes(std::uint64_t event) const noexcept override {
-    return config_.role != module_role::filter || detail::filter_result(config_, event) != 0;
+    return config_.role != module_role::filter || fw_detail::filter_result(config_, event) != 0;
   }
 
   void call_acquire(const event& e, const event_setup&, async_handle h) override {
@@ -108,11 +108,12 @@ class demo_module final : public module_base, public detail::timing_module {
     if (type_.throws) throw std::runtime_error(std::string(type_.name) + " throws by design");
     std::int64_t sum = 0;  // read even where unused: a module reads what it declares
     for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
-    if (config_.role == module_role::filter) return detail::filter_result(config_, number) != 0;
+    if (config_.role == module_role::filter) return fw_detail::filter_result(config_, number) != 0;
     if (config_.role == module_role::producer)
       e.emplace(product_,
-                wrap_add(sum, type_.fixed_value ? *config_.value
-                                                : static_cast<std::int64_t>(detail::mix(hash_ ^ detail::mix(number)))));
+                wrap_add(sum, type_.fixed_value
+                                  ? *config_.value
+                                  : static_cast<std::int64_t>(fw_detail::mix(hash_ ^ fw_detail::mix(number)))));
     return true;
   }
 
@@ -125,7 +126,7 @@ class demo_module final : public module_base, public detail::timing_module {
 
   // The module's time for `event`, scaled.
   double seconds(std::uint64_t event) const noexcept {
-    return detail::module_seconds(config_, hash_, event) * time_scale_;
+    return fw_detail::module_seconds(config_, hash_, event) * time_scale_;
   }
 
   void spend(double s) const noexcept {
@@ -134,7 +135,7 @@ class demo_module final : public module_base, public detail::timing_module {
   }
 
   module_config config_;
-  const detail::module_type& type_;
+  const fw_detail::module_type& type_;
   double time_scale_;
   double busy_scale_;
   std::uint64_t hash_;
@@ -146,7 +147,9 @@ class demo_module final : public module_base, public detail::timing_module {
 
 }  // namespace
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 
 module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
                                     const std::string& named) {
@@ -160,6 +163,4 @@ module_factory study_module_factory(const module_config& c, const timing_options
   return [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); };
 }
 
-}  // namespace detail
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail

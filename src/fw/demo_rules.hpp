@@ -10,7 +10,7 @@
 #include "graph.hpp"
 #include "heddle/fw/config.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // A built-in module's time for `event`, before the time scale: eventTimes[event % size]; else
 // averageTime, spread evenly within [minTime, maxTime] around the average (the same for every run
@@ -32,4 +32,4 @@ inline std::int64_t filter_result(const module_config& c, std::uint64_t event) n
   return c.pass.empty() || c.pass[event % c.pass.size()] ? 1 : 0;
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -8,7 +8,7 @@
 #include "heddle/fw/run.hpp"
 #include "lumi_state.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct event_access {
   static event make(event_state& s, const graph& g, std::uint32_t m) noexcept {
@@ -33,4 +33,4 @@ struct event_access {
   }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -6,7 +6,7 @@
 
 #include "heddle/fw/process.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 namespace {
 using enum module_role;
@@ -48,14 +48,14 @@ const module_type* find_module_type(std::string_view name) noexcept {
 
 const std::vector<module_type>& module_types() noexcept { return types; }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail
 
 namespace heddle::fw {
 
 const std::vector<std::string>& known_module_types() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& t : detail::module_types()) v.emplace_back(t.name);
+    for (const auto& t : fw_detail::module_types()) v.emplace_back(t.name);
     std::sort(v.begin(), v.end());
     return v;
   }();

@@ -8,7 +8,7 @@
 
 #include "heddle/fw/module_base.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 enum class spend : std::uint8_t { nothing, busy, sleep, acquire };  // acquire: ExternalWork, a timer by default
 enum class time_key : std::uint8_t { none, average, event_times };
@@ -27,4 +27,4 @@ struct module_type {
 const module_type* find_module_type(std::string_view name) noexcept;
 const std::vector<module_type>& module_types() noexcept;
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -21,7 +21,9 @@ namespace heddle::fw {
 
 using json = nlohmann::json;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 
 struct parameter_node {
   std::shared_ptr<const json> value;  // this set's object; owns the whole document
@@ -56,7 +58,9 @@ parameter_set make_parameter_set(const json& object, std::string where) {
   return make_root(object, std::move(where));
 }
 
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 parameter_error::~parameter_error() = default;
 
@@ -65,9 +69,9 @@ parameter_error::parameter_error(std::string where, std::string name, const std:
 
 namespace {
 
-using detail::parameter_access;
-using detail::parameter_node;
-using detail::parameter_reads;
+using fw_detail::parameter_access;
+using fw_detail::parameter_node;
+using fw_detail::parameter_reads;
 
 // "string \"abc\"", "number 2.5", "array [1,2,3,...]": a JSON value for a message, at most about
 // 40 characters of it, cut on a UTF-8 character boundary.
@@ -285,7 +289,7 @@ std::string at(const std::string& where, std::pair<std::size_t, std::size_t> lc)
 }
 
 const parameter_set& empty_set() {
-  static const parameter_set empty = detail::make_parameter_set(json::object(), "parameters");
+  static const parameter_set empty = fw_detail::make_parameter_set(json::object(), "parameters");
   return empty;
 }
 
@@ -293,8 +297,8 @@ const parameter_set& empty_set() {
 
 parameter_set::parameter_set() : parameter_set(empty_set()) {}
 
-parameter_set::parameter_set(std::shared_ptr<const detail::parameter_node> node,
-                             std::shared_ptr<detail::parameter_reads> reads) noexcept
+parameter_set::parameter_set(std::shared_ptr<const fw_detail::parameter_node> node,
+                             std::shared_ptr<fw_detail::parameter_reads> reads) noexcept
     : node_(std::move(node)), reads_(std::move(reads)) {}
 
 parameter_set parameter_set::from_json(std::string_view text, std::string where) {
@@ -305,7 +309,7 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
-    throw config_error(at(where, detail::line_column(text, e.byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, fw_detail::line_column(text, e.byte)) + "malformed JSON: " + why);
   } catch (const json::out_of_range& e) {
     // A number beyond a double ("1e400"): nlohmann says "... number overflow parsing '1e400'"
     // without a place; the place is the literal's first appearance.
@@ -315,14 +319,14 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     if (auto open = why.find('\''); open != std::string::npos && why.back() == '\'') {
       byte = text.find(std::string_view(why).substr(open + 1, why.size() - open - 2)) + 1;  // npos + 1 == 0
     }
-    throw config_error(at(where, detail::line_column(text, byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, fw_detail::line_column(text, byte)) + "malformed JSON: " + why);
   }
   if (!doc.is_object()) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    throw config_error(at(where, detail::line_column(text, first + 1)) + "expected a JSON object, found " +
+    throw config_error(at(where, fw_detail::line_column(text, first + 1)) + "expected a JSON object, found " +
                        doc.type_name());
   }
-  return detail::make_root(std::move(doc), std::move(where));
+  return fw_detail::make_root(std::move(doc), std::move(where));
 }
 
 template <parameter_type T>

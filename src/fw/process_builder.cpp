@@ -111,7 +111,7 @@ process make_process(const process_config& config, const timing_options& timing,
     }
     const std::string named = p.source() + ": " + c.where + " '" + c.label + "'";
     p.add_module({c.label, c.type, c.where, c.select_paths},
-                 detail::study_module_factory(c, timing, config.options, named));
+                 fw_detail::study_module_factory(c, timing, config.options, named));
   }
   for (const module_config& c : config.es_producers) add_registered_es(p, c, plugins);
   if (!config.conditions_file.empty()) p.set_conditions(conditions::from_json_file(config.conditions_file));

@@ -44,7 +44,7 @@ registry& the_registry() {
 
 }  // namespace
 
-std::string detail::library_of(const void* address) {
+std::string fw_detail::library_of(const void* address) {
   Dl_info info{};
   link_map* map = nullptr;
   if (!dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) return "(unknown library)";
@@ -59,21 +59,21 @@ std::string detail::library_of(const void* address) {
   return "(unknown library)";
 }
 
-detail::module_registration::module_registration(const char* name, module_maker make) noexcept
+fw_detail::module_registration::module_registration(const char* name, module_maker make) noexcept
     : key_(reinterpret_cast<const void*>(make)) {
   registered_module m;
   m.make = make;
   add(name, std::move(m));
 }
 
-detail::module_registration::module_registration(const char* name, es_maker make) noexcept
+fw_detail::module_registration::module_registration(const char* name, es_maker make) noexcept
     : key_(reinterpret_cast<const void*>(make)) {
   registered_module m;
   m.make_es = make;
   add(name, std::move(m));
 }
 
-void detail::module_registration::add(const char* name, registered_module entry) noexcept {
+void fw_detail::module_registration::add(const char* name, registered_module entry) noexcept {
   try {
     registry& r = the_registry();
     entry.name = name ? name : "";
@@ -94,7 +94,7 @@ void detail::module_registration::add(const char* name, registered_module entry)
   }
 }
 
-detail::module_registration::~module_registration() {
+fw_detail::module_registration::~module_registration() {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
   for (auto it = r.by_name.begin(); it != r.by_name.end(); ++it)
@@ -123,7 +123,7 @@ std::vector<std::string> registered_module_names() {
   return names;
 }
 
-detail::library_registrations detail::registrations_of(const std::string& library) {
+fw_detail::library_registrations fw_detail::registrations_of(const std::string& library) {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
   library_registrations out;

@@ -19,7 +19,7 @@
 #include "module_access.hpp"
 #include "trace_kinds.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 using heddle::core_detail::steady_now_ns;   // timeline entries' clock
 using heddle::core_detail::exception_text;  // what a module's exception says, for its module_error
@@ -124,4 +124,4 @@ class run_steps {
   mutable std::uint32_t began_ = 0;  // modules (in declaration order) whose begin_job returned
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -16,9 +16,9 @@ dependency_bound analyse_dependencies(const process_config& config, double time_
   process p = make_process(config, timing_options{wait_mode::as_configured, time_scale, 1});
   p.finalize();
   // A module of another type (a registered one) costs nothing and passes every event.
-  std::vector<const detail::timing_module*> timed;
+  std::vector<const fw_detail::timing_module*> timed;
   for (std::size_t m = 0; m < config.modules.size(); ++m)
-    timed.push_back(dynamic_cast<const detail::timing_module*>(&p.module(m)));
+    timed.push_back(dynamic_cast<const fw_detail::timing_module*>(&p.module(m)));
   const module_costs costs{[&](std::uint32_t m, std::uint64_t e) { return timed[m] ? timed[m]->seconds_for(e) : 0.0; },
                            [&](std::uint32_t m, std::uint64_t e) { return !timed[m] || timed[m]->passes(e); }};
   return analyse_dependencies(p, costs, events);

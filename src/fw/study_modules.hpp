@@ -9,7 +9,7 @@
 #include "heddle/fw/config.hpp"
 #include "heddle/fw/process.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // What a timing module does for an event, as numbers (demo_rules.hpp), for the study's dependency
 // bound (study_analysis.cpp): the study's own interface beside module_base, which knows none of it.
@@ -32,4 +32,4 @@ class timing_module {
 module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
                                     const std::string& named);
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -21,6 +21,7 @@ namespace stress_test {
 namespace {
 
 using namespace heddle::fw;
+namespace fw_detail = heddle::fw_detail;
 
 // A random configuration: `n` producers in a DAG (each gets up to 4 earlier ones), filters with
 // decision patterns, output modules selecting paths.
@@ -101,7 +102,7 @@ enum ptype : int { t_int, t_vector, t_string, t_cluster, num_types };
 // Folds a product into a hash, and makes one from a hash.
 template <class T>
 std::uint64_t fold(std::uint64_t h, const T& v) noexcept {
-  return detail::digest_mix(h ^ product_digest(v));
+  return fw_detail::digest_mix(h ^ product_digest(v));
 }
 void make_product(event& e, ptype t, std::uint64_t h, const put_token<std::int64_t>& i,
                   const put_token<std::vector<double>>& v, const put_token<std::string>& s,
