@@ -501,9 +501,13 @@ std::string read_config_text(const std::string& path) {
   return text.str();
 }
 
-fw_detail::option_registration::option_registration(added_option row) noexcept : row_(row) {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+
+option_registration::option_registration(added_option row) noexcept : row_(row) {
   try {
-    added_option_table& t = added_table();
+    fw::added_option_table& t = fw::added_table();
     std::lock_guard lock(t.m);
     t.rows.push_back(row);
   } catch (...) {
@@ -511,17 +515,21 @@ fw_detail::option_registration::option_registration(added_option row) noexcept :
   }
 }
 
-fw_detail::option_registration::~option_registration() {
-  added_option_table& t = added_table();
+option_registration::~option_registration() {
+  fw::added_option_table& t = fw::added_table();
   std::lock_guard lock(t.m);
   std::erase_if(t.rows, [&](const added_option& r) { return r.name == row_.name && r.check == row_.check; });
 }
 
-std::vector<fw_detail::added_option> fw_detail::added_options() {
-  added_option_table& t = added_table();
+std::vector<added_option> added_options() {
+  fw::added_option_table& t = fw::added_table();
   std::lock_guard lock(t.m);
   return t.rows;
 }
+
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {
   return parse_config(read_config_text(path), path, overrides);

@@ -151,8 +151,8 @@ class demo_module final : public module_base, public fw_detail::timing_module {
 
 namespace heddle::fw_detail {
 
-module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
-                                    const std::string& named) {
+fw::module_factory study_module_factory(const fw::module_config& c, const fw::timing_options& timing,
+                                        const parameter_set& options, const std::string& named) {
   const module_type* t = find_module_type(c.type);
   if (!t) throw config_error(named + ": unknown module type '" + c.type + "'");
   const double busy_scale = timing.busy_wait_scale > 0 ? timing.busy_wait_scale
@@ -160,7 +160,7 @@ module_factory study_module_factory(const module_config& c, const timing_options
   if (!(busy_scale > 0))
     throw config_error(named + ": a timing module needs process.options.busyWaitScaleFactor " +
                        "(busy-wait iterations per second: heddle-fw calibrate measures it) or --busy-wait-scale");
-  return [c, t, timing, busy_scale] { return std::make_unique<demo_module>(c, *t, timing, busy_scale); };
+  return [c, t, timing, busy_scale] { return std::make_unique<fw::demo_module>(c, *t, timing, busy_scale); };
 }
 
 }  // namespace heddle::fw_detail

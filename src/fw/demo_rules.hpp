@@ -15,7 +15,7 @@ namespace heddle::fw_detail {
 // A built-in module's time for `event`, before the time scale: eventTimes[event % size]; else
 // averageTime, spread evenly within [minTime, maxTime] around the average (the same for every run
 // of the event) when both are given.
-inline double module_seconds(const module_config& c, std::uint64_t label_hash, std::uint64_t event) noexcept {
+inline double module_seconds(const fw::module_config& c, std::uint64_t label_hash, std::uint64_t event) noexcept {
   if (!c.event_times.empty()) return c.event_times[event % c.event_times.size()];
   double s = c.average_time;
   if (c.min_time && c.max_time) {
@@ -28,7 +28,7 @@ inline double module_seconds(const module_config& c, std::uint64_t label_hash, s
 
 // A built-in filter's result for `event`: 1 (passes) where its pattern says pass[event % size] or
 // it has none, else 0.
-inline std::int64_t filter_result(const module_config& c, std::uint64_t event) noexcept {
+inline std::int64_t filter_result(const fw::module_config& c, std::uint64_t event) noexcept {
   return c.pass.empty() || c.pass[event % c.pass.size()] ? 1 : 0;
 }
 

@@ -28,8 +28,8 @@ struct event_access {
     return luminosity_block(s, g, m, ending);
   }
   // The run module m sees in its begin (`ending` false) or end transition.
-  static run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
-    return run(s, g, m, ending);
+  static fw::run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
+    return fw::run(s, g, m, ending);
   }
 };
 

@@ -21,8 +21,8 @@
 namespace heddle::fw_detail {
 
 struct node {
-  module_spec spec;
-  module_factory make;
+  fw::module_spec spec;
+  fw::module_factory make;
   // [0] always; stream modules one per stream once a run has made them (prepare_streams). Only
   // the process's setup and the processors' constructors change it, before any event runs.
   mutable std::vector<std::unique_ptr<module_base>> instances;

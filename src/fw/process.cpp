@@ -49,11 +49,6 @@ const module_base& process::module(std::size_t i) const {
   return graph_->nodes[i].first();
 }
 
-const fw_detail::graph& fw_detail::graph_of(const process& p) {
-  if (!p.graph_->finalized) throw std::logic_error("heddle::fw_detail::graph_of: finalize() first");
-  return *p.graph_;
-}
-
 module_base& process::add_module(module_spec spec, module_factory make) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_module: already finalized");
   std::unique_ptr<module_base> first = make ? make() : nullptr;
@@ -91,6 +86,11 @@ void process::set_conditions(conditions c) {
 }  // namespace heddle::fw
 
 namespace heddle::fw_detail {
+const graph& graph_of(const fw::process& p) {
+  if (!p.graph_->finalized) throw std::logic_error("heddle::fw_detail::graph_of: finalize() first");
+  return *p.graph_;
+}
+
 void prepare_streams(const graph& g, unsigned streams) {
   for (const node& n : g.nodes) {
     if (n.kind() != module_kind::stream) continue;

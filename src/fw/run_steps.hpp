@@ -69,7 +69,7 @@ class run_steps {
     each(
         "end_run", state.number, event,
         [&](module_base& m, const event_setup& s, std::uint32_t i) {
-          run r = event_access::run_of(state, g_, i, true);
+          fw::run r = event_access::run_of(state, g_, i, true);
           m.end_run(r, s);
         },
         &g_.end_run_order);

@@ -29,7 +29,7 @@ class timing_module {
 // process options' busyWaitScaleFactor (`options`, process_config::options, where
 // demo_modules.cpp adds it). config_error naming `named` ("t.json: process.producers[3] 'alpha'")
 // when the type is not built in or neither scale is given.
-module_factory study_module_factory(const module_config& c, const timing_options& timing, const parameter_set& options,
-                                    const std::string& named);
+fw::module_factory study_module_factory(const fw::module_config& c, const fw::timing_options& timing,
+                                        const parameter_set& options, const std::string& named);
 
 }  // namespace heddle::fw_detail

@@ -53,6 +53,8 @@ struct ExternalWork {};
 
 namespace heddle::fw_detail {
 
+using fw::ExternalWork;
+
 // The abilities: fw_detail::ability<Tag> for each tag (ExternalWork's below); the primary template
 // says that a type is no ability.
 template <class Tag>

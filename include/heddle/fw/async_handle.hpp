@@ -26,7 +26,7 @@ namespace heddle::fw_detail {
 class HEDDLE_EXPORT acquire_sink {
  public:
   // A handle for module `module` of `event`, completed here.
-  async_handle handle(void* event, std::uint32_t module) noexcept;
+  fw::async_handle handle(void* event, std::uint32_t module) noexcept;
 
   virtual void acquired(void* event, std::uint32_t module, std::exception_ptr error) noexcept = 0;
   // The handle was destroyed uncompleted (inside acquire, perhaps while an exception unwinds it).
@@ -88,8 +88,13 @@ class HEDDLE_EXPORT async_handle {
   std::uint32_t module_;
 };
 
-inline async_handle fw_detail::acquire_sink::handle(void* event, std::uint32_t module) noexcept {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+// The fw layer's internals name it unqualified.
+using fw::async_handle;
+
+inline async_handle acquire_sink::handle(void* event, std::uint32_t module) noexcept {
   return async_handle(this, event, module);
 }
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail

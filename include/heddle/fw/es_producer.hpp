@@ -146,3 +146,9 @@ class HEDDLE_EXPORT es_producer {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::es_context;
+using fw::es_producer;
+}  // namespace heddle::fw_detail

@@ -124,3 +124,8 @@ class HEDDLE_EXPORT event {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::event_id;
+}  // namespace heddle::fw_detail

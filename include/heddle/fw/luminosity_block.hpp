@@ -73,3 +73,9 @@ class HEDDLE_EXPORT luminosity_block : public fw_detail::block_products<luminosi
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::luminosity_block;
+using fw::luminosity_block_id;
+}  // namespace heddle::fw_detail

@@ -159,3 +159,9 @@ class HEDDLE_EXPORT module_base {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::module_kind;
+using fw::module_role;
+}  // namespace heddle::fw_detail

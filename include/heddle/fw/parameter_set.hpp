@@ -61,6 +61,10 @@ class HEDDLE_EXPORT parameter_error : public config_error {
 }  // namespace heddle::fw
 
 namespace heddle::fw_detail {
+// The fw layer's internals name these unqualified.
+using fw::input_tag;
+using fw::parameter_set;
+
 template <class T>
 inline constexpr bool is_parameter_scalar = std::same_as<T, bool> || std::same_as<T, int> ||
                                             std::same_as<T, unsigned> || std::same_as<T, long> ||

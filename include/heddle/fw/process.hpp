@@ -32,7 +32,7 @@ namespace heddle::fw_detail {
 class graph;
 // The finalized process as the processors and the dependency bound see it (src/fw/graph.hpp, not
 // installed). std::logic_error before finalize().
-HEDDLE_EXPORT const graph& graph_of(const process& p);
+HEDDLE_EXPORT const graph& graph_of(const fw::process& p);
 }  // namespace heddle::fw_detail
 
 namespace heddle::fw {

@@ -61,6 +61,13 @@ HEDDLE_EXPORT std::vector<std::string> registered_module_names();
 }  // namespace heddle::fw
 
 namespace heddle::fw_detail {
+// The fw layer's internals name these unqualified.
+using fw::es_maker;
+using fw::module_context;
+using fw::module_maker;
+using fw::parameter_set;
+using fw::registered_module;
+
 template <class M>
 std::unique_ptr<module_base> make_module(const parameter_set& parameters,
                                          [[maybe_unused]] const module_context& context) {

@@ -42,10 +42,10 @@ inline constexpr branch_type in_run = branch_type::in_run;
 
 namespace heddle::fw_detail {
 // The transition that makes the products a consumes `where` reads.
-constexpr transition made_at(branch_type where) noexcept {
-  return where == in_event  ? transition::event
-         : where == in_lumi ? transition::end_luminosity_block
-                            : transition::end_run;
+constexpr fw::transition made_at(fw::branch_type where) noexcept {
+  return where == fw::in_event  ? fw::transition::event
+         : where == fw::in_lumi ? fw::transition::end_luminosity_block
+                                : fw::transition::end_run;
 }
 }  // namespace heddle::fw_detail
 
@@ -100,3 +100,18 @@ class es_token {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::branch_type;
+using fw::es_token;
+using fw::event;
+using fw::event_setup;
+using fw::get_token;
+using fw::in_event;
+using fw::in_lumi;
+using fw::in_run;
+using fw::module_base;
+using fw::put_token;
+using fw::transition;
+}  // namespace heddle::fw_detail
