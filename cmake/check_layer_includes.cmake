@@ -7,8 +7,8 @@
 #     (heddle_layer_<layer>_offers in cmake/layers.cmake);
 #   - nothing of a layer above it.
 # and that it opens no other layer's detail namespace (heddle_layer_<layer>_namespace), nor one nested
-# in it, however it is spelled (`namespace heddle::fw::detail`, or `namespace detail` inside
-# `namespace heddle::fw`): each layer keeps its internals in its own, and a layer above names
+# in it, however it is spelled (`namespace heddle::fw_detail`, or `namespace fw_detail` inside
+# `namespace heddle`): each layer keeps its internals in its own, and a layer above names
 # the offered parts of a lower one qualified, never by declaring into it.
 # What each layer may use, owns, offers and calls its detail namespace is in the table of the layers,
 # cmake/layers.cmake (docs/architecture.md shows it).

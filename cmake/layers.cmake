@@ -38,7 +38,7 @@ set(heddle_layer_core_namespace heddle::core_detail)
 set(heddle_layer_async_namespace heddle::async_detail)
 set(heddle_layer_dispatch_namespace heddle::dispatch_detail)
 set(heddle_layer_am_namespace heddle::am_detail)
-set(heddle_layer_fw_namespace heddle::fw::detail)
+set(heddle_layer_fw_namespace heddle::fw_detail)
 
 # heddle_layer_<layer>_offers: the headers of its detail/ folders that the layers above it may
 # include, each a small interface with its contract in the header (docs/architecture.md, "What a

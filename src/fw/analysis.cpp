@@ -43,7 +43,7 @@ namespace {
 // says.
 class replay {
  public:
-  replay(const module_costs& source, const detail::graph& g)
+  replay(const module_costs& source, const fw_detail::graph& g)
       : source_(source),
         g_(g),
         consumers_(g.size()),
@@ -70,13 +70,13 @@ class replay {
     double work = 0;
 
     for (std::uint32_t p = 0; p < g_.paths.size(); ++p)
-      path_stepped(p, detail::step_path(g_.paths[p], 0, path_walker{*this, p}));
+      path_stepped(p, fw_detail::step_path(g_.paths[p], 0, path_walker{*this, p}));
     bool outputs_started = false;
     for (;;) {
       if (paths_left_ == 0 && !outputs_started) {
         outputs_started = true;
         for (std::uint32_t out : g_.outputs)
-          if (detail::selected(g_.nodes[out], passed_.data())) request(out);
+          if (fw_detail::selected(g_.nodes[out], passed_.data())) request(out);
       }
       if (running_.empty()) break;
       const auto [t, m] = running_.top();
@@ -89,7 +89,7 @@ class replay {
         if (requested_[q] && !done_[q] && --pending_[q] == 0) start(q);
       // The paths that wait on m step on; none comes to wait on m again (m is done).
       for (const auto& [p, k] : waiting_[m])
-        path_stepped(p, detail::resume_path(g_.paths[p], k, result_[m], path_walker{*this, p}));
+        path_stepped(p, fw_detail::resume_path(g_.paths[p], k, result_[m], path_walker{*this, p}));
       waiting_[m].clear();
     }
     return {work, now_};
@@ -110,9 +110,9 @@ class replay {
     bool passes(std::uint32_t f) const noexcept { return r.result_[f]; }
   };
 
-  void path_stepped(std::uint32_t p, detail::path_state s) {
-    if (s == detail::path_state::waiting) return;
-    passed_[p] = s == detail::path_state::passed;
+  void path_stepped(std::uint32_t p, fw_detail::path_state s) {
+    if (s == fw_detail::path_state::waiting) return;
+    passed_[p] = s == fw_detail::path_state::passed;
     --paths_left_;
   }
 
@@ -132,7 +132,7 @@ class replay {
   using finish = std::pair<double, std::uint32_t>;  // when a running module is done
 
   const module_costs& source_;
-  const detail::graph& g_;
+  const fw_detail::graph& g_;
   std::vector<std::vector<std::uint32_t>> consumers_;  // per module, the modules that get its product
   std::vector<double> seconds_;                        // per module, its time for this event
   std::vector<std::uint8_t> requested_, done_;
@@ -149,7 +149,7 @@ class replay {
 }  // namespace
 
 dependency_bound analyse_dependencies(const process& p, const module_costs& costs, std::uint64_t events) {
-  const detail::graph& g = detail::graph_of(p);
+  const fw_detail::graph& g = fw_detail::graph_of(p);
   replay r(costs, g);
   dependency_bound bound;
   bound.events.reserve(events);
@@ -158,7 +158,7 @@ dependency_bound analyse_dependencies(const process& p, const module_costs& cost
 }
 
 dependency_bound analyse_dependencies(const process& p, const timeline& recorded, std::uint64_t events) {
-  const detail::graph& g = detail::graph_of(p);
+  const fw_detail::graph& g = fw_detail::graph_of(p);
   // seconds[e][m]: the module's executions for the event, summed.
   std::vector<std::vector<double>> seconds(events, std::vector<double>(g.size(), 0.0));
   for (const timeline_entry& t : recorded.entries())

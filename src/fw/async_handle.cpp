@@ -17,7 +17,7 @@ async_handle::~async_handle() {
   if (sink_) sink_->dropped(event_, module_);
 }
 
-detail::acquire_sink* async_handle::take() {
+fw_detail::acquire_sink* async_handle::take() {
   if (!sink_) throw std::logic_error("heddle::fw::async_handle: already completed (or moved from)");
   return std::exchange(sink_, nullptr);
 }
@@ -32,14 +32,14 @@ void async_handle::fail(std::exception_ptr error) {
 namespace {
 // Hands a completed future's outcome to the sink, on the completing thread.
 struct acquire_hook final : heddle::core_detail::completion_hook {
-  acquire_hook(detail::acquire_sink* s, void* e, std::uint32_t m) noexcept
+  acquire_hook(fw_detail::acquire_sink* s, void* e, std::uint32_t m) noexcept
       : completion_hook(&finished), sink(s), event(e), module(m) {}
   static void finished(completion_hook* h, std::exception_ptr error) noexcept {
     auto* self = static_cast<acquire_hook*>(h);
     self->sink->acquired(self->event, self->module, std::move(error));
     delete self;
   }
-  detail::acquire_sink* sink;
+  fw_detail::acquire_sink* sink;
   void* event;
   std::uint32_t module;
 };
@@ -47,7 +47,7 @@ struct acquire_hook final : heddle::core_detail::completion_hook {
 
 void async_handle::after(future<void>&& f) {
   if (!f.valid()) throw invalid_future("heddle::fw::async_handle::after: the future has no state");
-  detail::acquire_sink* s = take();
+  fw_detail::acquire_sink* s = take();
   if (!s->core()) {  // a processor without a runtime (the single-threaded one): wait here
     std::exception_ptr error;
     try {
@@ -62,7 +62,7 @@ void async_handle::after(future<void>&& f) {
 }
 
 void async_handle::done_at(std::chrono::steady_clock::time_point deadline) {
-  detail::acquire_sink* s = take();
+  fw_detail::acquire_sink* s = take();
   heddle::core_detail::runtime_core* core = s->core();
   if (!core) {
     std::this_thread::sleep_until(deadline);

@@ -23,19 +23,19 @@ namespace heddle::fw {
 namespace {
 
 using json = nlohmann::json;
-using detail::array;
-using detail::boolean;
-using detail::check_keys;
-using detail::count;
-using detail::key;
-using detail::kind;
-using detail::object;
-using detail::place;
-using detail::positive;
-using detail::read_keys;
-using detail::require;
-using detail::seconds;
-using detail::string;
+using fw_detail::array;
+using fw_detail::boolean;
+using fw_detail::check_keys;
+using fw_detail::count;
+using fw_detail::key;
+using fw_detail::kind;
+using fw_detail::object;
+using fw_detail::place;
+using fw_detail::positive;
+using fw_detail::read_keys;
+using fw_detail::require;
+using fw_detail::seconds;
+using fw_detail::string;
 
 void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
   check_keys(obj, p, std::span(known.begin(), known.size()));
@@ -79,7 +79,7 @@ const key<process_config> option_keys[] = {
 // another thread reads a configuration.
 struct added_option_table {
   std::mutex m;
-  std::vector<detail::added_option> rows;
+  std::vector<fw_detail::added_option> rows;
 };
 added_option_table& added_table() {
   static added_option_table* t = new added_option_table;  // never destroyed: rows end as libraries unload
@@ -92,12 +92,12 @@ void read_options(const json& obj, const place& p, process_config& c) {
   struct row {
     std::string_view name;
     const key<process_config>* own = nullptr;  // a framework's key, or
-    const detail::added_option* added = nullptr;
+    const fw_detail::added_option* added = nullptr;
   };
-  const std::vector<detail::added_option> added = detail::added_options();
+  const std::vector<fw_detail::added_option> added = fw_detail::added_options();
   std::vector<row> rows;
   for (const key<process_config>& k : option_keys) rows.push_back({k.name, &k, nullptr});
-  for (const detail::added_option& a : added) {
+  for (const fw_detail::added_option& a : added) {
     auto at = std::find_if(rows.begin(), rows.end(), [&](const row& r) { return r.name == a.after; });
     rows.insert(at == rows.end() ? rows.end() : at + 1, row{a.name, nullptr, &a});
   }
@@ -119,7 +119,7 @@ void read_options(const json& obj, const place& p, process_config& c) {
       present[std::string(r.name)] = *it;
     }
   }
-  c.options = detail::make_parameter_set(std::move(present), p.file + ": " + p.where);
+  c.options = fw_detail::make_parameter_set(std::move(present), p.file + ": " + p.where);
 }
 
 // process.source, and lumisPerRun, which sizes runs in lumis (eventsPerRun = eventsPerLumi x
@@ -157,7 +157,7 @@ module_config parse_registered(const json& v, const place& p, module_config m, s
     m.select_paths = strings(*it, p.at("selectEvents"));
     parameters.erase("selectEvents");
   }
-  m.parameters = detail::make_parameter_set(std::move(parameters), p.file + ": " + p.where + " '" + m.label + "'");
+  m.parameters = fw_detail::make_parameter_set(std::move(parameters), p.file + ": " + p.where + " '" + m.label + "'");
   return m;
 }
 
@@ -296,7 +296,7 @@ process_config parse_config(std::string_view text, const std::string& file,
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    auto [line, col] = detail::line_column(text, e.byte);
+    auto [line, col] = fw_detail::line_column(text, e.byte);
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
@@ -390,34 +390,12 @@ std::string read_config_text(const std::string& path) {
   return text.str();
 }
 
-detail::option_registration::option_registration(added_option row) noexcept : row_(row) {
-  try {
-    added_option_table& t = added_table();
-    std::lock_guard lock(t.m);
-    t.rows.push_back(row);
-  } catch (...) {
-    // Out of memory while a library loads: the option stays unknown, and a file that gives it says so.
-  }
-}
-
-detail::option_registration::~option_registration() {
-  added_option_table& t = added_table();
-  std::lock_guard lock(t.m);
-  std::erase_if(t.rows, [&](const added_option& r) { return r.name == row_.name && r.check == row_.check; });
-}
-
-std::vector<detail::added_option> detail::added_options() {
-  added_option_table& t = added_table();
-  std::lock_guard lock(t.m);
-  return t.rows;
-}
-
 void set_option(process_config& config, const std::string& name, const std::string& value, const std::string& origin) {
-  const std::vector<detail::added_option> added = detail::added_options();
-  auto row = std::find_if(added.begin(), added.end(), [&](const detail::added_option& a) { return a.name == name; });
+  const std::vector<fw_detail::added_option> added = fw_detail::added_options();
+  auto row = std::find_if(added.begin(), added.end(), [&](const fw_detail::added_option& a) { return a.name == name; });
   if (row == added.end()) {
     std::string list;
-    for (const detail::added_option& a : added) list += (list.empty() ? "" : ", ") + std::string(a.name);
+    for (const fw_detail::added_option& a : added) list += (list.empty() ? "" : ", ") + std::string(a.name);
     throw config_error(origin + ": unknown option '" + name + "' (added options: " + (list.empty() ? "none" : list) +
                        ")");
   }
@@ -430,7 +408,7 @@ void set_option(process_config& config, const std::string& name, const std::stri
   }
   json options = json::parse(config.options.dump());
   options[name] = v;
-  config.options = detail::make_parameter_set(std::move(options), file + ": process.options");
+  config.options = fw_detail::make_parameter_set(std::move(options), file + ": process.options");
 }
 
 process_config load_config(const std::string& path, const std::vector<parameter_override>& overrides) {
@@ -438,3 +416,29 @@ process_config load_config(const std::string& path, const std::vector<parameter_
 }
 
 }  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+
+option_registration::option_registration(added_option row) noexcept : row_(row) {
+  try {
+    fw::added_option_table& t = fw::added_table();
+    std::lock_guard lock(t.m);
+    t.rows.push_back(row);
+  } catch (...) {
+    // Out of memory while a library loads: the option stays unknown, and a file that gives it says so.
+  }
+}
+
+option_registration::~option_registration() {
+  fw::added_option_table& t = fw::added_table();
+  std::lock_guard lock(t.m);
+  std::erase_if(t.rows, [&](const added_option& r) { return r.name == row_.name && r.check == row_.check; });
+}
+
+std::vector<added_option> added_options() {
+  fw::added_option_table& t = fw::added_table();
+  std::lock_guard lock(t.m);
+  return t.rows;
+}
+
+}  // namespace heddle::fw_detail

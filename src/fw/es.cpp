@@ -50,7 +50,7 @@ conditions conditions::from_json(std::string_view text, const std::string& file)
   try {
     doc = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, column] = detail::line_column(text, e.byte);
+    const auto [line, column] = fw_detail::line_column(text, e.byte);
     std::string why = e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: why"
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
     throw config_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + why);
@@ -88,8 +88,8 @@ conditions conditions::from_json(std::string_view text, const std::string& file)
       const iov_start start{number("firstRun", true), number("firstLumi", false)};
       auto payload = v.find("payload");
       const nlohmann::json empty = nlohmann::json::object();
-      parameter_set ps = detail::make_parameter_set(payload == v.end() ? empty : *payload,
-                                                    file + ": " + ai + ".payload");
+      parameter_set ps = fw_detail::make_parameter_set(payload == v.end() ? empty : *payload,
+                                                       file + ": " + ai + ".payload");
       try {
         c.add(record, start, std::move(ps));
       } catch (const std::invalid_argument&) {
@@ -113,24 +113,24 @@ conditions conditions::from_json_file(const std::string& path) {
 
 es_producer::~es_producer() = default;
 
-std::uint32_t es_producer::declare(std::string label, const std::type_info& record, const detail::product_ops* ops) {
+std::uint32_t es_producer::declare(std::string label, const std::type_info& record, const fw_detail::product_ops* ops) {
   if (frozen_)
     throw std::logic_error("heddle::fw::es_producer::es_produces: '" + label_ +
                            "' is in a process already: declare in the constructor");
   if (!produced_.empty() && *produced_.front().record != record)
     throw std::logic_error("heddle::fw::es_producer::es_produces: a producer makes data of one record (" +
-                           detail::type_name(*produced_.front().record) + "), not also of " +
-                           detail::type_name(record));
-  for (const detail::es_produced& p : produced_)
+                           fw_detail::type_name(*produced_.front().record) + "), not also of " +
+                           fw_detail::type_name(record));
+  for (const fw_detail::es_produced& p : produced_)
     if (p.label == label && *p.ops->type == *ops->type)
-      throw std::logic_error("heddle::fw::es_producer::es_produces: " + detail::type_name(*ops->type) + " '" + label +
-                             "' declared twice");
+      throw std::logic_error("heddle::fw::es_producer::es_produces: " + fw_detail::type_name(*ops->type) + " '" +
+                             label + "' declared twice");
   produced_.push_back({std::move(label), &record, ops});
   return static_cast<std::uint32_t>(produced_.size() - 1);
 }
 
 void es_context::check(std::uint32_t index, const std::type_info& type) const {
-  const auto& declared = detail::es_access::declared(producer_);
+  const auto& declared = fw_detail::es_access::declared(producer_);
   if (index >= declared.size() || *declared[index].ops->type != type)
     throw std::logic_error("heddle::fw::es_context::emplace: condition producer '" + producer_.label() +
                            "' used a token it did not get");
@@ -148,7 +148,9 @@ void es_context::store(std::uint32_t index, void* data, void (*destroy)(void*) n
 
 // --- cells
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 
 std::uint32_t es_state::interval(std::uint32_t producer, std::uint32_t run, std::uint32_t lumi) const {
   const es_node& p = g_.es_nodes[producer];
@@ -242,10 +244,12 @@ const void* es_state::data(std::uint32_t m, std::uint32_t consumed, std::uint32_
   return c.data[item.index];
 }
 
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 const void* event_setup::data(std::uint32_t consumed, const std::type_info& type, const std::type_info& record) const {
-  const detail::node& n = graph_.nodes[module_];
+  const fw_detail::node& n = graph_.nodes[module_];
   const auto& declared = n.declared().es_consumes;
   if (consumed >= declared.size() || *declared[consumed].type != type || *declared[consumed].record != record)
     throw std::logic_error("heddle::fw::event_setup::get: module '" + n.spec.label + "' used a token it did not get");

@@ -17,7 +17,7 @@
 
 #include "graph.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct es_cell {
   enum : std::uint8_t { empty, making, made, failed };
@@ -65,4 +65,4 @@ class es_state {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<es_cell>> cells_;
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -29,11 +29,11 @@ std::string text(const luminosity_block_id& id) {
   return "lumi " + std::to_string(id.lumi) + " of run " + std::to_string(id.run);
 }
 
-[[noreturn]] void fw_bad_token(const detail::node& n, const char* what, std::uint32_t index, std::size_t declared,
+[[noreturn]] void fw_bad_token(const fw_detail::node& n, const char* what, std::uint32_t index, std::size_t declared,
                                const char* who = "event") {
   throw std::logic_error("heddle::fw::" + std::string(who) + "::" + what + ": module '" + n.spec.label +
                          "' used a token (index " +
-                         (index == detail::no_index ? std::string("invalid") : std::to_string(index)) +
+                         (index == fw_detail::no_index ? std::string("invalid") : std::to_string(index)) +
                          ") it did not get: it declared " + std::to_string(declared) +
                          "; a token is only valid in the module that declared it");
 }
@@ -50,7 +50,7 @@ const char* branch_text(branch_type where) {
 }
 
 // A token of another kind of product (event, luminosity block, run) than the call reads or writes.
-[[noreturn]] void wrong_branch(const detail::node& n, const char* call, branch_type token) {
+[[noreturn]] void wrong_branch(const fw_detail::node& n, const char* call, branch_type token) {
   throw std::logic_error("heddle::fw::" + std::string(call) + ": module '" + n.spec.label + "' used the token of " +
                          branch_text(token));
 }
@@ -71,33 +71,34 @@ struct products_in {
   // For messages only (a get or put that succeeds builds no string): "lumi 2 of run 1", "run 1".
   std::string at() const { return id.lumi ? text(id) : "run " + std::to_string(id.run); }
 
-  const void* read(const detail::graph& g, std::uint32_t module, const detail::transition_products& state, bool ending,
-                   std::uint32_t consumed, const std::type_info& type) const {
-    const detail::node& n = g.nodes[module];
+  const void* read(const fw_detail::graph& g, std::uint32_t module, const fw_detail::transition_products& state,
+                   bool ending, std::uint32_t consumed, const std::type_info& type) const {
+    const fw_detail::node& n = g.nodes[module];
     if (consumed >= n.consumed.size() || *n.declared().consumes[consumed].type != type)
       fw_bad_token(n, "get", consumed, n.consumed.size(), who);
     const branch_type token = n.declared().consumes[consumed].where;
     if (token != where) wrong_branch(n, (std::string(who) + "::get").c_str(), token);
     const std::uint32_t p = n.consumed[consumed];
     if (!state.made[p])
-      throw product_error("module '" + n.spec.label + "' reads " + detail::type_name(type) + " '" +
+      throw product_error("module '" + n.spec.label + "' reads " + fw_detail::type_name(type) + " '" +
                           n.declared().consumes[consumed].tag.encode() + "' in " + at() + ", but module '" +
-                          g.nodes[g.table_of(detail::made_at(where))[p].module].spec.label + "' did not make it there" +
+                          g.nodes[g.table_of(fw_detail::made_at(where))[p].module].spec.label +
+                          "' did not make it there" +
                           (ending ? "" : std::string(" (yet: ") + noun + " are made in " + end + ")"));
     return &state.slots[p];
   }
 
-  void* write(const detail::graph& g, std::uint32_t module, detail::transition_products& state, bool ending,
+  void* write(const fw_detail::graph& g, std::uint32_t module, fw_detail::transition_products& state, bool ending,
               std::uint32_t produced, const std::type_info& type) const {
-    const detail::node& n = g.nodes[module];
+    const fw_detail::node& n = g.nodes[module];
     if (produced >= n.products.size() || *n.declared().produces[produced].ops->type != type)
       fw_bad_token(n, "put", produced, n.products.size(), who);
     const transition when = n.declared().produces[produced].when;
-    if (when != detail::made_at(where)) wrong_branch(n, (std::string(who) + "::put").c_str(), branch_of(when));
+    if (when != fw_detail::made_at(where)) wrong_branch(n, (std::string(who) + "::put").c_str(), branch_of(when));
     const std::uint32_t p = n.products[produced];
     if (!ending || state.made[p]) {
       const std::string& instance = g.table_of(when)[p].instance;
-      const std::string what = detail::type_name(type) + " '" + n.spec.label +
+      const std::string what = fw_detail::type_name(type) + " '" + n.spec.label +
                                (instance.empty() ? "" : ":" + instance) + "'";
       if (!ending)
         throw product_error("module '" + n.spec.label + "' writes " + what + " in " + begin + " of " + at() + ": " +
@@ -118,7 +119,7 @@ products_in run_products(std::uint32_t number) {
 }  // namespace
 
 void event::bad_token(const char* what, std::uint32_t index) const {
-  const detail::node& n = graph_.nodes[module_];
+  const fw_detail::node& n = graph_.nodes[module_];
   const bool get = what[0] == 'g';
   const std::size_t declared = get ? n.consumed.size() : n.products.size();
   if (index < declared &&
@@ -129,23 +130,23 @@ void event::bad_token(const char* what, std::uint32_t index) const {
 }
 
 void event::not_made(std::uint32_t consumed) const {
-  const detail::node& n = graph_.nodes[module_];
-  const detail::product& made_by = graph_.products[n.consumed[consumed]];
-  const detail::consumed& c = n.declared().consumes[consumed];
-  throw product_error("module '" + n.spec.label + "' reads " + detail::type_name(*c.type) + " '" + c.tag.encode() +
+  const fw_detail::node& n = graph_.nodes[module_];
+  const fw_detail::product& made_by = graph_.products[n.consumed[consumed]];
+  const fw_detail::consumed& c = n.declared().consumes[consumed];
+  throw product_error("module '" + n.spec.label + "' reads " + fw_detail::type_name(*c.type) + " '" + c.tag.encode() +
                       "' in " + text(id_) + ", but module '" + graph_.nodes[made_by.module].spec.label +
                       "' did not make it there");
 }
 
 void event::made_twice(std::uint32_t produced) const {
-  const detail::node& n = graph_.nodes[module_];
+  const fw_detail::node& n = graph_.nodes[module_];
   const std::string& instance = graph_.products[n.products[produced]].instance;
   throw product_error("module '" + n.spec.label + "' writes " +
-                      detail::type_name(*n.declared().produces[produced].ops->type) + " '" + n.spec.label +
+                      fw_detail::type_name(*n.declared().produces[produced].ops->type) + " '" + n.spec.label +
                       (instance.empty() ? "" : ":" + instance) + "' twice in " + text(id_));
 }
 
-luminosity_block::luminosity_block(detail::lumi_state& state, const detail::graph& g, std::uint32_t module,
+luminosity_block::luminosity_block(fw_detail::lumi_state& state, const fw_detail::graph& g, std::uint32_t module,
                                    bool ending) noexcept
     : state_(state), graph_(g), module_(module), ending_(ending), id_(state.id) {}
 
@@ -161,7 +162,7 @@ void luminosity_block::made(std::uint32_t produced) noexcept {
   state_.made[graph_.nodes[module_].products[produced]] = 1;
 }
 
-run::run(detail::run_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept
+run::run(fw_detail::run_state& state, const fw_detail::graph& g, std::uint32_t module, bool ending) noexcept
     : state_(state), graph_(g), module_(module), ending_(ending), number_(state.number) {}
 
 const void* run::slot_to_read(std::uint32_t consumed, const std::type_info& type) const {

@@ -8,7 +8,7 @@
 #include "heddle/fw/run.hpp"
 #include "lumi_state.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct event_access {
   static event make(event_state& s, const graph& g, std::uint32_t m) noexcept {
@@ -28,9 +28,9 @@ struct event_access {
     return luminosity_block(s, g, m, ending);
   }
   // The run module m sees in its begin (`ending` false) or end transition.
-  static run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
-    return run(s, g, m, ending);
+  static fw::run run_of(run_state& s, const graph& g, std::uint32_t m, bool ending) noexcept {
+    return fw::run(s, g, m, ending);
   }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

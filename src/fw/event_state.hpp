@@ -15,7 +15,7 @@
 #include "graph.hpp"
 #include "heddle/fw/event.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct event_state {
   // A module's state word: `requested` once something asked for it; below it, how many of its
@@ -134,4 +134,4 @@ struct event_state {
   }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -25,7 +25,7 @@ std::string a(const char* noun) {
   return std::string(std::string_view("aeiou").find(noun[0]) == std::string_view::npos ? "a " : "an ") + noun;
 }
 
-std::string where_of(const detail::node& n) { return n.spec.where.empty() ? "module" : n.spec.where; }
+std::string where_of(const fw_detail::node& n) { return n.spec.where.empty() ? "module" : n.spec.where; }
 
 // How a consumes names its branch, and a maker the transition of its product, in messages.
 const char* branch_suffix(branch_type where) {
@@ -39,18 +39,18 @@ const char* made_suffix(transition when) {
 
 class finalizer {
  public:
-  finalizer(detail::graph& g, const std::string& source) : g_(g), source_(source) {}
+  finalizer(fw_detail::graph& g, const std::string& source) : g_(g), source_(source) {}
 
   // Labels: none empty, none used twice ("label already used by"). Builds the label index and
   // each module's hash.
   void index_labels() {
     index_.clear();
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
-      detail::node& n = g_.nodes[i];
+      fw_detail::node& n = g_.nodes[i];
       if (n.spec.label.empty()) fail(where_of(n) + ": empty label");
       auto [it, fresh] = index_.emplace(n.spec.label, i);
       if (!fresh) fail(named(n) + ": label already used by " + where_of(g_.nodes[it->second]));
-      n.hash = detail::hash_label(n.spec.label);
+      n.hash = fw_detail::hash_label(n.spec.label);
     }
   }
 
@@ -68,10 +68,10 @@ class finalizer {
     g_.lumi_products.clear();
     g_.run_products.clear();
     for (std::uint32_t m = 0; m < g_.size(); ++m) {
-      detail::node& n = g_.nodes[m];
+      fw_detail::node& n = g_.nodes[m];
       n.products.clear();
       n.event_products.clear();
-      for (const detail::produced& p : n.declared().produces) {
+      for (const fw_detail::produced& p : n.declared().produces) {
         const bool event_product = p.when == transition::event;
         auto& table = event_product                                ? g_.products
                       : p.when == transition::end_luminosity_block ? g_.lumi_products
@@ -82,25 +82,25 @@ class finalizer {
         table.push_back({m, p.instance, p.ops});
       }
     }
-    for (detail::node& n : g_.nodes) {
+    for (fw_detail::node& n : g_.nodes) {
       n.consumed.clear();
       const auto& consumes = n.declared().consumes;
       for (std::size_t k = 0; k < consumes.size(); ++k) {
-        const detail::consumed& c = consumes[k];
-        const transition when = detail::made_at(c.where);
-        const std::string what = detail::type_name(*c.type) + " '" + c.tag.encode() + "'" + branch_suffix(c.where);
+        const fw_detail::consumed& c = consumes[k];
+        const transition when = fw_detail::made_at(c.where);
+        const std::string what = fw_detail::type_name(*c.type) + " '" + c.tag.encode() + "'" + branch_suffix(c.where);
         const std::string at = named(n) + ": consumes " + what + ": ";
-        const detail::node& maker = g_.nodes[find(c.tag.label, at)];
-        std::uint32_t found = detail::no_index;
+        const fw_detail::node& maker = g_.nodes[find(c.tag.label, at)];
+        std::uint32_t found = fw_detail::no_index;
         std::string made;
         for (std::size_t d = 0; d < maker.products.size(); ++d) {
           const transition made_at = maker.declared().produces[d].when;
-          const detail::product& q = g_.table_of(made_at)[maker.products[d]];
+          const fw_detail::product& q = g_.table_of(made_at)[maker.products[d]];
           if (made_at == when && q.instance == c.tag.instance && *q.ops->type == *c.type) found = maker.products[d];
-          made += (made.empty() ? "" : ", ") + detail::type_name(*q.ops->type) + " '" + maker.spec.label +
+          made += (made.empty() ? "" : ", ") + fw_detail::type_name(*q.ops->type) + " '" + maker.spec.label +
                   (q.instance.empty() ? "" : ":" + q.instance) + "'" + made_suffix(made_at);
         }
-        if (found == detail::no_index)
+        if (found == fw_detail::no_index)
           fail(at + named(maker) + " makes no " + what + " (" +
                (made.empty() ? "it makes no products" : "it makes " + made) + ")");
         n.consumed.push_back(found);
@@ -112,7 +112,7 @@ class finalizer {
         n.reads.push_back({n.consumed[k], consumes[k].where == in_event ? consumes[k].type : &typeid(void)});
       n.writes.clear();
       for (std::size_t k = 0; k < n.products.size(); ++k) {
-        const detail::produced& p = n.declared().produces[k];
+        const fw_detail::produced& p = n.declared().produces[k];
         n.writes.push_back({n.products[k], p.when == transition::event ? p.ops->type : &typeid(void)});
       }
       n.producers.clear();
@@ -130,46 +130,47 @@ class finalizer {
   void resolve_conditions() {
     g_.es_items.clear();
     for (std::uint32_t q = 0; q < g_.es_nodes.size(); ++q) {
-      detail::es_node& p = g_.es_nodes[q];
-      const auto& made = detail::es_access::declared(*p.impl);
+      fw_detail::es_node& p = g_.es_nodes[q];
+      const auto& made = fw_detail::es_access::declared(*p.impl);
       const std::string at = (p.where.empty() ? std::string("condition producer") : p.where) + " '" + p.label + "'";
       if (made.empty()) fail(at + ": makes nothing (declare with es_produces in its constructor)");
       p.record = made.front().record;
-      p.record_name = detail::type_name(*p.record);
+      p.record_name = fw_detail::type_name(*p.record);
       p.intervals = g_.source.intervals(p.record_name);
       for (std::uint32_t i = 0; i < made.size(); ++i) {
-        for (const detail::es_item& other : g_.es_items) {
-          const detail::es_produced& o = detail::es_access::declared(*g_.es_nodes[other.producer].impl)[other.index];
+        for (const fw_detail::es_item& other : g_.es_items) {
+          const fw_detail::es_produced& o =
+              fw_detail::es_access::declared(*g_.es_nodes[other.producer].impl)[other.index];
           if (*o.ops->type == *made[i].ops->type && *o.record == *made[i].record && o.label == made[i].label)
-            fail(at + ": makes " + detail::type_name(*o.ops->type) + " of record " + p.record_name +
+            fail(at + ": makes " + fw_detail::type_name(*o.ops->type) + " of record " + p.record_name +
                  ", also made by '" + g_.es_nodes[other.producer].label + "'");
         }
         g_.es_items.push_back({q, i});
       }
     }
-    for (detail::node& n : g_.nodes) {
+    for (fw_detail::node& n : g_.nodes) {
       n.es_consumed.clear();
       n.es_producers.clear();
-      for (const detail::es_consumed& c : n.declared().es_consumes) {
-        std::uint32_t found = detail::no_index;
+      for (const fw_detail::es_consumed& c : n.declared().es_consumes) {
+        std::uint32_t found = fw_detail::no_index;
         for (std::uint32_t k = 0; k < g_.es_items.size(); ++k) {
-          const detail::es_item& it = g_.es_items[k];
-          const detail::es_produced& o = detail::es_access::declared(*g_.es_nodes[it.producer].impl)[it.index];
+          const fw_detail::es_item& it = g_.es_items[k];
+          const fw_detail::es_produced& o = fw_detail::es_access::declared(*g_.es_nodes[it.producer].impl)[it.index];
           if (*o.ops->type == *c.type && *o.record == *c.record && o.label == c.label) found = k;
         }
-        if (found == detail::no_index)
-          fail(named(n) + ": consumes conditions " + detail::type_name(*c.type) + " of record " +
-               detail::type_name(*c.record) + (c.label.empty() ? "" : " labelled '" + c.label + "'") +
+        if (found == fw_detail::no_index)
+          fail(named(n) + ": consumes conditions " + fw_detail::type_name(*c.type) + " of record " +
+               fw_detail::type_name(*c.record) + (c.label.empty() ? "" : " labelled '" + c.label + "'") +
                ", but no condition producer makes them");
         n.es_consumed.push_back(found);
         n.es_producers.push_back(g_.es_items[found].producer);
       }
       std::sort(n.es_producers.begin(), n.es_producers.end());
       n.es_producers.erase(std::unique(n.es_producers.begin(), n.es_producers.end()), n.es_producers.end());
-      if (n.producers.size() + n.es_producers.size() > detail::max_waits)
+      if (n.producers.size() + n.es_producers.size() > fw_detail::max_waits)
         fail(named(n) + ": reads the products of " + std::to_string(n.producers.size()) + " modules and the data of " +
              std::to_string(n.es_producers.size()) + " condition producers: at most " +
-             std::to_string(detail::max_waits) + " in all");
+             std::to_string(fw_detail::max_waits) + " in all");
     }
   }
 
@@ -215,7 +216,7 @@ class finalizer {
   // "run products form a cycle", naming the modules caught in it). Builds `order`.
   void order_end_transitions(branch_type where, std::vector<std::uint32_t>& order) {
     const std::uint32_t n = g_.size();
-    const std::vector<detail::product>& table = g_.table_of(detail::made_at(where));
+    const std::vector<fw_detail::product>& table = g_.table_of(fw_detail::made_at(where));
     std::vector<std::vector<std::uint32_t>> readers(n);
     std::vector<std::uint32_t> waiting(n, 0);
     for (std::uint32_t m = 0; m < n; ++m) {
@@ -260,7 +261,7 @@ class finalizer {
     g_.out.assign(g_.size(), {});
     edges_ = 0;
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
-      detail::node& n = g_.nodes[i];
+      fw_detail::node& n = g_.nodes[i];
       n.first_in_edge = edges_;
       for (std::uint32_t p : n.producers) g_.out[p].push_back({edges_++, i});
     }
@@ -270,10 +271,11 @@ class finalizer {
   // always passes) or of end paths (output modules and analyzers): known labels ("unknown label")
   // of a role that belongs there ("is an output module: it belongs on an end path"). Builds each
   // path's members.
-  void resolve_paths(std::vector<detail::path>& paths, const std::vector<std::vector<std::string>>& labels, bool end) {
+  void resolve_paths(std::vector<fw_detail::path>& paths, const std::vector<std::vector<std::string>>& labels,
+                     bool end) {
     const char* what = end ? "end path" : "path";
     for (std::size_t p = 0; p < paths.size(); ++p) {
-      detail::path& path = paths[p];
+      fw_detail::path& path = paths[p];
       path.members.clear();
       for (std::size_t k = 0; k < labels[p].size(); ++k) {
         const std::string& l = labels[p][k];
@@ -294,7 +296,7 @@ class finalizer {
     g_.step_edge.clear();
     g_.step_path.clear();
     for (std::uint32_t p = 0; p < g_.paths.size(); ++p) {
-      detail::path& path = g_.paths[p];
+      fw_detail::path& path = g_.paths[p];
       path.first_step = static_cast<std::uint32_t>(g_.step_edge.size());
       for (std::uint32_t f : path.members) {
         const auto step = static_cast<std::uint32_t>(g_.step_edge.size());
@@ -312,19 +314,19 @@ class finalizer {
   // each one's selected path indices.
   void resolve_outputs() {
     g_.outputs.clear();
-    for (detail::node& n : g_.nodes) n.on_end_path = false;
-    for (const detail::path& p : g_.end_paths)
+    for (fw_detail::node& n : g_.nodes) n.on_end_path = false;
+    for (const fw_detail::path& p : g_.end_paths)
       for (std::uint32_t o : p.members)
         if (!g_.nodes[o].on_end_path) {
           g_.nodes[o].on_end_path = true;
           g_.outputs.push_back(o);
         }
-    for (const detail::path& p : g_.paths)
+    for (const fw_detail::path& p : g_.paths)
       for (std::uint32_t m : p.members)
         if (g_.nodes[m].on_end_path)
           fail(named(g_.nodes[m]) + ": on path '" + p.name + "' and on an end path: a module runs on one or the other");
     for (std::uint32_t i = 0; i < g_.size(); ++i) {
-      detail::node& n = g_.nodes[i];
+      fw_detail::node& n = g_.nodes[i];
       if (n.role() != module_role::output && n.role() != module_role::analyzer) {
         if (!n.spec.select_paths.empty()) fail(named(n) + ": selectEvents is for output modules");
         continue;
@@ -335,7 +337,8 @@ class finalizer {
       if (!on_end_path && !n.spec.select_paths.empty()) fail(named(n) + ": selectEvents is for modules on end paths");
       n.select_paths.clear();
       for (const std::string& name : n.spec.select_paths) {
-        auto it = std::find_if(g_.paths.begin(), g_.paths.end(), [&](const detail::path& p) { return p.name == name; });
+        auto it = std::find_if(g_.paths.begin(), g_.paths.end(),
+                               [&](const fw_detail::path& p) { return p.name == name; });
         if (it == g_.paths.end()) fail(named(n) + ": selectEvents: unknown path '" + name + "'");
         n.select_paths.push_back(static_cast<std::uint32_t>(it - g_.paths.begin()));
       }
@@ -344,7 +347,7 @@ class finalizer {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw config_error(source_ + ": " + what); }
-  std::string named(const detail::node& n) const { return where_of(n) + " '" + n.spec.label + "'"; }
+  std::string named(const fw_detail::node& n) const { return where_of(n) + " '" + n.spec.label + "'"; }
 
   // The module labelled `label`; "unknown label" after `at` (where it was named) otherwise.
   std::uint32_t find(const std::string& label, const std::string& at) const {
@@ -353,7 +356,7 @@ class finalizer {
     return it->second;
   }
 
-  detail::graph& g_;
+  fw_detail::graph& g_;
   const std::string& source_;
   std::unordered_map<std::string, std::uint32_t> index_;  // label -> module
   std::uint32_t edges_ = 0;                               // edges laid so far
@@ -362,7 +365,7 @@ class finalizer {
 }  // namespace
 
 void process::finalize() {
-  detail::graph& g = *graph_;
+  fw_detail::graph& g = *graph_;
   if (g.finalized) return;
   finalizer f(g, source_);
   f.index_labels();

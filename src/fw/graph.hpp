@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A finalized process as the processors see it (detail::graph_of, process.hpp): modules by index,
+// A finalized process as the processors see it (fw_detail::graph_of, process.hpp): modules by index,
 // their inputs resolved, and the edges along which a finished module tells what waits for it. An
 // edge joins a producer to one module that gets its product, or a filter to one step of one path.
 // Each edge has two bits per event (event_state.hpp): the consumer sets one when it starts
@@ -18,11 +18,11 @@
 #include "heddle/fw/process.hpp"
 #include "module_access.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct node {
-  module_spec spec;
-  module_factory make;
+  fw::module_spec spec;
+  fw::module_factory make;
   // [0] always; stream modules one per stream once a run has made them (prepare_streams). Only
   // the process's setup and the processors' constructors change it, before any event runs.
   mutable std::vector<std::unique_ptr<module_base>> instances;
@@ -145,4 +145,4 @@ class event_checksum {
 // calls begin_job on the new ones (module_error naming the module if one throws).
 void prepare_streams(const graph& g, unsigned streams);
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

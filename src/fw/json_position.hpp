@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // 1-based line and column of byte offset `byte` (nlohmann counts the offending byte, 1-based).
 inline std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t byte) {
@@ -25,4 +25,4 @@ inline std::pair<std::size_t, std::size_t> line_column(std::string_view text, st
   return {line, col};
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -9,7 +9,7 @@
 #include "heddle/fw/luminosity_block.hpp"
 #include "transition_products.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct lumi_state : transition_products {
   luminosity_block_id id;
@@ -35,4 +35,4 @@ struct run_state : transition_products {
   std::uint64_t checksum() const noexcept { return transition_products::checksum(std::uint64_t{number} << 32); }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -9,7 +9,7 @@
 #include "heddle/fw/es_producer.hpp"
 #include "heddle/fw/module_base.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct module_access {
   static const declarations& declared(const module_base& m) noexcept { return m.declared_; }
@@ -37,4 +37,4 @@ struct es_access {
   }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

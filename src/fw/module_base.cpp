@@ -43,16 +43,16 @@ std::uint32_t module_base::declare_consumes(input_tag tag, const std::type_info&
   return static_cast<std::uint32_t>(declared_.consumes.size() - 1);
 }
 
-std::uint32_t module_base::declare_produces(std::string instance, const detail::product_ops* ops, transition when) {
+std::uint32_t module_base::declare_produces(std::string instance, const fw_detail::product_ops* ops, transition when) {
   check_open("produces");
   if (when != transition::event && kind_ == module_kind::stream)
-    throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" +
+    throw std::logic_error("heddle::fw::module_base::produces: " + fw_detail::type_name(*ops->type) + " instance '" +
                            instance + "': a stream module cannot make a " +
                            (when == transition::end_run ? "run" : "luminosity-block") +
                            " product (each of its instances would make it); make it in a global:: or one:: module");
-  for (const detail::produced& p : declared_.produces)
+  for (const fw_detail::produced& p : declared_.produces)
     if (p.instance == instance && *p.ops->type == *ops->type)
-      throw std::logic_error("heddle::fw::module_base::produces: " + detail::type_name(*ops->type) + " instance '" +
+      throw std::logic_error("heddle::fw::module_base::produces: " + fw_detail::type_name(*ops->type) + " instance '" +
                              instance + "' declared twice");
   declared_.produces.push_back({std::move(instance), ops, when});
   return static_cast<std::uint32_t>(declared_.produces.size() - 1);
@@ -74,7 +74,9 @@ void module_base::declare_resource(std::string name) {
   if (at == r.end() || *at != name) r.insert(at, std::move(name));
 }
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 
 void acquire_through_future(async_handle& handle, future<void>&& f) { handle.after(std::move(f)); }
 
@@ -82,6 +84,4 @@ void no_acquire(const module_base& m) {
   throw std::logic_error("module '" + m.label() + "' is ExternalWork but overrides neither acquire()");
 }
 
-}  // namespace detail
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail

@@ -14,7 +14,7 @@
 #include "run_steps.hpp"
 #include "trace_kinds.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 namespace {
 
@@ -283,7 +283,7 @@ inline void module_scheduler::traced_ready(event_state* e, std::uint32_t m) noex
   using namespace core_detail::trace;
   const std::uint64_t ready = now();
   if (const std::uint64_t asked = e->trace_ticks[2 * m])
-    emit_span(detail::trace_kinds::module_prefetch, asked, ready, labels_[m], 0, e->stream, e->id.event);
+    emit_span(fw_detail::trace_kinds::module_prefetch, asked, ready, labels_[m], 0, e->stream, e->id.event);
   e->trace_ticks[2 * m + 1] = ready;
 }
 // A span of module m's for event e, from t0 to now.
@@ -317,7 +317,7 @@ inline void module_scheduler::execute(event_state* e, std::uint32_t m) {
   }
   const node& n = g_.nodes[m];
   if (e->started_ns) e->started_ns[m] = steady_now_ns();
-  if (traced_) traced_module(detail::trace_kinds::module_stall, 0, e, m, e->trace_ticks[2 * m + 1]);
+  if (traced_) traced_module(fw_detail::trace_kinds::module_stall, 0, e, m, e->trace_ticks[2 * m + 1]);
   if (!n.first().external_work()) {
     std::exception_ptr error;
     const bool pass = call(e, m, error);
@@ -339,7 +339,7 @@ inline void module_scheduler::execute(event_state* e, std::uint32_t m) {
     const event_setup setup = event_access::setup(g_, m, &es_, *e);
     const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
     module_access::acquire(n.instance(e->stream), ev, setup, handle(e, m));
-    if (traced_) traced_module(detail::trace_kinds::module, 1, e, m, t0);
+    if (traced_) traced_module(fw_detail::trace_kinds::module, 1, e, m, t0);
   } catch (...) {
     thrown = std::current_exception();
   }
@@ -397,7 +397,7 @@ inline bool module_scheduler::call(event_state* e, std::uint32_t m, std::excepti
     const event_setup setup = event_access::setup(g_, m, &es_, *e);
     const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
     const bool pass = module_access::call(n.instance(e->stream), ev, setup);
-    if (traced_) traced_module(detail::trace_kinds::module, 0, e, m, t0);
+    if (traced_) traced_module(fw_detail::trace_kinds::module, 0, e, m, t0);
     if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
     return pass;
   } catch (...) {
@@ -411,4 +411,4 @@ inline void module_scheduler::fail(event_state* e, std::uint32_t m, std::excepti
   complete(e, m, false);
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -37,7 +37,7 @@
 #include "ready_queue.hpp"
 #include "stop_control.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // Where an event goes once its modules are over (the processor's source).
 class event_sink {
@@ -145,4 +145,4 @@ class module_scheduler final : public acquire_sink {
   std::atomic<bool> join_errors_seen_{false};
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

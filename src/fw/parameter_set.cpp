@@ -21,7 +21,9 @@ namespace heddle::fw {
 
 using json = nlohmann::json;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 
 struct parameter_node {
   std::shared_ptr<const json> value;  // this set's object; owns the whole document
@@ -59,7 +61,9 @@ parameter_set make_parameter_set(json object, std::string where) {
 
 const json& json_of(const parameter_set& set) noexcept { return parameter_access::value_of(set); }
 
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 parameter_error::~parameter_error() = default;
 
@@ -68,9 +72,9 @@ parameter_error::parameter_error(std::string where, std::string name, const std:
 
 namespace {
 
-using detail::parameter_access;
-using detail::parameter_node;
-using detail::parameter_reads;
+using fw_detail::parameter_access;
+using fw_detail::parameter_node;
+using fw_detail::parameter_reads;
 
 // "string \"abc\"", "number 2.5", "array [1,2,3,...]": a JSON value for a message, at most about
 // 40 characters of it, cut on a UTF-8 character boundary.
@@ -288,7 +292,7 @@ std::string at(const std::string& where, std::pair<std::size_t, std::size_t> lc)
 }
 
 const parameter_set& empty_set() {
-  static const parameter_set empty = detail::make_parameter_set(json::object(), "parameters");
+  static const parameter_set empty = fw_detail::make_parameter_set(json::object(), "parameters");
   return empty;
 }
 
@@ -296,8 +300,8 @@ const parameter_set& empty_set() {
 
 parameter_set::parameter_set() : parameter_set(empty_set()) {}
 
-parameter_set::parameter_set(std::shared_ptr<const detail::parameter_node> node,
-                             std::shared_ptr<detail::parameter_reads> reads) noexcept
+parameter_set::parameter_set(std::shared_ptr<const fw_detail::parameter_node> node,
+                             std::shared_ptr<fw_detail::parameter_reads> reads) noexcept
     : node_(std::move(node)), reads_(std::move(reads)) {}
 
 parameter_set parameter_set::from_json(std::string_view text, std::string where) {
@@ -308,7 +312,7 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
     std::string why = e.what();
     if (auto pos = why.find(": "); pos != std::string::npos) why = why.substr(pos + 2);
-    throw config_error(at(where, detail::line_column(text, e.byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, fw_detail::line_column(text, e.byte)) + "malformed JSON: " + why);
   } catch (const json::out_of_range& e) {
     // A number beyond a double ("1e400"): nlohmann says "... number overflow parsing '1e400'"
     // without a place; the place is the literal's first appearance.
@@ -318,14 +322,14 @@ parameter_set parameter_set::from_json(std::string_view text, std::string where)
     if (auto open = why.find('\''); open != std::string::npos && why.back() == '\'') {
       byte = text.find(std::string_view(why).substr(open + 1, why.size() - open - 2)) + 1;  // npos + 1 == 0
     }
-    throw config_error(at(where, detail::line_column(text, byte)) + "malformed JSON: " + why);
+    throw config_error(at(where, fw_detail::line_column(text, byte)) + "malformed JSON: " + why);
   }
   if (!doc.is_object()) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    throw config_error(at(where, detail::line_column(text, first + 1)) + "expected a JSON object, found " +
+    throw config_error(at(where, fw_detail::line_column(text, first + 1)) + "expected a JSON object, found " +
                        doc.type_name());
   }
-  return detail::make_root(std::move(doc), std::move(where));
+  return fw_detail::make_root(std::move(doc), std::move(where));
 }
 
 template <parameter_type T>

@@ -11,7 +11,7 @@
 
 #include "graph.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // Where stepping a path left it.
 enum class path_state : std::uint8_t {
@@ -55,4 +55,4 @@ inline bool selected(const node& out, const std::uint8_t* passed) noexcept {
   return false;
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -110,7 +110,7 @@ void plugin_loader::open(const std::string& library) {
   if (std::find(opened_.begin(), opened_.end(), library) != opened_.end()) return;
   void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
-  const detail::library_registrations r = detail::registrations_of(library);
+  const fw_detail::library_registrations r = fw_detail::registrations_of(library);
   if (!r.errors.empty() || !r.duplicates.empty()) {
     dlclose(h);  // its registrations end with it
     throw config_error(r.errors.empty() ? r.duplicates.front() : r.errors.front());
@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> plugin_loader::refresh(const st
     const std::string library = absolute_path(p);
     void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) throw config_error("plugin " + library + ": cannot load: " + dlerror());
-    detail::library_registrations r = detail::registrations_of(library);
+    fw_detail::library_registrations r = fw_detail::registrations_of(library);
     dlclose(h);
     // A name another library registered too is listed all the same: find() reports the clash when
     // that type is asked for, naming both, rather than this directory failing for every type.

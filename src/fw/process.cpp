@@ -8,15 +8,15 @@
 
 #include "graph.hpp"
 
+namespace heddle::fw_detail {
+std::uint64_t hash_label(const std::string& s) noexcept {
+  return fw::product_digest(s);  // FNV-1a, as a string product's digest
+}
+}  // namespace heddle::fw_detail
+
 namespace heddle::fw {
 
-namespace detail {
-std::uint64_t hash_label(const std::string& s) noexcept {
-  return product_digest(s);  // FNV-1a, as a string product's digest
-}
-}  // namespace detail
-
-process::process(std::string source) : source_(std::move(source)), graph_(std::make_unique<detail::graph>()) {}
+process::process(std::string source) : source_(std::move(source)), graph_(std::make_unique<fw_detail::graph>()) {}
 process::~process() = default;
 process::process(process&&) noexcept = default;
 process& process::operator=(process&&) noexcept = default;
@@ -38,17 +38,12 @@ const module_base& process::module(std::size_t i) const {
   return graph_->nodes[i].first();
 }
 
-const detail::graph& detail::graph_of(const process& p) {
-  if (!p.graph_->finalized) throw std::logic_error("heddle::fw::detail::graph_of: finalize() first");
-  return *p.graph_;
-}
-
 module_base& process::add_module(module_spec spec, module_factory make) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_module: already finalized");
   std::unique_ptr<module_base> first = make ? make() : nullptr;
   if (!first) throw std::invalid_argument("heddle::fw::process::add_module: no module for '" + spec.label + "'");
-  detail::module_access::adopt(*first, spec.label);
-  detail::node n;
+  fw_detail::module_access::adopt(*first, spec.label);
+  fw_detail::node n;
   n.spec = std::move(spec);
   n.make = std::move(make);
   n.role_ = first->role();
@@ -62,8 +57,8 @@ es_producer& process::add_es_producer(module_spec spec, std::unique_ptr<es_produ
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_es_producer: already finalized");
   if (!producer)
     throw std::invalid_argument("heddle::fw::process::add_es_producer: no producer for '" + spec.label + "'");
-  detail::es_access::adopt(*producer, spec.label);
-  detail::es_node n;
+  fw_detail::es_access::adopt(*producer, spec.label);
+  fw_detail::es_node n;
   n.label = std::move(spec.label);
   n.type = std::move(spec.type);
   n.where = std::move(spec.where);
@@ -77,7 +72,14 @@ void process::set_conditions(conditions c) {
   graph_->source = std::move(c);
 }
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+const graph& graph_of(const fw::process& p) {
+  if (!p.graph_->finalized) throw std::logic_error("heddle::fw_detail::graph_of: finalize() first");
+  return *p.graph_;
+}
+
 void prepare_streams(const graph& g, unsigned streams) {
   for (const node& n : g.nodes) {
     if (n.kind() != module_kind::stream) continue;
@@ -103,22 +105,24 @@ void prepare_streams(const graph& g, unsigned streams) {
     }
   }
 }
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 void process::add_path(std::string name, std::vector<std::string> filters) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_path: already finalized");
-  detail::path p;
+  fw_detail::path p;
   p.name = std::move(name);
-  p.hash = detail::hash_label("path:" + p.name);
+  p.hash = fw_detail::hash_label("path:" + p.name);
   graph_->paths.push_back(std::move(p));
   pending_labels_.push_back(std::move(filters));
 }
 
 void process::add_end_path(std::string name, std::vector<std::string> outputs) {
   if (graph_->finalized) throw std::logic_error("heddle::fw::process::add_end_path: already finalized");
-  detail::path p;
+  fw_detail::path p;
   p.name = std::move(name);
-  p.hash = detail::hash_label("endpath:" + p.name);
+  p.hash = fw_detail::hash_label("endpath:" + p.name);
   graph_->end_paths.push_back(std::move(p));
   pending_end_labels_.push_back(std::move(outputs));
 }

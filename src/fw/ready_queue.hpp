@@ -17,7 +17,7 @@
 
 #include "heddle/core/detail/spin_wait.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct event_state;
 
@@ -106,4 +106,4 @@ class ready_queue {
   unsigned count_;
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

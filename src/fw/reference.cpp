@@ -24,14 +24,14 @@ namespace heddle::fw {
 namespace {
 
 // Where an ExternalWork module's handle is completed: the reference waits for it right there.
-class blocking_sink final : public detail::acquire_sink {
+class blocking_sink final : public fw_detail::acquire_sink {
  public:
   void acquired(void*, std::uint32_t, std::exception_ptr error) noexcept override {
     error_ = std::move(error);
     done_.store(true, std::memory_order_release);
     done_.notify_one();
   }
-  void dropped(void* e, std::uint32_t m) noexcept override { acquired(e, m, detail::dropped_handle()); }
+  void dropped(void* e, std::uint32_t m) noexcept override { acquired(e, m, fw_detail::dropped_handle()); }
   heddle::core_detail::runtime_core* core() const noexcept override { return nullptr; }
 
   void arm() noexcept { done_.store(false, std::memory_order_relaxed); }
@@ -49,16 +49,16 @@ class blocking_sink final : public detail::acquire_sink {
 // walker (path_rule.hpp): a filter asked for has run, so it has always decided.
 class reference_event {
  public:
-  reference_event(const detail::graph& g, const run_options& o, detail::es_state& es)
+  reference_event(const fw_detail::graph& g, const run_options& o, fw_detail::es_state& es)
       : g_(g),
         o_(o),
         es_(es),
-        state_(detail::event_state::make(g, 0, false)),
+        state_(fw_detail::event_state::make(g, 0, false)),
         ran_(g.size()),
         passed_(g.paths.size()) {}
   ~reference_event() {
     state_->release_products(g_);
-    detail::event_state::destroy(state_);
+    fw_detail::event_state::destroy(state_);
   }
   reference_event(const reference_event&) = delete;
   reference_event& operator=(const reference_event&) = delete;
@@ -70,11 +70,11 @@ class reference_event {
     state_->reset(g_, id);
     std::fill(ran_.begin(), ran_.end(), 0);
     for (std::size_t i = 0; i < g_.paths.size(); ++i)
-      passed_[i] = detail::step_path(g_.paths[i], 0, *this) == detail::path_state::passed;
+      passed_[i] = fw_detail::step_path(g_.paths[i], 0, *this) == fw_detail::path_state::passed;
     for (std::uint32_t out : g_.outputs)
-      if (detail::selected(g_.nodes[out], passed_.data())) ask(out);
+      if (fw_detail::selected(g_.nodes[out], passed_.data())) ask(out);
 
-    detail::event_checksum sum;
+    fw_detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
       if (ran_[m]) sum.module(g_.nodes[m], state_->module_digest(g_, m));
     for (std::size_t i = 0; i < g_.paths.size(); ++i) sum.path(g_.paths[i], passed_[i] != 0);
@@ -94,18 +94,19 @@ class reference_event {
 
  private:
   void execute(std::uint32_t m) {
-    const detail::node& node = g_.nodes[m];
+    const fw_detail::node& node = g_.nodes[m];
     const std::int64_t start = o_.record ? core_detail::steady_now_ns() : 0;
     try {
-      event ev = detail::event_access::make(*state_, g_, m);
-      const event_setup setup = detail::event_access::setup(g_, m, &es_, *state_);
+      event ev = fw_detail::event_access::make(*state_, g_, m);
+      const event_setup setup = fw_detail::event_access::setup(g_, m, &es_, *state_);
       module_base& instance = node.instance(0);
       if (instance.external_work()) {
         sink_.arm();
-        detail::module_access::acquire(instance, ev, setup, sink_.handle(nullptr, m));
+        fw_detail::module_access::acquire(instance, ev, setup, sink_.handle(nullptr, m));
         if (std::exception_ptr error = sink_.wait()) std::rethrow_exception(error);
       }
-      if (detail::module_access::call(instance, ev, setup) && node.role() == module_role::filter) state_->set_pass(m);
+      if (fw_detail::module_access::call(instance, ev, setup) && node.role() == module_role::filter)
+        state_->set_pass(m);
     } catch (...) {
       throw module_error(node.spec.label, state_->id.event, state_->id.run,
                          core_detail::exception_text(std::current_exception()));
@@ -114,10 +115,10 @@ class reference_event {
     if (o_.record) o_.record->record({m, state_->id.event, start, core_detail::steady_now_ns()});
   }
 
-  const detail::graph& g_;
+  const fw_detail::graph& g_;
   const run_options& o_;
-  detail::es_state& es_;        // conditions, made in place where a module first reads them
-  detail::event_state* state_;  // its products and decisions
+  fw_detail::es_state& es_;        // conditions, made in place where a module first reads them
+  fw_detail::event_state* state_;  // its products and decisions
   std::vector<std::uint8_t> ran_;
   std::vector<std::uint8_t> passed_;
   blocking_sink sink_;
@@ -128,13 +129,13 @@ class reference_event {
 class reference_transitions {
  public:
   // `tally`: the plan's runs, to which the checksums are added.
-  reference_transitions(const detail::graph& g, const run_options& o, detail::run_steps& runs, reference_event& events,
-                        run_report& report, std::vector<run_checksum>& tally)
+  reference_transitions(const fw_detail::graph& g, const run_options& o, fw_detail::run_steps& runs,
+                        reference_event& events, run_report& report, std::vector<run_checksum>& tally)
       : g_(g), o_(o), runs_(runs), events_(events), report_(report), tally_(tally), at_event_(o.first_event) {}
 
   void begin_job(std::uint64_t e) { runs_.begin_job(e); }
   void begin_run(std::uint32_t run, std::uint64_t e) {
-    run_ = std::make_unique<detail::run_state>(g_, run);
+    run_ = std::make_unique<fw_detail::run_state>(g_, run);
     runs_.begin(*run_, e);
   }
   void end_run(std::uint32_t, std::uint64_t next) {
@@ -142,11 +143,11 @@ class reference_transitions {
     count(run_->checksum());
     run_.reset();  // its products live until every end_run has run
   }
-  void begin_lumi(const detail::transition_plan::lumi& l) {
-    lumi_ = std::make_unique<detail::lumi_state>(g_, l.id);
+  void begin_lumi(const fw_detail::transition_plan::lumi& l) {
+    lumi_ = std::make_unique<fw_detail::lumi_state>(g_, l.id);
     runs_.begin_lumi(*lumi_, l.first);
   }
-  void end_lumi(const detail::transition_plan::lumi& l) {
+  void end_lumi(const fw_detail::transition_plan::lumi& l) {
     runs_.end_lumi(*lumi_, l.end);
     count(lumi_->checksum());
     lumi_.reset();  // its products live until every end transition has run
@@ -172,16 +173,16 @@ class reference_transitions {
     tally_.back().checksum += c;
   }
 
-  const detail::graph& g_;
+  const fw_detail::graph& g_;
   const run_options& o_;
-  detail::run_steps& runs_;
+  fw_detail::run_steps& runs_;
   reference_event& events_;
   run_report& report_;
   std::vector<run_checksum>& tally_;
   std::uint64_t at_event_;
   std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
-  std::unique_ptr<detail::lumi_state> lumi_;  // the open luminosity block
-  std::unique_ptr<detail::run_state> run_;    // the open run
+  std::unique_ptr<fw_detail::lumi_state> lumi_;  // the open luminosity block
+  std::unique_ptr<fw_detail::run_state> run_;    // the open run
 };
 
 }  // namespace
@@ -214,25 +215,25 @@ void check_run_options(const run_options& o) {
 run_report run_single_threaded(process& p, const run_options& o) {
   p.finalize();
   check_run_options(o);
-  const detail::graph& g = detail::graph_of(p);
-  detail::es_state es(g);
+  const fw_detail::graph& g = fw_detail::graph_of(p);
+  fw_detail::es_state es(g);
   reference_event event(g, o, es);
-  detail::run_steps runs(g, &es);
+  fw_detail::run_steps runs(g, &es);
 
-  detail::usage_probe::reset_peak_rss();
-  detail::usage_probe usage;
+  fw_detail::usage_probe::reset_peak_rss();
+  fw_detail::usage_probe usage;
   run_report report;
   report.workers = 1;
 
-  detail::prepare_streams(g, 1);
-  detail::transition_plan plan({.first_event = o.first_event,
-                                .events = o.events,
-                                .events_per_run = o.events_per_run,
-                                .events_per_lumi = o.events_per_lumi});
+  fw_detail::prepare_streams(g, 1);
+  fw_detail::transition_plan plan({.first_event = o.first_event,
+                                   .events = o.events,
+                                   .events_per_run = o.events_per_run,
+                                   .events_per_lumi = o.events_per_lumi});
   reference_transitions to(g, o, runs, event, report, plan.runs());
   std::uint64_t end_at = 0;  // what end_job is told
   try {
-    end_at = detail::play_in_order(plan, to);
+    end_at = fw_detail::play_in_order(plan, to);
   } catch (const module_error&) {
     // The job stops at once: no further lumi or run transition; the modules that began end, told
     // that the job failed (module_base::job_failed). The first error is the one reported.
@@ -248,8 +249,8 @@ run_report run_single_threaded(process& p, const run_options& o) {
 
   report.wall_s = usage.wall_s();
   report.cpu_s = usage.cpu_s();
-  report.peak_rss_bytes = detail::usage_probe::peak_rss_bytes();
-  report.os_threads = detail::usage_probe::os_threads();
+  report.peak_rss_bytes = fw_detail::usage_probe::peak_rss_bytes();
+  report.os_threads = fw_detail::usage_probe::os_threads();
   report.peak_in_flight = o.events ? 1 : 0;
   return report;
 }

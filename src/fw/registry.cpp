@@ -14,7 +14,7 @@
 #include "heddle/fw/errors.hpp"
 #include "registry_detail.hpp"
 
-namespace heddle::fw {
+namespace heddle::fw_detail {
 
 namespace {
 
@@ -44,7 +44,7 @@ registry& the_registry() {
 
 }  // namespace
 
-std::string detail::library_of(const void* address) {
+std::string library_of(const void* address) {
   Dl_info info{};
   link_map* map = nullptr;
   if (!dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) return "(unknown library)";
@@ -59,21 +59,21 @@ std::string detail::library_of(const void* address) {
   return "(unknown library)";
 }
 
-detail::module_registration::module_registration(const char* name, module_maker make) noexcept
+module_registration::module_registration(const char* name, module_maker make) noexcept
     : key_(reinterpret_cast<const void*>(make)) {
   registered_module m;
   m.make = make;
   add(name, std::move(m));
 }
 
-detail::module_registration::module_registration(const char* name, es_maker make) noexcept
+module_registration::module_registration(const char* name, es_maker make) noexcept
     : key_(reinterpret_cast<const void*>(make)) {
   registered_module m;
   m.make_es = make;
   add(name, std::move(m));
 }
 
-void detail::module_registration::add(const char* name, registered_module entry) noexcept {
+void module_registration::add(const char* name, registered_module entry) noexcept {
   try {
     registry& r = the_registry();
     entry.name = name ? name : "";
@@ -94,7 +94,7 @@ void detail::module_registration::add(const char* name, registered_module entry)
   }
 }
 
-detail::module_registration::~module_registration() {
+module_registration::~module_registration() {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
   for (auto it = r.by_name.begin(); it != r.by_name.end(); ++it)
@@ -105,25 +105,7 @@ detail::module_registration::~module_registration() {
   std::erase_if(r.problems, [&](const problem& p) { return p.key == key_; });
 }
 
-std::optional<registered_module> find_registered_module(const std::string& name) {
-  registry& r = the_registry();
-  std::lock_guard lock(r.m);
-  for (const problem& p : r.problems)
-    if (p.name == name) throw config_error(p.text);
-  auto it = r.by_name.find(name);
-  if (it == r.by_name.end()) return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> registered_module_names() {
-  registry& r = the_registry();
-  std::lock_guard lock(r.m);
-  std::vector<std::string> names;
-  for (const auto& [name, m] : r.by_name) names.push_back(name);
-  return names;
-}
-
-detail::library_registrations detail::registrations_of(const std::string& library) {
+library_registrations registrations_of(const std::string& library) {
   registry& r = the_registry();
   std::lock_guard lock(r.m);
   library_registrations out;
@@ -136,6 +118,28 @@ detail::library_registrations detail::registrations_of(const std::string& librar
   }
   std::sort(out.names.begin(), out.names.end());
   return out;
+}
+
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
+
+std::optional<registered_module> find_registered_module(const std::string& name) {
+  fw_detail::registry& r = fw_detail::the_registry();
+  std::lock_guard lock(r.m);
+  for (const fw_detail::problem& p : r.problems)
+    if (p.name == name) throw config_error(p.text);
+  auto it = r.by_name.find(name);
+  if (it == r.by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> registered_module_names() {
+  fw_detail::registry& r = fw_detail::the_registry();
+  std::lock_guard lock(r.m);
+  std::vector<std::string> names;
+  for (const auto& [name, m] : r.by_name) names.push_back(name);
+  return names;
 }
 
 }  // namespace heddle::fw

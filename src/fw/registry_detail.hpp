@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // The file the code at `address` was loaded from (the path given to dlopen, or the program's).
 std::string library_of(const void* address);
@@ -23,4 +23,4 @@ struct library_registrations {
 };
 library_registrations registrations_of(const std::string& library);
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

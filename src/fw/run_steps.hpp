@@ -19,7 +19,7 @@
 #include "module_access.hpp"
 #include "trace_kinds.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 using heddle::core_detail::steady_now_ns;   // timeline entries' clock
 using heddle::core_detail::exception_text;  // what a module's exception says, for its module_error
@@ -69,7 +69,7 @@ class run_steps {
     each(
         "end_run", state.number, event,
         [&](module_base& m, const event_setup& s, std::uint32_t i) {
-          run r = event_access::run_of(state, g_, i, true);
+          fw::run r = event_access::run_of(state, g_, i, true);
           m.end_run(r, s);
         },
         &g_.end_run_order);
@@ -124,4 +124,4 @@ class run_steps {
   mutable std::uint32_t began_ = 0;  // modules (in declaration order) whose begin_job returned
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

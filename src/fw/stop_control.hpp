@@ -14,7 +14,7 @@
 
 #include "heddle/fw/errors.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // Thread-safe: fail() from any thread (modules, transitions, conditions), stopping() on every
 // module's way (one relaxed load).
@@ -50,4 +50,4 @@ class stop_control {
   std::atomic<bool> stopping_{false};
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

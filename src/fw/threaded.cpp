@@ -33,14 +33,14 @@ namespace heddle::fw {
 
 namespace {
 
-using detail::event_state;
+using fw_detail::event_state;
 
 // How many lumis may be open at once, and which module, if any, allows only one.
 struct lumi_limit {
   unsigned most;
   std::string by;  // the one:: or stream module that limited it to 1
 };
-lumi_limit lumis_at_once(const detail::graph& g, const run_options& o) {
+lumi_limit lumis_at_once(const fw_detail::graph& g, const run_options& o) {
   lumi_limit l{std::max(1u, o.concurrent_lumis), {}};
   // CMS's rule: a one:: module's transitions may not overlap its events, nor a stream module's
   // instances' lumi transitions the events of their stream, so such a process runs one lumi at a
@@ -53,7 +53,7 @@ lumi_limit lumis_at_once(const detail::graph& g, const run_options& o) {
   return l;
 }
 
-detail::plan_options plan_of(const run_options& o, unsigned max_lumis) {
+fw_detail::plan_options plan_of(const run_options& o, unsigned max_lumis) {
   return {.first_event = o.first_event,
           .events = o.events,
           .events_per_run = o.events_per_run,
@@ -62,9 +62,9 @@ detail::plan_options plan_of(const run_options& o, unsigned max_lumis) {
           .max_lumis = max_lumis};
 }
 
-class engine final : public detail::event_sink {
+class engine final : public fw_detail::event_sink {
  public:
-  engine(const detail::graph& g, const run_options& o)
+  engine(const fw_detail::graph& g, const run_options& o)
       : g_(g),
         o_(o),
         rt_(runtime_options{.threads = o.threads, .spin_before_park = o.idle_spin}),
@@ -83,13 +83,13 @@ class engine final : public detail::event_sink {
   // Runs every event; returns once the last is done (or the run stopped).
   // The times cover the events only: starting the workers is setup, like reading the configuration.
   void run(run_report& report) {
-    detail::usage_probe usage;
+    fw_detail::usage_probe usage;
     advance();
     std::unique_lock lock(m_);
     unsigned threads = 0;
     while (!plan_.over()) {
       done_cv_.wait_for(lock, std::chrono::milliseconds(100));
-      threads = std::max(threads, detail::usage_probe::os_threads());
+      threads = std::max(threads, fw_detail::usage_probe::os_threads());
       if (o_.progress) {
         const std::uint64_t done = plan_.events_done();
         lock.unlock();
@@ -104,7 +104,7 @@ class engine final : public detail::event_sink {
     report.peak_in_flight = plan_.peak_in_flight();
     report.concurrent_lumis = plan_.max_lumis();
     report.lumis_limited_by = lumis_.by;
-    report.os_threads = std::max(threads, detail::usage_probe::os_threads());
+    report.os_threads = std::max(threads, fw_detail::usage_probe::os_threads());
     report.wall_s = usage.wall_s();
     report.cpu_s = usage.cpu_s();
     lock.unlock();
@@ -121,9 +121,9 @@ class engine final : public detail::event_sink {
   // What decide() took from the plan, to do outside the lock.
   struct steps {
     std::vector<event_state*> start;
-    detail::lumi_state* begin = nullptr;  // with its first event
+    fw_detail::lumi_state* begin = nullptr;  // with its first event
     std::uint64_t begin_first = 0;
-    detail::lumi_state* end = nullptr;  // with its end (the next event's number)
+    fw_detail::lumi_state* end = nullptr;  // with its end (the next event's number)
     std::uint64_t end_next = 0;
     bool run_boundary = false;
   };
@@ -139,7 +139,7 @@ class engine final : public detail::event_sink {
 
   // Under m_. The open lumis' products (open_) follow the plan's open lumis, oldest first.
   void decide(steps& todo) {
-    const detail::transition_plan::steps s = plan_.next(stop_.stopping());
+    const fw_detail::transition_plan::steps s = plan_.next(stop_.stopping());
     if (s.end_lumi) {
       todo.end = open_.front().get();
       todo.end_next = plan_.oldest().end;
@@ -150,7 +150,7 @@ class engine final : public detail::event_sink {
       todo.start.push_back(e);
     }
     if (s.begin_lumi) {
-      open_.push_back(std::make_unique<detail::lumi_state>(g_, plan_.newest().id));
+      open_.push_back(std::make_unique<fw_detail::lumi_state>(g_, plan_.newest().id));
       todo.begin = open_.back().get();
       todo.begin_first = plan_.newest().first;
     }
@@ -167,7 +167,7 @@ class engine final : public detail::event_sink {
     }
   }
 
-  void begin_lumi(detail::lumi_state& l, std::uint64_t first) {
+  void begin_lumi(fw_detail::lumi_state& l, std::uint64_t first) {
     bool failed = false;
     try {
       steps_.begin_lumi(l, first);
@@ -183,14 +183,14 @@ class engine final : public detail::event_sink {
     advance();
   }
 
-  void end_lumi(detail::lumi_state& l, std::uint64_t next) {
+  void end_lumi(fw_detail::lumi_state& l, std::uint64_t next) {
     try {
       steps_.end_lumi(l, next);
     } catch (const module_error& x) {
       stop_.fail(x);
     }
     const std::uint64_t c = l.checksum();
-    std::unique_ptr<detail::lumi_state> over;  // its products die here, once every end transition has run
+    std::unique_ptr<fw_detail::lumi_state> over;  // its products die here, once every end transition has run
     {
       std::lock_guard lock(m_);
       plan_.runs().back().checksum += c;
@@ -205,7 +205,7 @@ class engine final : public detail::event_sink {
   // No lumi open or beginning, no event in flight: end the run that was, begin the next, or end
   // the job.
   void run_boundary() {
-    detail::transition_plan::boundary_steps b;
+    fw_detail::transition_plan::boundary_steps b;
     {
       std::lock_guard lock(m_);
       b = plan_.boundary(stop_.stopping());
@@ -215,7 +215,7 @@ class engine final : public detail::event_sink {
       if (b.begins_job) steps_.begin_job(b.event);
       if (b.ending) end_run(b.event);
       if (beginning) {
-        run_ = std::make_unique<detail::run_state>(g_, beginning);
+        run_ = std::make_unique<fw_detail::run_state>(g_, beginning);
         steps_.begin(*run_, b.event);
       }
     } catch (const module_error& x) {
@@ -271,12 +271,13 @@ class engine final : public detail::event_sink {
   // --- event_sink: the scheduler is done with an event.
   void event_done(event_state* e) override {
     if (traced_) {
-      core_detail::trace::record r{
-          e->trace_begin, core_detail::trace::now(), e->id.event, {nullptr}, detail::trace_kinds::event, 0, e->stream};
+      core_detail::trace::record r{e->trace_begin, core_detail::trace::now(),     e->id.event,
+                                   {nullptr},      fw_detail::trace_kinds::event, 0,
+                                   e->stream};
       r.value = std::uint64_t{e->id.run} << 32 | e->id.lumi;
       core_detail::trace::emit(r);
     }
-    detail::event_checksum sum;
+    fw_detail::event_checksum sum;
     for (std::uint32_t m = 0; m < g_.size(); ++m)
       if (e->state[m].load(std::memory_order_relaxed) & event_state::requested)
         sum.module(g_.nodes[m], e->module_digest(g_, m));
@@ -296,25 +297,25 @@ class engine final : public detail::event_sink {
     carry_out(todo);
   }
 
-  const detail::graph& g_;
+  const fw_detail::graph& g_;
   const run_options& o_;
   // A run begun while tracing records per module and event (CMS's StallMonitor view): prefetch,
   // stall, the module's methods, and each event from source to output (docs/trace.md).
   const bool traced_ = core_detail::trace::on();
   runtime rt_;
   const lumi_limit lumis_;
-  detail::stop_control stop_;
-  detail::module_scheduler scheduler_;
-  detail::run_steps steps_;
+  fw_detail::stop_control stop_;
+  fw_detail::module_scheduler scheduler_;
+  fw_detail::run_steps steps_;
   serial_queue transitions_;  // every transition (job, run, lumi), one at a time
 
   std::mutex m_;  // the source: plan_, slots_, free_, open_, events_checksum_
   std::condition_variable done_cv_;
-  detail::transition_plan plan_;
+  fw_detail::transition_plan plan_;
   std::vector<event_state*> slots_, free_;
-  std::uint64_t events_checksum_ = 0;                     // run_report::events_checksum
-  std::deque<std::unique_ptr<detail::lumi_state>> open_;  // the products of the plan's open lumis, oldest first
-  std::unique_ptr<detail::run_state> run_;                // the open run's products: only transitions touch it
+  std::uint64_t events_checksum_ = 0;                        // run_report::events_checksum
+  std::deque<std::unique_ptr<fw_detail::lumi_state>> open_;  // the products of the plan's open lumis, oldest first
+  std::unique_ptr<fw_detail::run_state> run_;                // the open run's products: only transitions touch it
 };
 
 }  // namespace
@@ -322,16 +323,16 @@ class engine final : public detail::event_sink {
 run_report run_threaded(process& p, const run_options& o) {
   p.finalize();
   check_run_options(o);  // before the workers start
-  detail::usage_probe::reset_peak_rss();
+  fw_detail::usage_probe::reset_peak_rss();
   run_report report;
   std::optional<module_error> error;
   {
-    engine e(detail::graph_of(p), o);
+    engine e(fw_detail::graph_of(p), o);
     report.workers = e.workers();
     e.run(report);
     error = e.take_error();
   }
-  report.peak_rss_bytes = detail::usage_probe::peak_rss_bytes();
+  report.peak_rss_bytes = fw_detail::usage_probe::peak_rss_bytes();
   if (error) throw *error;
   return report;
 }

@@ -5,7 +5,7 @@
 
 #include "heddle/core/detail/trace_extension.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 namespace trace_kinds {
 const core_detail::trace::kind event = core_detail::trace::layer_kind(layer, 0);
@@ -66,4 +66,4 @@ struct kinds_installer {
 
 }  // namespace
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

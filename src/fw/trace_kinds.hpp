@@ -8,7 +8,7 @@
 
 #include "heddle/core/detail/trace.hpp"
 
-namespace heddle::fw::detail::trace_kinds {
+namespace heddle::fw_detail::trace_kinds {
 
 // The framework's number among the layers that record (docs/trace.md, "Adding kinds").
 inline constexpr std::uint8_t layer = 4;
@@ -25,4 +25,4 @@ extern const core_detail::trace::kind module_stall;
 // X fw, name ("begin run", ...): a transition's modules; id: run; arg: lumi.
 extern const core_detail::trace::kind transition;
 
-}  // namespace heddle::fw::detail::trace_kinds
+}  // namespace heddle::fw_detail::trace_kinds

@@ -15,7 +15,7 @@
 #include "heddle/fw/luminosity_block.hpp"
 #include "heddle/fw/processor.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // The run an event belongs to (runs count from 1).
 constexpr std::uint32_t run_of(std::uint64_t event, std::uint64_t events_per_run) noexcept {
@@ -247,4 +247,4 @@ std::uint64_t play_in_order(transition_plan& plan, Transitions& to) {
   }
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -12,7 +12,7 @@
 
 #include "graph.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 class transition_products {
  public:
@@ -49,4 +49,4 @@ class transition_products {
   const std::vector<product>& table_;
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

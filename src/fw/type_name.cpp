@@ -5,7 +5,7 @@
 #include <cxxabi.h>
 #include <memory>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 std::string type_name(const std::type_info& t) {
   int status = 0;
@@ -39,4 +39,4 @@ std::string type_name(const std::type_info& t) {
   return s;
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -5,6 +5,6 @@
 #include <string>
 #include <typeinfo>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 std::string type_name(const std::type_info& t);
 }

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 namespace {
 double process_cpu_s() {
@@ -52,4 +52,4 @@ std::uint64_t usage_probe::peak_rss_bytes() noexcept {
 
 unsigned usage_probe::os_threads() noexcept { return static_cast<unsigned>(status_field("Threads:")); }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 class usage_probe {
  public:
@@ -24,4 +24,4 @@ class usage_probe {
   double cpu0_;
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -51,7 +51,7 @@ mkdir -p "$tmp/tree/src/core" "$tmp/tree/include/heddle/core/detail"
 cat >"$tmp/tree/src/core/bad.cpp" <<'CPP'
 // a module's label
 int rank = 0;  // mpirun's OMPI_COMM_WORLD_RANK
-auto x = heddle::fw::detail::y;  // see heddle-trace
+auto x = heddle::fw::process::y;  // see heddle-trace
 CPP
 cat >"$tmp/tree/include/heddle/core/detail/good.hpp" <<'CPP'
 // Chrome's trace-event JSON (traceEvents): a trace event per record; an eventfd; an async

@@ -73,8 +73,8 @@ done
 # another layer's detail namespace.
 expect_refused core src/core/a.cpp $'namespace heddle {\nnamespace am_detail {' \
   "opens namespace am_detail (as heddle::am_detail): the detail namespace of the am layer" opens 4
-expect_refused dispatch include/heddle/dispatch/a.hpp $'namespace heddle {\nnamespace fw {\n  namespace detail {' \
-  "(as heddle::fw::detail): the detail namespace of the fw layer" opens 5
+expect_refused dispatch include/heddle/dispatch/a.hpp $'namespace heddle {\nnamespace fw_detail {\n  namespace trace_kinds {' \
+  "(as heddle::fw_detail::trace_kinds): the detail namespace of the fw layer" opens 5
 expect_refused core src/core/a.cpp $'namespace heddle {\nnamespace am_detail::trace_kinds {' "the detail namespace of the am layer" opens 4
 expect_refused async src/async/a.cpp 'namespace heddle::core_detail::trace {' "the detail namespace of the core layer" opens
 expect_refused am src/am/a.cpp $'namespace heddle {\nnamespace detail {' "(as heddle::detail): no layer's" opens 4
@@ -88,10 +88,10 @@ expect_refused fw src/fw/a.cpp $'namespace heddle::offload {\n}  // namespace he
 rm -rf "$tmp/tree"
 mkdir -p "$tmp/tree/src/fw" "$tmp/tree/include/heddle/fw/detail"
 touch "$tmp/tree/src/fw/own.hpp"
-printf '#include "heddle/core/future.hpp"\n#include "heddle/algorithm/parallel_for.hpp"\n#include <heddle/algorithm.hpp>\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw::detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
+printf '#include "heddle/core/future.hpp"\n#include "heddle/algorithm/parallel_for.hpp"\n#include <heddle/algorithm.hpp>\n#include "heddle/core/detail/completion_hook.hpp"\n#include "heddle/fw/detail/x.hpp"\n#include "own.hpp"\n#include <heddle/dispatch.hpp>\nnamespace heddle::fw_detail {\n}  // namespace heddle::core_detail\n' >"$tmp/tree/src/fw/a.cpp"
 # ... and its own detail namespace spelled nested, after another layer's public one was closed; an
 # alias of another layer's detail namespace; a namespace opened and closed on one line.
-printf 'namespace heddle::offload {\n}  // namespace heddle::offload\nnamespace heddle::fw {\nnamespace detail {\nnamespace x {}\n}  // namespace detail\n}  // namespace heddle::fw\nnamespace od = heddle::am_detail;\n' >"$tmp/tree/src/fw/b.cpp"
+printf 'namespace heddle::offload {\n}  // namespace heddle::offload\nnamespace heddle {\nnamespace fw_detail {\nnamespace x {}\n}  // namespace fw_detail\n}  // namespace heddle\nnamespace od = heddle::am_detail;\n' >"$tmp/tree/src/fw/b.cpp"
 cmake -DLAYER=fw -DROOT="$tmp/tree" -P "$script" >"$tmp/out" 2>&1 || fail "allowed includes were refused: $(cat "$tmp/out")"
 
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"

@@ -40,7 +40,7 @@ struct GlobalOnly {};
 template <class Base>
 class global_only_layer : public Base {};
 template <>
-struct heddle::fw::detail::ability<GlobalOnly> {
+struct heddle::fw_detail::ability<GlobalOnly> {
   static constexpr bool allowed(module_kind k) noexcept { return k == module_kind::global; }
   template <class Base, module_kind>
   using layer = global_only_layer<Base>;

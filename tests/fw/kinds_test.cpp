@@ -420,7 +420,7 @@ class lumi_cache_layer : public Base {
 }  // namespace kinds_test_ability
 
 template <class T>
-struct heddle::fw::detail::ability<kinds_test_ability::LumiCache<T>> {
+struct heddle::fw_detail::ability<kinds_test_ability::LumiCache<T>> {
   static constexpr bool allowed(module_kind k) noexcept { return k == module_kind::global; }
   template <class Base, module_kind>
   using layer = kinds_test_ability::lumi_cache_layer<Base, T>;

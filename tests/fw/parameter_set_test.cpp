@@ -20,6 +20,7 @@
 namespace {
 
 using namespace heddle::fw;
+namespace fw_detail = heddle::fw_detail;
 using strings = std::vector<std::string>;
 
 const std::string where = "reco.json: process.producers[3] 'jets'";
@@ -299,11 +300,11 @@ TEST(ParameterSet, DumpIsCompactSortedJson) {
 
 TEST(ParameterSet, TheConfigurationReaderMakesSetsFromItsJson) {
   const nlohmann::json module = nlohmann::json::parse(R"({"src": "tracks", "ptMin": 1.5})");
-  const parameter_set ps = detail::make_parameter_set(module, where);
+  const parameter_set ps = fw_detail::make_parameter_set(module, where);
   EXPECT_EQ(ps.where(), where);
   EXPECT_EQ(ps.get<input_tag>("src"), input_tag("tracks"));
   EXPECT_EQ(ps.unread(), strings{"ptMin"});
-  EXPECT_EQ(message_of<config_error>([&] { (void)detail::make_parameter_set(nlohmann::json::array(), where); }),
+  EXPECT_EQ(message_of<config_error>([&] { (void)fw_detail::make_parameter_set(nlohmann::json::array(), where); }),
             where + ": expected a JSON object, found array");
 }
 

@@ -11,6 +11,7 @@
 namespace {
 
 using namespace heddle::fw;
+namespace fw_detail = heddle::fw_detail;
 using fw_test::add_probe;
 using fw_test::decl;
 using fw_test::finalize_error;
@@ -35,7 +36,7 @@ TEST(Process, TheRealConfigurationsFinalize) {
   for (const char* name : {fw_test::hipileup, fw_test::minbias}) {
     process p = make_process(load_config(fw_test::cms(name)));
     ASSERT_NO_THROW(p.finalize()) << name;
-    const detail::graph& g = detail::graph_of(p);
+    const fw_detail::graph& g = fw_detail::graph_of(p);
     std::size_t edges = 0;
     for (const auto& n : g.nodes) edges += n.producers.size();
     EXPECT_EQ(g.num_edges, edges + g.num_steps()) << name;

@@ -17,7 +17,7 @@ namespace {
 namespace fw = heddle::fw;
 
 TEST(StopControl, RunsUntilAnErrorAndThenKeepsTheFirst) {
-  fw::detail::stop_control stop;
+  fw_detail::stop_control stop;
   EXPECT_FALSE(stop.stopping());
   EXPECT_FALSE(stop.failed());
   stop.fail(fw::module_error("first", 3, 1, "boom"));
@@ -34,13 +34,13 @@ TEST(StopControl, RunsUntilAnErrorAndThenKeepsTheFirst) {
 }
 
 TEST(StopControl, NoErrorNoReport) {
-  fw::detail::stop_control stop;
+  fw_detail::stop_control stop;
   EXPECT_FALSE(stop.take_error().has_value());
   EXPECT_FALSE(stop.stopping());
 }
 
 TEST(StopControl, AmongThreadsFailingAtOnceExactlyOneErrorIsTheJobs) {
-  fw::detail::stop_control stop;
+  fw_detail::stop_control stop;
   constexpr int threads = 8;
   std::vector<std::thread> failing;
   for (int t = 0; t < threads; ++t)

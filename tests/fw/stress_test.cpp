@@ -22,6 +22,7 @@ namespace stress_test {
 namespace {
 
 using namespace heddle::fw;
+namespace fw_detail = heddle::fw_detail;
 using namespace heddle::fw::study;  // the timing modules the configurations use
 
 // A random configuration: `n` producers in a DAG (each gets up to 4 earlier ones), filters with
@@ -103,7 +104,7 @@ enum ptype : int { t_int, t_vector, t_string, t_cluster, num_types };
 // Folds a product into a hash, and makes one from a hash.
 template <class T>
 std::uint64_t fold(std::uint64_t h, const T& v) noexcept {
-  return detail::digest_mix(h ^ product_digest(v));
+  return fw_detail::digest_mix(h ^ product_digest(v));
 }
 void make_product(event& e, ptype t, std::uint64_t h, const put_token<std::int64_t>& i,
                   const put_token<std::vector<double>>& v, const put_token<std::string>& s,

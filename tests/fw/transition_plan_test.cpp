@@ -14,8 +14,8 @@
 namespace transition_plan_test {
 namespace {
 
-namespace detail = heddle::fw::detail;
-using plan = detail::transition_plan;
+namespace fw_detail = heddle::fw_detail;
+using plan = fw_detail::transition_plan;
 
 std::string lumi_name(const plan::lumi& l) { return std::to_string(l.id.run) + ":" + std::to_string(l.id.lumi); }
 
@@ -33,10 +33,10 @@ struct journal {
   }
 };
 
-std::vector<std::string> played(const detail::plan_options& o, std::uint64_t* end_job_event = nullptr) {
+std::vector<std::string> played(const fw_detail::plan_options& o, std::uint64_t* end_job_event = nullptr) {
   plan p(o);
   journal j;
-  const std::uint64_t at = detail::play_in_order(p, j);
+  const std::uint64_t at = fw_detail::play_in_order(p, j);
   EXPECT_TRUE(p.over());
   if (end_job_event) *end_job_event = at;
   j.seen.push_back("end_job@" + std::to_string(at));
@@ -81,8 +81,8 @@ TEST(TransitionPlan, ALumiBeginsBesideTheOneBeforeOnceThatOnesEventsHaveStarted)
   // Played in order, each event is done before the next step; the plan still begins the next lumi
   // as soon as every event of the one before has started (here: together with them), up to three
   // open, and never across a run boundary.
-  const detail::plan_options serial{.events = 9, .events_per_run = 5, .events_per_lumi = 2};
-  detail::plan_options wide = serial;
+  const fw_detail::plan_options serial{.events = 9, .events_per_run = 5, .events_per_lumi = 2};
+  fw_detail::plan_options wide = serial;
   wide.events_in_flight = 4;
   wide.max_lumis = 3;
   const lines seen = played(wide);
@@ -256,14 +256,14 @@ TEST(TransitionPlan, ARunBoundaryComesOnceEveryLumiOfTheRunHasEnded) {
 }
 
 TEST(TransitionPlan, WhereAnEventLies) {
-  EXPECT_EQ(detail::run_of(0, 0), 1u);
-  EXPECT_EQ(detail::run_of(9, 4), 3u);
-  const detail::lumi_place at = detail::lumi_of(9, 4, 3, 100);  // run 3 is events 8-11; its lumi 1 is 8-10
+  EXPECT_EQ(fw_detail::run_of(0, 0), 1u);
+  EXPECT_EQ(fw_detail::run_of(9, 4), 3u);
+  const fw_detail::lumi_place at = fw_detail::lumi_of(9, 4, 3, 100);  // run 3 is events 8-11; its lumi 1 is 8-10
   EXPECT_EQ(at.run, 3u);
   EXPECT_EQ(at.lumi, 1u);
   EXPECT_EQ(at.end, 11u);
-  EXPECT_EQ(detail::lumi_of(9, 4, 3, 10).end, 10u);  // the job ends first
-  EXPECT_EQ(detail::lumi_of(~std::uint64_t{0} - 1, 0, 0, ~std::uint64_t{0}).end, ~std::uint64_t{0});  // saturates
+  EXPECT_EQ(fw_detail::lumi_of(9, 4, 3, 10).end, 10u);  // the job ends first
+  EXPECT_EQ(fw_detail::lumi_of(~std::uint64_t{0} - 1, 0, 0, ~std::uint64_t{0}).end, ~std::uint64_t{0});  // saturates
 }
 
 }  // namespace

@@ -8,19 +8,19 @@
 //
 // How an ability is built (detail/kind_base.hpp stacks them; docs/fw.md, "Abilities"):
 //   - a tag, the type users list: struct ExternalWork {};
-//   - detail::ability<Tag>: allowed(kind), whether a kind takes it, and layer<Base, Kind>, a class
+//   - fw_detail::ability<Tag>: allowed(kind), whether a kind takes it, and layer<Base, Kind>, a class
 //     template deriving from Base that the kind stacks between module_base and its role's class
 //     (EDProducer's produce). The layer declares the virtual calls the module's author overrides
 //     (pure where the ability cannot work without them: a module lacking one is abstract and does
 //     not compile), keeps the ability's state, and overrides, final, the virtual calls of
 //     module_base through which the processors reach it (ExternalWork: the private call_acquire,
-//     called through detail::module_access; an ability may as well take over a transition, as a
+//     called through fw_detail::module_access; an ability may as well take over a transition, as a
 //     per-lumi cache takes begin_luminosity_block). The layers of two abilities stack on each
 //     other, so their calls and state add up.
 //   - where processors must know that a module has the ability, a query on module_base that the
 //     kind's constructor sets (external_work());
 //   - where a requirement cannot be a pure virtual (ExternalWork: one of two spellings of acquire),
-//     detail::check_module_type<M> states it, where the framework learns the module's type
+//     fw_detail::check_module_type<M> states it, where the framework learns the module's type
 //     (process::add<M>, HEDDLE_FW_MODULE(M)).
 // Per-lumi and per-run caches and summaries (CMS's LuminosityBlockCache<T>, RunCache<T>,
 // LuminosityBlockSummaryCache<T>) would come this way: a tag template, pure virtuals that make the
@@ -49,9 +49,13 @@ namespace heddle::fw {
 // HEDDLE_FW_MODULE(M)); a module without ExternalWork has no acquire.
 struct ExternalWork {};
 
-namespace detail {
+}  // namespace heddle::fw
 
-// The abilities: detail::ability<Tag> for each tag (ExternalWork's below); the primary template
+namespace heddle::fw_detail {
+
+using fw::ExternalWork;
+
+// The abilities: fw_detail::ability<Tag> for each tag (ExternalWork's below); the primary template
 // says that a type is no ability.
 template <class Tag>
 struct ability {};
@@ -149,6 +153,4 @@ constexpr void check_module_type() noexcept {
                 "or future<void> acquire(const event&, const event_setup&)");
 }
 
-}  // namespace detail
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail

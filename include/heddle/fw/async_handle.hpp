@@ -18,13 +18,15 @@ namespace heddle::fw {
 
 class async_handle;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 // The framework's side of an acquire: where a completed handle goes. The processors are sinks; a
 // module only ever sees the handle.
 class HEDDLE_EXPORT acquire_sink {
  public:
   // A handle for module `module` of `event`, completed here.
-  async_handle handle(void* event, std::uint32_t module) noexcept;
+  fw::async_handle handle(void* event, std::uint32_t module) noexcept;
 
   virtual void acquired(void* event, std::uint32_t module, std::exception_ptr error) noexcept = 0;
   // The handle was destroyed uncompleted (inside acquire, perhaps while an exception unwinds it).
@@ -37,7 +39,9 @@ class HEDDLE_EXPORT acquire_sink {
  protected:
   ~acquire_sink() = default;
 };
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Completes the asynchronous part of one acquire, exactly once, from any thread. Move-only; a
 // handle destroyed without being completed fails the module ("acquire dropped its handle"), so a
@@ -75,17 +79,22 @@ class HEDDLE_EXPORT async_handle {
   bool valid() const noexcept { return sink_ != nullptr; }
 
  private:
-  friend class detail::acquire_sink;  // the processors make handles
-  async_handle(detail::acquire_sink* sink, void* event, std::uint32_t module) noexcept
+  friend class fw_detail::acquire_sink;  // the processors make handles
+  async_handle(fw_detail::acquire_sink* sink, void* event, std::uint32_t module) noexcept
       : sink_(sink), event_(event), module_(module) {}
-  detail::acquire_sink* take();
-  detail::acquire_sink* sink_;
+  fw_detail::acquire_sink* take();
+  fw_detail::acquire_sink* sink_;
   void* event_;
   std::uint32_t module_;
 };
 
-inline async_handle detail::acquire_sink::handle(void* event, std::uint32_t module) noexcept {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+// The fw layer's internals name it unqualified.
+using fw::async_handle;
+
+inline async_handle acquire_sink::handle(void* event, std::uint32_t module) noexcept {
   return async_handle(this, event, module);
 }
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail

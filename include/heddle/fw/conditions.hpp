@@ -56,3 +56,9 @@ class HEDDLE_EXPORT conditions {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::conditions;
+using fw::iov_start;
+}  // namespace heddle::fw_detail

@@ -19,9 +19,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace heddle::fw {
-
-namespace detail {
+namespace heddle::fw_detail {
 constexpr std::uint64_t digest_mix(std::uint64_t x) noexcept {  // splitmix64's finaliser
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -32,26 +30,32 @@ template <class T>
 concept user_digest = requires(const T& t) {
   { heddle_fw_digest(t) } -> std::convertible_to<std::uint64_t>;
 };
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // What `value` adds to a checksum (above). Thread-safe where T's heddle_fw_digest is.
 template <class T>
 std::uint64_t product_digest(const T& value) noexcept;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 template <class Range>
 std::uint64_t range_digest(const Range& r) noexcept {
   std::uint64_t h = r.size();
   for (const auto& x : r) h = digest_mix(h ^ heddle::fw::product_digest(x));
   return h;
 }
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
 // clang-format off
 template <class T>
 std::uint64_t product_digest(const T& value) noexcept {
-  if constexpr (detail::user_digest<T>) {
+  if constexpr (fw_detail::user_digest<T>) {
     return static_cast<std::uint64_t>(heddle_fw_digest(value));
   } else if constexpr (std::is_enum_v<T>) {
     return static_cast<std::uint64_t>(value);
@@ -66,7 +70,7 @@ std::uint64_t product_digest(const T& value) noexcept {
     for (unsigned char c : value) h = (h ^ c) * 0x100000001b3ull;
     return h;
   } else if constexpr (requires { value.begin(); value.end(); value.size(); }) {
-    return detail::range_digest(value);
+    return fw_detail::range_digest(value);
   } else {
     return 0;  // counts nothing: give the type a heddle_fw_digest to include it
   }

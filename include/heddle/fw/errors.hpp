@@ -54,3 +54,10 @@ class HEDDLE_EXPORT product_error : public std::logic_error {
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::config_error;
+using fw::module_error;
+using fw::product_error;
+}  // namespace heddle::fw_detail

@@ -33,7 +33,9 @@ namespace heddle::fw {
 
 class es_producer;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 struct es_access;
 struct es_cell;
 struct es_produced {
@@ -41,7 +43,9 @@ struct es_produced {
   const std::type_info* record;
   const product_ops* ops;
 };
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Writes conditions data T of record R: es_context::emplace / put.
 template <class T, class R>
@@ -49,13 +53,13 @@ class es_put_token {
  public:
   es_put_token() = default;
   // Thread-safe, both (a plain value).
-  bool valid() const noexcept { return index_ != detail::no_index; }
+  bool valid() const noexcept { return index_ != fw_detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }
 
  private:
   friend class es_producer;
   explicit es_put_token(std::uint32_t i) noexcept : index_(i) {}
-  std::uint32_t index_ = detail::no_index;
+  std::uint32_t index_ = fw_detail::no_index;
 };
 
 // What a condition producer sees while it makes its record's data for one interval.
@@ -88,14 +92,15 @@ class HEDDLE_EXPORT es_context {
   }
 
  private:
-  friend struct detail::es_access;
-  es_context(const es_producer& producer, detail::es_cell& cell, iov_start start, const parameter_set& payload) noexcept
+  friend struct fw_detail::es_access;
+  es_context(const es_producer& producer, fw_detail::es_cell& cell, iov_start start,
+             const parameter_set& payload) noexcept
       : producer_(producer), cell_(cell), start_(start), payload_(payload) {}
   void check(std::uint32_t index, const std::type_info& type) const;
   void store(std::uint32_t index, void* data, void (*destroy)(void*) noexcept);
 
   const es_producer& producer_;
-  detail::es_cell& cell_;
+  fw_detail::es_cell& cell_;
   iov_start start_;
   const parameter_set& payload_;
 };
@@ -128,16 +133,22 @@ class HEDDLE_EXPORT es_producer {
   // (std::logic_error otherwise).
   template <class T, class R>
   es_put_token<T, R> es_produces(std::string label = {}) {
-    return es_put_token<T, R>(declare(std::move(label), typeid(R), &detail::ops_of<T>));
+    return es_put_token<T, R>(declare(std::move(label), typeid(R), &fw_detail::ops_of<T>));
   }
 
  private:
-  friend struct detail::es_access;
-  std::uint32_t declare(std::string label, const std::type_info& record, const detail::product_ops* ops);
+  friend struct fw_detail::es_access;
+  std::uint32_t declare(std::string label, const std::type_info& record, const fw_detail::product_ops* ops);
 
   std::string label_;
-  std::vector<detail::es_produced> produced_;
+  std::vector<fw_detail::es_produced> produced_;
   bool frozen_ = false;
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::es_context;
+using fw::es_producer;
+}  // namespace heddle::fw_detail

@@ -15,13 +15,13 @@
 #include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw {
-
-namespace detail {
+namespace heddle::fw_detail {
 struct event_state;
 class graph;
 struct event_access;
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Which event: its run, its luminosity block, its number (counted from 0 over the job).
 struct event_id {
@@ -61,7 +61,7 @@ class HEDDLE_EXPORT event {
     const std::uint32_t p = reads_[i].product;
     if (!made_[p].load(std::memory_order_acquire)) [[unlikely]]
       not_made(i);
-    return *detail::product_in<T>(&slots_[p]);
+    return *fw_detail::product_in<T>(&slots_[p]);
   }
 
   // Makes the product `token` names (declared with produces<T>) from `args`, in place, and returns
@@ -79,7 +79,7 @@ class HEDDLE_EXPORT event {
     const std::uint32_t p = writes_[i].product;
     if (made_[p].load(std::memory_order_relaxed)) [[unlikely]]
       made_twice(i);
-    T* product = detail::make_product<T>(&slots_[p], std::forward<A>(args)...);
+    T* product = fw_detail::make_product<T>(&slots_[p], std::forward<A>(args)...);
     made_[p].store(1, std::memory_order_release);  // a plain store: the flag is this product's alone
     return *product;
   }
@@ -90,10 +90,10 @@ class HEDDLE_EXPORT event {
   }
 
  private:
-  friend struct detail::event_access;
-  event(const detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream, void** slots,
-        std::atomic<std::uint8_t>* made, const detail::product_ref* reads, std::uint32_t reads_size,
-        const detail::product_ref* writes, std::uint32_t writes_size) noexcept
+  friend struct fw_detail::event_access;
+  event(const fw_detail::graph& g, std::uint32_t module, const event_id& id, unsigned stream, void** slots,
+        std::atomic<std::uint8_t>* made, const fw_detail::product_ref* reads, std::uint32_t reads_size,
+        const fw_detail::product_ref* writes, std::uint32_t writes_size) noexcept
       : graph_(g),
         module_(module),
         stream_(stream),
@@ -112,15 +112,20 @@ class HEDDLE_EXPORT event {
   [[noreturn]] void not_made(std::uint32_t consumed) const;
   [[noreturn]] void made_twice(std::uint32_t produced) const;
 
-  const detail::graph& graph_;  // for messages
+  const fw_detail::graph& graph_;  // for messages
   std::uint32_t module_;
   unsigned stream_;
   event_id id_;
-  void** slots_;                       // the event's product slots
-  std::atomic<std::uint8_t>* made_;    // per product, set once it is made
-  const detail::product_ref* reads_;   // the module's consumes, by token index
-  const detail::product_ref* writes_;  // its produces, by token index
+  void** slots_;                          // the event's product slots
+  std::atomic<std::uint8_t>* made_;       // per product, set once it is made
+  const fw_detail::product_ref* reads_;   // the module's consumes, by token index
+  const fw_detail::product_ref* writes_;  // its produces, by token index
   std::uint32_t reads_size_, writes_size_;
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::event_id;
+}  // namespace heddle::fw_detail

@@ -11,13 +11,13 @@
 #include "heddle/core/export.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw {
-
-namespace detail {
+namespace heddle::fw_detail {
 class graph;
 class es_state;
 struct event_access;
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 class HEDDLE_EXPORT event_setup {
  public:
@@ -37,14 +37,14 @@ class HEDDLE_EXPORT event_setup {
   }
 
  private:
-  friend struct detail::event_access;
-  event_setup(const detail::graph& g, std::uint32_t module, detail::es_state* es, std::uint32_t run,
+  friend struct fw_detail::event_access;
+  event_setup(const fw_detail::graph& g, std::uint32_t module, fw_detail::es_state* es, std::uint32_t run,
               std::uint32_t lumi) noexcept
       : graph_(g), es_(es), module_(module), run_(run), lumi_(lumi) {}
   const void* data(std::uint32_t consumed, const std::type_info& type, const std::type_info& record) const;
 
-  const detail::graph& graph_;
-  detail::es_state* es_;
+  const fw_detail::graph& graph_;
+  fw_detail::es_state* es_;
   std::uint32_t module_, run_, lumi_;
 };
 

@@ -16,7 +16,7 @@ namespace heddle::fw::global {
 // Makes the event's products (event::emplace / put). An exception fails the module for the event
 // and stops the job.
 template <class... Abilities>
-class EDProducer : public detail::kind_base<module_kind::global, module_role::producer, Abilities...> {
+class EDProducer : public fw_detail::kind_base<module_kind::global, module_role::producer, Abilities...> {
  public:
   // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void produce(event& e, const event_setup& setup) const = 0;
@@ -30,7 +30,7 @@ class EDProducer : public detail::kind_base<module_kind::global, module_role::pr
 
 // Decides the event for the paths it is on (true passes); may also make products.
 template <class... Abilities>
-class EDFilter : public detail::kind_base<module_kind::global, module_role::filter, Abilities...> {
+class EDFilter : public fw_detail::kind_base<module_kind::global, module_role::filter, Abilities...> {
  public:
   // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual bool filter(event& e, const event_setup& setup) const = 0;
@@ -41,7 +41,7 @@ class EDFilter : public detail::kind_base<module_kind::global, module_role::filt
 
 // Reads products, makes none (histograms, checks, summaries).
 template <class... Abilities>
-class EDAnalyzer : public detail::kind_base<module_kind::global, module_role::analyzer, Abilities...> {
+class EDAnalyzer : public fw_detail::kind_base<module_kind::global, module_role::analyzer, Abilities...> {
  public:
   // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void analyze(const event& e, const event_setup& setup) const = 0;
@@ -56,7 +56,7 @@ class EDAnalyzer : public detail::kind_base<module_kind::global, module_role::an
 // Writes the event out; runs on an end path after every path of the event is done, for the events
 // its selectEvents paths passed.
 template <class... Abilities>
-class OutputModule : public detail::kind_base<module_kind::global, module_role::output, Abilities...> {
+class OutputModule : public fw_detail::kind_base<module_kind::global, module_role::output, Abilities...> {
  public:
   // The framework calls it on its threads, for several events at once (const: thread-safe).
   virtual void write(const event& e) const = 0;

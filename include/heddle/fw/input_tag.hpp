@@ -51,3 +51,8 @@ struct HEDDLE_EXPORT input_tag {
 HEDDLE_EXPORT std::ostream& operator<<(std::ostream& os, const input_tag& t);
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::input_tag;
+}  // namespace heddle::fw_detail

@@ -23,13 +23,13 @@
 #include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw {
-
-namespace detail {
+namespace heddle::fw_detail {
 struct lumi_state;
 class graph;
 struct event_access;
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Which luminosity block: its run and its number in the run (from 1).
 struct luminosity_block_id {
@@ -42,7 +42,7 @@ struct luminosity_block_id {
 // Not copyable or movable: the framework makes one per module transition, valid only during that
 // call. Transitions of one lumi never run concurrently with each other; see module_base.hpp for
 // what they may overlap.
-class HEDDLE_EXPORT luminosity_block : public detail::block_products<luminosity_block> {
+class HEDDLE_EXPORT luminosity_block : public fw_detail::block_products<luminosity_block> {
  public:
   luminosity_block(const luminosity_block&) = delete;
   luminosity_block& operator=(const luminosity_block&) = delete;
@@ -54,22 +54,28 @@ class HEDDLE_EXPORT luminosity_block : public detail::block_products<luminosity_
   std::uint32_t number() const noexcept { return id_.lumi; }
 
   // get(token), emplace(token, args...), put(token, value): the products of this lumi, from
-  // detail::block_products (their contracts and thread safety are there).
+  // fw_detail::block_products (their contracts and thread safety are there).
 
  private:
-  friend struct detail::event_access;
-  friend class detail::block_products<luminosity_block>;
-  luminosity_block(detail::lumi_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept;
+  friend struct fw_detail::event_access;
+  friend class fw_detail::block_products<luminosity_block>;
+  luminosity_block(fw_detail::lumi_state& state, const fw_detail::graph& g, std::uint32_t module, bool ending) noexcept;
 
   const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;
   void* slot_to_write(std::uint32_t produced, const std::type_info& type);
   void made(std::uint32_t produced) noexcept;
 
-  detail::lumi_state& state_;
-  const detail::graph& graph_;
+  fw_detail::lumi_state& state_;
+  const fw_detail::graph& graph_;
   std::uint32_t module_;
   bool ending_;  // in end_luminosity_block: products may be made
   luminosity_block_id id_;
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::luminosity_block;
+using fw::luminosity_block_id;
+}  // namespace heddle::fw_detail

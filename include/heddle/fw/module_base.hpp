@@ -44,9 +44,13 @@ enum class module_role : std::uint8_t { producer, filter, analyzer, output };
 HEDDLE_EXPORT const char* to_string(module_kind k) noexcept;  // "global", "stream", "one"
 HEDDLE_EXPORT const char* to_string(module_role r) noexcept;  // "producer", "filter", "analyzer", "output module"
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 struct module_access;
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 class HEDDLE_EXPORT module_base {
  public:
@@ -124,7 +128,7 @@ class HEDDLE_EXPORT module_base {
   // CMS's stream modules cannot either).
   template <class T>
   put_token<T> produces(std::string instance = {}, transition when = transition::event) {
-    return put_token<T>(declare_produces(std::move(instance), &detail::ops_of<T>, when));
+    return put_token<T>(declare_produces(std::move(instance), &fw_detail::ops_of<T>, when));
   }
   // Reads conditions data T of record R (the data labelled `label` where a record holds several).
   template <class T, class R>
@@ -135,14 +139,14 @@ class HEDDLE_EXPORT module_base {
   void declare_resource(std::string name);
 
  private:
-  friend struct detail::module_access;
+  friend struct fw_detail::module_access;
   // The event's call: the role's method (produce, filter, analyze, write); a filter's decision,
   // true for the others.
   virtual bool call(event& e, const event_setup& setup) = 0;
   virtual void call_acquire(const event& e, const event_setup& setup, async_handle handle) = 0;
 
   std::uint32_t declare_consumes(input_tag tag, const std::type_info& type, branch_type where);
-  std::uint32_t declare_produces(std::string instance, const detail::product_ops* ops, transition when);
+  std::uint32_t declare_produces(std::string instance, const fw_detail::product_ops* ops, transition when);
   std::uint32_t declare_es_consumes(const std::type_info& type, const std::type_info& record, std::string label);
   void check_open(const char* what) const;
 
@@ -151,7 +155,13 @@ class HEDDLE_EXPORT module_base {
   bool external_;
   bool job_failed_ = false;  // set by the processors before end_job
   std::string label_;
-  detail::declarations declared_;
+  fw_detail::declarations declared_;
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::module_kind;
+using fw::module_role;
+}  // namespace heddle::fw_detail

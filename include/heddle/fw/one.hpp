@@ -18,7 +18,7 @@ namespace heddle::fw::one {
 // Makes the event's products (event::emplace / put). An exception fails the module for the event
 // and stops the job.
 template <class... Abilities>
-class EDProducer : public detail::kind_base<module_kind::one, module_role::producer, Abilities...> {
+class EDProducer : public fw_detail::kind_base<module_kind::one, module_role::producer, Abilities...> {
  public:
   // The framework calls it on its threads, one event at a time (holding the module's serial queue,
   // or its resources').
@@ -33,7 +33,7 @@ class EDProducer : public detail::kind_base<module_kind::one, module_role::produ
 
 // Decides the event for the paths it is on (true passes); may also make products.
 template <class... Abilities>
-class EDFilter : public detail::kind_base<module_kind::one, module_role::filter, Abilities...> {
+class EDFilter : public fw_detail::kind_base<module_kind::one, module_role::filter, Abilities...> {
  public:
   // The framework calls it on its threads, one event at a time (holding the module's serial queue,
   // or its resources').
@@ -45,7 +45,7 @@ class EDFilter : public detail::kind_base<module_kind::one, module_role::filter,
 
 // Reads products, makes none (histograms, checks, summaries).
 template <class... Abilities>
-class EDAnalyzer : public detail::kind_base<module_kind::one, module_role::analyzer, Abilities...> {
+class EDAnalyzer : public fw_detail::kind_base<module_kind::one, module_role::analyzer, Abilities...> {
  public:
   // The framework calls it on its threads, one event at a time (holding the module's serial queue,
   // or its resources').
@@ -61,7 +61,7 @@ class EDAnalyzer : public detail::kind_base<module_kind::one, module_role::analy
 // Writes the event out; runs on an end path after every path of the event is done, for the events
 // its selectEvents paths passed.
 template <class... Abilities>
-class OutputModule : public detail::kind_base<module_kind::one, module_role::output, Abilities...> {
+class OutputModule : public fw_detail::kind_base<module_kind::one, module_role::output, Abilities...> {
  public:
   // The framework calls it on its threads, one event at a time (holding the module's serial queue,
   // or its resources').

@@ -58,7 +58,13 @@ class HEDDLE_EXPORT parameter_error : public config_error {
   std::string name_;
 };
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+// The fw layer's internals name these unqualified.
+using fw::input_tag;
+using fw::parameter_set;
+
 template <class T>
 inline constexpr bool is_parameter_scalar = std::same_as<T, bool> || std::same_as<T, int> ||
                                             std::same_as<T, unsigned> || std::same_as<T, long> ||
@@ -74,7 +80,9 @@ inline constexpr bool is_parameter_type<std::vector<X>> = is_parameter_scalar<X>
 struct parameter_node;    // the set's JSON object and its place; immutable, shared
 struct parameter_reads;   // which values of a document were looked at; locked, shared
 struct parameter_access;  // how the implementation makes sets
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // The types a parameter can be read as, each compiled once in heddle::fw (another T does not
 // compile: "constraints not satisfied ... parameter_type<T>"):
@@ -88,7 +96,7 @@ struct parameter_access;  // how the implementation makes sets
 //   parameter_set                               a JSON object
 //   std::vector<X>, X any of the above          a JSON array of X
 template <class T>
-concept parameter_type = detail::is_parameter_type<T>;
+concept parameter_type = fw_detail::is_parameter_type<T>;
 
 class HEDDLE_EXPORT parameter_set {
  public:
@@ -142,12 +150,12 @@ class HEDDLE_EXPORT parameter_set {
   std::string dump() const;
 
  private:
-  friend struct detail::parameter_access;
-  parameter_set(std::shared_ptr<const detail::parameter_node> node,
-                std::shared_ptr<detail::parameter_reads> reads) noexcept;
+  friend struct fw_detail::parameter_access;
+  parameter_set(std::shared_ptr<const fw_detail::parameter_node> node,
+                std::shared_ptr<fw_detail::parameter_reads> reads) noexcept;
 
-  std::shared_ptr<const detail::parameter_node> node_;
-  std::shared_ptr<detail::parameter_reads> reads_;
+  std::shared_ptr<const fw_detail::parameter_node> node_;
+  std::shared_ptr<fw_detail::parameter_reads> reads_;
 };
 
 }  // namespace heddle::fw

@@ -26,12 +26,16 @@ namespace heddle::fw {
 
 class process;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 class graph;
 // The finalized process as the processors and the dependency bound see it (src/fw/graph.hpp, not
 // installed). std::logic_error before finalize().
-HEDDLE_EXPORT const graph& graph_of(const process& p);
-}  // namespace detail
+HEDDLE_EXPORT const graph& graph_of(const fw::process& p);
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // How a module appears in its process.
 // The members have default initializers so that {"label"} (process::add's usual spelling) leaves
@@ -64,12 +68,12 @@ class HEDDLE_EXPORT process {
   // thread-safe: the builder's call.
   module_base& add_module(module_spec spec, module_factory make);
   // add_module of an M made from copies of `args`: p.add<JetProducer>({"jets"}, params). Does not
-  // compile for a module type that fails detail::check_module_type (an ExternalWork module without
+  // compile for a module type that fails fw_detail::check_module_type (an ExternalWork module without
   // acquire: abilities.hpp). Not thread-safe: the builder's call.
   template <class M, class... A>
   M& add(module_spec spec, A... args) {
     static_assert(std::is_base_of_v<module_base, M>, "a module derives from a kind (global.hpp, stream.hpp, one.hpp)");
-    detail::check_module_type<M>();
+    fw_detail::check_module_type<M>();
     return static_cast<M&>(add_module(std::move(spec), [args...] { return std::make_unique<M>(args...); }));
   }
   // Adds a condition producer (es_producer.hpp); spec.label names it in messages.
@@ -112,10 +116,10 @@ class HEDDLE_EXPORT process {
   const module_base& module(std::size_t i) const;
 
  private:
-  friend const detail::graph& detail::graph_of(const process& p);
+  friend const fw_detail::graph& fw_detail::graph_of(const process& p);
 
   std::string source_;
-  std::unique_ptr<detail::graph> graph_;
+  std::unique_ptr<fw_detail::graph> graph_;
   // Path members by label, resolved by finalize().
   std::vector<std::vector<std::string>> pending_labels_, pending_end_labels_;
 };

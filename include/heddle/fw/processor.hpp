@@ -98,3 +98,9 @@ HEDDLE_EXPORT run_report run_threaded(process& p, const run_options& options);
 HEDDLE_EXPORT run_report run_single_threaded(process& p, const run_options& options);
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::run_checksum;
+using fw::run_options;
+}  // namespace heddle::fw_detail

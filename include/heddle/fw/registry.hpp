@@ -64,7 +64,16 @@ HEDDLE_EXPORT std::optional<registered_module> find_registered_module(const std:
 // Every registered name, sorted. Thread-safe.
 HEDDLE_EXPORT std::vector<std::string> registered_module_names();
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
+// The fw layer's internals name these unqualified.
+using fw::es_maker;
+using fw::module_context;
+using fw::module_maker;
+using fw::parameter_set;
+using fw::registered_module;
+
 template <class M>
 std::unique_ptr<module_base> make_module(const parameter_set& parameters,
                                          [[maybe_unused]] const module_context& context) {
@@ -109,14 +118,12 @@ class HEDDLE_EXPORT module_registration {
   void add(const char* name, registered_module entry) noexcept;
   const void* key_;  // the maker's address: which registration this is
 };
-}  // namespace detail
-
-}  // namespace heddle::fw
+}  // namespace heddle::fw_detail
 
 #define HEDDLE_FW_CONCAT2(a, b) a##b
 #define HEDDLE_FW_CONCAT(a, b) HEDDLE_FW_CONCAT2(a, b)
 // Registers module class `type` under its name as written. At namespace scope in a .cpp file: it
 // defines a static object, which registers during static initialisation.
-#define HEDDLE_FW_MODULE(type)                                                                             \
-  static const ::heddle::fw::detail::module_registration HEDDLE_FW_CONCAT(heddle_fw_module_, __COUNTER__)( \
-      #type, ::heddle::fw::detail::maker_of<type>())
+#define HEDDLE_FW_MODULE(type)                                                                            \
+  static const ::heddle::fw_detail::module_registration HEDDLE_FW_CONCAT(heddle_fw_module_, __COUNTER__)( \
+      #type, ::heddle::fw_detail::maker_of<type>())

@@ -18,18 +18,18 @@
 #include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw {
-
-namespace detail {
+namespace heddle::fw_detail {
 struct run_state;
 class graph;
 struct event_access;
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Not copyable or movable: the framework makes one per module transition, valid only during that
 // call. Run transitions never run concurrently with one another nor with any event or lumi
 // transition (module_base.hpp).
-class HEDDLE_EXPORT run : public detail::block_products<run> {
+class HEDDLE_EXPORT run : public fw_detail::block_products<run> {
  public:
   run(const run&) = delete;
   run& operator=(const run&) = delete;
@@ -38,19 +38,19 @@ class HEDDLE_EXPORT run : public detail::block_products<run> {
   std::uint32_t number() const noexcept { return number_; }
 
   // get(token), emplace(token, args...), put(token, value): the products of this run, from
-  // detail::block_products (their contracts and thread safety are there).
+  // fw_detail::block_products (their contracts and thread safety are there).
 
  private:
-  friend struct detail::event_access;
-  friend class detail::block_products<run>;
-  run(detail::run_state& state, const detail::graph& g, std::uint32_t module, bool ending) noexcept;
+  friend struct fw_detail::event_access;
+  friend class fw_detail::block_products<run>;
+  run(fw_detail::run_state& state, const fw_detail::graph& g, std::uint32_t module, bool ending) noexcept;
 
   const void* slot_to_read(std::uint32_t consumed, const std::type_info& type) const;
   void* slot_to_write(std::uint32_t produced, const std::type_info& type);
   void made(std::uint32_t produced) noexcept;
 
-  detail::run_state& state_;
-  const detail::graph& graph_;
+  fw_detail::run_state& state_;
+  const fw_detail::graph& graph_;
   std::uint32_t module_;
   bool ending_;  // in end_run: products may be made
   std::uint32_t number_;

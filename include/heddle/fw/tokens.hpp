@@ -15,9 +15,13 @@ class module_base;
 class event;
 class event_setup;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 inline constexpr std::uint32_t no_index = 0xffffffffu;
-}
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // When a product is made (module_base::produces): in an event, in a luminosity block's end
 // transition (end_luminosity_block) or in a run's (end_run). CMS spells the second produces<T,
@@ -34,14 +38,18 @@ inline constexpr branch_type in_event = branch_type::in_event;
 inline constexpr branch_type in_lumi = branch_type::in_lumi;
 inline constexpr branch_type in_run = branch_type::in_run;
 
-namespace detail {
+}  // namespace heddle::fw
+
+namespace heddle::fw_detail {
 // The transition that makes the products a consumes `where` reads.
-constexpr transition made_at(branch_type where) noexcept {
-  return where == in_event  ? transition::event
-         : where == in_lumi ? transition::end_luminosity_block
-                            : transition::end_run;
+constexpr fw::transition made_at(fw::branch_type where) noexcept {
+  return where == fw::in_event  ? fw::transition::event
+         : where == fw::in_lumi ? fw::transition::end_luminosity_block
+                                : fw::transition::end_run;
 }
-}  // namespace detail
+}  // namespace heddle::fw_detail
+
+namespace heddle::fw {
 
 // Reads a product of type T: event::get(token) gives a const T& (luminosity_block::get for a
 // product consumed in_lumi, run::get for one consumed in_run).
@@ -50,13 +58,13 @@ class get_token {
  public:
   get_token() = default;
   // Thread-safe, both (a plain value).
-  bool valid() const noexcept { return index_ != detail::no_index; }
+  bool valid() const noexcept { return index_ != fw_detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's consumes, in order
 
  private:
   friend class module_base;
   explicit get_token(std::uint32_t i) noexcept : index_(i) {}
-  std::uint32_t index_ = detail::no_index;
+  std::uint32_t index_ = fw_detail::no_index;
 };
 
 // Writes a product of type T: event::put(token, value) or event::emplace(token, args...)
@@ -67,13 +75,13 @@ class put_token {
  public:
   put_token() = default;
   // Thread-safe, both (a plain value).
-  bool valid() const noexcept { return index_ != detail::no_index; }
+  bool valid() const noexcept { return index_ != fw_detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's produces, in order
 
  private:
   friend class module_base;
   explicit put_token(std::uint32_t i) noexcept : index_(i) {}
-  std::uint32_t index_ = detail::no_index;
+  std::uint32_t index_ = fw_detail::no_index;
 };
 
 // Reads conditions data of type T from record R: event_setup::get(token) gives a const T&.
@@ -82,13 +90,28 @@ class es_token {
  public:
   es_token() = default;
   // Thread-safe, both (a plain value).
-  bool valid() const noexcept { return index_ != detail::no_index; }
+  bool valid() const noexcept { return index_ != fw_detail::no_index; }
   std::uint32_t index() const noexcept { return index_; }  // among the module's es_consumes, in order
 
  private:
   friend class module_base;
   explicit es_token(std::uint32_t i) noexcept : index_(i) {}
-  std::uint32_t index_ = detail::no_index;
+  std::uint32_t index_ = fw_detail::no_index;
 };
 
 }  // namespace heddle::fw
+
+// The fw layer's internals (heddle::fw_detail) name these unqualified.
+namespace heddle::fw_detail {
+using fw::branch_type;
+using fw::es_token;
+using fw::event;
+using fw::event_setup;
+using fw::get_token;
+using fw::in_event;
+using fw::in_lumi;
+using fw::in_run;
+using fw::module_base;
+using fw::put_token;
+using fw::transition;
+}  // namespace heddle::fw_detail

@@ -61,7 +61,7 @@ class timed_module final : public module_base, public timing_module {
     for (const product_request& r : settings_.to_get)
       inputs_.push_back(consumes<std::int64_t>(input_tag(r.label, r.product)));
     if (t.role == module_role::producer) product_ = produces<std::int64_t>(settings_.product_label);
-    if (settings_.threads == thread_type::unsafe) declare_resource(detail::legacy_resource);
+    if (settings_.threads == thread_type::unsafe) declare_resource(fw_detail::legacy_resource);
     if (t.how == spend::nothing) how_ = how::nothing;
     else if (timing.wait == wait_mode::timer) how_ = how::timer;
     else if (timing.wait == wait_mode::busy) how_ = how::busy;
@@ -111,10 +111,9 @@ class timed_module final : public module_base, public timing_module {
     for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
     if (type_.role == module_role::filter) return filter_result(settings_, number) != 0;
     if (type_.role == module_role::producer)
-      e.emplace(product_,
-                wrap_add(sum, type_.fixed_value
-                                  ? *settings_.value
-                                  : static_cast<std::int64_t>(detail::digest_mix(hash_ ^ detail::digest_mix(number)))));
+      e.emplace(product_, wrap_add(sum, type_.fixed_value ? *settings_.value
+                                                          : static_cast<std::int64_t>(fw_detail::digest_mix(
+                                                                hash_ ^ fw_detail::digest_mix(number)))));
     return true;
   }
 
@@ -153,8 +152,8 @@ std::unique_ptr<module_base> make(const parameter_set& parameters, const module_
 // Every type, under its name and under "demo::NAME" (the study's configurations' spelling), for as
 // long as the program (or the library linking this plugin) lives.
 template <std::size_t... I>
-std::deque<detail::module_registration> register_all(std::index_sequence<I...>) {
-  std::deque<detail::module_registration> r;  // a deque: registrations neither copy nor move
+std::deque<fw_detail::module_registration> register_all(std::index_sequence<I...>) {
+  std::deque<fw_detail::module_registration> r;  // a deque: registrations neither copy nor move
   auto add = [&r](std::string_view name, module_maker maker) {
     r.emplace_back(std::string(name).c_str(), maker);
     r.emplace_back(("demo::" + std::string(name)).c_str(), maker);
@@ -162,7 +161,7 @@ std::deque<detail::module_registration> register_all(std::index_sequence<I...>) 
   (add(module_types[I].name, &make<I>), ...);
   return r;
 }
-const std::deque<detail::module_registration> registrations =
+const std::deque<fw_detail::module_registration> registrations =
     register_all(std::make_index_sequence<module_types.size()>());
 
 }  // namespace

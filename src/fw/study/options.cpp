@@ -12,17 +12,17 @@ namespace heddle::fw::study {
 namespace {
 
 // Each after the framework's key it is listed behind in the unknown-key message.
-const detail::option_registration busy_wait_scale_option{
+const fw_detail::option_registration busy_wait_scale_option{
     {"busyWaitScaleFactor", "nSimultaneousEvents",
-     [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
-const detail::option_registration time_scale_option{
-    {"timeScale", "nThreads", [](const detail::json& v, const detail::place& p) { (void)detail::positive(v, p); }}};
-const detail::option_registration wait_option{{"wait", "timeScale", [](const detail::json& v, const detail::place& p) {
-                                                 const std::string w = detail::string(v, p);
-                                                 if (!parse_wait_mode(w))
-                                                   p.fail("unknown wait mode '" + w +
-                                                          "' (known: busy, sleep, timer, configured)");
-                                               }}};
+     [](const fw_detail::json& v, const fw_detail::place& p) { (void)fw_detail::positive(v, p); }}};
+const fw_detail::option_registration time_scale_option{
+    {"timeScale", "nThreads",
+     [](const fw_detail::json& v, const fw_detail::place& p) { (void)fw_detail::positive(v, p); }}};
+const fw_detail::option_registration wait_option{
+    {"wait", "timeScale", [](const fw_detail::json& v, const fw_detail::place& p) {
+       const std::string w = fw_detail::string(v, p);
+       if (!parse_wait_mode(w)) p.fail("unknown wait mode '" + w + "' (known: busy, sleep, timer, configured)");
+     }}};
 
 // A number as set_option reads it back: exactly (17 significant digits).
 std::string text_of(double x) {

@@ -20,7 +20,7 @@ inline double module_seconds(const module_settings& s, std::uint64_t label_hash,
   double t = s.average_time;
   if (s.min_time && s.max_time) {
     const double spread = std::min(s.average_time - *s.min_time, *s.max_time - s.average_time);
-    const double u = double(detail::digest_mix(label_hash + event) >> 11) * 0x1p-53;
+    const double u = double(fw_detail::digest_mix(label_hash + event) >> 11) * 0x1p-53;
     t += (2 * u - 1) * spread;
   }
   return t;

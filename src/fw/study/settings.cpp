@@ -14,16 +14,16 @@ namespace heddle::fw::study {
 namespace {
 
 using json = nlohmann::json;
-using detail::array;
-using detail::boolean;
-using detail::count;
-using detail::key;
-using detail::kind;
-using detail::object;
-using detail::place;
-using detail::read_keys;
-using detail::seconds;
-using detail::string;
+using fw_detail::array;
+using fw_detail::boolean;
+using fw_detail::count;
+using fw_detail::key;
+using fw_detail::kind;
+using fw_detail::object;
+using fw_detail::place;
+using fw_detail::read_keys;
+using fw_detail::seconds;
+using fw_detail::string;
 
 thread_type parse_thread_type(const json& v, const place& p) {
   const std::string s = string(v, p);
@@ -123,7 +123,7 @@ module_settings read_settings(const module_type& t, const parameter_set& paramet
                        article(context.listed) + to_string(context.listed));
   // The parameters as the file gave them: the reader's tables word every error as the framework's
   // own keys' errors are worded, with the key's path in the entry.
-  const json& entry = detail::json_of(parameters);
+  const json& entry = fw_detail::json_of(parameters);
   std::vector<key<module_settings>> keys;  // the keys this type takes; any other is reported
   for (const auto& [k, applies] : module_keys)
     if (applies(t)) keys.push_back(k);

@@ -18,7 +18,7 @@ class Nameless final : public heddle::fw::global::EDAnalyzer<> {
   void analyze(const heddle::fw::event&, const heddle::fw::event_setup&) const override {}
 };
 
-const heddle::fw::detail::module_registration nameless("", &heddle::fw::detail::make_module<Nameless>);
+const heddle::fw_detail::module_registration nameless("", &heddle::fw_detail::make_module<Nameless>);
 }  // namespace
 
 }  // namespace fw_test_plugins

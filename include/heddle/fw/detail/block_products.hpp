@@ -11,7 +11,7 @@
 #include "heddle/fw/detail/product_ops.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // Block: luminosity_block or run, which define (privately, befriending this base)
 //   const void* slot_to_read(std::uint32_t consumed, const std::type_info&) const;
@@ -60,4 +60,4 @@ class block_products {
   Block& self() noexcept { return static_cast<Block&>(*this); }
 };
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

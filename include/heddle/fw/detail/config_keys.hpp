@@ -21,7 +21,7 @@
 #include "heddle/core/export.hpp"
 #include "heddle/fw/errors.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 using json = nlohmann::json;
 
@@ -204,4 +204,4 @@ class HEDDLE_EXPORT option_registration {
 // The options registered now, in the order they were registered. A copy: taken under the lock.
 std::vector<added_option> added_options();
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -11,7 +11,7 @@
 #include "heddle/fw/input_tag.hpp"
 #include "heddle/fw/tokens.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct consumed {
   input_tag tag;
@@ -43,4 +43,4 @@ struct declarations {
 // every such module runs one at a time with every other, as thread-unsafe code must.
 inline constexpr const char* legacy_resource = "heddle::legacy";
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -14,7 +14,7 @@
 #include "heddle/fw/abilities.hpp"
 #include "heddle/fw/module_base.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 template <module_kind Kind, module_role Role, bool External>
 class kind_root : public module_base {
@@ -96,4 +96,4 @@ struct kind_base_of {
 template <module_kind Kind, module_role Role, class... Abilities>
 using kind_base = typename kind_base_of<Kind, Role, Abilities...>::type;
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

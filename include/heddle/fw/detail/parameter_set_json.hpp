@@ -11,7 +11,7 @@
 #include "heddle/core/export.hpp"
 #include "heddle/fw/parameter_set.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 // The set of `object` (moved in where the caller passes an rvalue; the caller leaves out "@label" and "@type"), where()
 // `where`, e.g. "reco.json: process.producers[3] 'jets'". Throws config_error "<where>: expected a JSON object, found
@@ -23,4 +23,4 @@ HEDDLE_EXPORT parameter_set make_parameter_set(nlohmann::json object, std::strin
 // Thread-safe (the document is immutable).
 HEDDLE_EXPORT const nlohmann::json& json_of(const parameter_set& set) noexcept;
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail

@@ -13,7 +13,7 @@
 
 #include "heddle/fw/digest.hpp"
 
-namespace heddle::fw::detail {
+namespace heddle::fw_detail {
 
 struct product_ops {
   const std::type_info* type;
@@ -52,7 +52,7 @@ template <class T>
 inline constexpr product_ops ops_of{
     &typeid(T),
     in_place_product<T>,
-    in_place_product<T>&& std::is_integral_v<T> && sizeof(T) == 8 && !heddle::fw::detail::user_digest<T>,
+    in_place_product<T>&& std::is_integral_v<T> && sizeof(T) == 8 && !heddle::fw_detail::user_digest<T>,
     [](void* slot) noexcept {
       if constexpr (!in_place_product<T>) delete *static_cast<T**>(slot);
     },
@@ -73,4 +73,4 @@ T* make_product(void* slot, A&&... args) {
   }
 }
 
-}  // namespace heddle::fw::detail
+}  // namespace heddle::fw_detail
