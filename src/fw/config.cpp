@@ -145,23 +145,24 @@ const key<source_reading> source_keys[] = {
 
 // A module's or condition producer's entry (registry.hpp): its label, type, and for modules on end
 // paths selectEvents; every other key is a parameter, which the module reads and checks as it is
-// made, and of which the process reports those it did not read (make_process).
-module_config parse_registered(const json& v, const place& p, module_config m, std::string type, module_role role) {
+// made, and of which the process reports those it did not read (make_process). The entry is moved
+// into the parameters: the document's copy is read no more.
+module_config parse_registered(json&& v, const place& p, module_config m, std::string type, module_role role) {
   m.type = std::move(type);
   m.role = role;
-  json parameters = v;
+  json parameters = std::move(v);
   parameters.erase("@label");
   parameters.erase("@type");
-  if (auto it = v.find("selectEvents");
-      it != v.end() && (role == module_role::output || role == module_role::analyzer)) {
+  if (auto it = parameters.find("selectEvents");
+      it != parameters.end() && (role == module_role::output || role == module_role::analyzer)) {
     m.select_paths = strings(*it, p.at("selectEvents"));
-    parameters.erase("selectEvents");
+    parameters.erase(it);
   }
   m.parameters = fw_detail::make_parameter_set(std::move(parameters), p.file + ": " + p.where + " '" + m.label + "'");
   return m;
 }
 
-module_config parse_module(const json& v, const place& where, module_role expected) {
+module_config parse_module(json&& v, const place& where, module_role expected) {
   object(v, where);
   module_config m;
   m.where = where.where;
@@ -175,7 +176,7 @@ module_config parse_module(const json& v, const place& where, module_role expect
     p.fail("empty '@label'");
   }
   std::string type = string(require(v, "@type", p), p.at("@type"));
-  return parse_registered(v, p, std::move(m), std::move(type), expected);
+  return parse_registered(std::move(v), p, std::move(m), std::move(type), expected);
 }
 
 std::vector<path_config> parse_paths(const json& v, const place& p) {
@@ -334,21 +335,24 @@ process_config parse_config(std::string_view text, const std::string& file,
     c.events_per_run = c.events_per_lumi * source.lumis_per_run;
   }
 
+  // The lists' entries are moved out of the document into their modules' parameters.
+  json& entries = doc["process"];
   auto modules = [&](const char* list_key, module_role role) {
-    auto it = proc.find(list_key);
-    if (it == proc.end()) return;
+    auto it = entries.find(list_key);
+    if (it == entries.end()) return;
     const place pm = pp.at(list_key);
-    const json& list = array(*it, pm);
-    for (std::size_t i = 0; i < list.size(); ++i) c.modules.push_back(parse_module(list[i], pm.at(i), role));
+    array(*it, pm);
+    for (std::size_t i = 0; i < it->size(); ++i) c.modules.push_back(parse_module(std::move((*it)[i]), pm.at(i), role));
   };
   modules("producers", module_role::producer);
   modules("filters", module_role::filter);
   modules("analyzers", module_role::analyzer);
   modules("outputs", module_role::output);
 
-  if (auto it = proc.find("esProducers"); it != proc.end()) {
+  if (auto it = entries.find("esProducers"); it != entries.end()) {
     const place pe = pp.at("esProducers");
-    const json& list = array(*it, pe);
+    json& list = *it;
+    array(list, pe);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const place pi = pe.at(i);
       object(list[i], pi);
@@ -357,8 +361,8 @@ process_config parse_config(std::string_view text, const std::string& file,
       m.label = string(require(list[i], "@label", pi), pi.at("@label"));
       if (m.label.empty()) pi.fail("empty '@label'");
       const place pl{file, pi.where, m.label, ""};
-      c.es_producers.push_back(parse_registered(list[i], pl, std::move(m),
-                                                string(require(list[i], "@type", pl), pl.at("@type")),
+      std::string type = string(require(list[i], "@type", pl), pl.at("@type"));
+      c.es_producers.push_back(parse_registered(std::move(list[i]), pl, std::move(m), std::move(type),
                                                 module_role::producer));
     }
   }
