@@ -131,4 +131,12 @@ grep -E '^-- heddle' "$log" || true
 
 jobs=()
 [[ -n ${HEDDLE_BUILD_JOBS:-} ]] && jobs=(--parallel "$HEDDLE_BUILD_JOBS")
+# clang's malloc on transparent huge pages (glibc.malloc.hugetlb=1: madvise, where the kernel's THP
+# setting is madvise or always; nothing otherwise, nor in a glibc older than 2.35, which ignores
+# it): its memory faults in 2 MiB at a time. On the 2-core VM a test program's -O0 unity file under
+# ASan+UBSan took 15 to 20% less CPU (interleaved runs). GCC allocates its own pages and gains
+# nothing, so the g++ flavours build as before.
+if [[ $flavour == asan ]]; then
+  export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
+fi
 cmake --build "$dir" "${jobs[@]}" "${targets[@]}"
