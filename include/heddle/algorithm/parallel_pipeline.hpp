@@ -46,7 +46,8 @@ template <class In, class Out>
 class filter {
  public:
   // One filter: `body` is called as Out(flow_control&) when it is the first filter (In = void), as
-  // Out(In) otherwise, and may return heddle::future<Out> instead of Out. The body is copied.
+  // Out(In) otherwise (the item moved in, or as an lvalue to a body taking In&), and may return
+  // heddle::future<Out> instead of Out. The body is copied.
   template <class Body>
   filter(filter_mode mode, const Body& body)
       : stages_{std::make_shared<const core_detail::typed_stage<In, Out, Body>>(mode, body)} {}

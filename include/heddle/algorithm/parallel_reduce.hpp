@@ -7,7 +7,8 @@
 //
 //   body(const Range& piece, T acc) -> T   acc combined with every element of piece, in order
 //   join(T left, T right) -> T             left's elements all come before right's
-// (body and join may take const T& instead; values are passed as rvalues). Returns identity for an
+// (body and join may take const T& or T& instead: values are passed as rvalues where the callable
+// takes them so, else as lvalues, as std::reduce and oneTBB pass them). Returns identity for an
 // empty range, without calling body. join must be associative and identity its identity; nothing
 // needs to be commutative: pieces are joined in range order.
 //
@@ -44,6 +45,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/algorithm/detail/call.hpp"
 #include "heddle/algorithm/detail/fork.hpp"
 #include "heddle/algorithm/detail/options.hpp"
 #include "heddle/algorithm/detail/partition.hpp"
@@ -64,8 +66,9 @@ concept deterministic_option = one_of_options<O, cancellation_token, simple_part
 
 template <class Range, class T, class Body, class Join>
 concept reduction = splittable_range<Range> && std::copy_constructible<T> &&
-    std::convertible_to<std::invoke_result_t<const Body&, const Range&, T&&>, T> &&
-    std::convertible_to<std::invoke_result_t<const Join&, T&&, T&&>, T>;
+    callable_moving_or_lvalues<Body, const Range&, T> &&
+    std::convertible_to<moving_or_lvalues_result_t<Body, const Range&, T>, T> &&
+    callable_moving_or_lvalues<Join, T, T> && std::convertible_to<moving_or_lvalues_result_t<Join, T, T>, T>;
 
 template <class P, bool Deterministic, class Range, class T, class Body, class Join>
 T run_reduce(runtime* rt, const cancellation_token& token, const char* what, const Range& range, const T& identity,

@@ -12,7 +12,8 @@
 // (inclusive_scan without init) or init's type, as in std. op is assumed associative only (never
 // commutative): results combine in sequence order, but grouped differently than a serial loop, so
 // a floating-point scan may differ from std::inclusive_scan in the last bits (as std's parallel
-// overloads may).
+// overloads may). op, scan and join get the accumulator moved in where they take an rvalue, else
+// as an lvalue, as std's scans pass it: a callable written [](auto& a, auto& b) works.
 //
 // parallel_scan: oneTBB's functional form. scan(const Range& r, T sum, bool is_final_scan) -> T
 // returns sum combined with r's elements, and when is_final_scan also writes r's results (sum is
@@ -51,6 +52,7 @@
 #include <utility>
 #include <vector>
 
+#include "heddle/algorithm/detail/call.hpp"
 #include "heddle/algorithm/detail/fork.hpp"
 #include "heddle/algorithm/detail/options.hpp"
 #include "heddle/algorithm/detail/partition.hpp"
@@ -92,11 +94,11 @@ struct sequence_scan {
     std::size_t j = begin_of(i);
     const std::size_t e = begin_of(i + 1);
     T acc(in[j]);
-    for (++j; j < e; ++j) acc = op(std::move(acc), in[j]);
+    for (++j; j < e; ++j) acc = call_moving_or_lvalues(op, std::move(acc), in[j]);
     return acc;
   }
   T final(std::size_t i, T carry) { return scan(i, std::move(carry)); }
-  T combine(T a, T b) const { return op(std::move(a), std::move(b)); }
+  T combine(T a, T b) const { return call_moving_or_lvalues(op, std::move(a), std::move(b)); }
 
   T scan(std::size_t i, T acc) { return scan_from(begin_of(i), begin_of(i + 1), std::move(acc)); }
   T scan_from(std::size_t j, std::size_t e, T acc) {
@@ -104,9 +106,9 @@ struct sequence_scan {
       if constexpr (Exclusive) {
         T v(in[j]);  // read before writing: out may be in
         out[j] = acc;
-        acc = op(std::move(acc), std::move(v));
+        acc = call_moving_or_lvalues(op, std::move(acc), std::move(v));
       } else {
-        acc = op(std::move(acc), in[j]);
+        acc = call_moving_or_lvalues(op, std::move(acc), in[j]);
         out[j] = acc;
       }
     }
@@ -163,8 +165,10 @@ struct range_scan {
   const Join& join;
   T first() { return scan(std::as_const(pieces[0]), identity, true); }
   T reduce(std::size_t i) { return scan(std::as_const(pieces[i]), identity, false); }
-  T final(std::size_t i, T carry) { return scan(std::as_const(pieces[i]), std::move(carry), true); }
-  T combine(T a, T b) const { return join(std::move(a), std::move(b)); }
+  T final(std::size_t i, T carry) {
+    return call_moving_or_lvalues(scan, std::as_const(pieces[i]), std::move(carry), true);
+  }
+  T combine(T a, T b) const { return call_moving_or_lvalues(join, std::move(a), std::move(b)); }
 };
 
 // Cuts r into pieces, in order, as the partitioner's piece state says.
@@ -275,16 +279,26 @@ Out exclusive_scan(runtime& rt, In first, In last, Out out, T init, const Op& op
 }
 
 // parallel_scan(range, identity, scan, join[, options...]): oneTBB's functional form.
+namespace core_detail {
+// scan gets identity (a const T&) or a carried sum (moved in, or an lvalue); join two sums.
+template <class Range, class T, class Scan, class Join>
+concept range_scan_callables =
+    std::convertible_to<std::invoke_result_t<const Scan&, const Range&, const T&, bool>, T> &&
+    callable_moving_or_lvalues<Scan, const Range&, T, bool> &&
+    std::convertible_to<moving_or_lvalues_result_t<Scan, const Range&, T, bool>, T> &&
+    callable_moving_or_lvalues<Join, T, T> && std::convertible_to<moving_or_lvalues_result_t<Join, T, T>, T>;
+}  // namespace core_detail
+
 // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
 // clang-format off
 template <core_detail::splittable_range Range, class T, class Scan, class Join, core_detail::range_option... O>
-  requires std::convertible_to<std::invoke_result_t<const Scan&, const Range&, const T&, bool>, T>
+  requires core_detail::range_scan_callables<Range, T, Scan, Join>
 T parallel_scan(const Range& range, const T& identity, const Scan& scan, const Join& join, const O&... options) {
   return core_detail::run_range_scan<core_detail::partitioner_of<auto_partitioner, O...>>(
       nullptr, core_detail::token_of(options...), range, identity, scan, join);
 }
 template <core_detail::splittable_range Range, class T, class Scan, class Join, core_detail::range_option... O>
-  requires std::convertible_to<std::invoke_result_t<const Scan&, const Range&, const T&, bool>, T>
+  requires core_detail::range_scan_callables<Range, T, Scan, Join>
 T parallel_scan(runtime& rt, const Range& range, const T& identity, const Scan& scan, const Join& join,
                 const O&... options) {
   return core_detail::run_range_scan<core_detail::partitioner_of<auto_partitioner, O...>>(

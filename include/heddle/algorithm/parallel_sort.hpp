@@ -13,7 +13,8 @@
 //
 // Requirements (as for std::sort): random-access iterators over move-constructible, move-assignable,
 // swappable elements; `comp` a strict weak ordering, called concurrently from several threads
-// through a const reference (it is never copied).
+// through a const reference (it is never copied), always on lvalues (as std::sort calls it: a
+// comparator written [](auto& a, auto& b) or taking its arguments by value is accepted).
 //
 // Errors: the first exception thrown by `comp` (or by an element's move) stops the rest of the work
 // and is rethrown once every task has stopped; heddle::task_cancelled when the token was cancelled
@@ -38,8 +39,12 @@
 namespace heddle {
 
 namespace core_detail {
-template <class C>
-concept sort_comparator = !std::is_same_v<std::remove_cvref_t<C>, cancellation_token>;
+// A comparator for the elements of It, called on lvalues as std::sort calls it (and, like
+// std::ranges::sort's, on the value type's lvalues too); a cancellation_token in its place is the
+// form without a comparator.
+template <class C, class It>
+concept sort_comparator = !std::is_same_v<std::remove_cvref_t<C>, cancellation_token> &&
+                          std::indirect_strict_weak_order<const C&, It>;
 }  // namespace core_detail
 
 // Sorts [first, last) by `comp` (not stable). A parallel quicksort: the piece's pivot is the median
@@ -52,14 +57,14 @@ concept sort_comparator = !std::is_same_v<std::remove_cvref_t<C>, cancellation_t
 // one thread. No memory beyond the tasks' records. Thread-safe; blocks until done.
 // Formatted by hand: clang-format 14 misreads C++20 requires-clauses and requires-expressions.
 // clang-format off
-template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
+template <std::random_access_iterator It, core_detail::sort_comparator<It> Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_sort(runtime& rt, It first, It last, const Compare& comp, const Options&... options) {
   if (!(first < last)) return;
   core_detail::run_algorithm(&rt, core_detail::option_or(cancellation_token{}, options...), "heddle::parallel_sort",
                              [&](task_group& g) { core_detail::parallel_sort_root(g, first, last, comp); });
 }
-template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
+template <std::random_access_iterator It, core_detail::sort_comparator<It> Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_sort(It first, It last, const Compare& comp, const Options&... options) {
   if (!(first < last)) return;
@@ -97,7 +102,7 @@ void parallel_sort(runtime& rt, R&& range, const Rest&... rest) {
 // Cost: O(n log n) comparisons and 2 moves per element per level of merging (log2(pieces) levels),
 // on any input. The elements' moves must be noexcept (checked at compile time). Thread-safe; blocks
 // until done.
-template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
+template <std::random_access_iterator It, core_detail::sort_comparator<It> Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_stable_sort(runtime& rt, It first, It last, const Compare& comp, const Options&... options) {
   if (!(first < last)) return;
@@ -105,7 +110,7 @@ void parallel_stable_sort(runtime& rt, It first, It last, const Compare& comp, c
                              "heddle::parallel_stable_sort",
                              [&](task_group& g) { core_detail::parallel_stable_sort_root(g, first, last, comp); });
 }
-template <std::random_access_iterator It, core_detail::sort_comparator Compare, class... Options>
+template <std::random_access_iterator It, core_detail::sort_comparator<It> Compare, class... Options>
   requires(core_detail::one_of_options<Options, cancellation_token> && ...)
 void parallel_stable_sort(It first, It last, const Compare& comp, const Options&... options) {
   if (!(first < last)) return;

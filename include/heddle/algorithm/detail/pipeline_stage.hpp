@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "heddle/algorithm/detail/call.hpp"
 #include "heddle/algorithm/flow_control.hpp"
 #include "heddle/core/detail/access.hpp"
 #include "heddle/core/detail/assert.hpp"
@@ -52,11 +53,13 @@ class stage_node {
 
 template <class In, class Out, class Body>
 class typed_stage final : public stage_node {
-  static constexpr bool first = std::is_void_v<In> && std::is_invocable_v<const Body&, flow_control&>;
+  // std::conjunction: a generic body ([](auto& x) {...}) of a later filter is never tried on a
+  // flow_control& (its return type's deduction would fail hard, not as a substitution failure).
+  static constexpr bool first = std::conjunction_v<std::is_void<In>, std::is_invocable<const Body&, flow_control&>>;
   static auto invoke(const Body& b, void* in, flow_control* fc) {
     if constexpr (first) return std::invoke(b, *fc);
     else if constexpr (std::is_void_v<In>) return std::invoke(b);
-    else return std::invoke(b, std::move(*std::launder(static_cast<In*>(in))));
+    else return call_moving_or_lvalues(b, std::move(*std::launder(static_cast<In*>(in))));
   }
   using result = decltype(invoke(std::declval<const Body&>(), nullptr, nullptr));
   static constexpr bool async = is_heddle_future<result>::value && !is_heddle_future<Out>::value;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "heddle/algorithm/detail/call.hpp"
 #include "heddle/algorithm/detail/fork.hpp"
 #include "heddle/algorithm/detail/partition.hpp"
 #include "heddle/algorithm/split.hpp"
@@ -59,7 +60,7 @@ class reduce_tree {
         // below and accumulated into the same value, so the cut costs a push and a pop.
         right.emplace(subdivide(s, r, rs));
       } else {
-        out.emplace(body_(std::as_const(r), std::move(acc)));
+        out.emplace(call_moving_or_lvalues(body_, std::as_const(r), std::move(acc)));
         return;
       }
     } catch (...) {
@@ -89,7 +90,7 @@ class reduce_tree {
     child.join();
     if (!left || !right_value) return;
     try {
-      out.emplace(join_(std::move(*left), std::move(*right_value)));
+      out.emplace(call_moving_or_lvalues(join_, std::move(*left), std::move(*right_value)));
     } catch (...) {
       ctx_.fail(std::current_exception());
     }

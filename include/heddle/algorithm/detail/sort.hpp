@@ -26,12 +26,15 @@ inline constexpr std::size_t merge_serial_cutoff = 8192;
 
 // The comparator as std::sort takes it (by value): a pointer to the caller's, so a comparator that
 // is costly to copy is never copied, and every task calls the same object (as oneTBB does).
+// It always hands the comparator lvalues, as the standard algorithms do: the merges read their
+// runs through move iterators, whose rvalues a comparator written [](auto& a, auto& b) does not
+// take, and one taking its arguments by value would move the elements out of the runs.
 template <class C>
 struct comp_ref {
   const C* c;
   template <class A, class B>
   bool operator()(A&& a, B&& b) const {
-    return (*c)(std::forward<A>(a), std::forward<B>(b));
+    return (*c)(a, b);  // a and b are named: lvalues, whatever the iterators' references are
   }
 };
 
