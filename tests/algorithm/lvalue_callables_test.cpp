@@ -91,6 +91,12 @@ TEST(LvalueCallables, SortComparatorOnNonConstReferences) {
       ASSERT_EQ(v, want) << "n=" << n << " workers=" << w;
       heddle::parallel_sort(rt, v, greater);  // the range form
       ASSERT_EQ(v, want) << "n=" << n << " workers=" << w;
+      // Named non-const references, as std::sort takes them (std::stable_sort does not: its binary
+      // searches pass a const value).
+      auto less = [](std::int64_t& a, std::int64_t& b) { return a < b; };
+      std::sort(want.begin(), want.end(), less);
+      heddle::parallel_sort(rt, v.begin(), v.end(), less);
+      ASSERT_EQ(v, want) << "n=" << n << " workers=" << w;
     }
   }
 }
