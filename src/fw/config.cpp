@@ -28,13 +28,10 @@ using fw_detail::boolean;
 using fw_detail::check_keys;
 using fw_detail::count;
 using fw_detail::key;
-using fw_detail::kind;
 using fw_detail::object;
 using fw_detail::place;
-using fw_detail::positive;
 using fw_detail::read_keys;
 using fw_detail::require;
-using fw_detail::seconds;
 using fw_detail::string;
 
 void check_keys(const json& obj, const place& p, std::initializer_list<std::string_view> known) {
@@ -410,7 +407,7 @@ void set_option(process_config& config, const std::string& name, const std::stri
   } catch (const config_error& e) {
     throw config_error(origin + ": " + e.what());
   }
-  json options = json::parse(config.options.dump());
+  json options = fw_detail::json_of(config.options);  // a copy, changed and made a set again
   options[name] = v;
   config.options = fw_detail::make_parameter_set(std::move(options), file + ": process.options");
 }

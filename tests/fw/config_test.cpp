@@ -204,6 +204,10 @@ TEST(ConfigErrors, AnUnknownTypeListsTheKnownOnes) {
   // A filter type among the producers is the wrong kind.
   const std::string w = error_of(config_text(R"({"@label":"a","@type":"PassFilter"})"));
   EXPECT_NE(w.find("'PassFilter' is a filter type, not a producer"), std::string::npos) << w;
+  const std::string an = error_of(
+      R"({"process":{"options":{"nSimultaneousEvents":1,"busyWaitScaleFactor":1},"source":{"iterations":1},
+          "analyzers":[{"@label":"x","@type":"FastProducer"}],"paths":{}}})");
+  EXPECT_EQ(an, "t.json: process.analyzers[0] 'x': @type: 'FastProducer' is a producer type, not an analyzer");
 }
 
 TEST(ConfigErrors, UnknownKeysAreReported) {

@@ -54,7 +54,6 @@ class timed_module final : public module_base, public timing_module {
   timed_module(const module_type& t, module_settings s, const timing_options& timing, const module_context& context)
       : module_base(kind_of(s.threads), t.role, waits_on_timer(t, timing.wait)),
         settings_(std::move(s)),
-        type_(t),
         time_scale_(timing.time_scale),
         busy_scale_(busy_scale_of(timing, context.named)),
         hash_(product_digest(context.label)) {
@@ -84,7 +83,7 @@ class timed_module final : public module_base, public timing_module {
 
   double seconds_for(std::uint64_t event) const noexcept override { return seconds(event); }
   bool passes(std::uint64_t event) const noexcept override {
-    return type_.role != module_role::filter || filter_result(settings_, event) != 0;
+    return type().role != module_role::filter || filter_result(settings_, event) != 0;
   }
 
   void call_acquire(const event& e, const event_setup&, async_handle h) override {
@@ -106,14 +105,14 @@ class timed_module final : public module_base, public timing_module {
         spend(s);
       }
     }
-    if (type_.throws) throw std::runtime_error(std::string(type_.name) + " throws by design");
+    if (type().throws) throw std::runtime_error(std::string(type().name) + " throws by design");
     std::int64_t sum = 0;  // read even where unused: a module reads what it declares
     for (const get_token<std::int64_t>& in : inputs_) sum = wrap_add(sum, e.get(in));
-    if (type_.role == module_role::filter) return filter_result(settings_, number) != 0;
-    if (type_.role == module_role::producer)
-      e.emplace(product_, wrap_add(sum, type_.fixed_value ? *settings_.value
-                                                          : static_cast<std::int64_t>(fw_detail::digest_mix(
-                                                                hash_ ^ fw_detail::digest_mix(number)))));
+    if (type().role == module_role::filter) return filter_result(settings_, number) != 0;
+    if (type().role == module_role::producer)
+      e.emplace(product_, wrap_add(sum, type().fixed_value ? *settings_.value
+                                                           : static_cast<std::int64_t>(fw_detail::digest_mix(
+                                                                 hash_ ^ fw_detail::digest_mix(number)))));
     return true;
   }
 
@@ -124,6 +123,8 @@ class timed_module final : public module_base, public timing_module {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
   }
 
+  const module_type& type() const noexcept { return *settings_.type; }  // read_settings sets it
+
   // The module's time for `event`, scaled.
   double seconds(std::uint64_t event) const noexcept { return module_seconds(settings_, hash_, event) * time_scale_; }
 
@@ -133,7 +134,6 @@ class timed_module final : public module_base, public timing_module {
   }
 
   module_settings settings_;
-  const module_type& type_;
   double time_scale_;
   double busy_scale_;
   std::uint64_t hash_;

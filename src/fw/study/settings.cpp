@@ -101,7 +101,9 @@ const module_key module_keys[] = {
     {{"selectEvents"}, [](const module_type& t) { return t.role == module_role::output; }},
 };
 
-const char* article(module_role r) noexcept { return r == module_role::output ? "an " : "a "; }
+const char* article(module_role r) noexcept {
+  return r == module_role::output || r == module_role::analyzer ? "an " : "a ";
+}
 
 }  // namespace
 
