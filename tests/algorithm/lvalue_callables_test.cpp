@@ -218,6 +218,16 @@ TEST(LvalueCallables, ForAndInvokeBodies) {
   EXPECT_EQ(pieces.first_bad(), n);
   heddle::parallel_for(rt, std::size_t{0}, n, [&](const auto& i) { indices.hit(i); });
   EXPECT_EQ(indices.first_bad(), n);
+  // The index on a non-const reference, as oneTBB's index form takes it: the body gets a copy, so
+  // changing it leaves the loop alone. With a step, and with a named partitioner.
+  algo_test::coverage refs(n), stepped(n), partitioned(n);
+  heddle::parallel_for(rt, std::size_t{0}, n, [&](auto& i) { refs.hit(i), i = n; });
+  EXPECT_EQ(refs.first_bad(), n);
+  heddle::parallel_for(rt, std::size_t{0}, n, std::size_t{1}, [&](std::size_t& i) { stepped.hit(i), ++i; });
+  EXPECT_EQ(stepped.first_bad(), n);
+  heddle::parallel_for(
+      rt, std::size_t{0}, n, [&](auto& i) { partitioned.hit(i), --i; }, 64, heddle::simple_partitioner{});
+  EXPECT_EQ(partitioned.first_bad(), n);
 
   // Bodies with state of their own (mutable lambdas), passed as lvalues and as temporaries.
   int a = 0, b = 0;

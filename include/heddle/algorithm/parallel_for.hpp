@@ -36,6 +36,7 @@
 #include <utility>
 
 #include "heddle/algorithm/blocked_range.hpp"
+#include "heddle/algorithm/detail/call.hpp"
 #include "heddle/algorithm/detail/options.hpp"
 #include "heddle/algorithm/detail/partition.hpp"
 #include "heddle/algorithm/detail/run.hpp"
@@ -116,6 +117,13 @@ void run_for(runtime* rt, const cancellation_token& token, const char* what, con
   run_algorithm(rt, token, what, [&](task_group& g) { for_piece(g, range, root_piece<Partitioner>(), body); });
 }
 
+// Calls f on a copy of the loop's index: as an rvalue when f takes one, else as an lvalue, as
+// oneTBB's index form passes it, so [](auto& i) compiles and cannot move the loop itself.
+template <class F, class index>
+void call_index(const F& f, index i) {
+  call_moving_or_lvalues(f, std::move(i));
+}
+
 // The index forms: [lo, hi) of `index`, with the grain of the old interface (0: about 8 pieces per
 // worker, split down to that grain) unless a partitioner is named.
 template <class index, class F, class... O>
@@ -125,7 +133,7 @@ void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& 
   using named = partitioner_of<void, O...>;
   if constexpr (!std::is_void_v<named>) {
     auto body = [&f](const blocked_range<index>& r) {
-      for (index i = r.begin(); i != r.end(); ++i) f(i);
+      for (index i = r.begin(); i != r.end(); ++i) call_index(f, i);
     };
     run_for<named>(rt, token, "heddle::parallel_for", blocked_range<index>(lo, hi, grain), body);
   } else {
@@ -133,7 +141,7 @@ void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& 
     // (The body outlives the root, which returns before the pieces finish: it lives here.)
     const task_group* group = nullptr;
     auto checked = [&group, &f](const blocked_range<index>& r) {
-      for (index i = r.begin(); i != r.end() && !group->is_cancelling(); ++i) f(i);
+      for (index i = r.begin(); i != r.end() && !group->is_cancelling(); ++i) call_index(f, i);
     };
     run_algorithm(rt, token, "heddle::parallel_for", [&](task_group& g) {
       group = &g;
@@ -151,7 +159,7 @@ void run_step_for(runtime* rt, I first, I last, S step, const F& f, const O&... 
   using U = std::make_unsigned_t<I>;
   const U span = first < last ? static_cast<U>(static_cast<U>(last) - static_cast<U>(first)) : U{0};
   const U n = span == 0 ? U{0} : static_cast<U>((span - 1) / static_cast<U>(step) + 1);
-  auto at = [first, step, &f](U k) { f(static_cast<I>(static_cast<U>(first) + k * static_cast<U>(step))); };
+  auto at = [first, step, &f](U k) { call_index(f, static_cast<I>(static_cast<U>(first) + k * static_cast<U>(step))); };
   run_index_for(rt, U{0}, n, 0, at, options...);
 }
 
@@ -175,29 +183,30 @@ void parallel_for(runtime& rt, const Range& range, const Body& body, const O&...
 }
 
 // Calls f(i) for each i in [first, last) (of their common type) in parallel and returns when all
-// calls have returned. `grain`: the most iterations one task runs; 0 picks about 8 pieces per
+// calls have returned. f takes i by value, by const or non-const reference (a copy of the loop's
+// index, as oneTBB passes it) or as an rvalue. `grain`: the most iterations one task runs; 0 picks about 8 pieces per
 // worker. With a partitioner among the options, the interval is a blocked_range with that grain
 // (0 counts as 1) cut by that partitioner instead. Thread-safe; blocks until done.
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, std::common_type_t<I, J>>
+  requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(I first, J last, F&& f, std::size_t grain, const O&... options) {
   using index = std::common_type_t<I, J>;
   core_detail::run_index_for(nullptr, static_cast<index>(first), static_cast<index>(last), grain, f, options...);
 }
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, std::common_type_t<I, J>>
+  requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(I first, J last, F&& f, const O&... options) {
   using index = std::common_type_t<I, J>;
   core_detail::run_index_for(nullptr, static_cast<index>(first), static_cast<index>(last), 0, f, options...);
 }
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, std::common_type_t<I, J>>
+  requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(runtime& rt, I first, J last, F&& f, std::size_t grain, const O&... options) {
   using index = std::common_type_t<I, J>;
   core_detail::run_index_for(&rt, static_cast<index>(first), static_cast<index>(last), grain, f, options...);
 }
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, std::common_type_t<I, J>>
+  requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(runtime& rt, I first, J last, F&& f, const O&... options) {
   using index = std::common_type_t<I, J>;
   core_detail::run_index_for(&rt, static_cast<index>(first), static_cast<index>(last), 0, f, options...);
@@ -206,12 +215,12 @@ void parallel_for(runtime& rt, I first, J last, F&& f, const O&... options) {
 // Calls f(first + k * step) for every k with first + k * step < last, in parallel (oneTBB's
 // parallel_for(first, last, step, f)). Throws std::invalid_argument when step <= 0.
 template <std::integral I, std::integral S, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, I>
+  requires core_detail::callable_moving_or_lvalues<F, I>
 void parallel_for(I first, I last, S step, F&& f, const O&... options) {
   core_detail::run_step_for(nullptr, first, last, step, f, options...);
 }
 template <std::integral I, std::integral S, class F, core_detail::range_option... O>
-  requires std::invocable<const F&, I>
+  requires core_detail::callable_moving_or_lvalues<F, I>
 void parallel_for(runtime& rt, I first, I last, S step, F&& f, const O&... options) {
   core_detail::run_step_for(&rt, first, last, step, f, options...);
 }
