@@ -59,6 +59,8 @@ class file_engine final : public core_detail::runtime_service {
   file_backend_impl& backend();     // the chosen one, or the default chosen now
   void choose(io::file_backend b);  // before the first operation
   void stop() noexcept override;
+  // Whether stop() has begun: the runtime starts no more operations, not even a cached read.
+  bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
 
  private:
   file_backend_impl& make_locked(io::file_backend b);
@@ -66,7 +68,7 @@ class file_engine final : public core_detail::runtime_service {
   std::mutex m_;
   std::unique_ptr<file_backend_impl> impl_;
   std::atomic<file_backend_impl*> ready_{nullptr};
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};  // written under m_
 };
 
 }  // namespace heddle::async_detail

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -91,7 +92,18 @@ class temp_dir {
   std::string path_;
 };
 
-// Writes the reference content (plain system calls) and returns its checksum.
+// Takes the file's pages out of the page cache (where the file system allows it: ext4, xfs... do,
+// tmpfs does not). pread serves a read of cached data on the calling thread and hands the others to
+// its backend: the backends' tests read files whose data are not cached, so that the backend
+// serves them.
+void drop_from_page_cache(int fd) {
+  check_sys(::fdatasync(fd), "fdatasync");  // dirty pages stay cached: write them first
+  if (const int e = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); e != 0)
+    throw std::system_error(e, std::generic_category(), "posix_fadvise");
+}
+
+// Writes the reference content (plain system calls), takes it out of the page cache and returns
+// its checksum.
 std::uint64_t write_reference_file(const std::string& path, std::size_t bytes) {
   unique_fd fd(check_sys(::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600), "open"));
   std::vector<std::uint64_t> block(1 << 17);  // 1 MiB
@@ -112,6 +124,7 @@ std::uint64_t write_reference_file(const std::string& path, std::size_t bytes) {
       left -= static_cast<std::size_t>(n);
     }
   }
+  drop_from_page_cache(fd.get());
   return sum;
 }
 
@@ -364,6 +377,45 @@ TEST_P(FileIoBackend, PwriteThenPreadBack) {
                           [](std::byte b) { return b == std::byte{0xab}; }));
 }
 
+// A read of data the page cache holds completes on the calling thread: its future is ready when
+// pread returns, with what pread(2) gives (the bytes, a short count at the end, end_of_file past
+// it). An O_DIRECT descriptor's reads still go to the backend, and give the same bytes.
+TEST_P(FileIoBackend, CachedReadsCompleteOnTheCallingThread) {
+  watchdog dog("FileIoBackend.CachedReadsCompleteOnTheCallingThread", 60s);
+  const std::string path = dir_.file("cached");
+  write_reference_file(path, 10000);
+  unique_fd fd(check_sys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open"));
+  std::vector<std::byte> warm(10000);
+  ASSERT_EQ(::pread(fd.get(), warm.data(), warm.size(), 0), 10000);  // into the page cache
+  iovec probe{warm.data(), 1};
+  if (::preadv2(fd.get(), &probe, 1, 0, RWF_NOWAIT) < 0)
+    GTEST_SKIP() << "this kernel or file system has no RWF_NOWAIT reads (" << std::strerror(errno) << ")";
+
+  std::vector<std::byte> buf(4096);
+  for (std::uint64_t off : {0u, 4096u, 104u}) {
+    auto f = io::pread(rt(), fd.get(), buf, off);
+    ASSERT_TRUE(f.is_ready()) << "offset " << off;
+    ASSERT_EQ(*f, 4096u);
+    EXPECT_EQ(std::memcmp(buf.data(), warm.data() + off, 4096), 0) << "offset " << off;
+  }
+  auto tail = io::pread(rt(), fd.get(), buf, 8192);
+  ASSERT_TRUE(tail.is_ready());
+  EXPECT_EQ(*tail, 10000u - 8192u);
+  auto past = io::pread(rt(), fd.get(), buf, 10000);
+  ASSERT_TRUE(past.is_ready());
+  EXPECT_EQ(outcome_text(past), "end_of_file");
+
+  const int direct = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  if (direct < 0) return;  // a file system without O_DIRECT (tmpfs): nothing more to see
+  unique_fd d(direct);
+  auto* aligned = static_cast<std::byte*>(std::aligned_alloc(4096, 4096));
+  std::unique_ptr<std::byte, decltype(&std::free)> owner(aligned, &std::free);
+  auto r = io::pread(rt(), d.get(), std::span(aligned, 4096), 4096);
+  ASSERT_EQ(outcome_text(r), "ok");
+  ASSERT_EQ(*r, 4096u);
+  EXPECT_EQ(std::memcmp(aligned, warm.data() + 4096, 4096), 0);
+}
+
 TEST_P(FileIoBackend, ShortReadsAndTheEndOfTheFile) {
   watchdog dog("FileIoBackend.ShortReadsAndTheEndOfTheFile", 60s);
   const std::string path = dir_.file("small");
@@ -549,6 +601,7 @@ TEST_P(FileIoBackend, RuntimeDestroyedWithReadsInFlight) {
   unique_fd fd(check_sys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open"));
   for (int round = 0; round < 3; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
+    drop_from_page_cache(fd.get());  // the last round's reads cached the file: in flight means uncached
     auto rt2 = std::make_unique<heddle::runtime>(2);
     io::use_file_backend(*rt2, GetParam());
     std::vector<std::byte> data(size);

@@ -8,9 +8,11 @@
 //   sockets given to accept and connect are switched to non-blocking mode (O_NONBLOCK). Operations
 //   on one descriptor and direction complete in the order they were started. A read or write of
 //   zero bytes completes at once with 0.
-// - Files: pread and pwrite go through the runtime's io_uring engine (one ring, one service thread
-//   reaping completions), or through a small pool of I/O threads where io_uring is unavailable or
-//   HEDDLE_FILE_IO=threads says so. As with pread(2), a descriptor that cannot seek (a pipe, a
+// - Files: a pread whose data the page cache holds completes on the calling thread (preadv2 with
+//   RWF_NOWAIT: the future is ready when pread returns, no hop through a service thread); other
+//   reads, O_DIRECT reads and every pwrite go through the runtime's io_uring engine (one ring, one
+//   service thread reaping completions), or through a small pool of I/O threads where io_uring is
+//   unavailable or HEDDLE_FILE_IO=threads says so. As with pread(2), a descriptor that cannot seek (a pipe, a
 //   socket) gives ESPIPE, and an offset beyond the largest off_t gives EINVAL.
 //
 // - Readiness: readable and writable wait until a stream descriptor can be read or written.
