@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <forward_list>
 #include <list>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <heddle/heddle.hpp>
@@ -83,12 +85,32 @@ TEST(ParallelForRange, StaticPartitionerMakesOnePiecePerWorker) {
 
 TEST(ParallelForRange, AutoPartitionerMakesFewPiecesWhenNothingIsStolen) {
   // One worker: no piece is ever stolen, so no piece splits beyond the initial 4 per worker, and
-  // each of those leaves is run in its range pool's 2^leaf_depth parts.
+  // each of those leaves is run in its range pool's 2^leaf_depth parts: 64, as many as
+  // tbb::parallel_for makes of the same range in a one-thread arena.
   heddle::runtime rt(1);
   std::atomic<unsigned> pieces{0};
   heddle::parallel_for(rt, heddle::blocked_range<int>(0, 1 << 20),
                        [&](const heddle::blocked_range<int>&) { pieces++; });
   EXPECT_EQ(pieces.load(), 4u << heddle::core_detail::auto_piece::leaf_depth);
+  EXPECT_EQ(pieces.load(), 64u);
+}
+
+TEST(ParallelForRange, AutoPartitionerKeepsAStencilsRowsWholeAsOneTbbDoes) {
+  // The for2d benchmark's range (4094 x 4094, grains 4 x 256) at one worker: 64 pieces of 64 (the
+  // last 63) full rows, the shapes tbb::parallel_for gives. A leaf pool one level deeper made 128,
+  // and at 2 workers cut each row in two: pieces of 32 x 2047, where oneTBB's are 32 x 4094
+  // (docs/algorithms.md, "Partitioners").
+  heddle::runtime rt(1);
+  std::mutex m;
+  std::multiset<std::pair<int, int>> shapes;
+  heddle::parallel_for(rt, heddle::blocked_range2d<int>(1, 4095, 4, 1, 4095, 256),
+                       [&](const heddle::blocked_range2d<int>& r) {
+                         const std::lock_guard lock(m);
+                         shapes.emplace(int(r.rows().size()), int(r.cols().size()));
+                       });
+  EXPECT_EQ(shapes.size(), 64u);
+  EXPECT_EQ(shapes.count({64, 4094}), 62u);
+  EXPECT_EQ(shapes.count({63, 4094}), 2u);
 }
 
 TEST(ParallelForRange, AutoPartitionerLetsAnIdleWorkerTakeEverythingButABlockedLeaf) {

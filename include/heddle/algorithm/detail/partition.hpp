@@ -66,10 +66,17 @@ struct static_piece {
 // idle for a whole leaf's time. How the parts are handed over is the algorithm's
 // (parallel_for: offered as tasks when the worker has nothing else to steal; parallel_reduce:
 // forked, and taken back when nobody stole them).
+// leaf_depth is 4, the depth oneTBB's pools reach: its __TBB_INIT_DEPTH is 5, but its
+// auto_partitioner spends one level on the last split of its initial pieces (2 per thread, each
+// halved once more: our 4 per worker), so each leaf runs in up to 16 parts (tbb::parallel_for over
+// 2^20 indices calls its body 64 times at 1 thread, 128 at 2). One level more made parts half as
+// large as oneTBB's: at 2 workers the for2d stencil's 2-D leaves (512 x 4094, grains 4 x 256) were
+// cut into 32 x 2047 pieces where oneTBB's are 32 x 4094 (each row read in two halves, apart), and
+// a point took about a quarter more time (docs/algorithms.md, "Partitioners").
 struct auto_piece {
   static constexpr std::size_t pieces_per_worker = 4;
   static constexpr std::size_t pieces_when_stolen = 2;
-  static constexpr unsigned leaf_depth = 5;
+  static constexpr unsigned leaf_depth = 4;
   std::size_t pieces;
   unsigned origin;              // the index of the worker that spawned the piece
   unsigned depth = leaf_depth;  // how many more times a leaf may be halved
