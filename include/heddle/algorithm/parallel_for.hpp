@@ -124,8 +124,9 @@ void call_index(const F& f, index i) {
   call_moving_or_lvalues(f, std::move(i));
 }
 
-// The index forms: [lo, hi) of `index`, with the grain of the old interface (0: about 8 pieces per
-// worker, split down to that grain) unless a partitioner is named.
+// The index forms: [lo, hi) of `index`: cut as oneTBB's index form cuts it (auto_partitioner, grain
+// 1) when neither a grain nor a partitioner is given, in pieces of at most `grain` iterations when
+// one is, by the partitioner named otherwise.
 template <class index, class F, class... O>
 void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& f, const O&... options) {
   const cancellation_token token = token_of(options...);
@@ -145,10 +146,8 @@ void run_index_for(runtime* rt, index lo, index hi, std::size_t grain, const F& 
     };
     run_algorithm(rt, token, "heddle::parallel_for", [&](task_group& g) {
       group = &g;
-      const std::size_t n = blocked_range<index>(lo, hi).size();
-      const std::size_t pieces = 8 * std::size_t{current_concurrency()};
-      const std::size_t chosen = grain ? grain : std::max<std::size_t>(1, n / pieces);
-      for_piece(g, blocked_range<index>(lo, hi, chosen), simple_piece{}, checked);
+      if (grain == 0) for_piece(g, blocked_range<index>(lo, hi), root_piece<auto_partitioner>(), checked);
+      else for_piece(g, blocked_range<index>(lo, hi, grain), simple_piece{}, checked);
     });
   }
 }
@@ -184,9 +183,11 @@ void parallel_for(runtime& rt, const Range& range, const Body& body, const O&...
 
 // Calls f(i) for each i in [first, last) (of their common type) in parallel and returns when all
 // calls have returned. f takes i by value, by const or non-const reference (a copy of the loop's
-// index, as oneTBB passes it) or as an rvalue. `grain`: the most iterations one task runs; 0 picks about 8 pieces per
-// worker. With a partitioner among the options, the interval is a blocked_range with that grain
-// (0 counts as 1) cut by that partitioner instead. Thread-safe; blocks until done.
+// index, as oneTBB passes it) or as an rvalue. `grain`: the most iterations one task runs; 0 (and
+// the forms without one) cuts the interval as oneTBB's index form does, with auto_partitioner: a
+// few pieces per worker, split further where a worker runs out of work. With a partitioner among
+// the options, the interval is a blocked_range with that grain (0 counts as 1) cut by that
+// partitioner instead. Checks for cancellation at every index. Thread-safe; blocks until done.
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
   requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(I first, J last, F&& f, std::size_t grain, const O&... options) {
