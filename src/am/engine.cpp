@@ -70,6 +70,11 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 HEDDLE_FAST_TLS_DEFINITION(node_id, handler_node);
 HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 
+namespace {
+// Set while the receiving thread runs a held call (engine::run_held): its run is timed as held.
+constinit thread_local bool held_run HEDDLE_DETAIL_TLS_MODEL = false;
+}  // namespace
+
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
 // unknown node, tracing, a frame for this process) takes send_general. send_to_peer is the same
@@ -120,7 +125,8 @@ inline void engine::call_handler(node_id from, node_id to, const message_header&
     if (h.handler >= handler_count_) [[unlikely]]
       (void)registry::instance().at(h.handler);  // throws unknown_handler, saying what this process has
     reader r(args);
-    handlers_[h.handler](r, result);
+    if (h.strategy == offload::by_rule_code) run_measured(h.handler, r, result);
+    else handlers_[h.handler](r, result);
     // Traced: the task running this handler is labelled with its name.
     if (heddle::core_detail::trace::on()) [[unlikely]]
       heddle::core_detail::trace::pending_label = handler_label(h.handler);
@@ -536,8 +542,9 @@ inline void engine::run_inline(node_id from, node_id to, const message_header& h
 // soon as the poll that brought it returns, without the progress lock.
 inline bool engine::hold_if_short(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
                                   tree_gather* g) {
+  // Traced, every call runs as a task, labelled with its function's name (docs/trace.md).
   if (!receiver_.may_hold() || h.handler >= handler_count_ || args.size() > held_args_max ||
-      !paces_[h.handler].held.load(std::memory_order_relaxed))
+      !paces_[h.handler].held.load(std::memory_order_relaxed) || heddle::core_detail::trace::on())
     return false;
   held_.from = from;
   held_.to = to;
@@ -549,20 +556,32 @@ inline bool engine::hold_if_short(node_id from, node_id to, const message_header
   return true;
 }
 
+void engine::run_held() {
+  held_run = true;
+  run_inline(held_.from, held_.to, held_.h, std::span<const std::byte>(held_.args, held_.bytes), held_.g);
+  held_run = false;
+}
+
+// The function alone is timed: the reply's send (a system call on tcp) is the same wherever it runs.
+void engine::run_measured(std::uint32_t handler, reader& r, writer& result) {
+  const std::int64_t t0 = heddle::core_detail::steady_now_ns();
+  handlers_[handler](r, result);
+  const std::int64_t took = heddle::core_detail::steady_now_ns() - t0;
+  if (held_run) return record_held_run(handler, took);
+  record_worker_run(handler, took);
+}
+
 // Two held runs in a row over short_run_ns, or one over long_run_ns (the standby's takeover is near),
 // send the handler back to the workers (one overrun alone may be the thread's preemption on a busy
 // machine); it comes back after twice as many short runs there as the last time (most_needed at
 // most), so that a function that is short most of the time but sometimes long is held less and less.
-void engine::run_held() {
-  const std::int64_t t0 = heddle::core_detail::steady_now_ns();
-  run_inline(held_.from, held_.to, held_.h, std::span<const std::byte>(held_.args, held_.bytes), held_.g);
-  const std::int64_t took = heddle::core_detail::steady_now_ns() - t0;
-  handler_pace& pace = paces_[held_.h.handler];
-  if (took <= short_run_ns) [[likely]] {
+void engine::record_held_run(std::uint32_t handler, std::int64_t ns) noexcept {
+  handler_pace& pace = paces_[handler];
+  if (ns <= short_run_ns) [[likely]] {
     if (pace.overran.load(std::memory_order_relaxed)) pace.overran.store(false, std::memory_order_relaxed);
     return;
   }
-  if (took <= long_run_ns && !pace.overran.load(std::memory_order_relaxed))
+  if (ns <= long_run_ns && !pace.overran.load(std::memory_order_relaxed))
     return pace.overran.store(true, std::memory_order_relaxed);
   pace.overran.store(false, std::memory_order_relaxed);
   pace.held.store(false, std::memory_order_relaxed);
@@ -571,7 +590,6 @@ void engine::run_held() {
 }
 
 void engine::record_worker_run(std::uint32_t handler, std::int64_t ns) noexcept {
-  if (handler >= handler_count_) return;  // an unknown handler: it threw
   handler_pace& pace = paces_[handler];
   if (ns > short_run_ns) return pace.short_runs.store(0, std::memory_order_relaxed);
   const std::uint32_t runs = pace.short_runs.load(std::memory_order_relaxed) + 1;
@@ -606,14 +624,9 @@ void engine::start_task(node_id from, node_id to, const message_header& h, std::
       if (e) e->task_ended();
     }
   };
-  auto* t = heddle::core_detail::make_task(
-      [this, from, to, h, g](const std::vector<std::byte>& a, const counted&) {
-        if (h.strategy != offload::by_rule_code) return run_call(from, to, h, a, g);
-        const std::int64_t t0 = heddle::core_detail::steady_now_ns();
-        run_call(from, to, h, a, g);
-        record_worker_run(h.handler, heddle::core_detail::steady_now_ns() - t0);
-      },
-      std::vector<std::byte>(args.begin(), args.end()), counted(this));
+  auto* t = heddle::core_detail::make_task([this, from, to, h, g](const std::vector<std::byte>& a,
+                                                                  const counted&) { run_call(from, to, h, a, g); },
+                                           std::vector<std::byte>(args.begin(), args.end()), counted(this));
   t->release();  // nobody waits on the task itself: its reply is the result
   heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, how);
 }

@@ -207,9 +207,12 @@ class engine final : public frame_sink {
   // A call's handler as a task started `how` (a copy of args); by the default rule, measured.
   void start_task(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g,
                   heddle::strategy how);
-  void run_held();  // on the receiving thread, the progress lock given back: the held call, measured
-  // A worker's run of a handler by the default rule took `ns`: short runs in a row make it held.
+  void run_held();  // on the receiving thread, the progress lock given back: the held call
+  // A call by the default rule: the handler run and timed, the time recorded as a held run's or a
+  // worker's. A worker's short runs in a row make the handler held; a held run's overruns undo it.
+  void run_measured(std::uint32_t handler, reader& r, writer& result);
   void record_worker_run(std::uint32_t handler, std::int64_t ns) noexcept;
+  void record_held_run(std::uint32_t handler, std::int64_t ns) noexcept;
   void tree_call_from(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // Sends the tree call `h` with `args` on to the two halves of `range`'s ranks below it (tree.cpp).
   void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
