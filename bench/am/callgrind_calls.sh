@@ -6,14 +6,15 @@
 # per call:
 #   caller: the call made and sent, waiting for it (the future, the poll loop's start and end, not
 #           its idle turns), and the reply's delivery up to the caller's result;
-#   target: the call's delivery, from the transport's hand-off to the reply sent.
+#   target: the call's delivery, from the transport's hand-off to the reply sent (with the default
+#           rule's held run, after the poll, included).
 # What the transport spends finding a frame in its ring, socket or MPI queue is not in either
 # figure (it is the same look, frame or not); the functions below the figures show where it goes.
 # DUMP_INSTR=yes counts each instruction apart (callgrind's --dump-instr), for a look at a
 # function's executed instructions beside objdump's listing.
-#   [KEEP=1] [DUMP_INSTR=yes] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express|broadcast]
+#   [KEEP=1] [DUMP_INSTR=yes] bench/am/callgrind_calls.sh BUILD_DIR [CALLS] [shm|tcp|mpi] [empty|int|express|default|broadcast]
 set -euo pipefail
-build=${1:?usage: callgrind_calls.sh BUILD_DIR [CALLS] [BACKEND] [empty|int|express|broadcast]}
+build=${1:?usage: callgrind_calls.sh BUILD_DIR [CALLS] [BACKEND] [empty|int|express|default|broadcast]}
 calls=${2:-2000}
 backend=${3:-shm}
 variant=${4:-empty}
@@ -44,7 +45,8 @@ for node in 0 1; do
 done
 c="$out/cg.0.1.txt" t="$out/cg.1.1.txt"
 one=$(incl "$c" '(one_call|one_broadcast)\(') poll=$(incl "$c" 'poll_for_a_while') reply=$(incl "$c" 'engine::deliver\(')
-target=$(incl "$t" 'engine::deliver\(')
+target=$(incl "$t" 'engine::deliver\(') held=$(incl "$t" 'receiver::run_held_call\(')
+target=$((target + ${held:-0}))
 awk -v n="$calls" -v one="$one" -v poll="${poll:-0}" -v reply="${reply:-0}" -v target="$target" 'BEGIN {
   printf "caller %6.0f  (the call and its wait %.0f, the reply delivered %.0f)\n", (one - poll + reply) / n, (one - poll) / n, reply / n
   printf "target %6.0f\n", target / n }'

@@ -5,7 +5,7 @@
 // zeroes node 1's counters and a "done" call that dumps them, so that both sides' profiles hold the
 // N calls and not the session's start and end. bench/am/callgrind_calls.sh runs it under callgrind
 // and prints the instructions per call of each side's functions.
-//   heddle-run -n 2 --backend shm valgrind --tool=callgrind heddle-bench-am-calls N [express|int|broadcast]
+//   heddle-run -n 2 --backend shm valgrind --tool=callgrind heddle-bench-am-calls N [express|default|int|broadcast]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +55,11 @@ int main(int argc, char** argv) {
     const bool express = argc > 2 && std::strcmp(argv[2], "express") == 0;
     const bool with_int = argc > 2 && std::strcmp(argv[2], "int") == 0;
     const bool broadcast = argc > 2 && std::strcmp(argv[2], "broadcast") == 0;
-    const heddle::strategy how = express ? heddle::strategy::express : heddle::strategy::short_task;
+    // `default`: the calls made with no strategy (the default rule) travel as am_detail::by_rule.
+    const bool by_rule = argc > 2 && std::strcmp(argv[2], "default") == 0;
+    const heddle::strategy how = express   ? heddle::strategy::express
+                                 : by_rule ? heddle::am_detail::by_rule
+                                           : heddle::strategy::short_task;
     for (int i = 0; i < 1000; ++i) off::sync(1, heddle::f2f<&empty>(), how);  // warm: caches, code, records
     off::sync(1, heddle::f2f<&measure>(), heddle::strategy::short_task);
     CALLGRIND_ZERO_STATS;

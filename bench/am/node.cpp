@@ -13,24 +13,28 @@
 //     heddle-bench am times the raw transfers in processes of their own (raw.cpp, the same sizes,
 //     counts and order):
 //       {"results": [{"name": "heddle put" or "heddle get", "config": "1 MiB", "seconds": S}]}
-//   - --round-trip STRATEGY: an empty offload's round trip with that strategy (a tenth of the timed
-//     calls and at least 10 ms to warm up, then the timed calls: --rtt-iterations, a twentieth of
-//     them with express), one sample of a round in which heddle-bench am times the raw round trips
-//     in processes of their own (raw.cpp): {"seconds_per_round_trip": S}.
+//   - --round-trip STRATEGY: an empty offload's round trip with that strategy, or with none
+//     ("default"), (a tenth of the timed calls and at least 10 ms to warm up, then the timed calls:
+//     --rtt-iterations, a twentieth of them with express), with --busy while node 1's workers run
+//     1 ms tasks back to back (a two-hundredth with express), one sample of a round in which heddle-bench am times the
+//     raw round trips in processes of their own (raw.cpp): {"seconds_per_round_trip": S}.
 //   heddle-bench-am-node --backend NAME --json FILE [--reps N] [--rtt-iterations N]
-//                        [--transfers [--max-bytes B] [--seed S] | --round-trip short_task|express]
+//                        [--transfers [--max-bytes B] [--seed S] | --round-trip short_task|express|default [--busy]]
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <heddle/am.hpp>
+#include <heddle/core.hpp>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,16 +49,35 @@ double seconds_since(clock_type::time_point t0) {
 
 void empty() {}
 
-// Seconds per empty call to node 1 with `how`, waited for: `warm` calls untimed and as many more as
-// fill 10 ms (a session just started: what node 1 still does then is in no timed call), then n timed.
-double offload_rtt(std::uint64_t warm, std::uint64_t n, heddle::strategy how) {
+// Seconds per empty call to node 1 by `call` (sync with a strategy, or with none), waited for:
+// `warm` calls untimed and as many more as fill 10 ms (a session just started: what node 1 still
+// does then is in no timed call), then n timed.
+template <class Call>
+double offload_rtt(std::uint64_t warm, std::uint64_t n, Call call) {
   const auto w0 = clock_type::now();
-  for (std::uint64_t i = 0; i < warm || clock_type::now() - w0 < std::chrono::milliseconds(10); ++i)
-    off::sync(1, heddle::f2f<&empty>(), how);
+  for (std::uint64_t i = 0; i < warm || clock_type::now() - w0 < std::chrono::milliseconds(10); ++i) call();
   const auto t0 = clock_type::now();
-  for (std::uint64_t i = 0; i < n; ++i) off::sync(1, heddle::f2f<&empty>(), how);
+  for (std::uint64_t i = 0; i < n; ++i) call();
   return seconds_since(t0) / static_cast<double>(n);
 }
+double offload_rtt(std::uint64_t warm, std::uint64_t n, const std::string& how) {
+  if (how == "default") return offload_rtt(warm, n, [] { off::sync(1, heddle::f2f<&empty>()); });
+  const heddle::strategy s = how == "express" ? heddle::strategy::express : heddle::strategy::short_task;
+  return offload_rtt(warm, n, [s] { off::sync(1, heddle::f2f<&empty>(), s); });
+}
+
+// A busy target (--busy): node 1's workers run long tasks back to back, 1 ms each (asleep: the
+// cores stay the round trip's), each starting the next until stop_busy.
+std::atomic<bool> busy{false};
+void busy_task() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (busy.load(std::memory_order_relaxed)) (void)heddle::task(busy_task);
+}
+void start_busy() {
+  busy = true;
+  for (unsigned i = 0; i < heddle::default_runtime().num_threads(); ++i) (void)heddle::task(busy_task);
+}
+void stop_busy() { busy = false; }
 
 off::node_id here() { return off::this_node(); }
 
@@ -204,19 +227,25 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(std::uint64_t{1024}, std::uint64_t{1} << 30))
         ->needs(transfers_flag);
     app.add_option("--seed", seed, "the seed of the transfers' order")->needs(transfers_flag);
-    app.add_option("--round-trip", round_trip, "time only an empty offload's round trip with this strategy")
-        ->check(CLI::IsMember({"short_task", "express"}))
-        ->excludes(transfers_flag);
+    auto* trip = app.add_option("--round-trip", round_trip,
+                                "time only an empty offload's round trip with this strategy (default: none given)")
+                     ->check(CLI::IsMember({"short_task", "express", "default"}))
+                     ->excludes(transfers_flag);
+    bool busy_target = false;
+    app.add_flag("--busy", busy_target, "node 1's workers run 1 ms tasks back to back meanwhile")->needs(trip);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       return app.exit(e);  // --help, or what is wrong with the command line
     }
     if (!round_trip.empty()) {
-      // express hands the call to a worker, tens of times slower: a twentieth of the calls.
+      // express hands the call to a worker, tens of times slower: a twentieth of the calls (a
+      // two-hundredth with the workers busy, where it waits for the end of a 1 ms task).
       const bool express = round_trip == "express";
-      const std::uint64_t n = express ? rtt_n / 20 + 1 : rtt_n;
-      const double sec = offload_rtt(n / 10 + 1, n, express ? heddle::strategy::express : heddle::strategy::short_task);
+      const std::uint64_t n = express ? rtt_n / (busy_target ? 200 : 20) + 1 : rtt_n;
+      if (busy_target) off::sync(1, heddle::f2f<&start_busy>(), heddle::strategy::short_task);
+      const double sec = offload_rtt(n / 10 + 1, n, round_trip);
+      if (busy_target) off::sync(1, heddle::f2f<&stop_busy>(), heddle::strategy::short_task);
       std::ofstream(json_file) << nlohmann::json{{"seconds_per_round_trip", sec}}.dump() << "\n";
       return 0;
     }

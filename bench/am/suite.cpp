@@ -126,7 +126,8 @@ std::vector<raw_way> raw_ways(const std::string& backend) {
   return {{"mpi-blocking", "raw MPI_Send/MPI_Recv"}, {"mpi-posted", "raw MPI_Send, MPI_Irecv posted ahead, MPI_Test"}};
 }
 
-// An empty offload's round trip, short_task and express (heddle-bench-am-node --round-trip), and
+// An empty offload's round trip, short_task, express and with no strategy (the default rule), the
+// last two also with node 1's workers busy (heddle-bench-am-node --round-trip [--busy]), and
 // every raw way's (heddle-bench-am-raw, two processes without heddle: mpirun for mpi, a fork for
 // shm and tcp), each launch one sample, run_interleaved: a warm-up launch of each, then rounds of one
 // launch each in a new order. So the i-th sample of each is from the same round, and a figure
@@ -140,10 +141,14 @@ std::vector<result> round_trips(const std::string& backend, const options& opt) 
                                         name + " " + config);
                   }});
   };
-  for (const char* how : {"short_task", "express"})
+  for (const char* how : {"short_task", "express", "default"})
     add(std::string("heddle offload (") + how + ")", launch(backend, 2, own_folder() / "heddle-bench-am-node") +
                                                          " --backend " + backend + " --round-trip " + how +
                                                          " --rtt-iterations " + n);
+  for (const char* how : {"express", "default"})
+    add(std::string("heddle offload (") + how + ", busy target)",
+        launch(backend, 2, own_folder() / "heddle-bench-am-node") + " --backend " + backend + " --round-trip " + how +
+            " --busy --rtt-iterations " + n);
   const std::string raw = shell_quote((own_folder() / "heddle-bench-am-raw").string());
   for (const raw_way& w : raw_ways(backend))
     add(w.name, (backend == "mpi" ? mpirun + std::string("2 ") : std::string()) + raw + " --way " + w.way +
@@ -329,7 +334,11 @@ std::string report_round_trips(nlohmann::json& report, const std::string& backen
   const result* ref = find_row(trips, "raw", config);
   const result* inl = find_row(trips, "heddle offload (short_task)", config);
   const result* exp = find_row(trips, "heddle offload (express)", config);
-  if (!ref || !inl || !exp) throw std::runtime_error("am: " + backend + ": missing round-trip rows");
+  const result* def = find_row(trips, "heddle offload (default)", config);
+  const result* exp_busy = find_row(trips, "heddle offload (express, busy target)", config);
+  const result* def_busy = find_row(trips, "heddle offload (default, busy target)", config);
+  if (!ref || !inl || !exp || !def || !exp_busy || !def_busy)
+    throw std::runtime_error("am: " + backend + ": missing round-trip rows");
   std::printf("### %s: round trips (raw: two processes without heddle; the reference is the fastest raw way)\n\n%s\n",
               backend.c_str(), markdown_table(trips, ref->name).c_str());
   const std::vector<raw_way> ways = raw_ways(backend);
@@ -359,7 +368,23 @@ std::string report_round_trips(nlohmann::json& report, const std::string& backen
                  "), per round, in ns",
              at_most(added_ns_target(backend)));
   add_figure(report, backend + "_offload_express_vs_raw", paired_ratio(*exp, *ref),
-             "the same time with the default strategy (express: a worker runs the function), per round");
+             "the same time with express (a worker runs the function), per round");
+  const estimate def_added = paired(*def, *ref, [](double o, double r) { return (o - r) * 1e9; });
+  std::printf("round trip with no strategy (the default rule): %.0f ns (added %.0f ns per round, %.0f to %.0f); "
+              "busy target: %.0f ns, express %.0f ns\n",
+              def->median() * 1e9, def_added.value, def_added.lo, def_added.hi, def_busy->median() * 1e9,
+              exp_busy->median() * 1e9);
+  add_figure(report, backend + "_offload_default_vs_raw", paired_ratio(*def, *ref),
+             "the same time with no strategy given (the default rule: a short function runs on the receiving "
+             "thread), per round",
+             at_most(2.0));
+  add_figure(report, backend + "_offload_default_added_ns", def_added,
+             "an empty offload's round trip with no strategy minus the raw " + backend +
+                 " round trip's, per round, in ns");
+  add_figure(report, backend + "_offload_default_vs_express_busy", paired_ratio(*def_busy, *exp_busy),
+             "an empty offload's round trip with no strategy over express's while the target's workers run 1 ms "
+             "tasks back to back, per round",
+             at_most(1.0));
   std::printf("\n");
   return ref->name;
 }

@@ -70,6 +70,11 @@ T read_prefix(std::span<const std::byte> payload, std::size_t at) {
 HEDDLE_FAST_TLS_DEFINITION(node_id, handler_node);
 HEDDLE_FAST_TLS_DEFINITION(bool, in_handler);
 
+namespace {
+// Set while the receiving thread runs a held call (engine::run_held): its run is timed as held.
+constinit thread_local bool held_run HEDDLE_DETAIL_TLS_MODEL = false;
+}  // namespace
+
 // Every frame's way out. The common case, a frame to a reachable peer in another process with no
 // trace recorded, goes to the transport from here, inlined into its callers; the rest (a lost or
 // unknown node, tracing, a frame for this process) takes send_general. send_to_peer is the same
@@ -120,7 +125,8 @@ inline void engine::call_handler(node_id from, node_id to, const message_header&
     if (h.handler >= handler_count_) [[unlikely]]
       (void)registry::instance().at(h.handler);  // throws unknown_handler, saying what this process has
     reader r(args);
-    handlers_[h.handler](r, result);
+    if (h.strategy == offload::by_rule_code) run_measured(h.handler, r, result);
+    else handlers_[h.handler](r, result);
     // Traced: the task running this handler is labelled with its name.
     if (heddle::core_detail::trace::on()) [[unlikely]]
       heddle::core_detail::trace::pending_label = handler_label(h.handler);
@@ -138,7 +144,8 @@ engine::engine(const session_options& options, std::unique_ptr<transport> t)
       transport_(std::move(t)),
       has_receiver_(options.transport != backend::loopback),
       peers_(options.node, options.nodes),
-      receiver_(*transport_, progress_, options.receiver_spin, [this] { check_peers_if_due(); }) {
+      receiver_(
+          *transport_, progress_, options.receiver_spin, [this] { check_peers_if_due(); }, [this] { run_held(); }) {
   // The handlers' table, fixed from here on (the registry is sealed: hello compares its hash).
   registry& reg = registry::instance();
   reg.seal();
@@ -146,6 +153,7 @@ engine::engine(const session_options& options, std::unique_ptr<transport> t)
   handlers_.reset(new handler_fn[handler_count_]);
   for (std::uint32_t i = 0; i < handler_count_; ++i) handlers_[i] = reg.at(i);
   handler_labels_.reset(new std::atomic<const char*>[handler_count_]());
+  paces_.reset(new handler_pace[handler_count_]);
 }
 
 engine::~engine() { finish(); }
@@ -487,6 +495,8 @@ inline void engine::deliver_untraced(node_id from, node_id to, const message_hea
       // start_handler makes the same test; made here too, the short case runs inline without a call.
       if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task))
         return run_inline(from, to, h, payload);
+      if (h.strategy == offload::by_rule_code) [[likely]]
+        return start_by_rule(from, to, h, payload, nullptr);
       return start_handler(from, to, h, payload, nullptr);
     case message_kind::tree_call: return tree_call_from(from, to, h, payload);
     case message_kind::object_call:
@@ -528,9 +538,82 @@ inline void engine::run_inline(node_id from, node_id to, const message_header& h
   heddle::core_detail::lending_core = saved;
 }
 
+// The default rule's first half: a call held for the receiving thread, which runs it (run_held) as
+// soon as the poll that brought it returns, without the progress lock.
+inline bool engine::hold_if_short(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                                  tree_gather* g) {
+  // Traced, every call runs as a task, labelled with its function's name (docs/trace.md).
+  if (!receiver_.may_hold() || h.handler >= handler_count_ || args.size() > held_args_max ||
+      !paces_[h.handler].held.load(std::memory_order_relaxed) || heddle::core_detail::trace::on())
+    return false;
+  held_.from = from;
+  held_.to = to;
+  held_.h = h;
+  held_.g = g;
+  held_.bytes = args.size();
+  if (!args.empty()) std::memcpy(held_.args, args.data(), args.size());
+  receiver_.hold();
+  return true;
+}
+
+void engine::run_held() {
+  held_run = true;
+  run_inline(held_.from, held_.to, held_.h, std::span<const std::byte>(held_.args, held_.bytes), held_.g);
+  held_run = false;
+}
+
+// The function alone is timed: the reply's send (a system call on tcp) is the same wherever it runs.
+void engine::run_measured(std::uint32_t handler, reader& r, writer& result) {
+  const std::int64_t t0 = heddle::core_detail::steady_now_ns();
+  handlers_[handler](r, result);
+  const std::int64_t took = heddle::core_detail::steady_now_ns() - t0;
+  if (held_run) return record_held_run(handler, took);
+  record_worker_run(handler, took);
+}
+
+// Two held runs in a row over short_run_ns, or one over long_run_ns (the standby's takeover is near),
+// send the handler back to the workers (one overrun alone may be the thread's preemption on a busy
+// machine); it comes back after twice as many short runs there as the last time (most_needed at
+// most), so that a function that is short most of the time but sometimes long is held less and less.
+void engine::record_held_run(std::uint32_t handler, std::int64_t ns) noexcept {
+  handler_pace& pace = paces_[handler];
+  if (ns <= short_run_ns) [[likely]] {
+    if (pace.overran.load(std::memory_order_relaxed)) pace.overran.store(false, std::memory_order_relaxed);
+    return;
+  }
+  if (ns <= long_run_ns && !pace.overran.load(std::memory_order_relaxed))
+    return pace.overran.store(true, std::memory_order_relaxed);
+  pace.overran.store(false, std::memory_order_relaxed);
+  pace.held.store(false, std::memory_order_relaxed);
+  pace.short_runs.store(0, std::memory_order_relaxed);
+  pace.needed.store(std::min(pace.needed.load(std::memory_order_relaxed) * 2, most_needed), std::memory_order_relaxed);
+}
+
+void engine::record_worker_run(std::uint32_t handler, std::int64_t ns) noexcept {
+  handler_pace& pace = paces_[handler];
+  if (ns > short_run_ns) return pace.short_runs.store(0, std::memory_order_relaxed);
+  const std::uint32_t runs = pace.short_runs.load(std::memory_order_relaxed) + 1;
+  pace.short_runs.store(runs, std::memory_order_relaxed);
+  if (runs >= pace.needed.load(std::memory_order_relaxed)) pace.held.store(true, std::memory_order_relaxed);
+}
+
 void engine::start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
                            tree_gather* g) {
   if (h.strategy == static_cast<std::uint8_t>(heddle::strategy::short_task)) return run_inline(from, to, h, args, g);
+  if (h.strategy == offload::by_rule_code) [[unlikely]]
+    return start_by_rule(from, to, h, args, g);
+  start_task(from, to, h, args, g, static_cast<heddle::strategy>(h.strategy));
+}
+
+// The default rule's second half: a call not held runs as express, on a worker, which measures it.
+void engine::start_by_rule(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                           tree_gather* g) {
+  if (hold_if_short(from, to, h, args, g)) return;
+  start_task(from, to, h, args, g, heddle::strategy::express);
+}
+
+void engine::start_task(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                        tree_gather* g, heddle::strategy how) {
   task_begun();
   // The guard ends the task's count whether the task runs or the runtime discards it.
   struct counted {
@@ -545,8 +628,7 @@ void engine::start_handler(node_id from, node_id to, const message_header& h, st
                                                                   const counted&) { run_call(from, to, h, a, g); },
                                            std::vector<std::byte>(args.begin(), args.end()), counted(this));
   t->release();  // nobody waits on the task itself: its reply is the result
-  heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t,
-                                       static_cast<heddle::strategy>(h.strategy));
+  heddle::core_detail::start_successor(heddle::core_detail::access::core_of(*rt_), t, how);
 }
 
 void engine::run_call(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,

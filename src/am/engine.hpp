@@ -193,9 +193,26 @@ class engine final : public frame_sink {
   [[gnu::always_inline]] void call_handler(node_id from, node_id to, const message_header& h,
                                            std::span<const std::byte> args, tree_gather* g);
   [[gnu::cold]] void handler_threw(node_id from, node_id to, const message_header& h, tree_gather* g);
-  // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args).
+  // Starts a call's handler by its strategy: inline for short_task, else as a task (a copy of args);
+  // by the default rule (by_rule), held for the receiving thread when the handler is known short.
   void start_handler(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
                      tree_gather* g);
+  // The default rule (docs/am.md, "Calls"): a call is held for the receiving thread (the receiver
+  // runs it once its poll returns, receiver.hpp) when its handler's recent runs were all short and
+  // the receiver may hold one; else it runs as express, on a worker, measured.
+  [[gnu::always_inline]] bool hold_if_short(node_id from, node_id to, const message_header& h,
+                                            std::span<const std::byte> args, tree_gather* g);
+  void start_by_rule(node_id from, node_id to, const message_header& h, std::span<const std::byte> args,
+                     tree_gather* g);
+  // A call's handler as a task started `how` (a copy of args); by the default rule, measured.
+  void start_task(node_id from, node_id to, const message_header& h, std::span<const std::byte> args, tree_gather* g,
+                  heddle::strategy how);
+  void run_held();  // on the receiving thread, the progress lock given back: the held call
+  // A call by the default rule: the handler run and timed, the time recorded as a held run's or a
+  // worker's. A worker's short runs in a row make the handler held; a held run's overruns undo it.
+  void run_measured(std::uint32_t handler, reader& r, writer& result);
+  void record_worker_run(std::uint32_t handler, std::int64_t ns) noexcept;
+  void record_held_run(std::uint32_t handler, std::int64_t ns) noexcept;
   void tree_call_from(node_id from, node_id to, const message_header& h, std::span<const std::byte> payload);
   // Sends the tree call `h` with `args` on to the two halves of `range`'s ranks below it (tree.cpp).
   void tree_fan_out(node_id self, node_id origin, const tree_range& range, const message_header& h,
@@ -264,6 +281,29 @@ class engine final : public frame_sink {
   std::uint32_t handler_count_ = 0;
   std::unique_ptr<handler_fn[]> handlers_;                      // the registry's functions by index: no lookup per call
   std::unique_ptr<std::atomic<const char*>[]> handler_labels_;  // per handler index, when traced
+  // Per handler, the default rule's measure of it: whether calls to it are held for the receiving
+  // thread, the worker runs under short_run_ns in a row so far and how many make it held (doubled,
+  // up to a cap, each time a held run overran). Relaxed atomics: a lost update costs a run's place.
+  struct handler_pace {
+    std::atomic<bool> held{false};
+    std::atomic<bool> overran{false};  // the last held run took over short_run_ns
+    std::atomic<std::uint32_t> short_runs{0};
+    std::atomic<std::uint32_t> needed{4};
+  };
+  static constexpr std::int64_t short_run_ns = 5000, long_run_ns = 200'000;
+  static constexpr std::uint32_t most_needed = 1024;
+  std::unique_ptr<handler_pace[]> paces_;
+  // The call held during a poll (receiver::hold), which the receiving thread runs when the poll
+  // returns: only that thread writes and reads it (a second receiver holds none before the first
+  // stands by again, receiver.hpp).
+  static constexpr std::size_t held_args_max = 256;
+  struct held_call {
+    node_id from = 0, to = 0;
+    message_header h{};
+    tree_gather* g = nullptr;
+    std::size_t bytes = 0;
+    alignas(16) std::byte args[held_args_max];
+  } held_;
   progress progress_;
   std::atomic<std::int64_t> next_peer_check_ns_{0};
   receiver receiver_;  // after progress_ and transport_, which it uses

@@ -3,28 +3,90 @@
 
 #include <algorithm>
 
+#include "heddle/core/detail/futex.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 
 namespace heddle::am_detail {
 
-receiver::receiver(transport& wire, progress& lock, std::chrono::nanoseconds spin, std::function<void()> between_polls)
-    : wire_(wire), progress_(lock), spin_(spin), between_polls_(std::move(between_polls)) {}
+receiver::receiver(transport& wire, progress& lock, std::chrono::nanoseconds spin, std::function<void()> between_polls,
+                   std::function<void()> run_held)
+    : wire_(wire),
+      progress_(lock),
+      spin_(spin),
+      between_polls_(std::move(between_polls)),
+      run_held_(std::move(run_held)) {}
 
 receiver::~receiver() { stop(); }
 
 void receiver::start() {
-  thread_ = std::thread([this] { loop(); });
+  threads_[0] = std::thread([this] { thread_main(0); });
+  threads_[1] = std::thread([this] { thread_main(1); });
 }
 
 void receiver::stop() {
-  if (!thread_.joinable()) return;
+  if (!threads_[0].joinable()) return;
   stop_ = true;
   wire_.interrupt();
   progress_.wake_receiver();
-  thread_.join();
+  wake_standby();
+  for (std::thread& t : threads_) t.join();
 }
 
-void receiver::loop() {
+void receiver::thread_main(int me) {
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (role_.load(std::memory_order_acquire) == me) receive(me);
+    else stand_by(me);
+  }
+}
+
+void receiver::wake_standby() noexcept {
+  standby_asleep_.store(0, std::memory_order_relaxed);
+  heddle::core_detail::futex_wake(standby_asleep_, 1);
+}
+
+bool receiver::run_held_call(int me) {
+  held_ = false;
+  receiving_turn = false;
+  polling_thread = false;
+  progress_.unlock();  // whoever waits for a reply meanwhile polls for it
+  const std::uint64_t n = running_[me].load(std::memory_order_relaxed) + 1;
+  // Against the standby's going to sleep (stand_by): the mark, then the look at its flag.
+  running_[me].store(n, std::memory_order_seq_cst);
+  if (standby_asleep_.load(std::memory_order_seq_cst)) [[unlikely]]
+    wake_standby();
+  run_held_();
+  running_[me].store(n + 1, std::memory_order_release);
+  return role_.load(std::memory_order_acquire) == me;
+}
+
+void receiver::stand_by(int me) {
+  standby_ready_.store(true, std::memory_order_release);
+  const int other = 1 - me;
+  std::uint64_t last = running_[other].load(std::memory_order_acquire);
+  unsigned quiet = 0;
+  while (!stop_.load(std::memory_order_acquire)) {
+    heddle::core_detail::futex_wait(tick_, 0, std::chrono::nanoseconds(standby_tick).count());
+    const std::uint64_t now = running_[other].load(std::memory_order_acquire);
+    if ((now & 1) && now == last) {
+      // One held call running at two looks in a row: this thread receives from here on.
+      standby_ready_.store(false, std::memory_order_relaxed);
+      role_.store(me, std::memory_order_release);
+      return;
+    }
+    quiet = now == last ? quiet + 1 : 0;
+    last = now;
+    if (quiet < quiet_ticks) continue;
+    // No held call for a while: sleep until the next one (run_held_call wakes this thread).
+    standby_asleep_.store(1, std::memory_order_seq_cst);
+    if (running_[other].load(std::memory_order_seq_cst) == last && !stop_.load(std::memory_order_acquire))
+      heddle::core_detail::futex_wait(standby_asleep_, 1);
+    standby_asleep_.store(0, std::memory_order_relaxed);
+    quiet = 0;
+    last = running_[other].load(std::memory_order_acquire);
+  }
+}
+
+void receiver::receive(int me) {
   using clock = std::chrono::steady_clock;
   // While callers poll, each nap is longer than the last, up to progress::longest_nap: the end of a
   // nap is a timer interrupt and a context switch on a core that a polling caller (or, on a full
@@ -52,12 +114,22 @@ void receiver::loop() {
       continue;
     }
     polling_thread = true;
+    receiving_turn = true;
     auto idle_since = clock::now();
-    bool go_to_sleep = false;
+    bool go_to_sleep = false, lock_lost = false;
     for (unsigned n = 1;; ++n) {
       if (stop_.load(std::memory_order_relaxed) || progress_.yield_wanted()) break;
       if (wire_.poll()) {
         n = 0;
+        if (held_) {
+          if (!run_held_call(me)) return;  // replaced meanwhile: this thread stands by
+          if (!progress_.try_lock()) {     // a caller polls now
+            lock_lost = true;
+            break;
+          }
+          polling_thread = true;
+          receiving_turn = true;
+        }
         continue;
       }
       if ((n & 63) == 0) {
@@ -71,9 +143,10 @@ void receiver::loop() {
       }
       heddle::core_detail::spin_pause(n);
     }
-    const bool yielded = progress_.yield_wanted();
+    receiving_turn = false;
     polling_thread = false;
-    progress_.unlock();
+    const bool yielded = lock_lost || progress_.yield_wanted();
+    if (!lock_lost) progress_.unlock();
     if (stop_.load(std::memory_order_acquire)) break;
     if (yielded) {
       nap_for_caller();  // a caller polls now: do not take the lock back at once

@@ -63,8 +63,8 @@ TEST(Message, MalformedHeadersAreRejected) {
   bad_kind[6] = std::byte{42};
   EXPECT_NE(error_of(bad_kind).find("unknown message kind 42"), std::string::npos);
   auto bad_strategy = b;
-  bad_strategy[12] = std::byte{4};
-  EXPECT_NE(error_of(bad_strategy).find("unknown call strategy 4"), std::string::npos);
+  bad_strategy[12] = std::byte{5};  // 4: a call by the default rule (by_rule_code)
+  EXPECT_NE(error_of(bad_strategy).find("unknown call strategy 5"), std::string::npos);
   auto bad_flags = b;
   bad_flags[13] = std::byte{0x80};
   EXPECT_NE(error_of(bad_flags).find("unknown message flags 0x00000080"), std::string::npos);

@@ -21,6 +21,10 @@
 
 namespace heddle::offload {
 
+// A call's strategy on the wire: a heddle::strategy, or by_rule_code for a call made with none (the
+// default rule, docs/am.md "Calls": the target decides per function).
+inline constexpr std::uint8_t by_rule_code = strategy_count;
+
 enum class message_kind : std::uint16_t {
   hello = 1,        // first message of a connection: node id, node count, registry hash
   call = 2,         // run handler `handler` with the payload as arguments; reply with call_id
@@ -67,7 +71,7 @@ struct message_header {
   static constexpr std::size_t size = 32;
 
   message_kind kind = message_kind::call;
-  std::uint8_t strategy = 0;  // how the target starts a call: a heddle::strategy
+  std::uint8_t strategy = 0;  // how the target starts a call: a heddle::strategy, or by_rule_code
   std::uint8_t flags = 0;
   std::uint32_t handler = 0;
   std::uint64_t call_id = 0;
@@ -140,7 +144,7 @@ struct message_header {
   static constexpr bool acceptable(const words& w, std::uint64_t max_payload) noexcept {
     const auto k = static_cast<std::uint16_t>(w[0] >> 48);
     return (w[0] & 0xffff'ffff'ffff) == fixed_bits && k >= 1 && k <= message_kind_count &&
-           static_cast<std::uint8_t>(w[1] >> 32) < strategy_count &&
+           static_cast<std::uint8_t>(w[1] >> 32) <= by_rule_code &&
            (static_cast<std::uint8_t>(w[1] >> 40) & ~message_flags_known) == 0 && w[3] <= max_payload;
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void reject_truncated(std::size_t bytes) {
@@ -157,7 +161,7 @@ struct message_header {
                          ", this process speaks " + std::to_string(version_value));
     }
     if (k < 1 || k > message_kind_count) throw decode_error("unknown message kind " + std::to_string(k));
-    if (h.strategy >= strategy_count) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
+    if (h.strategy > by_rule_code) throw decode_error("unknown call strategy " + std::to_string(h.strategy));
     if (h.flags & ~message_flags_known) throw decode_error("unknown message flags " + hex(h.flags));
     throw decode_error("oversized message: " + std::to_string(h.payload_bytes) + " bytes of payload, the limit is " +
                        std::to_string(max_payload));

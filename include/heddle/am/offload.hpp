@@ -6,11 +6,13 @@
 //   int v = heddle::offload::sync(1, heddle::f2f<&scale>(2, std::string("y")));
 //   heddle::offload::ping(1, heddle::f2f<&log_line>(std::string("hi")));
 //
-// The arguments are serialised when the call is made; the target runs the function as a heddle
-// task, started by the strategy given (express by default: the priority lane of the target's
-// runtime; strategy::short_task runs it on the thread that receives the message, which suits
-// functions of a few microseconds and nothing that waits). Any node may call any node, itself
-// included, and a function running on a target may offload in turn.
+// The arguments are serialised when the call is made; the target runs the function by the strategy
+// given: express, a heddle task on the priority lane of the target's runtime (a worker, woken if
+// parked); strategy::short_task, on the thread that receives the message, which suits functions of a
+// few microseconds and nothing that waits; normal and asap as for any successor. With no strategy
+// (the overloads at the end), the target decides per function: short ones as short_task, the rest
+// as express (the rule below, docs/am.md). Any node may call any node, itself included, and a
+// function running on a target may offload in turn.
 //
 // Waiting on an offload's future (get, wait, sync) on a thread that is not a worker polls the
 // transport for the reply (the round trip then costs the transport's latency, with no thread
@@ -45,7 +47,7 @@ HEDDLE_EXPORT node_id num_nodes();
 
 // Runs `call` on `node`; the future holds its result. Thread-safe; never waits for the reply.
 template <class Call>
-future<typename Call::result_type> async(node_id node, const Call& call, strategy how = strategy::express) {
+future<typename Call::result_type> async(node_id node, const Call& call, strategy how) {
   using R = typename Call::result_type;
   writer args;
   call.write_args(args);
@@ -63,7 +65,7 @@ future<typename Call::result_type> async(node_id node, const Call& call, strateg
 // session_options::caller_spin and then sleeps on the state. Thread-safe; blocks until the reply
 // (or the failure) is there.
 template <class Call>
-typename Call::result_type sync(node_id node, const Call& call, strategy how = strategy::express) {
+typename Call::result_type sync(node_id node, const Call& call, strategy how) {
   writer args;
   call.write_args(args);
   am_detail::pending_result<typename Call::result_type, /*Owned=*/false> p;
@@ -84,7 +86,7 @@ typename Call::result_type sync(node_id node, const Call& call, strategy how = s
 // a node gathers (13 bytes and a result's encoding for each node below it) fit in 64 bytes; the
 // tree's records come from the runtime's block caches. Thread-safe; never waits for the replies.
 template <class Call>
-future<std::vector<typename Call::result_type>> broadcast(const Call& call, strategy how = strategy::express) {
+future<std::vector<typename Call::result_type>> broadcast(const Call& call, strategy how) {
   using R = typename Call::result_type;
   static_assert(!std::is_void_v<R>, "heddle::offload::broadcast: the function returns void: use for_each_node");
   writer args;
@@ -99,7 +101,7 @@ future<std::vector<typename Call::result_type>> broadcast(const Call& call, stra
 // run it (its results, if any, are dropped), or fails as broadcast's does. Thread-safe; never
 // waits for the replies.
 template <class Call>
-future<void> for_each_node(const Call& call, strategy how = strategy::express) {
+future<void> for_each_node(const Call& call, strategy how) {
   writer args;
   call.write_args(args);
   auto* p = heddle::core_detail::make_record<am_detail::pending_tree<void>>();
@@ -113,10 +115,39 @@ future<void> for_each_node(const Call& call, strategy how = strategy::express) {
 // (the target finishes what it received before it says goodbye). Thread-safe; never waits for the
 // target.
 template <class Call>
-void ping(node_id node, const Call& call, strategy how = strategy::express) {
+void ping(node_id node, const Call& call, strategy how) {
   writer args;
   call.write_args(args);
   am_detail::send_post(node, Call::index(), how, args);
+}
+
+// The same calls with no strategy: the target applies the default rule (docs/am.md, "Calls"). A
+// function whose last runs on the target's workers took under 5 us each (4 in a row at first, more
+// after each time it was sent back) runs on the session's receiver thread, as short_task (arguments
+// within 256 bytes); every other call runs as express, on a worker, measured there. A run on the
+// receiver thread over 5 us twice in a row, or over 200 us once, sends the function back to the
+// workers. Should such a run block or last, a standby thread takes over the target's message
+// handling within about 2 ms: the target's other calls are held up that long at most, and run as
+// express until it returns. A function may offload and wait in either place.
+template <class Call>
+future<typename Call::result_type> async(node_id node, const Call& call) {
+  return offload::async(node, call, am_detail::by_rule);
+}
+template <class Call>
+typename Call::result_type sync(node_id node, const Call& call) {
+  return offload::sync(node, call, am_detail::by_rule);
+}
+template <class Call>
+future<std::vector<typename Call::result_type>> broadcast(const Call& call) {
+  return offload::broadcast(call, am_detail::by_rule);
+}
+template <class Call>
+future<void> for_each_node(const Call& call) {
+  return offload::for_each_node(call, am_detail::by_rule);
+}
+template <class Call>
+void ping(node_id node, const Call& call) {
+  offload::ping(node, call, am_detail::by_rule);
 }
 
 }  // namespace heddle::offload

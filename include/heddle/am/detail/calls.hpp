@@ -172,6 +172,10 @@ class pending_tree final : public pending_reply<R, pending_tree<R>> {
   }
 };
 
+// A call made with no strategy (offload's calls without one): the target applies the default rule
+// (docs/am.md, "Calls"). Travels as message.hpp's by_rule_code; never reaches the runtime.
+inline constexpr heddle::strategy by_rule = static_cast<heddle::strategy>(heddle::strategy_count);
+
 // Sends a call of handler `handler` to `to`; the engine owns `p` from here and fails it if the
 // call cannot be sent. Throws session_error without a session.
 HEDDLE_EXPORT void send_call(node_id to, std::uint32_t handler, heddle::strategy how, const writer& args,
