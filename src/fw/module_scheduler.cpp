@@ -33,6 +33,7 @@ thread_local acquire_call* current_acquire = nullptr;
 // leaves the best reentrant module made ready, for this thread to run next without a task.
 struct module_chain {
   const void* scheduler;
+  bool drains = false;  // a counted drain (not one nested in a module's wait): it empties the list itself
   event_state* e = nullptr;
   std::uint32_t m = 0;
   bool held = false;
@@ -302,25 +303,31 @@ inline void module_scheduler::schedule(event_state* e, std::uint32_t m) {
   if (module_chain* c = current_chain; c && c->scheduler == this) {
     // This thread runs it next unless it holds a better one already; the other goes to the list.
     if (!c->held) {
-      *c = {this, e, m, true};
+      c->e = e;
+      c->m = m;
+      c->held = true;
       return;
     }
     ready_queue::entry held{priority_[c->m], c->e->id.event, c->e, c->m};
     if (ready_queue::before(held, ready)) {
       std::swap(held, ready);
-      *c = {this, held.state, held.module, true};
+      c->e = held.state;
+      c->m = held.module;
     }
+    return push_ready(ready, c->drains);
   }
-  push_ready(ready);
+  push_ready(ready, false);
 }
 
 // A reentrant module that is ready (its event's active count taken), to the ready list, and a
-// drain to run it unless every worker drains already: one of them takes it.
-inline void module_scheduler::push_ready(const ready_queue::entry& ready) {
+// drain to run it unless every worker drains already: one of them takes it. `drained`: a drain
+// runs on this thread and takes what it pushed before it stops, so the count is read only to
+// start an idle worker, and may be a little stale.
+inline void module_scheduler::push_ready(const ready_queue::entry& ready, bool drained) {
   ready_.push(ready, lane());
-  // The push before the count's read; a drain that stops reads the list after its decrement
-  // (stop_draining): one of the two sees the other, so no entry is left with no drain.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Otherwise the push goes before the count's read; a drain that stops reads the list after its
+  // decrement (stop_draining): one of the two sees the other, so no entry is left with no drain.
+  if (!drained) std::atomic_thread_fence(std::memory_order_seq_cst);
   if (enlist()) spawn_drain();
 }
 
@@ -377,7 +384,7 @@ inline bool module_scheduler::stop_draining() noexcept {
 // the chain's own modules, handed to the list after the first). A module's own task and ready-list
 // round trip were most of the threaded processor's cost per module at small module times.
 void module_scheduler::run_chain(event_state* e, std::uint32_t m, bool one) {
-  module_chain c{this};
+  module_chain c{this, !one};
   struct restore {
     module_chain* outer;
     ~restore() { current_chain = outer; }
@@ -388,7 +395,7 @@ void module_scheduler::run_chain(event_state* e, std::uint32_t m, bool one) {
     if (c.held) {
       c.held = false;
       next = {priority_[c.m], c.e->id.event, c.e, c.m};
-      if (one) return push_ready(next);
+      if (one) return push_ready(next, false);
       ready_.exchange_if_better(next, lane());
     } else if (one || !ready_.try_pop_best(lane(), next)) {
       return;

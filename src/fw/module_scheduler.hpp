@@ -113,7 +113,7 @@ class module_scheduler final : public acquire_sink {
   unsigned lane() const noexcept;
   serial_queue& queue_named(const std::string& name, std::map<std::string, std::unique_ptr<serial_queue>>& in);
   void schedule(event_state* e, std::uint32_t m);
-  void push_ready(const ready_queue::entry& ready);
+  void push_ready(const ready_queue::entry& ready, bool drained);
   bool enlist() noexcept;
   void spawn_drain();
   [[gnu::noinline]] void drain();

@@ -50,22 +50,24 @@ class ready_queue {
       throw;
     }
     std::push_heap(l.heap.begin(), l.heap.end(), order{});
-    l.size.store(l.heap.size(), std::memory_order_relaxed);
+    l.published(l.heap);
     l.m.unlock();
   }
 
   // A worker about to run `e` directly (a module its last one made ready, module_scheduler's
   // chain) without a push and a pop: if its own lane holds a better entry, `e` goes there and
   // the best comes back instead, so the order stays the one push-then-pop would give. No lock
-  // when the lane is empty.
+  // when the lane is empty or its best is worse: only the worker pushes onto its lane, others only
+  // take from it, so its best is never better than what the worker read last.
   void exchange_if_better(entry& e, unsigned lane_index) {
     lane& l = lanes_[std::min(lane_index, count_ - 1)];
-    if (l.size.load(std::memory_order_relaxed) == 0) return;
+    if (l.size.load(std::memory_order_relaxed) == 0 || e.priority > l.best.load(std::memory_order_relaxed)) return;
     l.m.lock();
     if (!l.heap.empty() && before(e, l.heap.front())) {
       std::pop_heap(l.heap.begin(), l.heap.end(), order{});
       std::swap(e, l.heap.back());
       std::push_heap(l.heap.begin(), l.heap.end(), order{});
+      l.published(l.heap);
     }
     l.m.unlock();
   }
@@ -106,7 +108,13 @@ class ready_queue {
     // times. A holder that was preempted is given the core now and then (spin_pause).
     heddle::core_detail::spin_lock m;
     std::atomic<std::size_t> size{0};
+    std::atomic<double> best{0};  // the first entry's priority, while size is not 0
     std::vector<entry> heap;
+    // Under m, after a change of heap: what the lock-free reads see.
+    void published(const std::vector<entry>& h) noexcept {
+      size.store(h.size(), std::memory_order_relaxed);
+      if (!h.empty()) best.store(h.front().priority, std::memory_order_relaxed);
+    }
   };
   // before() as the heap algorithms' comparator: a type, which they inline (a function pointer they
   // called, about 50 instructions a module).
@@ -123,7 +131,7 @@ class ready_queue {
       std::pop_heap(l.heap.begin(), l.heap.end(), order{});
       e = l.heap.back();
       l.heap.pop_back();
-      l.size.store(l.heap.size(), std::memory_order_relaxed);
+      l.published(l.heap);
     }
     l.m.unlock();
     return found;
