@@ -9,6 +9,7 @@
 
 #include "event_access.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/scheduling.hpp"
 #include "heddle/core/detail/spin_wait.hpp"
 #include "heddle/core/export.hpp"
 #include "heddle/core/trace.hpp"
@@ -44,6 +45,12 @@ constinit thread_local module_chain* current_chain HEDDLE_DETAIL_TLS_MODEL = nul
 // that the code's wait helps with (a task it runs meanwhile, nested) runs one module and returns,
 // so that the waiting code goes on as soon as its wait is over, as it would after any one task.
 constinit module_chain in_module_code{nullptr};
+
+// How many modules a drain runs between two looks at the rest of the runtime's work: where other
+// tasks wait (an ExternalWork module's produce after its timer, a transition, a condition to
+// make, a serial queue's turn), the drain hands itself on behind them (spawn_drain) instead of
+// keeping its worker until the ready list is empty.
+constexpr unsigned yield_every = 32;
 struct outside_chain {
   module_chain* chain = std::exchange(current_chain, &in_module_code);
   outside_chain() = default;
@@ -328,18 +335,21 @@ inline void module_scheduler::push_ready(const ready_queue::entry& ready, bool d
   // Otherwise the push goes before the count's read; a drain that stops reads the list after its
   // decrement (stop_draining): one of the two sees the other, so no entry is left with no drain.
   if (!drained) std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (enlist()) spawn_drain();
+  if (enlist()) spawn_drain(false);
 }
 
-// A drain as a task. Counted until its last step, so that the scheduler outlives it: the drain
-// that ran an event's last module still looks at the list after the event_done that may end the
-// job (and the engine, and this scheduler, with it).
-inline void module_scheduler::spawn_drain() {
+// A drain as a task: on this worker's deque, or `behind` what waits already, as an outsider's
+// (FIFO: a worker takes its own deque's tasks and those injected before it). Counted until its last
+// step, so that the scheduler outlives it: the drain that ran an event's last module still looks at
+// the list after the event_done that may end the job (and the engine, and this scheduler, with it).
+void module_scheduler::spawn_drain(bool behind) {
   drains_alive_.fetch_add(1, std::memory_order_relaxed);
-  tasks_.async([this] {
+  auto task = [this] {
     drain();
     drains_alive_.fetch_sub(1, std::memory_order_release);  // its last touch of *this
-  });
+  };
+  if (!behind) return tasks_.async(task);
+  core_detail::inject(core(), core_detail::make_record<dispatch_detail::concurrent_task<decltype(task)>>(task));
 }
 module_scheduler::~module_scheduler() {
   for (unsigned n = 0; drains_alive_.load(std::memory_order_acquire) != 0;) core_detail::spin_pause(n++);
@@ -360,12 +370,12 @@ void module_scheduler::drain() {
   for (;;) {
     ready_queue::entry next;
     if (ready_.try_pop_best(lane(), next)) {
-      run_chain(next.state, next.module, nested);
+      if (run_chain(next.state, next.module, nested)) return spawn_drain(true);  // other work waits
       if (!nested) continue;
     }
     if (stop_draining()) return;
     if (!nested) continue;  // entries came in meanwhile: still counted, it goes on
-    return spawn_drain();
+    return spawn_drain(false);
   }
 }
 
@@ -383,22 +393,34 @@ inline bool module_scheduler::stop_draining() noexcept {
 // had been pushed and popped; once none was made ready, the list's best (unless `one`: then only
 // the chain's own modules, handed to the list after the first). A module's own task and ready-list
 // round trip were most of the threaded processor's cost per module at small module times.
-void module_scheduler::run_chain(event_state* e, std::uint32_t m, bool one) {
+// True if it stopped because other work waits (every yield_every modules it looks), with what it
+// held back on the list.
+bool module_scheduler::run_chain(event_state* e, std::uint32_t m, bool one) {
   module_chain c{this, !one};
   struct restore {
     module_chain* outer;
     ~restore() { current_chain = outer; }
   } r{std::exchange(current_chain, &c)};
-  for (;;) {
+  for (unsigned run = 1;; ++run) {
     execute(e, m);
     ready_queue::entry next;
     if (c.held) {
       c.held = false;
       next = {priority_[c.m], c.e->id.event, c.e, c.m};
-      if (one) return push_ready(next, false);
+      if (one) {
+        push_ready(next, false);
+        return false;
+      }
+      if (run % yield_every == 0 && core_detail::work_waiting(core())) {
+        push_ready(next, true);  // this drain is still counted: its successor takes it
+        return true;
+      }
       ready_.exchange_if_better(next, lane());
     } else if (one || !ready_.try_pop_best(lane(), next)) {
-      return;
+      return false;
+    } else if (run % yield_every == 0 && core_detail::work_waiting(core())) {
+      push_ready(next, true);
+      return true;
     }
     e = next.state;
     m = next.module;

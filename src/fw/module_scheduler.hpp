@@ -115,10 +115,10 @@ class module_scheduler final : public acquire_sink {
   void schedule(event_state* e, std::uint32_t m);
   void push_ready(const ready_queue::entry& ready, bool drained);
   bool enlist() noexcept;
-  void spawn_drain();
+  void spawn_drain(bool behind);
   [[gnu::noinline]] void drain();
   bool stop_draining() noexcept;
-  [[gnu::noinline]] void run_chain(event_state* e, std::uint32_t m, bool one);
+  [[gnu::noinline]] bool run_chain(event_state* e, std::uint32_t m, bool one);
   void hold_queues(event_state* e, std::uint32_t m, std::size_t k);
   void release_queues(std::uint32_t m, bool last_suspended);
   void execute(event_state* e, std::uint32_t m);
