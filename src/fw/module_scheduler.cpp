@@ -5,10 +5,13 @@
 #include "module_scheduler.hpp"
 
 #include <algorithm>
-#include <bit>
+#include <utility>
 
 #include "event_access.hpp"
 #include "heddle/core/detail/access.hpp"
+#include "heddle/core/detail/scheduling.hpp"
+#include "heddle/core/detail/spin_wait.hpp"
+#include "heddle/core/export.hpp"
 #include "heddle/core/trace.hpp"
 #include "module_access.hpp"
 #include "run_steps.hpp"
@@ -27,6 +30,36 @@ struct acquire_call {
 };
 thread_local acquire_call* current_acquire = nullptr;
 
+// The module chain running on this thread (module_scheduler::run_chain), if any: where schedule()
+// leaves the best reentrant module made ready, for this thread to run next without a task.
+struct module_chain {
+  const void* scheduler;
+  bool drains = false;  // a counted drain (not one nested in a module's wait): it empties the list itself
+  event_state* e = nullptr;
+  std::uint32_t m = 0;
+  bool held = false;
+};
+constinit thread_local module_chain* current_chain HEDDLE_DETAIL_TLS_MODEL = nullptr;
+
+// current_chain while a module's own code runs (outside_chain): no scheduler's chain, and a drain
+// that the code's wait helps with (a task it runs meanwhile, nested) runs one module and returns,
+// so that the waiting code goes on as soon as its wait is over, as it would after any one task.
+constinit module_chain in_module_code{nullptr};
+
+// How many modules a drain runs between two looks at the rest of the runtime's work (a look is an
+// out-of-line call: at every module it cost 150 instructions a module, at every 8th 7): where other
+// tasks wait (an ExternalWork module's produce after its timer, a transition, a condition to
+// make, a serial queue's turn), the drain hands itself on behind them (spawn_drain) instead of
+// keeping its worker until the ready list is empty.
+constexpr unsigned yield_every = 8;
+struct outside_chain {
+  module_chain* chain = std::exchange(current_chain, &in_module_code);
+  outside_chain() = default;
+  outside_chain(const outside_chain&) = delete;
+  outside_chain& operator=(const outside_chain&) = delete;
+  ~outside_chain() { current_chain = chain; }
+};
+
 }  // namespace
 
 module_scheduler::module_scheduler(const graph& g, const run_options& o, runtime& rt, bool traced, stop_control& stop,
@@ -39,6 +72,7 @@ module_scheduler::module_scheduler(const graph& g, const run_options& o, runtime
       done_(done),
       tasks_(rt),
       ready_(rt.num_threads() + 1),
+      drain_limit_(std::max(1u, rt.num_threads())),
       es_(g, [this](es_state::waiter w) { conditions_ready(static_cast<event_state*>(w.first), w.second); }) {
   if (traced_)
     for (std::uint32_t m = 0; m < g.size(); ++m) labels_.push_back(heddle::trace::intern(g.nodes[m].spec.label));
@@ -148,7 +182,9 @@ void module_scheduler::request_first(event_state* e, std::uint32_t m) {
                                ~((std::uint64_t{1} << (2 * lo)) - 1);
     const std::uint64_t waiting = span & 0x5555555555555555ull;
     const std::uint64_t old = e->edges[w].fetch_or(waiting, std::memory_order_acq_rel);
-    ready += static_cast<std::uint32_t>(std::popcount(old & (waiting << 1)));
+    // Usually a bit or two: clearing them one at a time costs less than std::popcount, a libgcc
+    // call where the target has no popcnt instruction.
+    for (std::uint64_t done = old & (waiting << 1); done; done &= done - 1) ++ready;
   }
   if ((e->state[m].fetch_sub(static_cast<event_state::word>(ready + 1), std::memory_order_acq_rel) &
        event_state::pending_mask) == ready + 1)
@@ -271,11 +307,125 @@ inline void module_scheduler::schedule(event_state* e, std::uint32_t m) {
   if (traced_) traced_ready(e, m);
   e->active.fetch_add(1, std::memory_order_relaxed);
   if (!queues_[m].empty()) return hold_queues(e, m, 0);
-  ready_.push({priority_[m], e->id.event, e, m}, lane());
-  tasks_.async([this] {
-    const ready_queue::entry next = ready_.pop(lane());
-    execute(next.state, next.module);
-  });
+  ready_queue::entry ready{priority_[m], e->id.event, e, m};
+  if (module_chain* c = current_chain; c && c->scheduler == this) {
+    // This thread runs it next unless it holds a better one already; the other goes to the list.
+    if (!c->held) {
+      c->e = e;
+      c->m = m;
+      c->held = true;
+      return;
+    }
+    ready_queue::entry held{priority_[c->m], c->e->id.event, c->e, c->m};
+    if (ready_queue::before(held, ready)) {
+      std::swap(held, ready);
+      c->e = held.state;
+      c->m = held.module;
+    }
+    return push_ready(ready, c->drains);
+  }
+  push_ready(ready, false);
+}
+
+// A reentrant module that is ready (its event's active count taken), to the ready list, and a
+// drain to run it unless every worker drains already: one of them takes it. `drained`: a drain
+// runs on this thread and takes what it pushed before it stops, so the count is read only to
+// start an idle worker, and may be a little stale.
+inline void module_scheduler::push_ready(const ready_queue::entry& ready, bool drained) {
+  ready_.push(ready, lane());
+  // Otherwise the push goes before the count's read; a drain that stops reads the list after its
+  // decrement (stop_draining): one of the two sees the other, so no entry is left with no drain.
+  if (!drained) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (enlist()) spawn_drain(false);
+}
+
+// A drain as a task: on this worker's deque, or `behind` what waits already, as an outsider's
+// (FIFO: a worker takes its own deque's tasks and those injected before it). Counted until its last
+// step, so that the scheduler outlives it: the drain that ran an event's last module still looks at
+// the list after the event_done that may end the job (and the engine, and this scheduler, with it).
+void module_scheduler::spawn_drain(bool behind) {
+  drains_alive_.fetch_add(1, std::memory_order_relaxed);
+  auto task = [this] {
+    drain();
+    drains_alive_.fetch_sub(1, std::memory_order_release);  // its last touch of *this
+  };
+  if (!behind) return tasks_.async(task);
+  core_detail::inject(core(), core_detail::make_record<dispatch_detail::concurrent_task<decltype(task)>>(task));
+}
+module_scheduler::~module_scheduler() {
+  for (unsigned n = 0; drains_alive_.load(std::memory_order_acquire) != 0;) core_detail::spin_pause(n++);
+}
+
+// One more drain, if fewer than the workers drain now.
+inline bool module_scheduler::enlist() noexcept {
+  for (unsigned n = draining_.load(std::memory_order_relaxed); n < drain_limit_;)
+    if (draining_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+  return false;
+}
+
+// A worker's drain: the ready list's best entries, each with the chain that follows from it
+// (run_chain), until the list is empty. Nested in a module's wait, one module, and then a task
+// takes its place if the list still needs it.
+void module_scheduler::drain() {
+  const bool nested = current_chain == &in_module_code;
+  for (;;) {
+    ready_queue::entry next;
+    if (ready_.try_pop_best(lane(), next)) {
+      if (run_chain(next.state, next.module, nested)) return spawn_drain(true);  // other work waits
+      if (!nested) continue;
+    }
+    if (stop_draining()) return;
+    if (!nested) continue;  // entries came in meanwhile: still counted, it goes on
+    return spawn_drain(false);
+  }
+}
+
+// The list looked empty (or a nested drain ran its module): true if this drain stops, false if
+// entries came in meanwhile and it goes on, still counted.
+inline bool module_scheduler::stop_draining() noexcept {
+  draining_.fetch_sub(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // see push_ready
+  return ready_.looks_empty() || !enlist();
+}
+
+// Runs module m of event e, then, with no task and no trip through the list, each module that the
+// one before made ready and that is the best of them (schedule), unless this worker's own lane
+// holds a better one, which runs instead (exchange_if_better), so the list's order holds as if each
+// had been pushed and popped; once none was made ready, the list's best (unless `one`: then only
+// the chain's own modules, handed to the list after the first). A module's own task and ready-list
+// round trip were most of the threaded processor's cost per module at small module times.
+// True if it stopped because other work waits (every yield_every modules it looks), with what it
+// held back on the list.
+bool module_scheduler::run_chain(event_state* e, std::uint32_t m, bool one) {
+  module_chain c{this, !one};
+  struct restore {
+    module_chain* outer;
+    ~restore() { current_chain = outer; }
+  } r{std::exchange(current_chain, &c)};
+  for (unsigned run = 1;; ++run) {
+    execute(e, m);
+    ready_queue::entry next;
+    if (c.held) {
+      c.held = false;
+      next = {priority_[c.m], c.e->id.event, c.e, c.m};
+      if (one) {
+        push_ready(next, false);
+        return false;
+      }
+      if (run % yield_every == 0 && core_detail::work_waiting(core())) {
+        push_ready(next, true);  // this drain is still counted: its successor takes it
+        return true;
+      }
+      ready_.exchange_if_better(next, lane());
+    } else if (one || !ready_.try_pop_best(lane(), next)) {
+      return false;
+    } else if (run % yield_every == 0 && core_detail::work_waiting(core())) {
+      push_ready(next, true);
+      return true;
+    }
+    e = next.state;
+    m = next.module;
+  }
 }
 
 // The module's prefetch is over (if it had one), and from now it may stall.
@@ -335,6 +485,7 @@ inline void module_scheduler::execute(event_state* e, std::uint32_t m) {
   acquire_call* outer = std::exchange(current_acquire, &call_here);
   std::exception_ptr thrown;
   try {
+    const outside_chain user_code;
     const event ev = event_access::make(*e, g_, m);
     const event_setup setup = event_access::setup(g_, m, &es_, *e);
     const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
@@ -396,7 +547,10 @@ inline bool module_scheduler::call(event_state* e, std::uint32_t m, std::excepti
     event ev = event_access::make(*e, g_, m);
     const event_setup setup = event_access::setup(g_, m, &es_, *e);
     const std::uint64_t t0 = traced_ ? core_detail::trace::now() : 0;
-    const bool pass = module_access::call(n.instance(e->stream), ev, setup);
+    const bool pass = [&] {
+      const outside_chain user_code;
+      return module_access::call(n.instance(e->stream), ev, setup);
+    }();
     if (traced_) traced_module(fw_detail::trace_kinds::module, 0, e, m, t0);
     if (o_.record) o_.record->record({m, e->id.event, e->started_ns[m], steady_now_ns()});
     return pass;

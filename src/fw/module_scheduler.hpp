@@ -3,12 +3,13 @@
 // which event runs next. A module runs once per event, when something asks for it: a path reaching a
 // filter, a module that gets its product, an end path. Asking (request) marks it, asks its producers
 // in turn, prefetches the conditions it reads and waits on its in-edges; the last producer to
-// finish, or the request itself when all were done, starts it as a task: a reentrant module through
-// the ready list (ready_queue.hpp, longest chain of work first), a one:: module through its serial
-// queues (its own, or its shared resources' in name order). A finished module sets the done bit of
-// each out-edge and delivers where the consumer was already waiting. No locks on this path but the
-// ready lists'. An ExternalWork module's produce waits, without a thread, for its handle and for its
-// acquire to return.
+// finish, or the request itself when all were done, starts it: a reentrant module as the next module
+// of the worker whose module made it ready (run_chain), or through the ready list (ready_queue.hpp,
+// longest chain of work first), which the workers' drains empty, one task per drain, not per module;
+// a one:: module through its serial queues (its own, or its shared resources' in name order). A
+// finished module sets the done bit of each out-edge and delivers where the consumer was already
+// waiting. No locks on this path but the ready lists'. An ExternalWork module's produce waits,
+// without a thread, for its handle and for its acquire to return.
 //
 // The event's record (event_state) comes from the processor, which start_event() hands it to and
 // which event_done() hands it back to once every module that was asked for is over.
@@ -60,6 +61,8 @@ class module_scheduler final : public acquire_sink {
   // once over. All outlive the scheduler.
   module_scheduler(const graph& g, const run_options& o, runtime& rt, bool traced, stop_control& stop,
                    event_sink& done);
+  // Waits for the drains still finishing (a few instructions past the last event's end).
+  ~module_scheduler();
 
   // Runs event `e` (reset for its id): its paths, then its end paths; done.event_done(e) once over.
   void start_event(event_state* e);
@@ -110,6 +113,12 @@ class module_scheduler final : public acquire_sink {
   unsigned lane() const noexcept;
   serial_queue& queue_named(const std::string& name, std::map<std::string, std::unique_ptr<serial_queue>>& in);
   void schedule(event_state* e, std::uint32_t m);
+  void push_ready(const ready_queue::entry& ready, bool drained);
+  bool enlist() noexcept;
+  void spawn_drain(bool behind);
+  [[gnu::noinline]] void drain();
+  bool stop_draining() noexcept;
+  [[gnu::noinline]] bool run_chain(event_state* e, std::uint32_t m, bool one);
   void hold_queues(event_state* e, std::uint32_t m, std::size_t k);
   void release_queues(std::uint32_t m, bool last_suspended);
   void execute(event_state* e, std::uint32_t m);
@@ -139,7 +148,12 @@ class module_scheduler final : public acquire_sink {
   std::vector<std::vector<serial_queue*>> queues_;               // per module, in the order it takes them
   std::vector<double> priority_;                                 // per module (rank_by_remaining_work)
   ready_queue ready_;
-  es_state es_;  // conditions: one cell per condition producer and interval, prefetched
+  // Drains running or queued (drain()): at most drain_limit_, one per worker. A ready module is
+  // queued as a task only where fewer drain; otherwise a drain that runs already takes it.
+  std::atomic<unsigned> draining_{0};
+  const unsigned drain_limit_;
+  std::atomic<unsigned> drains_alive_{0};  // drain tasks not yet over (spawn_drain)
+  es_state es_;                            // conditions: one cell per condition producer and interval, prefetched
   std::mutex join_m_;
   std::map<std::pair<event_state*, std::uint32_t>, std::exception_ptr> join_errors_;  // under join_m_ (join)
   std::atomic<bool> join_errors_seen_{false};

@@ -30,6 +30,13 @@ class ready_queue {
     std::uint32_t module;
   };
 
+  // The list's order: true if `a` runs after `b` (a shorter chain of work behind it, or on a tie
+  // a newer event).
+  static bool before(const entry& a, const entry& b) noexcept {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.event > b.event;
+  }
+
   // `lanes`: one per worker, plus one for every other thread.
   explicit ready_queue(unsigned lanes) : lanes_(std::make_unique<lane[]>(lanes)), count_(lanes) {}
 
@@ -42,18 +49,33 @@ class ready_queue {
       l.m.unlock();
       throw;
     }
-    std::push_heap(l.heap.begin(), l.heap.end(), before);
-    l.size.store(l.heap.size(), std::memory_order_relaxed);
+    std::push_heap(l.heap.begin(), l.heap.end(), order{});
+    l.published(l.heap);
     l.m.unlock();
   }
 
-  // The best entry of lane `lane_index`, else of the lane with the best first entry. The caller
-  // pushed (somewhere) at least as many entries as are popped, so one is there; a pop that races
-  // another one for it looks again.
-  entry pop(unsigned lane_index) {
-    const unsigned own = std::min(lane_index, count_ - 1);
-    entry e;
-    if (try_pop(own, e)) return e;
+  // A worker about to run `e` directly (a module its last one made ready, module_scheduler's
+  // chain) without a push and a pop: if its own lane holds a better entry, `e` goes there and
+  // the best comes back instead, so the order stays the one push-then-pop would give. No lock
+  // when the lane is empty or its best is worse: only the worker pushes onto its lane, others only
+  // take from it, so its best is never better than what the worker read last.
+  void exchange_if_better(entry& e, unsigned lane_index) {
+    lane& l = lanes_[std::min(lane_index, count_ - 1)];
+    if (l.size.load(std::memory_order_relaxed) == 0 || e.priority > l.best.load(std::memory_order_relaxed)) return;
+    l.m.lock();
+    if (!l.heap.empty() && before(e, l.heap.front())) {
+      std::pop_heap(l.heap.begin(), l.heap.end(), order{});
+      std::swap(e, l.heap.back());
+      std::push_heap(l.heap.begin(), l.heap.end(), order{});
+      l.published(l.heap);
+    }
+    l.m.unlock();
+  }
+
+  // The best entry of lane `lane_index`, else of the lane with the best first entry, into `e`;
+  // false when every lane was seen empty. A pop that races another one for an entry looks again.
+  bool try_pop_best(unsigned lane_index, entry& e) {
+    if (try_pop(std::min(lane_index, count_ - 1), e)) return true;
     for (;;) {
       unsigned best = count_;
       double best_priority = 0;
@@ -66,9 +88,17 @@ class ready_queue {
         l.m.unlock();
         if (better) best = i;
       }
-      if (best != count_ && try_pop(best, e)) return e;
+      if (best == count_) return false;
+      if (try_pop(best, e)) return true;
       heddle::core_detail::cpu_relax();
     }
+  }
+
+  // Whether every lane is empty, as their sizes read now (relaxed: the caller orders the reads).
+  bool looks_empty() const noexcept {
+    for (unsigned i = 0; i < count_; ++i)
+      if (lanes_[i].size.load(std::memory_order_relaxed) != 0) return false;
+    return true;
   }
 
  private:
@@ -78,7 +108,18 @@ class ready_queue {
     // times. A holder that was preempted is given the core now and then (spin_pause).
     heddle::core_detail::spin_lock m;
     std::atomic<std::size_t> size{0};
+    std::atomic<double> best{0};  // the first entry's priority, while size is not 0
     std::vector<entry> heap;
+    // Under m, after a change of heap: what the lock-free reads see.
+    void published(const std::vector<entry>& h) noexcept {
+      size.store(h.size(), std::memory_order_relaxed);
+      if (!h.empty()) best.store(h.front().priority, std::memory_order_relaxed);
+    }
+  };
+  // before() as the heap algorithms' comparator: a type, which they inline (a function pointer they
+  // called, about 50 instructions a module).
+  struct order {
+    bool operator()(const entry& a, const entry& b) const noexcept { return before(a, b); }
   };
 
   bool try_pop(unsigned i, entry& e) {
@@ -87,19 +128,13 @@ class ready_queue {
     l.m.lock();
     const bool found = !l.heap.empty();
     if (found) {
-      std::pop_heap(l.heap.begin(), l.heap.end(), before);
+      std::pop_heap(l.heap.begin(), l.heap.end(), order{});
       e = l.heap.back();
       l.heap.pop_back();
-      l.size.store(l.heap.size(), std::memory_order_relaxed);
+      l.published(l.heap);
     }
     l.m.unlock();
     return found;
-  }
-
-  // Heap order: "a runs after b".
-  static bool before(const entry& a, const entry& b) noexcept {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    return a.event > b.event;
   }
 
   std::unique_ptr<lane[]> lanes_;

@@ -86,6 +86,9 @@ bad_values scan "$simple" --out "$tmp/scan-bad" -- --in-flight -1 0 1,-2 1000001
 bad_values generate -o "$tmp/gen-bad.json" -- --producers -1 9 100001 -- --events -3 0 -- --seed -1 18446744073709551616 \
   -- --time-scale -1 0 nan
 bad_values calibrate -- --rounds -1 0 1001 -- --round-ms -5 0 60001
+bad_values overhead "$simple" --json "$tmp/overhead-bad.json" -- --events -3 0 -- --threads -1 0 1,-2 4097 \
+  -- --in-flight -1 0 1000001 -- --reps -1 0 1001
+[[ ! -e $tmp/overhead-bad.json ]] || fail "overhead with a bad option wrote its output"
 [[ ! -e $tmp/scan-bad && ! -e $tmp/gen-bad.json ]] || fail "a command with a bad option wrote its output"
 # Decimal digits only: CLI11 would run "--threads 010" with 8 threads (octal).
 expect 2 "cli: --threads 010" "--threads: expected a whole number from 1 to 4096, not '010' (no leading zeros)" "$simple" --threads 010
@@ -244,6 +247,24 @@ PY
   fi
 fi
 expect 2 "scan: missing file" "$tmp/none.json: cannot open" scan "$tmp/none.json"
+
+# overhead: one line per processor, ns a module from the wall time and the executions counted.
+if ! timeout 120 "$bin" overhead "$cfg" --events 50 --reps 2 --threads 1,2 --json "$tmp/overhead.json" \
+    >"$tmp/out" 2>"$tmp/err"; then
+  fail "overhead failed: $(cat "$tmp/err")"
+else
+  for line in "single-threaded processor" "threaded, 1 worker, 2 in flight" "threaded, 2 workers, 2 in flight"; do
+    grep -qE "^  $line +[0-9.]+ \[" "$tmp/out" || fail "overhead's report lacks '$line': $(cat "$tmp/out")"
+  done
+  python3 - "$tmp/overhead.json" <<'PY' || fail "overhead's JSON is not as documented: $(cat "$tmp/overhead.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["events"] == 50 and r["module_executions"] > 0, r
+assert [v["threads"] for v in r["variants"]] == [1, 1, 2], r
+assert all(len(v["wall_s"]) == 2 and v["median_ns_per_module"] > 0 for v in r["variants"]), r
+PY
+fi
+expect 2 "overhead: missing file" "$tmp/none.json: cannot open" overhead "$tmp/none.json"
 
 # heddle-fw's options from the file: the report goes where "json" says, single-threaded.
 sed 's|"nSimultaneousEvents": 4,|& "singleThreaded": true, "quiet": true, "json": "'"$tmp"'/from_file.json",|' \

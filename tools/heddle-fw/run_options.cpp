@@ -36,6 +36,7 @@ std::optional<int> parse_run_arguments(int argc, char** argv, run_arguments& c) 
              "(CSV, PNG)\n"
              "  heddle-fw generate     a CMS-like configuration with the statistics of the real ones\n"
              "  heddle-fw calibrate    busy-wait iterations per second on this machine\n"
+             "  heddle-fw overhead CONFIG  the processors' own cost per module execution at zero module time\n"
              "Exit status: 0 done, 1 a module failed (the run stopped cleanly), 2 bad input.");
   app.add_option("config", c.config, "configuration file (JSON)")->required();
   app.add_option("--threads", c.threads, "worker threads (default: nThreads, else one per core)")
