@@ -2,6 +2,7 @@
 #include "file_engine.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -87,14 +88,23 @@ namespace {
 // thread and the successor's wake-up, which cost more than the copy of a cached block. Not for
 // O_DIRECT descriptors: their RWF_NOWAIT read still waits for the device. Any failure (EAGAIN, a
 // kernel or file system without RWF_NOWAIT, a pipe, a bad descriptor) leaves the read to the
-// engine's path, which reports errors as before. Returns whether the read is done.
+// engine's path, which reports errors as before, and so does a short read that is not at the end of
+// the file. Returns whether the read is done.
 bool read_cached(file_op* op) {
   const int flags = ::fcntl(op->fd, F_GETFL);
   if (flags < 0 || (flags & O_DIRECT)) return false;
   iovec v{op->data, op->size};
   const ssize_t n = ::preadv2(op->fd, &v, 1, static_cast<off_t>(op->offset), RWF_NOWAIT);
   if (n < 0) return false;
-  op->finish(n);  // fewer bytes than asked where only a part is cached, as pread(2) may give
+  if (static_cast<std::size_t>(n) < op->size) {
+    // Fewer bytes: the end of the file, or the rest is not cached (or being read in). pread(2) on
+    // a regular file is short only at its end: where the file goes on, the backend reads it all.
+    struct stat st;
+    if (::fstat(op->fd, &st) != 0 ||
+        op->offset + static_cast<std::uint64_t>(n) < static_cast<std::uint64_t>(st.st_size))
+      return false;
+  }
+  op->finish(n);
   return true;
 }
 

@@ -25,6 +25,8 @@ using json = nlohmann::json;
 
 namespace heddle::fw_detail {
 
+using json = nlohmann::json;
+
 struct parameter_node {
   std::shared_ptr<const json> value;  // this set's object; owns the whole document
   std::string where;                  // this set's where()

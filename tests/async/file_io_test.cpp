@@ -405,6 +405,17 @@ TEST_P(FileIoBackend, CachedReadsCompleteOnTheCallingThread) {
   ASSERT_TRUE(past.is_ready());
   EXPECT_EQ(outcome_text(past), "end_of_file");
 
+  // Only the first page cached (no read-ahead): a read over it and the next gets both pages, as
+  // pread(2) would, not the cached part alone.
+  drop_from_page_cache(fd.get());
+  ASSERT_EQ(::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_RANDOM), 0);
+  ASSERT_EQ(::pread(fd.get(), warm.data(), 4096, 0), 4096);
+  std::vector<std::byte> two(8192);
+  auto both = io::pread(rt(), fd.get(), two, 0);
+  ASSERT_EQ(outcome_text(both), "ok");
+  EXPECT_EQ(*both, 8192u);
+  EXPECT_EQ(std::memcmp(two.data(), warm.data(), 8192), 0);
+
   const int direct = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
   if (direct < 0) return;  // a file system without O_DIRECT (tmpfs): nothing more to see
   unique_fd d(direct);
