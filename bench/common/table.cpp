@@ -17,7 +17,9 @@ const result* lookup(const std::vector<result>& rs, const std::string& name, uns
 
 std::string markdown_table(const std::vector<result>& rs, const std::string& reference) {
   const bool configs = std::any_of(rs.begin(), rs.end(), [](auto& r) { return !r.config.empty(); });
-  const bool micro = std::all_of(rs.begin(), rs.end(), [](auto& r) { return r.median() < 1e-3; });
+  // µs where ms would print a row as 0.00 or 0.01 (a round trip beside a busy target's millisecond).
+  const bool micro = std::any_of(rs.begin(), rs.end(), [](auto& r) { return r.median() < 1e-5; }) ||
+                     std::all_of(rs.begin(), rs.end(), [](auto& r) { return r.median() < 1e-3; });
   const double scale = micro ? 1e6 : 1e3;
   const char* unit = micro ? "µs" : "ms";
 
