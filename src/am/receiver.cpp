@@ -64,6 +64,18 @@ void receiver::stand_by(int me) {
   const int other = 1 - me;
   std::uint64_t last = running_[other].load(std::memory_order_acquire);
   unsigned quiet = 0;
+  // Until the next held call (run_held_call wakes this thread). It starts so: a session whose calls
+  // are never held (short_task, express, no default call yet) never has this thread tick beside
+  // its pollers, whose round trips a tick's wake-up on a full machine would slow.
+  const auto sleep_until_a_held_call = [&] {
+    standby_asleep_.store(1, std::memory_order_seq_cst);
+    if (running_[other].load(std::memory_order_seq_cst) == last && !stop_.load(std::memory_order_acquire))
+      heddle::core_detail::futex_wait(standby_asleep_, 1);
+    standby_asleep_.store(0, std::memory_order_relaxed);
+    quiet = 0;
+    last = running_[other].load(std::memory_order_acquire);
+  };
+  sleep_until_a_held_call();
   while (!stop_.load(std::memory_order_acquire)) {
     heddle::core_detail::futex_wait(tick_, 0, std::chrono::nanoseconds(standby_tick).count());
     const std::uint64_t now = running_[other].load(std::memory_order_acquire);
@@ -75,14 +87,7 @@ void receiver::stand_by(int me) {
     }
     quiet = now == last ? quiet + 1 : 0;
     last = now;
-    if (quiet < quiet_ticks) continue;
-    // No held call for a while: sleep until the next one (run_held_call wakes this thread).
-    standby_asleep_.store(1, std::memory_order_seq_cst);
-    if (running_[other].load(std::memory_order_seq_cst) == last && !stop_.load(std::memory_order_acquire))
-      heddle::core_detail::futex_wait(standby_asleep_, 1);
-    standby_asleep_.store(0, std::memory_order_relaxed);
-    quiet = 0;
-    last = running_[other].load(std::memory_order_acquire);
+    if (quiet >= quiet_ticks) sleep_until_a_held_call();  // no held call for a while
   }
 }
 

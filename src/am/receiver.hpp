@@ -15,7 +15,8 @@
 // stuck in the call stands by once the call returns. So a function that blocks or runs long on the
 // receiving thread holds up the target's message handling for two ticks at most (plus the standby's
 // wake-up); while no thread stands by (the one replaced is still in its call), no call is held. The
-// standby ticks only while held calls come; after quiet_ticks without one it sleeps until the next.
+// standby ticks only while held calls come: it sleeps until the first, and again after quiet_ticks
+// without one, until the next.
 //
 // Thread safety: start() and stop() are called by the thread that opens and closes the session,
 // never concurrently; may_hold() and hold() on the receiving thread only, inside deliver.

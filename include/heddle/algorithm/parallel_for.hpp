@@ -187,7 +187,8 @@ void parallel_for(runtime& rt, const Range& range, const Body& body, const O&...
 // the forms without one) cuts the interval as oneTBB's index form does, with auto_partitioner: a
 // few pieces per worker, split further where a worker runs out of work. With a partitioner among
 // the options, the interval is a blocked_range with that grain (0 counts as 1) cut by that
-// partitioner instead. Checks for cancellation at every index. Thread-safe; blocks until done.
+// partitioner instead. Without one, it checks for cancellation at every index. Thread-safe; blocks
+// until done.
 template <std::integral I, std::integral J, class F, core_detail::range_option... O>
   requires core_detail::callable_moving_or_lvalues<F, std::common_type_t<I, J>>
 void parallel_for(I first, J last, F&& f, std::size_t grain, const O&... options) {
