@@ -66,8 +66,11 @@ void receiver::stand_by(int me) {
   unsigned quiet = 0;
   // Until the next held call (run_held_call wakes this thread). It starts so: a session whose calls
   // are never held (short_task, express, no default call yet) never has this thread tick beside
-  // its pollers, whose round trips a tick's wake-up on a full machine would slow.
+  // its pollers, whose round trips a tick's wake-up on a full machine would slow. Never while a held
+  // call runs (`last` odd: this thread came back from a call the other took over from, and the
+  // other is in one now): that call could block, with nobody to take over; the ticks watch it.
   const auto sleep_until_a_held_call = [&] {
+    if (last & 1) return;
     standby_asleep_.store(1, std::memory_order_seq_cst);
     if (running_[other].load(std::memory_order_seq_cst) == last && !stop_.load(std::memory_order_acquire))
       heddle::core_detail::futex_wait(standby_asleep_, 1);
